@@ -1,0 +1,36 @@
+# Every third-party dependency, found from Debian packages (scripts/install_deps.sh installs them).
+find_package(Threads REQUIRED)
+find_package(PkgConfig REQUIRED)
+
+find_package(Protobuf REQUIRED)
+find_package(gRPC CONFIG REQUIRED)            # gRPC::grpc++, gRPC::grpc++_reflection, grpc_cpp_plugin
+find_package(absl CONFIG REQUIRED)
+find_package(RocksDB CONFIG QUIET)
+if(NOT RocksDB_FOUND)
+  find_library(ROCKSDB_LIBRARY rocksdb REQUIRED)
+  add_library(RocksDB::rocksdb UNKNOWN IMPORTED)
+  set_target_properties(RocksDB::rocksdb PROPERTIES IMPORTED_LOCATION ${ROCKSDB_LIBRARY})
+endif()
+find_package(prometheus-cpp CONFIG REQUIRED)  # prometheus-cpp::pull, prometheus-cpp::core
+find_package(nlohmann_json CONFIG REQUIRED)
+find_package(CURL REQUIRED)
+
+# FAISS's CMake config expects these targets to exist already.
+find_package(OpenMP REQUIRED)
+find_package(BLAS REQUIRED)
+find_package(LAPACK REQUIRED)
+find_package(faiss CONFIG REQUIRED)
+
+# LibTorch (Debian's libtorch-dev ships TorchConfig.cmake). Only a few .cc files include torch.h.
+find_package(Torch CONFIG REQUIRED)
+
+if(IBGR_BUILD_TESTS)
+  find_package(GTest CONFIG REQUIRED)
+endif()
+if(IBGR_BUILD_BENCHMARKS)
+  find_package(benchmark CONFIG REQUIRED)
+endif()
+
+if(NOT DEFINED gRPC_CPP_PLUGIN_EXECUTABLE)
+  find_program(gRPC_CPP_PLUGIN_EXECUTABLE grpc_cpp_plugin REQUIRED)
+endif()

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# The single list of system packages IBGraphRAG needs. Used by the README quick start, .ci/run and
+# the Dockerfiles' build stage. Idempotent: a machine that already has everything returns quickly.
+#
+#   scripts/install_deps.sh            build + test dependencies (default)
+#   scripts/install_deps.sh --runtime  runtime libraries only (container runtime stage)
+set -euo pipefail
+
+BUILD_PKGS=(
+  build-essential cmake ninja-build ccache pkg-config git ca-certificates
+  protobuf-compiler libprotobuf-dev protobuf-compiler-grpc libgrpc++-dev libgrpc-dev
+  libabsl-dev librocksdb-dev libfaiss-dev libtorch-dev
+  libopenblas0-pthread libopenblas-dev liblapack-dev
+  prometheus-cpp-dev nlohmann-json3-dev libcurl4-openssl-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+  # test and benchmark peers: promtool (metrics lint), PostgreSQL (benchmark anchor), node (buf lint)
+  prometheus postgresql nodejs npm
+)
+RUNTIME_PKGS=(
+  ca-certificates libgrpc++1.51 libprotobuf32 librocksdb7.8 libfaiss1.7.3 libtorch1.13
+  libopenblas0-pthread libprometheus-cpp-pull1.0 libprometheus-cpp-core1.0 libcurl4
+)
+
+if [[ "${1:-}" == "--runtime" ]]; then PKGS=("${RUNTIME_PKGS[@]}"); else PKGS=("${BUILD_PKGS[@]}"); fi
+
+missing=()
+for p in "${PKGS[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+# node/npm may come from outside Debian on developer machines; accept any working binary.
+if command -v node >/dev/null && command -v npm >/dev/null; then
+  tmp=(); for p in "${missing[@]}"; do [[ $p == nodejs || $p == npm ]] || tmp+=("$p"); done
+  missing=("${tmp[@]+"${tmp[@]}"}")
+fi
+
+if ((${#missing[@]})); then
+  echo "install_deps: installing ${#missing[@]} package(s): ${missing[*]}"
+  SUDO=""; [[ $(id -u) -ne 0 ]] && SUDO="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+else
+  echo "install_deps: all ${#PKGS[@]} packages present"
+fi
+# PostgreSQL's Debian package starts a cluster service; we only want its binaries for benchmarks.
