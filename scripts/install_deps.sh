@@ -11,7 +11,7 @@ BUILD_PKGS=(
   protobuf-compiler libprotobuf-dev protobuf-compiler-grpc libgrpc++-dev libgrpc-dev
   libabsl-dev librocksdb-dev libfaiss-dev libtorch-dev
   libopenblas0-pthread libopenblas-dev liblapack-dev
-  prometheus-cpp-dev nlohmann-json3-dev libcurl4-openssl-dev zlib1g-dev
+  prometheus-cpp-dev nlohmann-json3-dev libcurl4-openssl-dev zlib1g-dev libpq-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   # test and benchmark peers: promtool (metrics lint), PostgreSQL (benchmark anchor), node (buf lint)
   prometheus postgresql nodejs npm

@@ -3,6 +3,13 @@
 #include <algorithm>
 
 namespace ibgraphrag::kgstore {
+namespace {
+
+// Debian's Abseil is built with ABSL_OPTION_USE_STD_STRING_VIEW=0: its heterogeneous lookup
+// takes absl::string_view, which std::string_view does not convert to implicitly.
+absl::string_view AbslView(std::string_view s) { return absl::string_view(s.data(), s.size()); }
+
+}  // namespace
 
 KgCounts CountKg(const KgData& kg) {
   KgCounts counts;
@@ -20,7 +27,7 @@ KgCounts CountKg(const KgData& kg) {
 
 EntityId KgBuilder::AddEntity(std::string_view external_id, std::string_view type,
                               std::string_view name) {
-  if (auto it = by_external_id_.find(external_id); it != by_external_id_.end()) {
+  if (auto it = by_external_id_.find(AbslView(external_id)); it != by_external_id_.end()) {
     Entity& e = data_.entities[it->second];
     if (e.name.empty() && !name.empty()) e.name = std::string(name);
     if (e.type.empty() && !type.empty()) e.type = std::string(type);
@@ -37,7 +44,7 @@ EntityId KgBuilder::AddEntity(std::string_view external_id, std::string_view typ
 }
 
 std::optional<EntityId> KgBuilder::Resolve(std::string_view any_id) const {
-  if (auto it = by_external_id_.find(any_id); it != by_external_id_.end()) return it->second;
+  if (auto it = by_external_id_.find(AbslView(any_id)); it != by_external_id_.end()) return it->second;
   return std::nullopt;
 }
 
@@ -69,7 +76,7 @@ void KgBuilder::AddEntitySource(EntityId id, std::string_view source) {
 
 RelationId KgBuilder::AddRelation(std::string_view name, std::string_view head_type,
                                   std::string_view tail_type, std::string_view description) {
-  if (auto it = relation_by_name_.find(name); it != relation_by_name_.end()) return it->second;
+  if (auto it = relation_by_name_.find(AbslView(name)); it != relation_by_name_.end()) return it->second;
   const auto id = static_cast<RelationId>(data_.relations.size());
   Relation& r = data_.relations.emplace_back();
   r.id = id;
@@ -82,7 +89,7 @@ RelationId KgBuilder::AddRelation(std::string_view name, std::string_view head_t
 }
 
 SourceId KgBuilder::AddSource(std::string_view name) {
-  if (auto it = source_by_name_.find(name); it != source_by_name_.end()) return it->second;
+  if (auto it = source_by_name_.find(AbslView(name)); it != source_by_name_.end()) return it->second;
   const auto id = static_cast<SourceId>(data_.sources.size());
   data_.sources.emplace_back(name);
   source_by_name_.emplace(std::string(name), id);

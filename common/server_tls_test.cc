@@ -1,0 +1,147 @@
+// TLS and mTLS on the gRPC port, with certificates made by the openssl CLI for each test run.
+#include <grpcpp/create_channel.h>
+#include <grpcpp/security/credentials.h>
+
+#include <memory>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "common/client.h"
+#include "common/server_runner.h"
+#include "common/test_util/test_util.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace ibgraphrag::common {
+namespace {
+
+using grpc::health::v1::HealthCheckResponse;
+using ::testing::HasSubstr;
+
+class ServerTlsTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    if (!test_util::HaveProgram("openssl")) return;
+    auto certs = test_util::MakeTestCertificates(test_util::MakeTempDir());
+    if (!certs.ok()) {
+      cert_error_ = new std::string(certs.status().ToString());
+      return;
+    }
+    certs_ = new test_util::TestCertificates(*certs);
+  }
+
+  void SetUp() override {
+    if (!test_util::HaveProgram("openssl")) GTEST_SKIP() << "openssl CLI is not installed";
+    ASSERT_EQ(cert_error_, nullptr) << *cert_error_;
+    ASSERT_NE(certs_, nullptr);
+  }
+
+  void TearDown() override {
+    if (runner_ != nullptr) runner_->Shutdown();
+  }
+
+  void StartServer(bool require_client_cert) {
+    ServerRunner::Options options;
+    options.service_name = "ibgr-tls-test";
+    options.listen_host = "127.0.0.1";
+    options.tls.cert_path = certs_->server_cert;
+    options.tls.key_path = certs_->server_key;
+    if (require_client_cert) {
+      options.tls.client_ca_path = certs_->ca_cert;
+      options.tls.require_client_cert = true;
+    }
+    auto runner = ServerRunner::BuildAndStart(options, {&service_}, {});
+    ASSERT_TRUE(runner.ok()) << runner.status();
+    runner_ = std::move(*runner);
+    runner_->SetServing(true);
+  }
+
+  // A TLS channel that trusts the test CA, optionally presenting a client certificate.
+  std::shared_ptr<grpc::Channel> TlsChannel(const std::string& cert, const std::string& key) {
+    ChannelOptions options;
+    options.target = absl::StrCat("127.0.0.1:", runner_->port());
+    options.tls.enabled = true;
+    options.tls.ca_cert_path = certs_->ca_cert;
+    options.tls.cert_path = cert;
+    options.tls.key_path = key;
+    options.retry_unavailable = false;
+    auto channel = MakeChannel(options);
+    EXPECT_TRUE(channel.ok()) << channel.status();
+    return channel.ok() ? *channel : nullptr;
+  }
+
+  std::shared_ptr<grpc::Channel> PlaintextChannel() {
+    return grpc::CreateChannel(absl::StrCat("127.0.0.1:", runner_->port()),
+                               grpc::InsecureChannelCredentials());
+  }
+
+  static test_util::TestCertificates* certs_;
+  static std::string* cert_error_;
+  test_util::EchoTestServiceImpl service_;
+  std::unique_ptr<ServerRunner> runner_;
+};
+
+test_util::TestCertificates* ServerTlsTest::certs_ = nullptr;
+std::string* ServerTlsTest::cert_error_ = nullptr;
+
+TEST_F(ServerTlsTest, TlsClientConnectsAndVerifiesTheServerCertificateByIp) {
+  StartServer(/*require_client_cert=*/false);
+  auto status = test_util::CheckHealth(TlsChannel("", ""), "");
+  ASSERT_TRUE(status.ok()) << status.status();
+  EXPECT_EQ(*status, HealthCheckResponse::SERVING);
+}
+
+TEST_F(ServerTlsTest, PlaintextClientIsRefusedByATlsServer) {
+  StartServer(/*require_client_cert=*/false);
+  EXPECT_EQ(test_util::CheckHealth(PlaintextChannel(), "").status().code(),
+            absl::StatusCode::kUnavailable);
+}
+
+TEST_F(ServerTlsTest, ClientThatDoesNotTrustTheServerCaIsRefused) {
+  StartServer(/*require_client_cert=*/false);
+  ChannelOptions options;
+  options.target = absl::StrCat("127.0.0.1:", runner_->port());
+  options.tls.enabled = true;
+  options.tls.ca_cert_path = certs_->rogue_client_cert;  // Not the CA that signed the server.
+  options.retry_unavailable = false;
+  auto channel = MakeChannel(options);
+  ASSERT_TRUE(channel.ok());
+  EXPECT_EQ(test_util::CheckHealth(*channel, "").status().code(),
+            absl::StatusCode::kUnavailable);
+}
+
+TEST_F(ServerTlsTest, MtlsServerAcceptsAClientCertificateFromItsCa) {
+  StartServer(/*require_client_cert=*/true);
+  auto status = test_util::CheckHealth(TlsChannel(certs_->client_cert, certs_->client_key), "");
+  ASSERT_TRUE(status.ok()) << status.status();
+  EXPECT_EQ(*status, HealthCheckResponse::SERVING);
+}
+
+TEST_F(ServerTlsTest, MtlsServerRefusesAClientWithoutCertificate) {
+  StartServer(/*require_client_cert=*/true);
+  EXPECT_EQ(test_util::CheckHealth(TlsChannel("", ""), "").status().code(),
+            absl::StatusCode::kUnavailable);
+}
+
+TEST_F(ServerTlsTest, MtlsServerRefusesAClientCertificateFromAnotherCa) {
+  StartServer(/*require_client_cert=*/true);
+  EXPECT_EQ(test_util::CheckHealth(
+                TlsChannel(certs_->rogue_client_cert, certs_->rogue_client_key), "")
+                .status()
+                .code(),
+            absl::StatusCode::kUnavailable);
+}
+
+TEST_F(ServerTlsTest, UnreadableKeyIsInvalidArgumentNamingTheField) {
+  ServerRunner::Options options;
+  options.service_name = "ibgr-tls-test";
+  options.listen_host = "127.0.0.1";
+  options.tls.cert_path = certs_->server_cert;
+  options.tls.key_path = certs_->server_key + ".missing";
+  auto runner = ServerRunner::BuildAndStart(options, {&service_}, {});
+  EXPECT_EQ(runner.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(runner.status().message()), HasSubstr("tls.key_path"));
+}
+
+}  // namespace
+}  // namespace ibgraphrag::common

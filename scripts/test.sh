@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# The whole test suite on a fresh machine: install dependencies, build everything, lint the protos,
+# run every ctest test except those labelled gpu (they need CUDA; run with IBGR_TEST_GPU=1).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/install_deps.sh
+scripts/build.sh
+scripts/lint_protos.sh
+exclude=(-LE gpu)
+[[ "${IBGR_TEST_GPU:-0}" == 1 ]] && exclude=()
+ctest --test-dir build --output-on-failure -j "${IBGR_TEST_JOBS:-2}" "${exclude[@]}" "$@"

@@ -1,0 +1,112 @@
+#include "services/kgstore/import/embedded_kg.h"
+
+#include <map>
+#include <string>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "services/kgstore/import/import_test_util.h"
+#include "services/kgstore/import/sha256.h"
+
+namespace ibgraphrag::kgstore::import_ {
+namespace {
+
+using ::testing::Contains;
+using ::testing::HasSubstr;
+
+class EmbeddedKgTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    ImportOptions options;
+    options.data_dir = testing_util::DataDir();
+    absl::StatusOr<KgData> kg = BuildEmbeddedKg(options);
+    ASSERT_TRUE(kg.ok()) << kg.status();
+    kg_ = new KgData(*std::move(kg));
+  }
+  static void TearDownTestSuite() { delete kg_; }
+  static KgData* kg_;
+};
+KgData* EmbeddedKgTest::kg_ = nullptr;
+
+TEST_F(EmbeddedKgTest, SatisfiesKgDataInvariants) {
+  for (size_t i = 0; i < kg_->entities.size(); ++i) ASSERT_EQ(kg_->entities[i].id, i);
+  for (size_t i = 0; i < kg_->relations.size(); ++i) ASSERT_EQ(kg_->relations[i].id, i);
+  for (size_t i = 1; i < kg_->triples.size(); ++i) {
+    ASSERT_TRUE(kg_->triples[i - 1] < kg_->triples[i]) << i;
+  }
+  absl::flat_hash_set<std::string> ids;
+  for (const Entity& e : kg_->entities) {
+    ASSERT_TRUE(ids.insert(e.external_id).second) << e.external_id;
+    ASSERT_FALSE(e.type.empty()) << e.external_id;
+    ASSERT_FALSE(e.sources.empty()) << e.external_id;
+  }
+  // Every alias resolves to exactly one entity.
+  for (const Entity& e : kg_->entities) {
+    for (const std::string& xref : e.xrefs) ASSERT_TRUE(ids.insert(xref).second) << xref;
+  }
+  absl::flat_hash_set<std::string> relation_names;
+  for (const Relation& r : kg_->relations) {
+    ASSERT_TRUE(relation_names.insert(r.name).second) << r.name;
+    EXPECT_FALSE(r.description.empty()) << r.name;
+  }
+}
+
+TEST_F(EmbeddedKgTest, OneNodePerConceptAcrossSources) {
+  const Entity* t2d = nullptr;
+  for (const Entity& e : kg_->entities) {
+    if (e.external_id == "DOID:9352") t2d = &e;
+    // No source may re-create T2D under one of its xrefs.
+    ASSERT_NE(e.external_id, "UMLS:C0011860");
+    ASSERT_NE(e.external_id, "OMIM:125853");
+  }
+  ASSERT_NE(t2d, nullptr);
+  EXPECT_EQ(t2d->name, "type 2 diabetes mellitus");
+  EXPECT_THAT(t2d->xrefs, Contains("UMLS:C0011860"));
+  EXPECT_THAT(t2d->synonyms, Contains("NIDDM"));
+  for (const char* source : {"doid", "hetionet", "disgenet", "hpo-annotations"}) {
+    EXPECT_THAT(t2d->sources, Contains(source));
+  }
+  std::map<std::string, int64_t> t2d_relations;
+  for (const Triple& t : kg_->triples) {
+    if (t.head == t2d->id) ++t2d_relations[kg_->relations[t.relation].name];
+  }
+  EXPECT_GT(t2d_relations["disease associated with gene"], 50);
+  EXPECT_GT(t2d_relations["disease has phenotype"], 0);
+  EXPECT_GT(t2d_relations["disease presents symptom"], 0);
+  EXPECT_GT(t2d_relations["disease is a subtype of disease"], 0);
+}
+
+TEST_F(EmbeddedKgTest, EveryFileHasAReportWithItsDigest) {
+  ASSERT_EQ(kg_->reports.size(), EmbeddedKgSourceFiles().size());
+  for (const SourceReport& r : kg_->reports) {
+    EXPECT_GT(r.rows_read, 0) << r.source;
+    EXPECT_EQ(r.rows_skipped, 0) << r.source;
+    ASSERT_EQ(r.sha256.size(), 64u) << r.source;
+  }
+  EXPECT_EQ(kg_->reports[0].sha256,
+            Sha256File(testing_util::DataFile("vocab/doid-2024-01-31.obo.gz")).value());
+}
+
+TEST_F(EmbeddedKgTest, SummaryListsTypesRelationsAndSources) {
+  const std::string summary = FormatKgSummary(*kg_);
+  EXPECT_THAT(summary, HasSubstr("entities by type:"));
+  EXPECT_THAT(summary, HasSubstr("disease presents symptom"));
+  EXPECT_THAT(summary, HasSubstr("disgenet"));
+  EXPECT_THAT(summary, HasSubstr("unmapped"));
+  std::printf("%s", summary.c_str());  // the figures for the build log
+}
+
+TEST(EmbeddedKgMissingDataTest, MissingDataDirIsNotFoundNamingTheFile) {
+  ImportOptions options;
+  options.data_dir = "/nonexistent/ibgr-data";
+  const absl::StatusOr<KgData> kg = BuildEmbeddedKg(options);
+  EXPECT_EQ(kg.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(kg.status().message(), HasSubstr("/nonexistent/ibgr-data/vocab/doid"));
+  options.data_dir.clear();
+  EXPECT_EQ(BuildEmbeddedKg(options).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace ibgraphrag::kgstore::import_

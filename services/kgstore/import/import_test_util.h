@@ -1,0 +1,69 @@
+// Helpers shared by the importer tests: where the real data lives and scratch files.
+#ifndef IBGRAPHRAG_SERVICES_KGSTORE_IMPORT_IMPORT_TEST_UTIL_H_
+#define IBGRAPHRAG_SERVICES_KGSTORE_IMPORT_IMPORT_TEST_UTIL_H_
+
+#include <zlib.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "gtest/gtest.h"
+
+namespace ibgraphrag::kgstore::import_::testing_util {
+
+// IBGR_DATA_DIR (set by ctest), else ../shared/data beside the source tree.
+inline std::string DataDir() {
+  if (const char* env = std::getenv("IBGR_DATA_DIR"); env != nullptr && *env != '\0') return env;
+  if (const char* src = std::getenv("IBGR_SOURCE_DIR"); src != nullptr && *src != '\0') {
+    return absl::StrCat(src, "/../shared/data");
+  }
+  return "../shared/data";
+}
+
+inline std::string DataFile(const std::string& relative) {
+  return absl::StrCat(DataDir(), "/", relative);
+}
+
+// A fresh path under the test's temp dir.
+inline std::string TempPath(const std::string& name) {
+  const ::testing::TestInfo* info = ::testing::UnitTest::GetInstance()->current_test_info();
+  return absl::StrCat(::testing::TempDir(), "/", info->test_suite_name(), "_", info->name(), "_",
+                      name);
+}
+
+inline void WriteFile(const std::string& path, const std::string& content) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << content;
+  ASSERT_TRUE(out.good()) << path;
+}
+
+inline void WriteGzipFile(const std::string& path, const std::string& content) {
+  gzFile file = gzopen(path.c_str(), "wb");
+  ASSERT_NE(file, nullptr) << path;
+  ASSERT_EQ(gzwrite(file, content.data(), static_cast<unsigned>(content.size())),
+            static_cast<int>(content.size()));
+  ASSERT_EQ(gzclose(file), Z_OK);
+}
+
+inline std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream out;
+  out << in.rdbuf();
+  return out.str();
+}
+
+// The first `lines` lines of a (plain) file, each with its newline.
+inline std::string HeadLines(const std::string& path, int lines) {
+  std::ifstream in(path);
+  std::string out, line;
+  for (int i = 0; i < lines && std::getline(in, line); ++i) absl::StrAppend(&out, line, "\n");
+  return out;
+}
+
+}  // namespace ibgraphrag::kgstore::import_::testing_util
+
+#endif  // IBGRAPHRAG_SERVICES_KGSTORE_IMPORT_IMPORT_TEST_UTIL_H_

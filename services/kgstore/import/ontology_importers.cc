@@ -1,0 +1,275 @@
+#include "services/kgstore/import/ontology_importers.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+#include "common/status_macros.h"
+#include "services/kgstore/import/line_reader.h"
+
+namespace ibgraphrag::kgstore::import_ {
+namespace {
+
+struct OboTerm {
+  std::string id;
+  std::string name;
+  std::string definition;
+  std::vector<std::string> synonyms;
+  std::vector<std::string> xrefs;
+  std::vector<std::string> alt_ids;
+  std::vector<std::string> parents;
+  std::string replaced_by;
+  bool obsolete = false;
+};
+
+// Parses an OBO quoted string at the start of `value` (backslash escapes allowed). On success
+// `rest` is what follows the closing quote.
+bool ParseOboQuoted(absl::string_view value, std::string* out, absl::string_view* rest) {
+  out->clear();
+  if (value.empty() || value.front() != '"') return false;
+  for (size_t i = 1; i < value.size(); ++i) {
+    const char c = value[i];
+    if (c == '\\' && i + 1 < value.size()) {
+      const char next = value[++i];
+      out->push_back(next == 'n' ? ' ' : next == 't' ? ' ' : next);
+      continue;
+    }
+    if (c == '"') {
+      *rest = value.substr(i + 1);
+      return true;
+    }
+    out->push_back(c);
+  }
+  return false;
+}
+
+// The id at the start of an is_a / alt_id / replaced_by value ("DOID:175 ! vascular cancer").
+absl::string_view LeadingId(absl::string_view value) {
+  value = absl::StripLeadingAsciiWhitespace(value);
+  const size_t stop = value.find_first_of(" \t!{");
+  return stop == absl::string_view::npos ? value : value.substr(0, stop);
+}
+
+bool PrefixAllowed(absl::string_view alias, const std::vector<std::string>& prefixes) {
+  if (prefixes.empty()) return true;
+  const size_t colon = alias.find(':');
+  const absl::string_view prefix = alias.substr(0, colon);
+  return std::find(prefixes.begin(), prefixes.end(), prefix) != prefixes.end();
+}
+
+// The term stanzas of an OBO file, with malformed lines reported through `ctx`.
+absl::Status ReadOboTerms(LineReader& reader, RowContext& ctx, std::vector<OboTerm>* terms) {
+  bool in_term = false;
+  bool term_has_id = false;
+  int64_t term_line = 0;
+  absl::string_view line;
+  std::string text;
+  auto close_term = [&]() -> absl::Status {
+    if (!in_term) return absl::OkStatus();
+    in_term = false;
+    if (term_has_id) return absl::OkStatus();
+    terms->pop_back();
+    ++ctx.report().rows_skipped;
+    const std::string message =
+        absl::StrCat(ctx.report().path, ":", term_line, ": [Term] stanza without id");
+    if (ctx.options().strict) return absl::InvalidArgumentError(message);
+    if (static_cast<int>(ctx.report().errors.size()) < ctx.options().max_errors_reported) {
+      ctx.report().errors.push_back(message);
+    }
+    return absl::OkStatus();
+  };
+  while (reader.Next(&line)) {
+    line = absl::StripTrailingAsciiWhitespace(line);
+    if (line.empty() || line.front() == '!') continue;
+    if (line.front() == '[') {
+      IBGR_RETURN_IF_ERROR(close_term());
+      if (line == "[Term]") {
+        in_term = true;
+        term_has_id = false;
+        term_line = reader.line_number();
+        terms->emplace_back();
+        ++ctx.report().rows_read;
+      }
+      continue;
+    }
+    if (!in_term) continue;
+    const size_t colon = line.find(": ");
+    if (colon == absl::string_view::npos) {
+      // A bare "tag:" with an empty value is legal; anything else is not a tag-value pair.
+      if (line.back() == ':') continue;
+      IBGR_RETURN_IF_ERROR(ctx.Malformed("expected 'tag: value'"));
+      continue;
+    }
+    const absl::string_view tag = line.substr(0, colon);
+    const absl::string_view value = absl::StripAsciiWhitespace(line.substr(colon + 2));
+    OboTerm& term = terms->back();
+    absl::string_view rest;
+    if (tag == "id") {
+      term.id = std::string(LeadingId(value));
+      term_has_id = !term.id.empty();
+    } else if (tag == "name") {
+      term.name = std::string(value);
+    } else if (tag == "def") {
+      if (!ParseOboQuoted(value, &text, &rest)) {
+        IBGR_RETURN_IF_ERROR(ctx.Malformed("def: unterminated quoted text"));
+        continue;
+      }
+      term.definition = text;
+    } else if (tag == "synonym") {
+      if (!ParseOboQuoted(value, &text, &rest)) {
+        IBGR_RETURN_IF_ERROR(ctx.Malformed("synonym: unterminated quoted text"));
+        continue;
+      }
+      term.synonyms.push_back(text);
+    } else if (tag == "xref") {
+      term.xrefs.emplace_back(value);
+    } else if (tag == "alt_id") {
+      term.alt_ids.emplace_back(LeadingId(value));
+    } else if (tag == "is_a") {
+      term.parents.emplace_back(LeadingId(value));
+    } else if (tag == "replaced_by") {
+      term.replaced_by = std::string(LeadingId(value));
+    } else if (tag == "is_obsolete") {
+      term.obsolete = value == "true";
+    }
+  }
+  IBGR_RETURN_IF_ERROR(close_term());
+  return reader.status();
+}
+
+}  // namespace
+
+absl::Status ImportObo(const std::string& path, const OboImportSpec& spec, KgBuilder& builder,
+                       const ImportOptions& options) {
+  IBGR_ASSIGN_OR_RETURN(std::unique_ptr<LineReader> reader, LineReader::Open(path));
+  RowContext ctx(spec.source, path, options);
+  ctx.set_line(reader.get());
+  std::vector<OboTerm> terms;
+  IBGR_RETURN_IF_ERROR(ReadOboTerms(*reader, ctx, &terms));
+  IBGR_ASSIGN_OR_RETURN(ctx.report().sha256, reader->FinishSha256());
+  ctx.set_line(nullptr);
+
+  const size_t triples_before = builder.num_triples();
+  auto wanted = [&](const OboTerm& t) { return absl::StartsWith(t.id, spec.id_prefix); };
+  // Canonical ids first, so an xref naming another term's id never captures that id.
+  std::vector<EntityId> ids(terms.size(), kInvalidEntity);
+  for (size_t i = 0; i < terms.size(); ++i) {
+    const OboTerm& t = terms[i];
+    if (t.obsolete || !wanted(t)) continue;
+    ids[i] = AddEntityFromSource(builder, t.id, spec.entity_type, t.name, spec.source);
+  }
+  for (size_t i = 0; i < terms.size(); ++i) {
+    if (ids[i] == kInvalidEntity) continue;
+    const OboTerm& t = terms[i];
+    for (const std::string& synonym : t.synonyms) AddSynonymIgnoringCase(builder, ids[i], synonym);
+    if (!t.definition.empty()) builder.SetDefinition(ids[i], BuilderArg(t.definition));
+    for (const std::string& alt : t.alt_ids) builder.AddAlias(ids[i], BuilderArg(alt));
+    for (const std::string& xref : t.xrefs) {
+      const std::string alias = NormalizeXref(xref);
+      if (alias.empty() || alias == t.id || !PrefixAllowed(alias, spec.alias_prefixes)) continue;
+      builder.AddAlias(ids[i], BuilderArg(alias));
+    }
+  }
+  for (const OboTerm& t : terms) {
+    if (!t.obsolete || t.replaced_by.empty() || !wanted(t)) continue;
+    if (auto target = builder.Resolve(BuilderArg(t.replaced_by)))
+      builder.AddAlias(*target, BuilderArg(t.id));
+  }
+  const RelationId is_a =
+      AddKnownRelation(builder, spec.is_a_relation, spec.entity_type, spec.entity_type);
+  const SourceId source = builder.AddSource(BuilderArg(spec.source));
+  for (size_t i = 0; i < terms.size(); ++i) {
+    if (ids[i] == kInvalidEntity) continue;
+    for (const std::string& parent_id : terms[i].parents) {
+      const std::optional<EntityId> parent = builder.Resolve(BuilderArg(parent_id));
+      if (!parent) {
+        ctx.Unmapped();
+        continue;
+      }
+      builder.AddTriple(ids[i], is_a, *parent, source);
+    }
+  }
+  ctx.report().triples_added = static_cast<int64_t>(builder.num_triples() - triples_before);
+  builder.AddReport(std::move(ctx.report()));
+  return absl::OkStatus();
+}
+
+absl::Status ImportDiseaseOntologyObo(const std::string& path, KgBuilder& builder,
+                                      const ImportOptions& options) {
+  OboImportSpec spec;
+  spec.source = "doid";
+  spec.entity_type = "disease";
+  spec.id_prefix = "DOID:";
+  spec.is_a_relation = "disease is a subtype of disease";
+  return ImportObo(path, spec, builder, options);
+}
+
+absl::Status ImportHpoObo(const std::string& path, KgBuilder& builder,
+                          const ImportOptions& options) {
+  OboImportSpec spec;
+  spec.source = "hpo";
+  spec.entity_type = "phenotype";
+  spec.id_prefix = "HP:";
+  spec.is_a_relation = "phenotype is a subtype of phenotype";
+  spec.alias_prefixes = {"UMLS", "MESH", "SNOMEDCT", "MEDDRA"};
+  return ImportObo(path, spec, builder, options);
+}
+
+absl::Status ImportDoXrefs(const std::string& path, KgBuilder& builder,
+                           const ImportOptions& options) {
+  TabularSpec spec;
+  spec.source = "do-xrefs";
+  spec.min_fields = 3;
+  spec.expected_header = {"id", "label", "xref"};
+  spec.unquote_tsv = true;
+  return ImportTabularFile(
+      path, spec, builder, options,
+      [&](const std::vector<absl::string_view>& f, RowContext& ctx) -> absl::Status {
+        if (!absl::StartsWith(f[0], "DOID:")) return ctx.Malformed("id is not a DOID");
+        const std::string alias = NormalizeXref(f[2]);
+        if (alias.empty()) return ctx.Malformed("xref is not a prefixed id");
+        const std::optional<EntityId> id = builder.Resolve(BuilderArg(f[0]));
+        if (!id) {
+          ctx.Unmapped();
+          return absl::OkStatus();
+        }
+        builder.AddAlias(*id, BuilderArg(alias));
+        builder.AddEntitySource(*id, BuilderArg("do-xrefs"));
+        return absl::OkStatus();
+      });
+}
+
+absl::Status ImportHpoLaySynonyms(const std::string& path, KgBuilder& builder,
+                                  const ImportOptions& options) {
+  TabularSpec spec;
+  spec.source = "hpo-lay-synonyms";
+  spec.min_fields = 3;
+  spec.expected_header = {"term", "term_label", "layperson"};
+  spec.unquote_tsv = true;
+  return ImportTabularFile(
+      path, spec, builder, options,
+      [&](const std::vector<absl::string_view>& f, RowContext& ctx) -> absl::Status {
+        // <http://purl.obolibrary.org/obo/HP_0002648> -> HP:0002648
+        absl::string_view iri = f[0];
+        if (!absl::ConsumePrefix(&iri, "<") || !absl::ConsumeSuffix(&iri, ">")) {
+          return ctx.Malformed("term is not an <IRI>");
+        }
+        const size_t slash = iri.rfind('/');
+        absl::string_view local = iri.substr(slash == absl::string_view::npos ? 0 : slash + 1);
+        const size_t underscore = local.find('_');
+        if (underscore == absl::string_view::npos) return ctx.Malformed("IRI is not an OBO id");
+        const std::string id =
+            absl::StrCat(local.substr(0, underscore), ":", local.substr(underscore + 1));
+        const std::optional<EntityId> entity = builder.Resolve(BuilderArg(id));
+        if (!entity) {
+          ctx.Unmapped();
+          return absl::OkStatus();
+        }
+        AddSynonymIgnoringCase(builder, *entity, f[2]);
+        return absl::OkStatus();
+      });
+}
+
+}  // namespace ibgraphrag::kgstore::import_

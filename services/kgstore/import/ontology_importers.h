@@ -1,0 +1,60 @@
+// Importers for ontologies and their vocabulary files: OBO 1.2 (Disease Ontology, HPO, or any
+// ontology through OboImportSpec), the DO cross-reference report and HPO lay synonyms. They run
+// first so that UMLS/MeSH/OMIM/ORDO ids from later sources resolve to the DO or HPO concept.
+#ifndef IBGRAPHRAG_SERVICES_KGSTORE_IMPORT_ONTOLOGY_IMPORTERS_H_
+#define IBGRAPHRAG_SERVICES_KGSTORE_IMPORT_ONTOLOGY_IMPORTERS_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "services/kgstore/import/import_common.h"
+#include "services/kgstore/kg_builder.h"
+
+namespace ibgraphrag::kgstore::import_ {
+
+// What to take from an OBO file and how to type it.
+struct OboImportSpec {
+  // Source name for reports and provenance ("doid", "hpo").
+  std::string source;
+  // Entity type of every imported term ("disease", "phenotype").
+  std::string entity_type;
+  // Only terms whose id starts with this prefix are imported ("DOID:"); OBO files also carry
+  // stanzas for terms borrowed from other ontologies. Empty: all terms.
+  std::string id_prefix;
+  // Relation for is_a links, child -> parent ("disease is a subtype of disease").
+  std::string is_a_relation;
+  // Normalised xref prefixes (see NormalizeXref) registered as aliases of the term, e.g. {"UMLS",
+  // "MESH"}. Empty: every xref. A phenotype ontology should not claim disease ids such as ORDO.
+  std::vector<std::string> alias_prefixes;
+};
+
+// Imports the [Term] stanzas of an OBO 1.2 file (plain or gzip): id, name, def, every synonym
+// scope (EXACT, RELATED, BROAD, NARROW) as synonyms, alt_id and xref as aliases, is_a as triples.
+// Obsolete terms are skipped; one with replaced_by becomes an alias of its replacement so old ids
+// in other sources still resolve. rows_read counts [Term] stanzas; is_a parents that are not
+// imported terms count as unmapped.
+absl::Status ImportObo(const std::string& path, const OboImportSpec& spec, KgBuilder& builder,
+                       const ImportOptions& options);
+
+// Disease Ontology (doid.obo): "DOID:" terms as type disease, every xref an alias.
+absl::Status ImportDiseaseOntologyObo(const std::string& path, KgBuilder& builder,
+                                      const ImportOptions& options);
+// Human Phenotype Ontology (hp.obo): "HP:" terms as type phenotype; UMLS, MeSH, SNOMED CT and
+// MedDRA xrefs become aliases (HPO's ORPHA/DOID xrefs point at diseases and are not taken).
+absl::Status ImportHpoObo(const std::string& path, KgBuilder& builder,
+                          const ImportOptions& options);
+
+// DO report allXREFinDO.tsv ("id", "label", "xref", quoted): extra aliases for known DOIDs; rows
+// whose DOID is not in the KG count as unmapped.
+absl::Status ImportDoXrefs(const std::string& path, KgBuilder& builder,
+                           const ImportOptions& options);
+
+// HPO layperson-synonyms.tsv (<http://purl.obolibrary.org/obo/HP_0002648>, label, lay synonym):
+// lay synonyms of known HP terms; unknown terms count as unmapped.
+absl::Status ImportHpoLaySynonyms(const std::string& path, KgBuilder& builder,
+                                  const ImportOptions& options);
+
+}  // namespace ibgraphrag::kgstore::import_
+
+#endif  // IBGRAPHRAG_SERVICES_KGSTORE_IMPORT_ONTOLOGY_IMPORTERS_H_

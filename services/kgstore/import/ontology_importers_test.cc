@@ -1,0 +1,183 @@
+#include "services/kgstore/import/ontology_importers.h"
+
+#include <algorithm>
+#include <string>
+
+#include "absl/strings/match.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "services/kgstore/import/import_test_util.h"
+#include "services/kgstore/import/sha256.h"
+
+namespace ibgraphrag::kgstore::import_ {
+namespace {
+
+using ::testing::Contains;
+using ::testing::HasSubstr;
+using testing_util::DataFile;
+
+constexpr char kDoObo[] = "vocab/doid-2024-01-31.obo.gz";
+constexpr char kHpObo[] = "vocab/hp-2017-04-13.obo.gz";
+
+bool HasTriple(const KgData& kg, EntityId head, absl::string_view relation, EntityId tail) {
+  for (const Triple& t : kg.triples) {
+    if (t.head == head && t.tail == tail && kg.relations[t.relation].name == relation) return true;
+  }
+  return false;
+}
+
+class DiseaseOntologyTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const absl::Status status = ImportDiseaseOntologyObo(DataFile(kDoObo), builder_, options_);
+    ASSERT_TRUE(status.ok()) << status;
+  }
+  EntityId MustResolve(const std::string& id) {
+    const std::optional<EntityId> e = builder_.Resolve(id);
+    EXPECT_TRUE(e.has_value()) << id;
+    return e.value_or(kInvalidEntity);
+  }
+  ImportOptions options_;
+  KgBuilder builder_;
+};
+
+TEST_F(DiseaseOntologyTest, Type2DiabetesHasNameSynonymsDefinitionAndXrefs) {
+  const EntityId t2d = MustResolve("DOID:9352");
+  const Entity& e = builder_.entity(t2d);
+  EXPECT_EQ(e.type, "disease");
+  EXPECT_EQ(e.name, "type 2 diabetes mellitus");
+  EXPECT_THAT(e.synonyms, Contains("NIDDM"));
+  EXPECT_THAT(e.synonyms, Contains("non-insulin-dependent diabetes mellitus"));
+  EXPECT_THAT(e.definition, HasSubstr("insulin resistance"));
+  EXPECT_THAT(e.sources, Contains("doid"));
+  // Cross-references resolve to the DO concept.
+  EXPECT_EQ(MustResolve("UMLS:C0011860"), t2d);
+  EXPECT_EQ(MustResolve("MESH:D003924"), t2d);
+  EXPECT_EQ(MustResolve("OMIM:125853"), t2d);
+  EXPECT_EQ(MustResolve("ICD10CM:E11"), t2d);
+  EXPECT_EQ(MustResolve("SNOMEDCT:44054006"), t2d);
+  EXPECT_THAT(e.xrefs, Contains("UMLS:C0011860"));
+}
+
+TEST_F(DiseaseOntologyTest, KeepsLiveTermsOnlyAndMapsRetiredIds) {
+  // 11,501 live DOID terms in the 2024-01-31 release; obsolete ones are not entities.
+  EXPECT_EQ(builder_.num_entities(), 11'501u);
+  EXPECT_FALSE(builder_.Resolve("DOID:9353").has_value());  // obsolete, no replacement
+  // alt_id and replaced_by keep old ids working.
+  EXPECT_EQ(MustResolve("DOID:267"), MustResolve("DOID:0001816"));
+  EXPECT_EQ(MustResolve("DOID:0080100"), MustResolve("DOID:2106"));
+}
+
+TEST_F(DiseaseOntologyTest, IsALinksBecomeSubtypeTriplesAndReportIsFilled) {
+  const EntityId t2d = MustResolve("DOID:9352");
+  const EntityId diabetes = MustResolve("DOID:9351");
+  KgData kg = builder_.Finish();
+  EXPECT_TRUE(HasTriple(kg, t2d, "disease is a subtype of disease", diabetes));
+  ASSERT_EQ(kg.reports.size(), 1u);
+  const SourceReport& report = kg.reports[0];
+  EXPECT_EQ(report.source, "doid");
+  EXPECT_EQ(report.rows_read, 13'982);  // [Term] stanzas, obsolete included
+  EXPECT_EQ(report.rows_skipped, 0);
+  EXPECT_EQ(report.triples_added, static_cast<int64_t>(kg.triples.size()));
+  EXPECT_GT(report.triples_added, 10'000);
+  EXPECT_EQ(report.sha256, Sha256File(DataFile(kDoObo)).value());
+}
+
+TEST_F(DiseaseOntologyTest, XrefReportAddsAliasesMissingFromTheObo) {
+  EXPECT_FALSE(builder_.Resolve("UMLS:C5680319").has_value());
+  const absl::Status status =
+      ImportDoXrefs(DataFile("vocab/do-allXREFinDO.tsv"), builder_, options_);
+  ASSERT_TRUE(status.ok()) << status;
+  EXPECT_EQ(builder_.Resolve("UMLS:C5680319"), builder_.Resolve("DOID:0080643"));
+  KgData kg = builder_.Finish();
+  const SourceReport& report = kg.reports.back();
+  EXPECT_EQ(report.source, "do-xrefs");
+  EXPECT_EQ(report.rows_read, 39'264);
+  // The report is newer than the obo: its new DOIDs cannot be joined and are counted.
+  EXPECT_GT(report.unmapped_ids, 0);
+  EXPECT_LT(report.unmapped_ids, report.rows_read / 10);
+}
+
+TEST(HpoOboTest, PhenotypesWithSynonymsAliasesAndLaySynonyms) {
+  KgBuilder builder;
+  ImportOptions options;
+  ASSERT_TRUE(ImportHpoObo(DataFile(kHpObo), builder, options).ok());
+  ASSERT_TRUE(
+      ImportHpoLaySynonyms(DataFile("vocab/hpo-layperson-synonyms.tsv"), builder, options).ok());
+  const std::optional<EntityId> fever = builder.Resolve("HP:0001945");
+  ASSERT_TRUE(fever.has_value());
+  EXPECT_EQ(builder.entity(*fever).name, "Fever");
+  EXPECT_EQ(builder.entity(*fever).type, "phenotype");
+  EXPECT_THAT(builder.entity(*fever).synonyms, Contains("Pyrexia"));
+  EXPECT_EQ(builder.Resolve("MESH:D005334"), fever);
+  EXPECT_EQ(builder.Resolve("UMLS:C0015967"), fever);
+  const std::optional<EntityId> skull = builder.Resolve("HP:0002648");
+  ASSERT_TRUE(skull.has_value());
+  EXPECT_THAT(builder.entity(*skull).synonyms, Contains("Abnormally shaped skull"));
+  // HPO's disease xrefs (ORPHA, DOID) are not claimed by phenotypes.
+  for (EntityId id = 0; id < builder.num_entities(); ++id) {
+    for (const std::string& xref : builder.entity(id).xrefs) {
+      ASSERT_FALSE(absl::StartsWith(xref, "ORDO:") || absl::StartsWith(xref, "DOID:")) << xref;
+    }
+  }
+  KgData kg = builder.Finish();
+  EXPECT_EQ(kg.relations.size(), 1u);
+  EXPECT_EQ(kg.relations[0].name, "phenotype is a subtype of phenotype");
+  EXPECT_GT(kg.triples.size(), 15'000u);
+}
+
+TEST(OboTest, GenericImporterReportsMalformedStanzasWithFileAndLine) {
+  const std::string path = testing_util::TempPath("mini.obo");
+  testing_util::WriteFile(path,
+                          "format-version: 1.2\n"
+                          "\n"
+                          "[Term]\n"
+                          "id: X:1\n"
+                          "name: root\n"
+                          "\n"
+                          "[Term]\n"
+                          "id: X:2\n"
+                          "name: child\n"
+                          "def: \"A child \\\"term\\\".\" [ref:1]\n"
+                          "synonym: \"kid\" RELATED []\n"
+                          "is_a: X:1 ! root\n"
+                          "is_a: X:99 ! not in the file\n"
+                          "\n"
+                          "[Term]\n"
+                          "name: no id here\n"
+                          "\n"
+                          "[Term]\n"
+                          "id: X:3\n"
+                          "synonym: \"unterminated RELATED []\n");
+  OboImportSpec spec;
+  spec.source = "mini";
+  spec.entity_type = "thing";
+  spec.id_prefix = "X:";
+  spec.is_a_relation = "thing is a subtype of thing";
+  KgBuilder builder;
+  ImportOptions options;
+  ASSERT_TRUE(ImportObo(path, spec, builder, options).ok());
+  const std::optional<EntityId> child = builder.Resolve("X:2");
+  ASSERT_TRUE(child.has_value());
+  EXPECT_EQ(builder.entity(*child).definition, "A child \"term\".");
+  EXPECT_THAT(builder.entity(*child).synonyms, Contains("kid"));
+  KgData kg = builder.Finish();
+  ASSERT_EQ(kg.reports.size(), 1u);
+  const SourceReport& report = kg.reports[0];
+  EXPECT_EQ(report.rows_read, 4);
+  EXPECT_EQ(report.rows_skipped, 2);
+  EXPECT_EQ(report.unmapped_ids, 1);  // is_a X:99
+  EXPECT_EQ(kg.triples.size(), 1u);
+  ASSERT_EQ(report.errors.size(), 2u);
+  EXPECT_EQ(report.errors[0], path + ":15: [Term] stanza without id");
+  EXPECT_THAT(report.errors[1], HasSubstr(path + ":20: synonym"));
+
+  KgBuilder strict_builder;
+  options.strict = true;
+  const absl::Status strict = ImportObo(path, spec, strict_builder, options);
+  EXPECT_EQ(strict.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(strict.message(), path + ":15: [Term] stanza without id");
+}
+
+}  // namespace
+}  // namespace ibgraphrag::kgstore::import_

@@ -1,0 +1,526 @@
+// KgStore writes: Ingest (atomic, idempotent batches) and CompactOverlay.
+//
+// Ingest runs in three phases so that a failure can never leave a half-applied batch:
+//   1. plan: validate and resolve everything against the current state, building the complete
+//      set of records to write; any error returns here with nothing written;
+//   2. write: one rocksdb::WriteBatch with sync=true holding every record, the ingest-log entry,
+//      the new counts/generation and the batch-id marker (so replays are recognised);
+//   3. apply: update the in-memory view under the exclusive lock (memory-only, cannot fail).
+// A crash between 2 and 3 loses nothing: Open replays the ingest log.
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <limits>
+#include <random>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "common/status_macros.h"
+#include "rocksdb/db.h"
+#include "rocksdb/write_batch.h"
+#include "services/kgstore/kg_store.h"
+#include "services/kgstore/kg_store_codec.h"
+
+namespace ibgraphrag::kgstore {
+namespace {
+
+using internal::FromRocks;
+
+constexpr char kDefaultIngestSource[] = "ingest";
+constexpr size_t kMaxIngestRelations = 10000;
+constexpr size_t kMaxUnknownIdsReported = 20;
+
+absl::Status CheckText(std::string_view value, size_t max_bytes, bool required,
+                       const std::string& field) {
+  if (required && value.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(field, " must not be empty"));
+  }
+  if (value.size() > max_bytes) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(field, " has ", value.size(), " bytes; the limit is ", max_bytes));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ValidateBatchShape(const IngestBatch& b) {
+  IBGR_RETURN_IF_ERROR(CheckText(b.batch_id, kMaxBatchIdBytes, true, "batch_id"));
+  if (b.entities.size() > kMaxIngestEntities) {
+    return absl::InvalidArgumentError(absl::StrCat("entities has ", b.entities.size(),
+                                                   " items; the limit is ", kMaxIngestEntities));
+  }
+  if (b.relations.size() > kMaxIngestRelations) {
+    return absl::InvalidArgumentError(absl::StrCat("relations has ", b.relations.size(),
+                                                   " items; the limit is ", kMaxIngestRelations));
+  }
+  if (b.triples.size() > kMaxIngestTriples) {
+    return absl::InvalidArgumentError(absl::StrCat("triples has ", b.triples.size(),
+                                                   " items; the limit is ", kMaxIngestTriples));
+  }
+  for (size_t i = 0; i < b.entities.size(); ++i) {
+    const Entity& e = b.entities[i];
+    const std::string f = absl::StrCat("entities[", i, "]");
+    IBGR_RETURN_IF_ERROR(CheckText(e.external_id, kMaxExternalIdBytes, true, f + ".external_id"));
+    IBGR_RETURN_IF_ERROR(CheckText(e.type, kMaxNameBytes, false, f + ".type"));
+    IBGR_RETURN_IF_ERROR(CheckText(e.name, kMaxNameBytes, false, f + ".name"));
+    IBGR_RETURN_IF_ERROR(CheckText(e.definition, kMaxDefinitionBytes, false, f + ".definition"));
+    for (size_t k = 0; k < e.synonyms.size(); ++k) {
+      IBGR_RETURN_IF_ERROR(
+          CheckText(e.synonyms[k], kMaxNameBytes, false, absl::StrCat(f, ".synonyms[", k, "]")));
+    }
+    for (size_t k = 0; k < e.xrefs.size(); ++k) {
+      IBGR_RETURN_IF_ERROR(
+          CheckText(e.xrefs[k], kMaxExternalIdBytes, true, absl::StrCat(f, ".xrefs[", k, "]")));
+    }
+    for (size_t k = 0; k < e.sources.size(); ++k) {
+      IBGR_RETURN_IF_ERROR(
+          CheckText(e.sources[k], kMaxNameBytes, true, absl::StrCat(f, ".sources[", k, "]")));
+    }
+  }
+  for (size_t i = 0; i < b.relations.size(); ++i) {
+    const Relation& r = b.relations[i];
+    const std::string f = absl::StrCat("relations[", i, "]");
+    IBGR_RETURN_IF_ERROR(CheckText(r.name, kMaxNameBytes, true, f + ".name"));
+    IBGR_RETURN_IF_ERROR(CheckText(r.head_type, kMaxNameBytes, false, f + ".head_type"));
+    IBGR_RETURN_IF_ERROR(CheckText(r.tail_type, kMaxNameBytes, false, f + ".tail_type"));
+    IBGR_RETURN_IF_ERROR(CheckText(r.description, kMaxDefinitionBytes, false, f + ".description"));
+  }
+  for (size_t i = 0; i < b.triples.size(); ++i) {
+    const IngestTriple& t = b.triples[i];
+    const std::string f = absl::StrCat("triples[", i, "]");
+    IBGR_RETURN_IF_ERROR(CheckText(t.head, kMaxExternalIdBytes, true, f + ".head"));
+    IBGR_RETURN_IF_ERROR(CheckText(t.relation, kMaxNameBytes, true, f + ".relation"));
+    IBGR_RETURN_IF_ERROR(CheckText(t.tail, kMaxExternalIdBytes, true, f + ".tail"));
+    IBGR_RETURN_IF_ERROR(CheckText(t.source, kMaxNameBytes, false, f + ".source"));
+  }
+  return absl::OkStatus();
+}
+
+bool AddUnique(std::vector<std::string>* list, std::string_view value) {
+  if (value.empty() || std::find(list->begin(), list->end(), value) != list->end()) return false;
+  list->emplace_back(value);
+  return true;
+}
+
+bool AddSynonym(Entity* e, std::string_view synonym) {
+  if (synonym == e->name) return false;
+  return AddUnique(&e->synonyms, synonym);
+}
+
+// Merges an incoming upsert into a record; xrefs are bound separately (they need the index).
+void MergeEntity(const Entity& in, Entity* rec) {
+  if (rec->type.empty()) rec->type = in.type;
+  if (!in.name.empty()) {
+    if (rec->name.empty()) {
+      rec->name = in.name;
+      rec->synonyms.erase(std::remove(rec->synonyms.begin(), rec->synonyms.end(), rec->name),
+                          rec->synonyms.end());
+    } else {
+      AddSynonym(rec, in.name);
+    }
+  }
+  for (const std::string& s : in.synonyms) AddSynonym(rec, s);
+  if (rec->definition.empty()) rec->definition = in.definition;
+  for (const std::string& s : in.sources) AddUnique(&rec->sources, s);
+}
+
+IngestResult ResultFromMarker(const internal::IngestMarker& m, bool already_applied) {
+  IngestResult r;
+  r.already_applied = already_applied;
+  r.generation = m.generation;
+  r.entities_added = m.entities_added;
+  r.entities_updated = m.entities_updated;
+  r.relations_added = m.relations_added;
+  r.triples_added = m.triples_added;
+  r.triples_existing = m.triples_existing;
+  r.entity_ids = m.entity_ids;
+  return r;
+}
+
+struct TripleKey {
+  EntityId head;
+  RelationId relation;
+  EntityId tail;
+  friend bool operator==(const TripleKey& a, const TripleKey& b) {
+    return a.head == b.head && a.relation == b.relation && a.tail == b.tail;
+  }
+  template <typename H>
+  friend H AbslHashValue(H h, const TripleKey& k) {
+    return H::combine(std::move(h), k.head, k.relation, k.tail);
+  }
+};
+
+}  // namespace
+
+absl::StatusOr<IngestResult> KgStore::Ingest(const IngestBatch& batch) {
+  if (options_.read_only) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("KG store ", options_.snapshot_dir, " is open read-only; Ingest needs a "
+                     "read-write store"));
+  }
+  IBGR_RETURN_IF_ERROR(ValidateBatchShape(batch));
+  absl::MutexLock writer(&ingest_mu_);
+  // Writers are serialised by ingest_mu_, so the latest database state is exactly the state
+  // applied in memory; planning reads it without a RocksDB snapshot.
+  const rocksdb::ReadOptions latest;
+  {
+    std::string marker;
+    const rocksdb::Status s = db_->Get(latest, cf_[internal::kCfBatches], batch.batch_id, &marker);
+    if (s.ok()) {
+      IBGR_ASSIGN_OR_RETURN(internal::IngestMarker m, internal::DecodeIngestMarker(marker));
+      return ResultFromMarker(m, /*already_applied=*/true);
+    }
+    if (!s.IsNotFound()) return FromRocks(s, "read ingest batch marker");
+  }
+
+  // ---- Phase 1: plan. ----
+  internal::IngestMarker marker;
+  std::vector<Entity> records;                        // entity records to write
+  std::vector<std::string> original_encoding;         // "" for new entities
+  absl::flat_hash_map<EntityId, size_t> record_of;    // entity id -> index in records
+  std::vector<std::pair<std::string, EntityId>> new_external_ids;
+  std::vector<Relation> new_relations;
+  std::vector<std::string> new_sources;
+  std::vector<Triple> new_triples;
+  KgCounts new_counts;
+  size_t old_entity_count = 0;
+  size_t old_relation_count = 0;
+  {
+    absl::ReaderMutexLock lock(&mu_);
+    old_entity_count = entities_.size();
+    old_relation_count = relations_.size();
+    new_counts = counts_;
+    marker.generation = generation_ + 1;
+
+    // External ids bound by this batch first, then the store (cached: batches repeat ids a lot).
+    absl::flat_hash_map<std::string, EntityId> batch_ids;
+    absl::flat_hash_map<std::string, EntityId> store_cache;  // kInvalidEntity = absent
+    auto resolve = [&](const std::string& external_id) -> absl::StatusOr<EntityId> {
+      if (auto it = batch_ids.find(external_id); it != batch_ids.end()) return it->second;
+      if (auto it = store_cache.find(external_id); it != store_cache.end()) return it->second;
+      std::string value;
+      const rocksdb::Status s = db_->Get(latest, cf_[internal::kCfExternalIds], external_id, &value);
+      EntityId id = kInvalidEntity;
+      if (s.ok()) {
+        if (value.size() != 4) return absl::DataLossError("corrupt external-id index entry");
+        id = internal::GetBe32(value.data());
+      } else if (!s.IsNotFound()) {
+        return FromRocks(s, absl::StrCat("resolve '", external_id, "'"));
+      }
+      store_cache.emplace(external_id, id);
+      return id;
+    };
+
+    EntityId next_id = static_cast<EntityId>(old_entity_count);
+    for (size_t i = 0; i < batch.entities.size(); ++i) {
+      const Entity& in = batch.entities[i];
+      IBGR_ASSIGN_OR_RETURN(EntityId id, resolve(in.external_id));
+      size_t index = 0;
+      if (id == kInvalidEntity) {
+        if (in.type.empty()) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              "entities[", i, "].type is required for new entity '", in.external_id, "'"));
+        }
+        if (next_id >= kInvalidEntity - 1) {
+          return absl::ResourceExhaustedError("the store has no entity ids left");
+        }
+        id = next_id++;
+        Entity rec;
+        rec.id = id;
+        rec.external_id = in.external_id;
+        rec.type = in.type;
+        MergeEntity(in, &rec);
+        index = records.size();
+        records.push_back(std::move(rec));
+        original_encoding.emplace_back();
+        record_of.emplace(id, index);
+        batch_ids.emplace(in.external_id, id);
+        new_external_ids.emplace_back(in.external_id, id);
+        ++marker.entities_added;
+        ++new_counts.entities;
+        ++new_counts.entities_by_type[in.type];
+      } else {
+        if (auto it = record_of.find(id); it != record_of.end()) {
+          index = it->second;
+        } else {
+          std::string value;
+          IBGR_ROCKS_RETURN_IF_ERROR(
+              db_->Get(latest, cf_[internal::kCfEntities], internal::EntityKey(id), &value),
+              absl::StrCat("read entity ", id));
+          IBGR_ASSIGN_OR_RETURN(Entity rec, internal::DecodeEntity(value, id));
+          index = records.size();
+          records.push_back(std::move(rec));
+          original_encoding.push_back(std::move(value));
+          record_of.emplace(id, index);
+        }
+        MergeEntity(in, &records[index]);
+      }
+      for (const std::string& x : in.xrefs) {
+        Entity& rec = records[index];
+        if (x == rec.external_id) continue;
+        IBGR_ASSIGN_OR_RETURN(EntityId bound, resolve(x));
+        if (bound == kInvalidEntity) {
+          batch_ids.emplace(x, id);
+          new_external_ids.emplace_back(x, id);
+          rec.xrefs.push_back(x);
+        }
+        // Bound already (to this entity or, first binding wins, to another): nothing to do.
+      }
+      marker.entity_ids.push_back(id);
+    }
+
+    absl::flat_hash_map<std::string, RelationId> batch_relations;
+    auto find_relation = [&](const std::string& name) -> RelationId {
+      if (auto it = relation_by_name_.find(name); it != relation_by_name_.end()) return it->second;
+      if (auto it = batch_relations.find(name); it != batch_relations.end()) return it->second;
+      return std::numeric_limits<RelationId>::max();
+    };
+    auto add_relation = [&](Relation r) -> RelationId {
+      r.id = static_cast<RelationId>(old_relation_count + new_relations.size());
+      batch_relations.emplace(r.name, r.id);
+      new_counts.triples_by_relation.emplace(r.name, 0);
+      ++new_counts.relations;
+      new_relations.push_back(std::move(r));
+      return new_relations.back().id;
+    };
+    for (const Relation& r : batch.relations) {
+      if (find_relation(r.name) == std::numeric_limits<RelationId>::max()) add_relation(r);
+    }
+
+    absl::flat_hash_map<std::string, SourceId> source_ids;
+    for (size_t s = 0; s < sources_.size(); ++s) {
+      source_ids.emplace(sources_[s], static_cast<SourceId>(s));
+    }
+    std::vector<std::string> unknown;
+    size_t unknown_count = 0;
+    absl::flat_hash_set<TripleKey> seen;
+    for (size_t i = 0; i < batch.triples.size(); ++i) {
+      const IngestTriple& t = batch.triples[i];
+      IBGR_ASSIGN_OR_RETURN(EntityId head, resolve(t.head));
+      IBGR_ASSIGN_OR_RETURN(EntityId tail, resolve(t.tail));
+      for (auto [id, field, value] : {std::tuple{head, "head", &t.head},
+                                      std::tuple{tail, "tail", &t.tail}}) {
+        if (id != kInvalidEntity) continue;
+        if (++unknown_count <= kMaxUnknownIdsReported) {
+          unknown.push_back(absl::StrCat("triples[", i, "].", field, " '", *value, "'"));
+        }
+      }
+      if (head == kInvalidEntity || tail == kInvalidEntity) continue;
+      if (head == tail) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "triples[", i, "]: head '", t.head, "' and tail '", t.tail,
+            "' are the same entity; self-loops are not stored"));
+      }
+      RelationId relation = find_relation(t.relation);
+      if (relation == std::numeric_limits<RelationId>::max()) {
+        Relation r;
+        r.name = t.relation;
+        relation = add_relation(std::move(r));
+      }
+      const std::string& source_name = t.source.empty() ? kDefaultIngestSource : t.source;
+      auto [source_it, source_added] =
+          source_ids.emplace(source_name, static_cast<SourceId>(sources_.size() + new_sources.size()));
+      if (source_added) {
+        if (sources_.size() + new_sources.size() >= 65536) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              "triples[", i, "].source '", source_name, "' would exceed the limit of 65536 sources"));
+        }
+        new_sources.push_back(source_name);
+      }
+      const bool known_before = head < old_entity_count && tail < old_entity_count &&
+                                relation < old_relation_count;
+      if (!seen.insert(TripleKey{head, relation, tail}).second ||
+          (known_before && ContainsEdge(head, relation, tail))) {
+        ++marker.triples_existing;
+        continue;
+      }
+      new_triples.push_back(Triple{head, relation, tail, source_it->second});
+    }
+    if (unknown_count > 0) {
+      std::string message = absl::StrCat(
+          "unknown external id", unknown_count > 1 ? "s" : "", " in triples (neither in the store "
+          "nor among the batch's entities): ", absl::StrJoin(unknown, ", "));
+      if (unknown_count > unknown.size()) {
+        absl::StrAppend(&message, " (and ", unknown_count - unknown.size(), " more)");
+      }
+      return absl::NotFoundError(message);
+    }
+    for (const Triple& t : new_triples) {
+      const std::string& name = t.relation < old_relation_count
+                                    ? relations_[t.relation].name
+                                    : new_relations[t.relation - old_relation_count].name;
+      ++new_counts.triples_by_relation[name];
+    }
+    new_counts.triples += static_cast<int64_t>(new_triples.size());
+    marker.relations_added = static_cast<int64_t>(new_relations.size());
+    marker.triples_added = static_cast<int64_t>(new_triples.size());
+  }
+
+  // ---- Phase 2: one synced WriteBatch. ----
+  rocksdb::WriteBatch wb;
+  std::vector<bool> name_changed(records.size(), false), type_changed(records.size(), false);
+  for (size_t i = 0; i < records.size(); ++i) {
+    const Entity& rec = records[i];
+    std::string encoded = internal::EncodeEntity(rec);
+    if (!original_encoding[i].empty()) {
+      if (encoded == original_encoding[i]) continue;
+      ++marker.entities_updated;
+      IBGR_ASSIGN_OR_RETURN(Entity before, internal::DecodeEntity(original_encoding[i], rec.id));
+      name_changed[i] = before.name != rec.name;
+      if (before.type != rec.type) {
+        type_changed[i] = true;
+        if (--new_counts.entities_by_type[before.type] == 0) {
+          new_counts.entities_by_type.erase(before.type);
+        }
+        ++new_counts.entities_by_type[rec.type];
+      }
+    }
+    wb.Put(cf_[internal::kCfEntities], internal::EntityKey(rec.id), encoded);
+  }
+  for (const auto& [external_id, id] : new_external_ids) {
+    std::string value;
+    internal::PutBe32(&value, id);
+    wb.Put(cf_[internal::kCfExternalIds], external_id, value);
+  }
+  for (const Relation& r : new_relations) {
+    wb.Put(cf_[internal::kCfRelations], internal::RelationKey(r.id), internal::EncodeRelation(r));
+  }
+  char key[12];
+  char source[2];
+  for (const Triple& t : new_triples) {
+    source[0] = static_cast<char>(t.source >> 8);
+    source[1] = static_cast<char>(t.source);
+    internal::EncodeAdjacencyKey(t.head, t.relation, t.tail, key);
+    wb.Put(cf_[internal::kCfOut], rocksdb::Slice(key, 12), rocksdb::Slice(source, 2));
+    internal::EncodeAdjacencyKey(t.tail, t.relation, t.head, key);
+    wb.Put(cf_[internal::kCfIn], rocksdb::Slice(key, 12), rocksdb::Slice(source, 2));
+  }
+  if (!new_triples.empty()) {
+    wb.Put(cf_[internal::kCfIngestLog], internal::GenerationKey(marker.generation),
+           internal::EncodeTripleLog(new_triples));
+  }
+  wb.Put(cf_[internal::kCfMeta], std::string(internal::kMetaGeneration),
+         std::to_string(marker.generation));
+  wb.Put(cf_[internal::kCfMeta], std::string(internal::kMetaCounts),
+         internal::EncodeCounts(new_counts));
+  std::vector<std::string> all_sources;
+  if (!new_sources.empty()) {
+    all_sources = sources();
+    all_sources.insert(all_sources.end(), new_sources.begin(), new_sources.end());
+    wb.Put(cf_[internal::kCfMeta], std::string(internal::kMetaSources),
+           internal::EncodeStringList(all_sources));
+  }
+  wb.Put(cf_[internal::kCfBatches], batch.batch_id, internal::EncodeIngestMarker(marker));
+  rocksdb::WriteOptions write_options;
+  write_options.sync = true;
+  IBGR_ROCKS_RETURN_IF_ERROR(db_->Write(write_options, &wb),
+                             absl::StrCat("write ingest batch '", batch.batch_id, "'"));
+
+  // ---- Phase 3: make it visible. ----
+  {
+    absl::MutexLock lock(&mu_);
+    for (size_t i = 0; i < records.size(); ++i) {
+      const Entity& rec = records[i];
+      if (rec.id >= old_entity_count) {
+        // New ids were handed out in order, and records were created in that same order.
+        entities_.Append(rec.external_id, rec.type, rec.name);
+        continue;
+      }
+      if (name_changed[i]) entities_.names[rec.id] = entities_.Add(rec.name);
+      if (type_changed[i]) entities_.type_index[rec.id] = entities_.TypeIndex(rec.type);
+    }
+    for (Relation& r : new_relations) {
+      relation_by_name_.emplace(r.name, r.id);
+      relations_.push_back(std::move(r));
+    }
+    for (std::string& s : new_sources) sources_.push_back(std::move(s));
+    ApplyOverlayEdges(new_triples);
+    counts_ = std::move(new_counts);
+    generation_ = marker.generation;
+    if (read_snapshot_ != nullptr) db_->ReleaseSnapshot(read_snapshot_);
+    read_snapshot_ = db_->GetSnapshot();
+  }
+  return ResultFromMarker(marker, /*already_applied=*/false);
+}
+
+absl::Status KgStore::CompactOverlay() {
+  if (options_.read_only) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("KG store ", options_.snapshot_dir, " is open read-only"));
+  }
+  absl::MutexLock writer(&ingest_mu_);
+  return CompactOverlayLocked();
+}
+
+absl::Status KgStore::CompactOverlayLocked() {
+  CsrGraph merged;
+  int64_t generation = 0;
+  int64_t old_generation = -1;
+  {
+    // Shared: queries keep running while the merged arrays are built.
+    absl::ReaderMutexLock lock(&mu_);
+    if (csr_blobs_present_ && csr_generation_ == generation_) return absl::OkStatus();
+    generation = generation_;
+    old_generation = csr_blobs_present_ ? csr_generation_ : -1;
+    const size_t n = entities_.size();
+    auto extra = [](const absl::flat_hash_map<EntityId, OverlayRun>& runs) {
+      return [&runs](EntityId node) -> EdgeRun {
+        auto it = runs.find(node);
+        return it == runs.end() ? EdgeRun{} : it->second.run();
+      };
+    };
+    merged = CsrGraph::FromParts(CsrGraph::Merge(csr_.out(), n, extra(overlay_.out)),
+                                 CsrGraph::Merge(csr_.in(), n, extra(overlay_.in)));
+  }
+  IBGR_RETURN_IF_ERROR(PersistCsr(merged, generation, old_generation));
+  absl::MutexLock lock(&mu_);
+  csr_ = std::move(merged);
+  overlay_ = Overlay();
+  csr_generation_ = generation;
+  csr_blobs_present_ = true;
+  return absl::OkStatus();
+}
+
+absl::Status KgStore::PersistCsr(const CsrGraph& graph, int64_t generation,
+                                 int64_t old_generation) {
+  std::random_device rd;
+  const std::string path =
+      absl::StrCat(options_.snapshot_dir, "/csr-", generation, "-", ::getpid(), "-", rd(), ".sst");
+  const rocksdb::Options sst_options(
+      internal::MakeDbOptions(), internal::MakeColumnFamilyOptions(internal::kCfCsr, block_cache_));
+  absl::Status status = internal::WriteCsrSstFile(sst_options, path, graph, generation);
+  if (status.ok()) {
+    // One file holds the new chunks and the header that points at them: ingesting it switches
+    // the persisted CSR atomically.
+    rocksdb::IngestExternalFileOptions ingest;
+    ingest.move_files = true;
+    ingest.write_global_seqno = false;
+    status = FromRocks(db_->IngestExternalFile(cf_[internal::kCfCsr], {path}, ingest),
+                       "ingest CSR blobs");
+  }
+  std::remove(path.c_str());  // gone already after a successful move
+  IBGR_RETURN_IF_ERROR(status);
+  // Garbage: the previous generation's chunks and log entries the new CSR already includes.
+  // Failing here leaves only unreachable data behind, so the compaction still counts.
+  rocksdb::WriteBatch cleanup;
+  if (old_generation >= 0 && old_generation != generation) {
+    std::string begin = internal::CsrGenerationPrefix(old_generation);
+    std::string end = begin;
+    end.back() = static_cast<char>(end.back() + 1);
+    cleanup.DeleteRange(cf_[internal::kCfCsr], begin, end);
+  }
+  cleanup.DeleteRange(cf_[internal::kCfIngestLog], internal::GenerationKey(0),
+                      internal::GenerationKey(static_cast<uint64_t>(generation) + 1));
+  rocksdb::WriteOptions write_options;
+  write_options.sync = true;
+  db_->Write(write_options, &cleanup).PermitUncheckedError();
+  return absl::OkStatus();
+}
+
+}  // namespace ibgraphrag::kgstore

@@ -1,0 +1,124 @@
+#include "services/kgstore/snapshot_manifest.h"
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "services/kgstore/kg_store_test_util.h"
+
+namespace ibgraphrag::kgstore {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using testing::ScratchDir;
+
+void MakeVersionDir(const std::string& base, const std::string& name, bool with_manifest) {
+  const fs::path dir = fs::path(base) / "kg" / name;
+  fs::create_directories(dir);
+  if (with_manifest) std::ofstream(dir / "manifest.json") << "{}";
+}
+
+TEST(SnapshotManifestTest, JsonRoundTripKeepsEveryField) {
+  SnapshotManifestInfo info;
+  info.version = 7;
+  info.created_unix_seconds = 1700000000;
+  info.created_by = "test";
+  const SnapshotManifest m = BuildSnapshotManifest(testing::SmallKg(), info);
+  EXPECT_EQ(m.created_time, "2023-11-14T22:13:20Z");
+  auto parsed = SnapshotManifestFromJson(SnapshotManifestToJson(m));
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  EXPECT_EQ(parsed->version, 7);
+  EXPECT_EQ(parsed->format_version, kSnapshotFormatVersion);
+  EXPECT_EQ(parsed->created_unix_seconds, 1700000000);
+  EXPECT_EQ(parsed->created_time, m.created_time);
+  EXPECT_EQ(parsed->created_by, "test");
+  ASSERT_EQ(parsed->sources.size(), 1u);
+  EXPECT_EQ(parsed->sources[0].path, "/data/kg/hetionet-v1.0-edges.sif.gz");
+  EXPECT_EQ(parsed->sources[0].sha256, "ab12cd34");
+  EXPECT_EQ(parsed->sources[0].rows_read, 12);
+  EXPECT_EQ(parsed->sources[0].rows_skipped, 1);
+  EXPECT_EQ(parsed->sources[0].unmapped_ids, 2);
+  EXPECT_TRUE(parsed->sources[0].errors.empty());
+  EXPECT_THAT(parsed->source_names, ElementsAre("hetionet", "doid"));
+  EXPECT_EQ(parsed->counts.entities, 9);
+  EXPECT_EQ(parsed->counts.triples, 10);
+  EXPECT_EQ(parsed->counts.entities_by_type.at("disease"), 3);
+  EXPECT_EQ(parsed->counts.triples_by_relation.at("associates"), 3);
+}
+
+TEST(SnapshotManifestTest, MalformedJsonIsDataLossNotACrash) {
+  EXPECT_EQ(SnapshotManifestFromJson("not json").status().code(), absl::StatusCode::kDataLoss);
+  EXPECT_EQ(SnapshotManifestFromJson("{\"version\": \"x\"}").status().code(),
+            absl::StatusCode::kDataLoss);
+  EXPECT_EQ(SnapshotManifestFromJson("[]").status().code(), absl::StatusCode::kDataLoss);
+}
+
+TEST(SnapshotManifestTest, ListsOnlyCompleteNumericVersionsInNumericOrder) {
+  ScratchDir tmp;
+  MakeVersionDir(tmp.path(), "2", true);
+  MakeVersionDir(tmp.path(), "10", true);
+  MakeVersionDir(tmp.path(), "9", true);
+  MakeVersionDir(tmp.path(), "11", false);           // no manifest: incomplete
+  MakeVersionDir(tmp.path(), "12.tmp-1-2", false);   // build in progress
+  MakeVersionDir(tmp.path(), "latest", true);        // not a number
+  MakeVersionDir(tmp.path(), "007", true);           // leading zero: not a canonical version
+  auto versions = ListSnapshotVersions(tmp.path());
+  ASSERT_TRUE(versions.ok()) << versions.status();
+  EXPECT_THAT(*versions, ElementsAre(2, 9, 10));
+}
+
+TEST(SnapshotManifestTest, ResolvePicksNewestOrPinnedVersion) {
+  ScratchDir tmp;
+  MakeVersionDir(tmp.path(), "2", true);
+  MakeVersionDir(tmp.path(), "10", true);
+  MakeVersionDir(tmp.path(), "9", true);
+  auto newest = ResolveSnapshotDir(tmp.path(), std::nullopt);
+  ASSERT_TRUE(newest.ok());
+  EXPECT_EQ(*newest, tmp.path() + "/kg/10");
+  auto pinned = ResolveSnapshotDir(tmp.path(), 9);
+  ASSERT_TRUE(pinned.ok());
+  EXPECT_EQ(*pinned, tmp.path() + "/kg/9");
+  auto missing = ResolveSnapshotDir(tmp.path(), 3);
+  EXPECT_EQ(missing.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(missing.status().message(), HasSubstr("version 3"));
+}
+
+TEST(SnapshotManifestTest, ResolveWithoutSnapshotsIsNotFound) {
+  ScratchDir tmp;
+  EXPECT_EQ(ResolveSnapshotDir(tmp.path(), std::nullopt).status().code(),
+            absl::StatusCode::kNotFound);
+}
+
+TEST(SnapshotManifestTest, NextVersionSkipsBuildsInProgress) {
+  ScratchDir tmp;
+  auto first = NextSnapshotVersion(tmp.path());
+  ASSERT_TRUE(first.ok());
+  EXPECT_EQ(*first, 1);
+  MakeVersionDir(tmp.path(), "4", true);
+  EXPECT_EQ(*NextSnapshotVersion(tmp.path()), 5);
+  MakeVersionDir(tmp.path(), "5.tmp-123-456", false);
+  EXPECT_EQ(*NextSnapshotVersion(tmp.path()), 6);
+}
+
+TEST(SnapshotManifestTest, WriteFileAtomicallyReplacesWholeFile) {
+  ScratchDir tmp;
+  const std::string path = tmp.path() + "/f.json";
+  ASSERT_TRUE(WriteFileAtomically(path, "first version, longer").ok());
+  ASSERT_TRUE(WriteFileAtomically(path, "second").ok());
+  std::ifstream in(path);
+  std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(content, "second");
+  int files = 0;
+  for (const auto& entry : fs::directory_iterator(tmp.path())) {
+    (void)entry;
+    ++files;
+  }
+  EXPECT_EQ(files, 1);  // no temp file left behind
+}
+
+}  // namespace
+}  // namespace ibgraphrag::kgstore

@@ -1,0 +1,641 @@
+#include "services/reasoner/extractive_reasoner.h"
+
+#include <algorithm>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "services/reasoner/prompt_builder.h"
+#include "services/reasoner/text_util.h"
+
+namespace ibgraphrag::reasoner {
+namespace {
+
+// Words naming entity types say nothing about which relation a sentence states.
+bool IsTypeWord(absl::string_view stem) {
+  static const auto* const kTypeWords = new absl::flat_hash_set<absl::string_view>({
+      "disease",   "gene",     "drug",      "compound", "symptom",       "anatomy", "protein",
+      "phenotype", "side",     "effect",    "pathway",  "biological",    "process", "molecular",
+      "function",  "cellular", "component", "class",    "pharmacologic", "entity",
+  });
+  return kTypeWords->contains(stem);
+}
+
+// Function words dropped from names before matching. Deliberately short: single letters and
+// numbers distinguish entities ("vitamin A", "hepatitis B", "type 2 diabetes").
+bool IsNameStopWord(absl::string_view word) {
+  return word == "of" || word == "the" || word == "and" || word == "in" || word == "with" ||
+         word == "to" || word == "for" || word == "by" || word == "on" || word == "or";
+}
+
+// Normalised name plus sorted unique content words and numbers, for NameMatch.
+struct NameInfo {
+  std::string norm;
+  std::vector<std::string> words;
+  std::vector<std::string> numbers;
+};
+
+NameInfo MakeNameInfo(absl::string_view text) {
+  NameInfo info;
+  info.norm = NormalizeText(text);
+  for (absl::string_view word : absl::StrSplit(info.norm, ' ', absl::SkipEmpty())) {
+    if (IsNameStopWord(word)) continue;
+    if (IsNumberWord(word)) info.numbers.emplace_back(word);
+    info.words.push_back(StemWord(word));
+  }
+  std::sort(info.words.begin(), info.words.end());
+  info.words.erase(std::unique(info.words.begin(), info.words.end()), info.words.end());
+  std::sort(info.numbers.begin(), info.numbers.end());
+  info.numbers.erase(std::unique(info.numbers.begin(), info.numbers.end()), info.numbers.end());
+  return info;
+}
+
+size_t SortedIntersection(const std::vector<std::string>& a, const std::vector<std::string>& b) {
+  size_t count = 0;
+  auto i = a.begin();
+  auto j = b.begin();
+  while (i != a.end() && j != b.end()) {
+    const int cmp = i->compare(*j);
+    if (cmp == 0) {
+      ++count;
+      ++i;
+      ++j;
+    } else if (cmp < 0) {
+      ++i;
+    } else {
+      ++j;
+    }
+  }
+  return count;
+}
+
+double NameMatch(const NameInfo& a, const NameInfo& b) {
+  if (a.norm.empty() || b.norm.empty()) return 0.0;
+  if (a.norm == b.norm) return 1.0;
+  if (a.words.empty() || b.words.empty()) return 0.0;
+  if (!a.numbers.empty() && !b.numbers.empty() && a.numbers != b.numbers) return 0.0;
+  const size_t shared = SortedIntersection(a.words, b.words);
+  if (shared == 0) return 0.0;
+  const size_t smaller = std::min(a.words.size(), b.words.size());
+  const size_t larger = std::max(a.words.size(), b.words.size());
+  if (shared == smaller) return 0.6 + 0.4 * static_cast<double>(shared) / larger;
+  return static_cast<double>(shared) /
+         static_cast<double>(a.words.size() + b.words.size() - shared);
+}
+
+struct Node {
+  std::string display;
+  NameInfo name;
+  bool topic = false;
+};
+
+// The evidence as a graph over interned entities, with per-triple weights and reach values.
+struct EvidenceGraph {
+  std::vector<Node> nodes;
+  std::vector<std::pair<int, int>> ends;  // (head node, tail node) per triple
+  std::vector<double> score;              // clamped retriever score per triple
+  std::vector<double> weight;             // score * relation-match bonus
+  std::vector<double> reach;              // per node
+  std::vector<int> reached_via;           // per node: triple that set its reach; -1 for topics
+};
+
+std::string EntityKey(const EntityRef& entity) {
+  return entity.id.empty() ? absl::StrCat("n:", NormalizeText(entity.name))
+                           : absl::StrCat("i:", entity.id);
+}
+
+int Intern(const EntityRef& entity, absl::flat_hash_map<std::string, int>* index,
+           std::vector<Node>* nodes) {
+  auto [it, inserted] = index->try_emplace(EntityKey(entity), static_cast<int>(nodes->size()));
+  if (inserted) {
+    Node& node = nodes->emplace_back();
+    node.display = entity.name.empty() ? entity.id : entity.name;
+    node.name = MakeNameInfo(node.display);
+  }
+  return it->second;
+}
+
+absl::flat_hash_set<std::string> ContentWordSet(absl::string_view text) {
+  absl::flat_hash_set<std::string> set;
+  for (std::string& word : ContentWords(text)) set.insert(std::move(word));
+  return set;
+}
+
+std::vector<std::string> RelationWords(absl::string_view relation) {
+  std::vector<std::string> words;
+  for (std::string& word : ContentWords(relation)) {
+    if (!IsTypeWord(word)) words.push_back(std::move(word));
+  }
+  const std::string norm = NormalizeText(relation);
+  for (absl::string_view phrase : {"is a", "isa", "subclass", "type of", "kind of", "subtype"}) {
+    if (ContainsPhrase(norm, phrase)) {
+      words.push_back("isa");
+      break;
+    }
+  }
+  return words;
+}
+
+EvidenceGraph BuildGraph(const ReasonRequest& request, const ExtractiveOptions& options) {
+  EvidenceGraph graph;
+  const size_t n = request.evidence.size();
+  absl::flat_hash_map<std::string, int> index;
+  graph.ends.reserve(n);
+  graph.score.reserve(n);
+  graph.weight.reserve(n);
+  bool any_positive = false;
+  for (const EvidenceTriple& t : request.evidence) any_positive |= t.score > 0.0;
+  const absl::flat_hash_set<std::string> question_words = ContentWordSet(request.question);
+  absl::flat_hash_map<absl::string_view, double> relation_bonus;
+  for (const EvidenceTriple& t : request.evidence) {
+    const int head = Intern(t.head, &index, &graph.nodes);
+    const int tail = Intern(t.tail, &index, &graph.nodes);
+    graph.ends.emplace_back(head, tail);
+    // Unscored evidence (every score 0) still counts, uniformly.
+    const double score = any_positive ? std::clamp(t.score, 0.0, 1.0) : 1.0;
+    auto [it, inserted] = relation_bonus.try_emplace(t.relation, 0.0);
+    if (inserted) {
+      const std::vector<std::string> words = RelationWords(t.relation);
+      size_t found = 0;
+      for (const std::string& word : words) found += question_words.contains(word) ? 1 : 0;
+      it->second = words.empty() ? 0.0 : static_cast<double>(found) / words.size();
+    }
+    graph.score.push_back(score);
+    graph.weight.push_back(score * (1.0 + options.relation_match_bonus * it->second));
+  }
+
+  // Topic entities: by id, then by name; failing both, evidence entities named in the question.
+  bool any_topic = false;
+  for (const EntityRef& topic : request.topic_entities) {
+    if (!topic.id.empty()) {
+      auto it = index.find(absl::StrCat("i:", topic.id));
+      if (it != index.end()) {
+        graph.nodes[it->second].topic = true;
+        any_topic = true;
+        continue;
+      }
+    }
+    const std::string norm = NormalizeText(topic.name);
+    if (norm.empty()) continue;
+    for (Node& node : graph.nodes) {
+      if (node.name.norm == norm) {
+        node.topic = true;
+        any_topic = true;
+      }
+    }
+  }
+  if (!any_topic) {
+    const std::string question = NormalizeText(request.question);
+    for (Node& node : graph.nodes) {
+      if (node.name.norm.size() >= 2 && ContainsPhrase(question, node.name.norm)) {
+        node.topic = true;
+      }
+    }
+  }
+
+  graph.reach.assign(graph.nodes.size(), 0.0);
+  graph.reached_via.assign(graph.nodes.size(), -1);
+  for (size_t i = 0; i < graph.nodes.size(); ++i) {
+    if (graph.nodes[i].topic) graph.reach[i] = 1.0;
+  }
+  std::vector<double> next;
+  for (int round = 0; round < options.max_hops; ++round) {
+    next = graph.reach;
+    bool changed = false;
+    for (size_t t = 0; t < graph.ends.size(); ++t) {
+      const auto [head, tail] = graph.ends[t];
+      if (head == tail) continue;
+      for (const auto& [from, to] : {std::pair<int, int>{head, tail}, {tail, head}}) {
+        if (graph.reach[from] <= 0.0 || graph.nodes[to].topic) continue;
+        const double decay = graph.nodes[from].topic ? 1.0 : options.hop_decay;
+        const double value = graph.reach[from] * graph.weight[t] * decay;
+        if (value > next[to]) {
+          next[to] = value;
+          graph.reached_via[to] = static_cast<int>(t);
+          changed = true;
+        }
+      }
+    }
+    graph.reach.swap(next);
+    if (!changed) break;
+  }
+  return graph;
+}
+
+std::string TripleLine(const EvidenceTriple& t) {
+  return absl::StrFormat("(%s, %s, %s) [score %.2f]", t.head.name.empty() ? t.head.id : t.head.name,
+                         t.relation, t.tail.name.empty() ? t.tail.id : t.tail.name, t.score);
+}
+
+// Adds triple `t` and, before it, the chain of triples that reached `from` from a topic.
+void AddWithChain(const EvidenceGraph& graph, int t, int from, std::vector<int>* used,
+                  absl::flat_hash_set<int>* seen) {
+  std::vector<int> chain;
+  int node = from;
+  for (int guard = 0; guard < 16 && node >= 0 && !graph.nodes[node].topic; ++guard) {
+    const int via = graph.reached_via[node];
+    if (via < 0) break;
+    chain.push_back(via);
+    const auto [head, tail] = graph.ends[via];
+    node = head == node ? tail : head;
+  }
+  for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+    if (seen->insert(*it).second) used->push_back(*it);
+  }
+  if (seen->insert(t).second) used->push_back(t);
+}
+
+std::string Rationale(const ReasonRequest& request, const std::vector<int>& used,
+                      absl::string_view heading) {
+  std::string out(heading);
+  for (int t : used) absl::StrAppend(&out, "\n", TripleLine(request.evidence[t]));
+  return out;
+}
+
+bool AskForException(absl::string_view question) {
+  for (const std::string& word : Words(question)) {
+    if (word == "not" || word == "except" || word == "least" || word == "incorrect" ||
+        word == "false" || word == "untrue") {
+      return true;
+    }
+  }
+  return false;
+}
+
+ReasonResult BaseResult() {
+  ReasonResult result;
+  result.backend = std::string(kExtractiveBackend);
+  result.used_llm = false;
+  result.prompt_version = kExtractivePromptVersion;
+  result.parse_status = ParseStatus::kOk;
+  result.agreement = 1.0;
+  return result;
+}
+
+ReasonResult MultipleChoice(const ReasonRequest& request, const EvidenceGraph& graph,
+                            const ExtractiveOptions& options) {
+  ReasonResult result = BaseResult();
+  const int num_options = static_cast<int>(request.options.size());
+  struct Contribution {
+    double value;
+    int triple;
+    int from;  // the reached end
+  };
+  std::vector<double> support(num_options, 0.0);
+  std::vector<std::vector<Contribution>> contributions(num_options);
+  std::vector<double> match(graph.nodes.size());
+  for (int o = 0; o < num_options; ++o) {
+    const NameInfo option = MakeNameInfo(request.options[o]);
+    for (size_t n = 0; n < graph.nodes.size(); ++n) {
+      const double m = NameMatch(option, graph.nodes[n].name);
+      match[n] = m >= options.min_name_match ? m : 0.0;
+    }
+    for (size_t t = 0; t < graph.ends.size(); ++t) {
+      const auto [head, tail] = graph.ends[t];
+      for (const auto& [named, other] : {std::pair<int, int>{head, tail}, {tail, head}}) {
+        if (match[named] <= 0.0 || match[other] > 0.0 || graph.reach[other] <= 0.0) continue;
+        const double decay = graph.nodes[other].topic ? 1.0 : options.hop_decay;
+        const double value = match[named] * graph.reach[other] * graph.weight[t] * decay;
+        support[o] += value;
+        contributions[o].push_back({value, static_cast<int>(t), other});
+      }
+    }
+  }
+
+  std::vector<int> order(num_options);
+  for (int o = 0; o < num_options; ++o) order[o] = o;
+  std::stable_sort(order.begin(), order.end(),
+                   [&support](int a, int b) { return support[a] > support[b]; });
+  const int best = order[0];
+  const double best_support = support[best];
+  const double second_support = num_options > 1 ? support[order[1]] : 0.0;
+
+  auto explain = [&](int o, absl::string_view heading) {
+    std::vector<Contribution> list = contributions[o];
+    std::stable_sort(list.begin(), list.end(), [](const Contribution& a, const Contribution& b) {
+      return a.value > b.value;
+    });
+    std::vector<int> used;
+    absl::flat_hash_set<int> seen;
+    for (const Contribution& c : list) {
+      if (static_cast<int>(used.size()) >= options.max_rationale_lines) break;
+      AddWithChain(graph, c.triple, c.from, &used, &seen);
+    }
+    if (static_cast<int>(used.size()) > options.max_rationale_lines) {
+      used.resize(options.max_rationale_lines);
+    }
+    result.evidence_used = used;
+    result.rationale = Rationale(request, used, heading);
+  };
+
+  if (AskForException(request.question)) {
+    int unsupported = -1;
+    int unsupported_count = 0;
+    for (int o = 0; o < num_options; ++o) {
+      if (support[o] <= 0.0) {
+        unsupported = o;
+        ++unsupported_count;
+      }
+    }
+    result.low_confidence = true;
+    if (unsupported_count == 1) {
+      result.option_index = unsupported;
+      result.option_letter = OptionLetter(unsupported);
+      result.answer = absl::StrCat(result.option_letter, ") ", request.options[unsupported],
+                                   ". The question asks for the exception and this is the only "
+                                   "option the retrieved evidence does not support (extractive "
+                                   "backend; no LLM was used).");
+      result.confidence = 0.0;
+      explain(best, absl::StrCat("Every other option is supported by the evidence, e.g. option ",
+                                 OptionLetter(best), ":"));
+      return result;
+    }
+    result.insufficient_evidence = unsupported_count > 1;
+    result.answer =
+        "No option chosen: the question asks for the exception, and the retrieved evidence does "
+        "not single out exactly one unsupported option (extractive backend; no LLM was used).";
+    result.rationale = absl::StrCat(unsupported_count, " of ", num_options,
+                                    " options have no supporting evidence.");
+    return result;
+  }
+
+  if (best_support <= 0.0) {
+    result.insufficient_evidence = true;
+    result.answer = request.evidence.empty()
+                        ? "No option chosen: no evidence was retrieved (extractive backend; no "
+                          "LLM was used)."
+                        : "No option chosen: no retrieved evidence connects any option to the "
+                          "question's topic entities (extractive backend; no LLM was used).";
+    result.rationale = "No evidence triple links an option to a topic entity.";
+    return result;
+  }
+  result.confidence = best_support;
+  if (second_support >= best_support * (1.0 - 1e-9)) {
+    std::vector<std::string> tied;
+    for (int o : order) {
+      if (support[o] >= best_support * (1.0 - 1e-9)) tied.push_back(OptionLetter(o));
+    }
+    result.low_confidence = true;
+    result.answer =
+        absl::StrCat("No option chosen: the evidence supports options ", absl::StrJoin(tied, ", "),
+                     " equally (extractive backend; no LLM was used).");
+    explain(best, absl::StrCat("Evidence for option ", OptionLetter(best), ":"));
+    return result;
+  }
+  result.low_confidence = second_support >= options.low_confidence_ratio * best_support;
+  result.option_index = best;
+  result.option_letter = OptionLetter(best);
+  result.answer = absl::StrCat(result.option_letter, ") ", request.options[best],
+                               ". Chosen by the extractive backend from the evidence that "
+                               "connects it to the question's topic entities; no LLM was used.");
+  explain(best, "Evidence used:");
+  return result;
+}
+
+bool HasNegation(const std::vector<std::string>& words) {
+  for (const std::string& word : words) {
+    if (word == "not" || word == "no" || word == "never" || word == "cannot" || word == "doesn" ||
+        word == "isn" || word == "aren" || word == "don" || word == "didn" || word == "wasn" ||
+        word == "weren" || word == "nor" || word == "non") {
+      return true;
+    }
+  }
+  return false;
+}
+
+bool ClaimSaysIsA(const std::vector<std::string>& words) {
+  for (size_t i = 0; i + 1 < words.size(); ++i) {
+    const std::string& w = words[i];
+    if (w == "is" || w == "are") {
+      size_t j = i + 1;
+      if (j < words.size() && words[j] == "not") ++j;
+      if (j < words.size() && (words[j] == "a" || words[j] == "an")) return true;
+    }
+    if ((w == "type" || w == "kind" || w == "form" || w == "subclass" || w == "subtype") &&
+        words[i + 1] == "of") {
+      return true;
+    }
+  }
+  return false;
+}
+
+// True when a claim word and a relation word are opposites.
+bool Antonyms(const absl::flat_hash_set<std::string>& claim_words,
+              const std::vector<std::string>& relation_words) {
+  static constexpr std::pair<absl::string_view, absl::string_view> kPairs[] = {
+      {"upregulat", "downregulat"}, {"increas", "decreas"},     {"activat", "inhibit"},
+      {"agonist", "antagonist"},    {"treat", "contraindicat"}, {"induc", "suppress"}};
+  for (const auto& [a, b] : kPairs) {
+    for (const std::string& word : relation_words) {
+      const bool rel_a = absl::StartsWith(word, a);
+      const bool rel_b = absl::StartsWith(word, b);
+      if (!rel_a && !rel_b) continue;
+      for (const std::string& claim_word : claim_words) {
+        if ((rel_a && absl::StartsWith(claim_word, b)) ||
+            (rel_b && absl::StartsWith(claim_word, a))) {
+          return true;
+        }
+      }
+    }
+  }
+  return false;
+}
+
+ReasonResult FactVerification(const ReasonRequest& request, const EvidenceGraph& graph,
+                              const ExtractiveOptions& options) {
+  ReasonResult result = BaseResult();
+  const std::string claim = NormalizeText(request.question);
+  const std::vector<std::string> claim_word_list = Words(request.question);
+  absl::flat_hash_set<std::string> claim_words = ContentWordSet(request.question);
+  if (ClaimSaysIsA(claim_word_list)) claim_words.insert("isa");
+  const bool claim_negated = HasNegation(claim_word_list);
+
+  std::vector<bool> in_claim(graph.nodes.size(), false);
+  for (size_t n = 0; n < graph.nodes.size(); ++n) {
+    const Node& node = graph.nodes[n];
+    in_claim[n] =
+        node.topic || (node.name.norm.size() >= 2 && ContainsPhrase(claim, node.name.norm));
+  }
+  double agree = 0.0;
+  double contradict = 0.0;
+  std::vector<std::pair<double, int>> agreeing, contradicting, related;
+  for (size_t t = 0; t < graph.ends.size(); ++t) {
+    const auto [head, tail] = graph.ends[t];
+    if (head == tail || !in_claim[head] || !in_claim[tail]) continue;
+    const EvidenceTriple& triple = request.evidence[t];
+    const std::vector<std::string> relation_words = RelationWords(triple.relation);
+    const bool relation_negated = HasNegation(Words(triple.relation));
+    bool direct = false;
+    for (const std::string& word : relation_words) direct |= claim_words.contains(word);
+    const double s = graph.score[t];
+    if (direct) {
+      if (relation_negated == claim_negated) {
+        agree += s;
+        agreeing.emplace_back(s, static_cast<int>(t));
+      } else {
+        contradict += s;
+        contradicting.emplace_back(s, static_cast<int>(t));
+      }
+    } else if (!claim_negated && Antonyms(claim_words, relation_words)) {
+      contradict += s;
+      contradicting.emplace_back(s, static_cast<int>(t));
+    } else {
+      related.emplace_back(s, static_cast<int>(t));
+    }
+  }
+  auto by_score = [](const std::pair<double, int>& a, const std::pair<double, int>& b) {
+    return a.first > b.first;
+  };
+  std::stable_sort(agreeing.begin(), agreeing.end(), by_score);
+  std::stable_sort(contradicting.begin(), contradicting.end(), by_score);
+  std::stable_sort(related.begin(), related.end(), by_score);
+  std::vector<int> used;
+  auto take = [&](const std::vector<std::pair<double, int>>& list) {
+    for (const auto& [s, t] : list) {
+      if (static_cast<int>(used.size()) >= options.max_rationale_lines) return;
+      used.push_back(t);
+    }
+  };
+
+  const double lo = std::min(agree, contradict);
+  const double hi = std::max(agree, contradict);
+  if (agree > contradict) {
+    result.fact_label = FactLabel::kSupported;
+    result.answer =
+        "SUPPORTED: the retrieved evidence states the relation the claim makes "
+        "(extractive backend; no LLM was used).";
+    take(agreeing);
+    take(contradicting);
+  } else if (contradict > agree) {
+    result.fact_label = FactLabel::kRefuted;
+    result.answer =
+        "REFUTED: the retrieved evidence states the opposite of the claim "
+        "(extractive backend; no LLM was used).";
+    take(contradicting);
+    take(agreeing);
+  } else {
+    result.fact_label = FactLabel::kUnknown;
+    result.insufficient_evidence = hi <= 0.0;
+    result.answer = hi > 0.0 ? "UNKNOWN: the retrieved evidence both supports and contradicts "
+                               "the claim equally (extractive backend; no LLM was used)."
+                             : "UNKNOWN: no retrieved evidence states or denies the claim's "
+                               "relation between its entities (extractive backend; no LLM was "
+                               "used).";
+    take(agreeing);
+    take(contradicting);
+    take(related);
+  }
+  result.confidence = hi;
+  result.low_confidence = result.fact_label == FactLabel::kUnknown ||
+                          (lo > 0.0 && lo >= options.low_confidence_ratio * hi);
+  result.evidence_used = used;
+  result.rationale = used.empty() ? "No evidence triple links two entities of the claim."
+                                  : Rationale(request, used, "Evidence used:");
+  return result;
+}
+
+// "a -[r]-> b <-[s]- c": a path walked from its topic end, each triple oriented as walked.
+std::string RenderPath(const ReasonRequest& request, const EvidenceGraph& graph,
+                       const std::vector<int>& triples) {
+  if (triples.empty()) return "";
+  const auto [first_head, first_tail] = graph.ends[triples[0]];
+  int current = first_head;
+  if (triples.size() > 1) {
+    const auto [h2, t2] = graph.ends[triples[1]];
+    // Start at the end of the first triple not shared with the second.
+    current = (first_tail == h2 || first_tail == t2) ? first_head : first_tail;
+  } else if (graph.nodes[first_tail].topic && !graph.nodes[first_head].topic) {
+    current = first_tail;
+  }
+  std::string out = graph.nodes[current].display;
+  for (int t : triples) {
+    const auto [head, tail] = graph.ends[t];
+    const std::string& relation = request.evidence[t].relation;
+    if (head == current) {
+      absl::StrAppend(&out, " -[", relation, "]-> ", graph.nodes[tail].display);
+      current = tail;
+    } else {
+      absl::StrAppend(&out, " <-[", relation, "]- ", graph.nodes[head].display);
+      current = head;
+    }
+  }
+  return out;
+}
+
+ReasonResult Open(const ReasonRequest& request, const EvidenceGraph& graph,
+                  const ExtractiveOptions& options) {
+  ReasonResult result = BaseResult();
+  std::vector<std::vector<int>> chosen;
+  std::vector<double> chosen_scores;
+  if (!request.paths.empty()) {
+    std::vector<int> order(request.paths.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
+    std::stable_sort(order.begin(), order.end(), [&request](int a, int b) {
+      return request.paths[a].score > request.paths[b].score;
+    });
+    for (int p : order) {
+      if (static_cast<int>(chosen.size()) >= options.max_open_paths) break;
+      if (request.paths[p].triple_indices.empty()) continue;
+      chosen.push_back(request.paths[p].triple_indices);
+      chosen_scores.push_back(request.paths[p].score);
+    }
+  }
+  if (chosen.empty()) {
+    // No paths: the best triples that touch a topic entity (any triple when none does).
+    const std::vector<int> by_score = EvidenceByScore(request.evidence);
+    for (bool require_topic : {true, false}) {
+      for (int t : by_score) {
+        if (static_cast<int>(chosen.size()) >= options.max_open_paths) break;
+        const auto [head, tail] = graph.ends[t];
+        if (require_topic && !graph.nodes[head].topic && !graph.nodes[tail].topic) continue;
+        chosen.push_back({t});
+        chosen_scores.push_back(request.evidence[t].score);
+      }
+      if (!chosen.empty()) break;
+    }
+  }
+  if (chosen.empty()) {
+    result.insufficient_evidence = true;
+    result.answer = "No answer: no evidence was retrieved (extractive backend; no LLM was used).";
+    result.rationale = "No evidence.";
+    return result;
+  }
+  result.answer = "From the retrieved evidence (extractive backend; no LLM was used):";
+  absl::flat_hash_set<int> seen;
+  for (size_t i = 0; i < chosen.size(); ++i) {
+    absl::StrAppend(&result.answer, "\n", i + 1, ". ", RenderPath(request, graph, chosen[i]),
+                    absl::StrFormat(" (score %.2f)", chosen_scores[i]));
+    for (int t : chosen[i]) {
+      if (seen.insert(t).second) result.evidence_used.push_back(t);
+    }
+  }
+  result.confidence = chosen_scores[0];
+  result.rationale = Rationale(request, result.evidence_used, "Evidence used:");
+  return result;
+}
+
+}  // namespace
+
+ReasonResult ReasonExtractively(const ReasonRequest& request, Task task,
+                                const ExtractiveOptions& options) {
+  const EvidenceGraph graph = BuildGraph(request, options);
+  switch (task) {
+    case Task::kFactVerification:
+      return FactVerification(request, graph, options);
+    case Task::kOpen:
+      return Open(request, graph, options);
+    case Task::kMultipleChoice:
+    case Task::kUnspecified:
+      break;
+  }
+  return MultipleChoice(request, graph, options);
+}
+
+}  // namespace ibgraphrag::reasoner

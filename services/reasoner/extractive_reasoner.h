@@ -1,0 +1,72 @@
+// The extractive backend: answers from the retrieved evidence alone, deterministically, with no
+// LLM. It is the embedded default and the fallback when an LLM backend fails.
+//
+// Evidence graph. Entities are the evidence triples' heads and tails, identified by id when
+// present, by normalised name otherwise. Topic entities are the request's (matched on id, then
+// name); without any that occur in the evidence, evidence entities whose names occur in the
+// question stand in. Each triple weighs w = clamp(score, 0, 1) * (1 + relation_match_bonus * f),
+// f = share of the relation's content words found in the question. reach(topic) = 1 and, over
+// up to max_hops rounds, reach(v) = max over triples (u, v) of reach(u) * w * (u is a topic ?
+// 1 : hop_decay): the best score-weighted, length-discounted path from a topic entity.
+//
+// Multiple choice. An option names an entity when their normalised names are equal (match 1),
+// one's words contain the other's (0.6 + 0.4 * shared / larger word count) or their word
+// Jaccard is at least min_name_match; differing numbers ("type 1" vs "type 2") never match.
+// support(option) = sum over triples (u, e) with e named by the option and u reached, u not
+// named by the option, of match * reach(u) * w * (u is a topic ? 1 : hop_decay). The best
+// option wins; zero support means insufficient evidence and no choice; a tie means no choice
+// and low confidence. Questions asking for the exception ("not", "except", "least") choose
+// the only unsupported option when every other option is supported, and are flagged low
+// confidence.
+//
+// Fact verification. Claim entities are topic entities plus evidence entities named in the
+// claim. A triple linking two claim entities whose relation words (stemmed, entity-type words
+// such as "gene" ignored, "is a"/"type of" folded together) occur in the claim agrees with it
+// when both or neither are negated ("not", "no", "never", "does not", "contraindicates"), and
+// contradicts it otherwise; a relation that is the antonym of a claim word (upregulates /
+// downregulates, increases / decreases, activates / inhibits, treats / contraindicates)
+// contradicts a positive claim. Score-weighted agreement vs contradiction decides SUPPORTED or
+// REFUTED; neither, or a tie, is UNKNOWN. Absence of evidence is never read as REFUTED. The
+// rule does not understand the claim beyond entity names, relation words and negation cues.
+//
+// Open questions. The best reasoning paths (or, without paths, the best triples touching a
+// topic entity) rendered as "head -[relation]-> tail" chains.
+#ifndef IBGRAPHRAG_SERVICES_REASONER_EXTRACTIVE_REASONER_H_
+#define IBGRAPHRAG_SERVICES_REASONER_EXTRACTIVE_REASONER_H_
+
+#include "services/reasoner/reasoner_types.h"
+
+namespace ibgraphrag::reasoner {
+
+struct ExtractiveOptions {
+  // Rounds of reach propagation: paths of up to this many triples from a topic entity to the
+  // triple that touches an option lend support.
+  int max_hops = 3;
+  // Multiplier per intermediate entity on a path, so a 2-triple path counts half a direct one.
+  double hop_decay = 0.5;
+  // Smallest option-to-entity name match in [0, 1] for word-overlap matches.
+  double min_name_match = 0.6;
+  // Extra triple weight, up to this fraction, when the relation's words occur in the question.
+  double relation_match_bonus = 0.5;
+  // The answer is low confidence when the runner-up has at least this share of the winner's
+  // support.
+  double low_confidence_ratio = 0.8;
+  // Evidence lines listed in the rationale.
+  int max_rationale_lines = 8;
+  // Reasoning paths (or triples) rendered for open questions.
+  int max_open_paths = 3;
+};
+
+// Prompt version reported by extractive results.
+inline constexpr char kExtractivePromptVersion[] = "extractive.v1";
+
+// Answers `request` for the resolved `task`. Never fails: empty or unhelpful evidence gives an
+// answer flagged insufficient_evidence. Fills answer, option/label, rationale, confidence,
+// low_confidence, insufficient_evidence, evidence_used, backend ("extractive"), used_llm
+// (false) and prompt_version; timings are left to the caller.
+ReasonResult ReasonExtractively(const ReasonRequest& request, Task task,
+                                const ExtractiveOptions& options);
+
+}  // namespace ibgraphrag::reasoner
+
+#endif  // IBGRAPHRAG_SERVICES_REASONER_EXTRACTIVE_REASONER_H_

@@ -1,0 +1,274 @@
+#include "services/reasoner/extractive_reasoner.h"
+
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace ibgraphrag::reasoner {
+namespace {
+
+using ::testing::Contains;
+using ::testing::HasSubstr;
+
+EvidenceTriple Triple(std::string head_id, std::string head, std::string relation,
+                      std::string tail_id, std::string tail, double score) {
+  EvidenceTriple t;
+  t.head = {std::move(head_id), std::move(head)};
+  t.relation = std::move(relation);
+  t.tail = {std::move(tail_id), std::move(tail)};
+  t.score = score;
+  return t;
+}
+
+ReasonRequest MiRequest() {
+  ReasonRequest request;
+  request.task = Task::kMultipleChoice;
+  request.question = "Which drug is used to treat myocardial infarction?";
+  request.options = {"Metformin", "Aspirin", "Levothyroxine", "Omeprazole"};
+  request.topic_entities = {{"DOID:5844", "myocardial infarction"}};
+  request.evidence = {
+      Triple("DB:metformin", "Metformin", "treats", "DOID:9352", "Type 2 diabetes mellitus", 0.8),
+      Triple("DB:aspirin", "Aspirin", "treats", "DOID:5844", "Myocardial infarction", 0.9),
+      Triple("DOID:5844", "Myocardial infarction", "presents", "SYM:chest", "Chest pain", 0.6),
+      Triple("DB:omeprazole", "Omeprazole", "causes", "SE:headache", "Headache", 0.3),
+      Triple("DOID:9352", "Type 2 diabetes mellitus", "resembles", "DOID:5844",
+             "Myocardial infarction", 0.2),
+  };
+  return request;
+}
+
+TEST(ExtractiveMultipleChoiceTest, PicksTheOptionTheEvidenceConnectsToTheTopic) {
+  const ReasonResult result =
+      ReasonExtractively(MiRequest(), Task::kMultipleChoice, ExtractiveOptions());
+  EXPECT_EQ(result.option_index, 1);
+  EXPECT_EQ(result.option_letter, "B");
+  EXPECT_FALSE(result.insufficient_evidence);
+  EXPECT_FALSE(result.low_confidence);
+  EXPECT_FALSE(result.used_llm);
+  EXPECT_EQ(result.backend, "extractive");
+  EXPECT_EQ(result.prompt_version, "extractive.v1");
+  EXPECT_THAT(result.answer, HasSubstr("B) Aspirin"));
+  EXPECT_THAT(result.answer, HasSubstr("no LLM was used"));
+  EXPECT_THAT(result.rationale, HasSubstr("(Aspirin, treats, Myocardial infarction)"));
+  EXPECT_THAT(result.evidence_used, Contains(1));
+  EXPECT_GT(result.confidence, 0.0);
+}
+
+TEST(ExtractiveMultipleChoiceTest, WeighsADirectLinkAboveAStrongerTwoHopPath) {
+  ReasonRequest request;
+  request.question = "Which gene is linked to disease D?";
+  request.options = {"GENE1", "GENE2"};
+  request.topic_entities = {{"D", "disease D"}};
+  request.evidence = {
+      Triple("D", "disease D", "associates", "G1", "GENE1", 0.5),
+      Triple("D", "disease D", "associates", "X", "GENE9", 0.9),
+      Triple("X", "GENE9", "interacts", "G2", "GENE2", 0.9),
+  };
+  // GENE1: 0.5; GENE2: 0.9 * 0.9 * hop_decay 0.5 = 0.405.
+  const ReasonResult result =
+      ReasonExtractively(request, Task::kMultipleChoice, ExtractiveOptions());
+  EXPECT_EQ(result.option_index, 0);
+  EXPECT_TRUE(result.low_confidence);  // 0.405 >= 0.8 * 0.5
+}
+
+TEST(ExtractiveMultipleChoiceTest, ShowsTheWholePathFromTheTopicInTheRationale) {
+  ReasonRequest request;
+  request.question = "Which gene is linked to disease D?";
+  request.options = {"GENE2", "GENE3"};
+  request.topic_entities = {{"D", "disease D"}};
+  request.evidence = {
+      Triple("D", "disease D", "associates", "X", "GENE9", 0.9),
+      Triple("X", "GENE9", "interacts", "G2", "GENE2", 0.9),
+  };
+  const ReasonResult result =
+      ReasonExtractively(request, Task::kMultipleChoice, ExtractiveOptions());
+  ASSERT_EQ(result.option_index, 0);
+  EXPECT_EQ(result.evidence_used, (std::vector<int>{0, 1}));
+}
+
+TEST(ExtractiveMultipleChoiceTest, ChoosesNothingWhenNoOptionIsConnected) {
+  ReasonRequest request = MiRequest();
+  request.options = {"Insulin", "Levothyroxine"};
+  const ReasonResult result =
+      ReasonExtractively(request, Task::kMultipleChoice, ExtractiveOptions());
+  EXPECT_EQ(result.option_index, -1);
+  EXPECT_EQ(result.option_letter, "");
+  EXPECT_TRUE(result.insufficient_evidence);
+  EXPECT_THAT(result.answer, HasSubstr("no LLM was used"));
+}
+
+TEST(ExtractiveMultipleChoiceTest, FlagsEmptyEvidenceAsInsufficient) {
+  ReasonRequest request = MiRequest();
+  request.evidence.clear();
+  const ReasonResult result =
+      ReasonExtractively(request, Task::kMultipleChoice, ExtractiveOptions());
+  EXPECT_EQ(result.option_index, -1);
+  EXPECT_TRUE(result.insufficient_evidence);
+  EXPECT_THAT(result.answer, HasSubstr("no evidence was retrieved"));
+}
+
+TEST(ExtractiveMultipleChoiceTest, ChoosesNothingOnATie) {
+  ReasonRequest request;
+  request.question = "Which drug treats D?";
+  request.options = {"Drug A", "Drug B"};
+  request.topic_entities = {{"D", "D"}};
+  request.evidence = {Triple("A", "Drug A", "treats", "D", "D", 0.7),
+                      Triple("B", "Drug B", "treats", "D", "D", 0.7)};
+  const ReasonResult result =
+      ReasonExtractively(request, Task::kMultipleChoice, ExtractiveOptions());
+  EXPECT_EQ(result.option_index, -1);
+  EXPECT_TRUE(result.low_confidence);
+  EXPECT_FALSE(result.insufficient_evidence);
+  EXPECT_THAT(result.answer, HasSubstr("A, B"));
+}
+
+TEST(ExtractiveMultipleChoiceTest, DoesNotMatchNamesThatDifferInANumber) {
+  ReasonRequest request;
+  request.question = "Which disease presents polyuria?";
+  request.options = {"Type 1 diabetes", "Hypertension"};
+  request.topic_entities = {{"S", "polyuria"}};
+  request.evidence = {Triple("T2", "Type 2 diabetes", "presents", "S", "Polyuria", 0.9)};
+  const ReasonResult result =
+      ReasonExtractively(request, Task::kMultipleChoice, ExtractiveOptions());
+  EXPECT_EQ(result.option_index, -1);
+  EXPECT_TRUE(result.insufficient_evidence);
+}
+
+TEST(ExtractiveMultipleChoiceTest, MatchesOptionTextContainingTheEntityName) {
+  ReasonRequest request = MiRequest();
+  request.options = {"Oral metformin", "Low-dose aspirin therapy", "Levothyroxine"};
+  const ReasonResult result =
+      ReasonExtractively(request, Task::kMultipleChoice, ExtractiveOptions());
+  EXPECT_EQ(result.option_index, 1);
+}
+
+TEST(ExtractiveMultipleChoiceTest, FindsTopicEntitiesInTheQuestionWhenNoneAreGiven) {
+  ReasonRequest request = MiRequest();
+  request.topic_entities.clear();
+  const ReasonResult result =
+      ReasonExtractively(request, Task::kMultipleChoice, ExtractiveOptions());
+  EXPECT_EQ(result.option_index, 1);
+}
+
+TEST(ExtractiveMultipleChoiceTest, AnswersAnExceptQuestionWithTheOnlyUnsupportedOption) {
+  ReasonRequest request;
+  request.question = "All of the following present in migraine EXCEPT:";
+  request.options = {"Nausea", "Photophobia", "Polyuria"};
+  request.topic_entities = {{"M", "migraine"}};
+  request.evidence = {Triple("M", "Migraine", "presents", "N", "Nausea", 0.9),
+                      Triple("M", "Migraine", "presents", "P", "Photophobia", 0.8)};
+  const ReasonResult result =
+      ReasonExtractively(request, Task::kMultipleChoice, ExtractiveOptions());
+  EXPECT_EQ(result.option_index, 2);
+  EXPECT_TRUE(result.low_confidence);
+}
+
+ReasonRequest Claim(std::string claim, std::vector<EvidenceTriple> evidence) {
+  ReasonRequest request;
+  request.task = Task::kFactVerification;
+  request.question = std::move(claim);
+  request.evidence = std::move(evidence);
+  return request;
+}
+
+TEST(ExtractiveFactTest, SupportsAClaimTheEvidenceStates) {
+  const ReasonResult result = ReasonExtractively(
+      Claim("metronidazole treats crohn's disease",
+            {Triple("DB:m", "Metronidazole", "treats", "DOID:8778", "Crohn's disease", 0.8),
+             Triple("DOID:8778", "Crohn's disease", "presents", "S:d", "Diarrhea", 0.9)}),
+      Task::kFactVerification, ExtractiveOptions());
+  EXPECT_EQ(result.fact_label, FactLabel::kSupported);
+  EXPECT_FALSE(result.insufficient_evidence);
+  EXPECT_EQ(result.evidence_used.front(), 0);
+  EXPECT_THAT(result.answer, HasSubstr("no LLM was used"));
+}
+
+TEST(ExtractiveFactTest, RefutesANegatedClaimTheEvidenceContradicts) {
+  const ReasonResult result =
+      ReasonExtractively(Claim("KLEEFSTRA SYNDROME 1 is not associated with Gene EHMT1",
+                               {Triple("DOID:k", "Kleefstra syndrome 1", "disease associates gene",
+                                       "G:EHMT1", "EHMT1", 0.7)}),
+                         Task::kFactVerification, ExtractiveOptions());
+  EXPECT_EQ(result.fact_label, FactLabel::kRefuted);
+}
+
+TEST(ExtractiveFactTest, RefutesANegatedIsAClaim) {
+  const ReasonResult result =
+      ReasonExtractively(Claim("enhanced S-cone syndrome is not a vitreoretinal degeneration",
+                               {Triple("DOID:e", "enhanced S-cone syndrome", "is a", "DOID:v",
+                                       "vitreoretinal degeneration", 1.0)}),
+                         Task::kFactVerification, ExtractiveOptions());
+  EXPECT_EQ(result.fact_label, FactLabel::kRefuted);
+}
+
+TEST(ExtractiveFactTest, RefutesAClaimWhoseRelationIsTheOpposite) {
+  const ReasonResult result = ReasonExtractively(
+      Claim("Liver upregulates ALB",
+            {Triple("A:liver", "Liver", "anatomy downregulates gene", "G:alb", "ALB", 0.6)}),
+      Task::kFactVerification, ExtractiveOptions());
+  EXPECT_EQ(result.fact_label, FactLabel::kRefuted);
+}
+
+TEST(ExtractiveFactTest, SaysUnknownWhenTheEvidenceDoesNotLinkTheClaimsEntities) {
+  const ReasonResult result = ReasonExtractively(
+      Claim("metronidazole treats crohn's disease",
+            {Triple("DB:m", "Metronidazole", "treats", "DOID:x", "Bacterial vaginosis", 0.8)}),
+      Task::kFactVerification, ExtractiveOptions());
+  EXPECT_EQ(result.fact_label, FactLabel::kUnknown);
+  EXPECT_TRUE(result.insufficient_evidence);
+}
+
+TEST(ExtractiveFactTest, SaysUnknownWhenTheLinkingRelationIsNotTheClaimed) {
+  const ReasonResult result = ReasonExtractively(
+      Claim("metronidazole treats crohn's disease",
+            {Triple("DB:m", "Metronidazole", "causes", "DOID:8778", "Crohn's disease", 0.8)}),
+      Task::kFactVerification, ExtractiveOptions());
+  EXPECT_EQ(result.fact_label, FactLabel::kUnknown);
+  EXPECT_EQ(result.evidence_used, (std::vector<int>{0}));
+}
+
+TEST(ExtractiveOpenTest, RendersTheBestPathsAsChainsFromTheTopic) {
+  ReasonRequest request;
+  request.task = Task::kOpen;
+  request.question = "How is metformin related to polyuria?";
+  request.topic_entities = {{"DB:metformin", "metformin"}};
+  request.evidence = {
+      Triple("DB:metformin", "Metformin", "treats", "DOID:9352", "Type 2 diabetes", 0.9),
+      Triple("DOID:9352", "Type 2 diabetes", "presents", "S:polyuria", "Polyuria", 0.8),
+      Triple("DB:metformin", "Metformin", "binds", "G:prkab1", "PRKAB1", 0.3),
+  };
+  request.paths = {{{2}, 0.3}, {{0, 1}, 0.72}};
+  const ReasonResult result = ReasonExtractively(request, Task::kOpen, ExtractiveOptions());
+  EXPECT_THAT(result.answer, HasSubstr("no LLM was used"));
+  const size_t best =
+      result.answer.find("1. Metformin -[treats]-> Type 2 diabetes -[presents]-> Polyuria");
+  const size_t second = result.answer.find("2. Metformin -[binds]-> PRKAB1");
+  ASSERT_NE(best, std::string::npos) << result.answer;
+  ASSERT_NE(second, std::string::npos) << result.answer;
+  EXPECT_EQ(result.evidence_used, (std::vector<int>{0, 1, 2}));
+}
+
+TEST(ExtractiveOpenTest, UsesTopTriplesWhenThereAreNoPaths) {
+  ReasonRequest request;
+  request.task = Task::kOpen;
+  request.question = "What does migraine present with?";
+  request.topic_entities = {{"M", "migraine"}};
+  request.evidence = {Triple("X", "Other", "presents", "Y", "Thing", 0.99),
+                      Triple("M", "Migraine", "presents", "N", "Nausea", 0.5)};
+  const ReasonResult result = ReasonExtractively(request, Task::kOpen, ExtractiveOptions());
+  EXPECT_THAT(result.answer, HasSubstr("1. Migraine -[presents]-> Nausea"));
+  EXPECT_EQ(result.evidence_used, (std::vector<int>{1}));
+}
+
+TEST(ExtractiveOpenTest, FlagsEmptyEvidence) {
+  ReasonRequest request;
+  request.task = Task::kOpen;
+  request.question = "What does migraine present with?";
+  const ReasonResult result = ReasonExtractively(request, Task::kOpen, ExtractiveOptions());
+  EXPECT_TRUE(result.insufficient_evidence);
+}
+
+}  // namespace
+}  // namespace ibgraphrag::reasoner

@@ -1,0 +1,168 @@
+// Plain request/result types of the reasoning service. They mirror protos/ibgraphrag/v1/
+// reasoner.proto field for field so the gRPC layer is a mechanical copy; nothing here knows gRPC.
+#ifndef IBGRAPHRAG_SERVICES_REASONER_REASONER_TYPES_H_
+#define IBGRAPHRAG_SERVICES_REASONER_REASONER_TYPES_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/strings/string_view.h"
+
+namespace ibgraphrag::reasoner {
+
+// Backend name of the extractive backend (the empty name selects it too).
+inline constexpr absl::string_view kExtractiveBackend = "extractive";
+
+// What kind of question is asked; decides the prompt template, the parser and the answer fields.
+enum class Task {
+  // Resolved to kMultipleChoice when options are given, kOpen otherwise (see ResolveTask).
+  kUnspecified = 0,
+  kMultipleChoice = 1,
+  kFactVerification = 2,
+  kOpen = 3,
+};
+
+// Verdict for kFactVerification; kUnspecified for the other tasks.
+enum class FactLabel {
+  kUnspecified = 0,
+  kSupported = 1,
+  kRefuted = 2,
+  // The evidence (or the model's output) does not decide the claim.
+  kUnknown = 3,
+};
+
+enum class ParseStatus {
+  // The answer was read from the output (always the case for the extractive backend).
+  kOk = 0,
+  // Nothing could be read without guessing: `answer` holds the raw output, no option or label set.
+  kUnparseable = 1,
+};
+
+// A KG entity as the evidence names it.
+struct EntityRef {
+  // Stable external id ("DOID:9352", "DrugBank:DB00945"); may be empty. Entities are matched on
+  // this id when both sides have one, on their normalised names otherwise.
+  std::string id;
+  std::string name;  // preferred name, used in prompts and for matching option text
+};
+
+// One retrieved triple.
+struct EvidenceTriple {
+  EntityRef head;
+  std::string relation;              // readable relation name, e.g. "drug treats disease"
+  std::string relation_description;  // one sentence for the prompt; may be empty
+  EntityRef tail;
+  // Retriever relevance in [0, 1], higher is better; 0 when unscored. Values outside [0, 1] are
+  // clamped; when every score is <= 0 all triples weigh the same.
+  double score = 0.0;
+  std::string source;  // data source that asserted the triple ("hetionet", ...)
+  // Hop distance from the nearest topic entity (1 = touches one); 0 when unknown.
+  int hop = 0;
+};
+
+// A chain of evidence triples starting at a topic entity.
+struct ReasoningPath {
+  std::vector<int> triple_indices;  // indices into ReasonRequest::evidence, in path order
+  double score = 0.0;               // higher is better
+};
+
+// Several samples at different temperatures and a majority vote.
+struct SelfConsistencyOptions {
+  // Number of samples, 1..16; 0 or 1 disables voting (one sample). When 0 and `temperatures`
+  // is non-empty, one sample per temperature.
+  int samples = 0;
+  // One temperature per sample, each in [0, 2]; empty means the schedule 0, 0.3, 0.5, 0.7, 0.9,
+  // 1.0, 1.0, ... (see SampleTemperatures).
+  std::vector<double> temperatures;
+};
+
+struct ReasonRequest {
+  Task task = Task::kUnspecified;
+  // UTF-8, 1 byte .. 16 KiB; for kFactVerification, the claim. Patient data: never logged.
+  std::string question;
+  // Options for kMultipleChoice (2..26, each <= 1 KiB), lettered A..Z by position.
+  std::vector<std::string> options;
+  // Retrieved evidence, at most 1,000 triples, any order (prompts sort by score).
+  std::vector<EvidenceTriple> evidence;
+  std::vector<ReasoningPath> paths;
+  // Entities found in the question. When empty, the extractive backend uses evidence entities
+  // whose names occur in the question.
+  std::vector<EntityRef> topic_entities;
+  // "" or "extractive" = the extractive backend; otherwise a configured LLM backend name.
+  std::string backend;
+  SelfConsistencyOptions self_consistency;
+  // Evidence budget in approximate tokens (characters / 4, see prompt_builder.h); 0 = default.
+  int evidence_token_budget = 0;
+  // Opaque id for log lines; never interpreted.
+  std::string request_id;
+};
+
+// One self-consistency sample's answer, in sample order.
+struct Vote {
+  double temperature = 0.0;
+  // Option letter, fact label name or normalised free-text answer; empty when unparseable.
+  std::string answer;
+};
+
+// Wall time spent in one stage: "prompt_build", "llm", "parse", "extractive".
+struct StageTiming {
+  std::string stage;
+  double duration_ms = 0.0;
+};
+
+// Something that did not work as configured; an answer was produced anyway.
+struct Degradation {
+  std::string component;  // "llm"
+  std::string reason;     // e.g. "backend 'vllm' UNAVAILABLE: ...; answered extractively"
+};
+
+struct ReasonResult {
+  // The answer as text: "B) Aspirin" for multiple choice, "SUPPORTED" (+ explanation) for fact
+  // verification, free text for open questions; the raw output when unparseable.
+  std::string answer;
+  int option_index = -1;      // chosen option, 0-based; -1 when none could be chosen
+  std::string option_letter;  // "A".."Z"; empty when none
+  FactLabel fact_label = FactLabel::kUnspecified;
+  std::string rationale;   // evidence lines used, or the model's explanation
+  std::string raw_output;  // the LLM's raw output (winning sample); empty for extractive
+  ParseStatus parse_status = ParseStatus::kOk;
+  std::string backend;  // backend that produced the answer ("extractive" or an LLM backend)
+  bool used_llm = false;
+  // Empty evidence, or evidence that does not connect any option/claim to the topic entities.
+  bool insufficient_evidence = false;
+  // Extractive: a tie or a runner-up within 80% of the winner. LLM: agreement below 0.5.
+  bool low_confidence = false;
+  // Extractive: weighted evidence support of the chosen answer (>= 0). LLM: equals `agreement`.
+  double confidence = 0.0;
+  // Share of self-consistency samples agreeing with the answer, in [0, 1]; 1 without voting.
+  double agreement = 1.0;
+  std::vector<Vote> votes;     // one per LLM sample; empty for extractive
+  std::string prompt_version;  // "mcq.v1", ...; "extractive.v1" for the extractive backend
+  // Indices into ReasonRequest::evidence that the prompt contained (LLM) or the answer used
+  // (extractive), best first.
+  std::vector<int> evidence_used;
+  int evidence_dropped = 0;  // triples left out of the prompt by the token budget
+  std::vector<Degradation> degradations;
+  std::vector<StageTiming> timings;
+
+  bool degraded() const { return !degradations.empty(); }
+};
+
+// Names as the proto spells their suffix: "MULTIPLE_CHOICE", "SUPPORTED", ...
+absl::string_view TaskName(Task task);
+absl::string_view FactLabelName(FactLabel label);
+
+// kUnspecified becomes kMultipleChoice with options, kOpen without.
+Task ResolveTask(const ReasonRequest& request);
+
+// The option letter for a 0-based position ("A" for 0); "" outside 0..25.
+std::string OptionLetter(int index);
+
+// The temperature of every sample: `options.temperatures` when given, else the default schedule.
+// Assumes the options passed ValidateRequest.
+std::vector<double> SampleTemperatures(const SelfConsistencyOptions& options);
+
+}  // namespace ibgraphrag::reasoner
+
+#endif  // IBGRAPHRAG_SERVICES_REASONER_REASONER_TYPES_H_

@@ -1,0 +1,96 @@
+#include "services/reasoner/text_util.h"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_split.h"
+
+namespace ibgraphrag::reasoner {
+namespace {
+
+bool IsWordByte(unsigned char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c >= 0x80;
+}
+
+}  // namespace
+
+std::string NormalizeText(absl::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  bool pending_space = false;
+  for (unsigned char c : text) {
+    if (IsWordByte(c)) {
+      if (pending_space && !out.empty()) out.push_back(' ');
+      pending_space = false;
+      out.push_back(c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : static_cast<char>(c));
+    } else {
+      pending_space = true;
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> Words(absl::string_view text) {
+  return absl::StrSplit(NormalizeText(text), ' ', absl::SkipEmpty());
+}
+
+bool IsStopWord(absl::string_view word) {
+  static const auto* const kStopWords = new absl::flat_hash_set<absl::string_view>({
+      "a",     "an",    "the",       "of",     "and",  "or",    "in",   "on",    "at",
+      "to",    "for",   "with",      "by",     "from", "as",    "is",   "are",   "was",
+      "were",  "be",    "been",      "being",  "it",   "its",   "this", "that",  "these",
+      "those", "which", "what",      "who",    "whom", "whose", "how",  "why",   "when",
+      "where", "do",    "does",      "did",    "has",  "have",  "had",  "can",   "could",
+      "may",   "might", "would",     "should", "will", "shall", "most", "more",  "following",
+      "true",  "false", "statement", "about",  "into", "than",  "then", "there", "their",
+      "such",  "also",  "all",       "any",    "some", "one",   "each", "other", "between",
+  });
+  return kStopWords->contains(word);
+}
+
+std::string StemWord(absl::string_view word) {
+  if (word.size() <= 4) return std::string(word);
+  // Longest suffixes first so "associations" loses "ations" rather than "s".
+  static constexpr absl::string_view kSuffixes[] = {
+      "ations", "ation", "ments", "ment", "ings", "ing", "ions", "ion", "ies", "es", "ed", "s"};
+  for (absl::string_view suffix : kSuffixes) {
+    if (word.size() >= suffix.size() + 4 && absl::EndsWith(word, suffix)) {
+      return std::string(word.substr(0, word.size() - suffix.size()));
+    }
+  }
+  return std::string(word);
+}
+
+std::vector<std::string> ContentWords(absl::string_view text) {
+  std::vector<std::string> words = Words(text);
+  std::vector<std::string> out;
+  out.reserve(words.size());
+  for (const std::string& word : words) {
+    if (IsStopWord(word)) continue;
+    out.push_back(StemWord(word));
+  }
+  return out;
+}
+
+bool ContainsPhrase(absl::string_view haystack, absl::string_view needle) {
+  if (needle.empty() || needle.size() > haystack.size()) return false;
+  size_t pos = 0;
+  while ((pos = haystack.find(needle, pos)) != absl::string_view::npos) {
+    const bool starts_word = pos == 0 || haystack[pos - 1] == ' ';
+    const size_t end = pos + needle.size();
+    const bool ends_word = end == haystack.size() || haystack[end] == ' ';
+    if (starts_word && ends_word) return true;
+    ++pos;
+  }
+  return false;
+}
+
+bool IsNumberWord(absl::string_view word) {
+  return !word.empty() &&
+         std::all_of(word.begin(), word.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+}  // namespace ibgraphrag::reasoner

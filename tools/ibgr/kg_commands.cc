@@ -1,0 +1,372 @@
+#include "tools/ibgr/kg_commands.h"
+
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+
+#include "absl/flags/flag.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/time/clock.h"
+#include "common/grpc_status.h"
+#include "grpc/health/v1/health.grpc.pb.h"
+#include "ibgraphrag/v1/kgstore.grpc.pb.h"
+#include "services/kgstore/import/embedded_kg.h"
+#include "services/kgstore/import/hetionet_importer.h"
+#include "services/kgstore/import/ontology_importers.h"
+#include "services/kgstore/import/synthetic_kg.h"
+#include "services/kgstore/import/tabular_importers.h"
+#include "services/kgstore/kg_builder.h"
+#include "services/kgstore/kg_store.h"
+#include "tools/ibgr/cli_common.h"
+
+ABSL_FLAG(std::string, data_dir, "", "data directory (default $IBGR_DATA_DIR or ../shared/data)");
+ABSL_FLAG(std::string, base, "artifacts", "artifact base directory (snapshots in kg/<version>/)");
+ABSL_FLAG(int64_t, kg_version, 0, "snapshot version to write or read (default: next / newest)");
+ABSL_FLAG(std::string, snapshot_dir, "", "read exactly this snapshot directory");
+ABSL_FLAG(bool, strict, false, "abort on the first malformed source row instead of skipping it");
+ABSL_FLAG(bool, if_missing, false, "kg build: do nothing when a snapshot already exists");
+ABSL_FLAG(std::string, primekg, "", "kg build: PrimeKG kg.csv to import");
+ABSL_FLAG(std::string, hetionet_nodes, "", "kg build: Hetionet nodes TSV");
+ABSL_FLAG(std::string, hetionet_edges, "", "kg build: Hetionet SIF edges (needs --hetionet_metaedges)");
+ABSL_FLAG(std::string, hetionet_metaedges, "", "kg build: Hetionet metaedges TSV");
+ABSL_FLAG(std::vector<std::string>, tsv, {}, "kg build: generic head/relation/tail TSV files");
+ABSL_FLAG(std::vector<std::string>, obo, {}, "kg build: OBO ontologies (doid or hp by file name)");
+ABSL_FLAG(int64_t, synth_entities, 129375, "kg synth: entities");
+ABSL_FLAG(int64_t, synth_triples, 8100498, "kg synth: triples");
+ABSL_FLAG(uint64_t, synth_seed, 20240131, "kg synth: random seed");
+ABSL_FLAG(std::string, tsv_out, "", "kg synth: also write the triples as TSV (internal ids)");
+ABSL_FLAG(std::string, target, "", "server address host:port (query commands)");
+ABSL_FLAG(int, hops, 2, "kg subgraph: hops");
+ABSL_FLAG(int, max_triples, 50, "kg subgraph: triples to print");
+ABSL_FLAG(int, max_length, 3, "kg paths: longest path");
+ABSL_FLAG(int, max_paths, 5, "kg paths: paths to print");
+ABSL_FLAG(std::string, service, "", "health: service name to check (default: the whole server)");
+
+namespace ibgraphrag::cli {
+namespace {
+
+namespace pb = ::ibgraphrag::v1;
+using kgstore::KgData;
+using kgstore::KgStore;
+
+int Fail(const absl::Status& status) {
+  std::fprintf(stderr, "error: %s\n", status.ToString().c_str());
+  return 1;
+}
+
+double SecondsSince(absl::Time start) { return absl::ToDoubleSeconds(absl::Now() - start); }
+
+// Imports the sources named by flags; false when none is named.
+absl::StatusOr<bool> ImportExplicitSources(kgstore::KgBuilder& builder,
+                                           const kgstore::import_::ImportOptions& options) {
+  namespace imp = kgstore::import_;
+  bool any = false;
+  for (const std::string& path : absl::GetFlag(FLAGS_obo)) {
+    any = true;
+    const bool hpo = path.find("hp") != std::string::npos &&
+                     path.find("doid") == std::string::npos;
+    absl::Status s = hpo ? imp::ImportHpoObo(path, builder, options)
+                         : imp::ImportDiseaseOntologyObo(path, builder, options);
+    if (!s.ok()) return s;
+  }
+  if (!absl::GetFlag(FLAGS_hetionet_nodes).empty()) {
+    any = true;
+    if (auto s = imp::ImportHetionetNodes(absl::GetFlag(FLAGS_hetionet_nodes), builder, options);
+        !s.ok()) {
+      return s;
+    }
+  }
+  if (!absl::GetFlag(FLAGS_hetionet_edges).empty()) {
+    any = true;
+    if (absl::GetFlag(FLAGS_hetionet_metaedges).empty()) {
+      return absl::InvalidArgumentError("--hetionet_edges needs --hetionet_metaedges");
+    }
+    if (auto s = imp::ImportHetionetEdges(absl::GetFlag(FLAGS_hetionet_edges),
+                                          absl::GetFlag(FLAGS_hetionet_metaedges), builder,
+                                          options);
+        !s.ok()) {
+      return s;
+    }
+  }
+  if (!absl::GetFlag(FLAGS_primekg).empty()) {
+    any = true;
+    if (auto s = imp::ImportPrimeKgCsv(absl::GetFlag(FLAGS_primekg), builder, options); !s.ok()) {
+      return s;
+    }
+  }
+  for (const std::string& path : absl::GetFlag(FLAGS_tsv)) {
+    any = true;
+    if (auto s = imp::ImportTsvTriples(path, builder, options); !s.ok()) return s;
+  }
+  return any;
+}
+
+// Writes `kg` as the next (or --kg_version) snapshot under --base and prints where.
+int WriteSnapshot(const KgData& kg, const std::string& created_by) {
+  const std::string base = absl::GetFlag(FLAGS_base);
+  int64_t version = absl::GetFlag(FLAGS_kg_version);
+  if (version <= 0) {
+    auto next = kgstore::NextSnapshotVersion(base);
+    if (!next.ok()) return Fail(next.status());
+    version = *next;
+  }
+  kgstore::SnapshotManifestInfo info;
+  info.version = version;
+  info.created_by = created_by;
+  const std::string dir = kgstore::SnapshotDir(base, version);
+  const absl::Time start = absl::Now();
+  if (absl::Status s = KgStore::WriteSnapshot(kg, info, dir); !s.ok()) return Fail(s);
+  std::printf("snapshot: %s (written in %.1f s)\n", dir.c_str(), SecondsSince(start));
+  return 0;
+}
+
+}  // namespace
+
+int KgBuild(const std::vector<std::string>& args) {
+  if (!args.empty()) {
+    std::fprintf(stderr, "ibgr kg build takes flags only (see --help)\n");
+    return 2;
+  }
+  if (absl::GetFlag(FLAGS_if_missing)) {
+    auto versions = kgstore::ListSnapshotVersions(absl::GetFlag(FLAGS_base));
+    if (versions.ok() && !versions->empty()) {
+      std::printf("snapshot exists: %s (--if_missing: nothing to do)\n",
+                  kgstore::SnapshotDir(absl::GetFlag(FLAGS_base), versions->back()).c_str());
+      return 0;
+    }
+  }
+  kgstore::import_::ImportOptions options;
+  options.data_dir = absl::GetFlag(FLAGS_data_dir).empty() ? DefaultDataDir()
+                                                           : absl::GetFlag(FLAGS_data_dir);
+  options.strict = absl::GetFlag(FLAGS_strict);
+  const absl::Time start = absl::Now();
+  kgstore::KgBuilder builder;
+  auto explicit_sources = ImportExplicitSources(builder, options);
+  if (!explicit_sources.ok()) return Fail(explicit_sources.status());
+  KgData kg;
+  std::string created_by;
+  if (*explicit_sources) {
+    kg = builder.Finish();
+    created_by = "ibgr kg build (explicit sources)";
+  } else {
+    std::printf("building the embedded default KG from %s\n", options.data_dir.c_str());
+    auto built = kgstore::import_::BuildEmbeddedKg(options);
+    if (!built.ok()) return Fail(built.status());
+    kg = *std::move(built);
+    created_by = "ibgr kg build (embedded default from " + options.data_dir + ")";
+  }
+  std::printf("imported in %.1f s\n%s", SecondsSince(start),
+              kgstore::import_::FormatKgSummary(kg).c_str());
+  const int rc = WriteSnapshot(kg, created_by);
+  if (rc == 0) std::printf("total %.1f s\n", SecondsSince(start));
+  return rc;
+}
+
+int KgSynth(const std::vector<std::string>&) {
+  kgstore::import_::SyntheticKgOptions options;
+  options.num_entities = absl::GetFlag(FLAGS_synth_entities);
+  options.num_triples = absl::GetFlag(FLAGS_synth_triples);
+  options.seed = absl::GetFlag(FLAGS_synth_seed);
+  const absl::Time start = absl::Now();
+  KgData kg = kgstore::import_::GenerateSyntheticPrimeKg(options);
+  std::printf("generated %zu entities, %zu triples in %.1f s\n", kg.entities.size(),
+              kg.triples.size(), SecondsSince(start));
+  if (!absl::GetFlag(FLAGS_tsv_out).empty()) {
+    kgstore::import_::TsvWriteOptions tsv;
+    tsv.internal_ids = true;
+    if (auto s = kgstore::import_::WriteTriplesTsv(kg, absl::GetFlag(FLAGS_tsv_out), tsv); !s.ok()) {
+      return Fail(s);
+    }
+    std::printf("tsv: %s\n", absl::GetFlag(FLAGS_tsv_out).c_str());
+  }
+  return WriteSnapshot(kg, "ibgr kg synth");
+}
+
+int KgStats(const std::vector<std::string>&) {
+  pb::StatsResponse stats;
+  if (!absl::GetFlag(FLAGS_target).empty()) {
+    auto channel = ChannelTo(absl::GetFlag(FLAGS_target));
+    if (!channel.ok()) return Fail(channel.status());
+    auto stub = pb::KgStoreService::NewStub(*channel);
+    grpc::ClientContext ctx;
+    ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+    grpc::Status s = stub->Stats(&ctx, pb::StatsRequest(), &stats);
+    if (!s.ok()) return Fail(common::FromGrpcStatus(s));
+  } else {
+    std::string dir = absl::GetFlag(FLAGS_snapshot_dir);
+    if (dir.empty()) {
+      std::optional<int64_t> pinned;
+      if (absl::GetFlag(FLAGS_kg_version) > 0) pinned = absl::GetFlag(FLAGS_kg_version);
+      auto resolved = kgstore::ResolveSnapshotDir(absl::GetFlag(FLAGS_base), pinned);
+      if (!resolved.ok()) return Fail(resolved.status());
+      dir = *resolved;
+    }
+    kgstore::KgStoreOptions options;
+    options.snapshot_dir = dir;
+    options.read_only = true;
+    auto store = KgStore::Open(options);
+    if (!store.ok()) return Fail(store.status());
+    const kgstore::KgCounts counts = (*store)->counts();
+    stats.set_kg_version(absl::StrCat((*store)->manifest().version));
+    stats.set_entities(counts.entities);
+    stats.set_relations(counts.relations);
+    stats.set_triples(counts.triples);
+    for (const auto& [k, v] : counts.entities_by_type) (*stats.mutable_entities_by_type())[k] = v;
+    for (const auto& [k, v] : counts.triples_by_relation) {
+      (*stats.mutable_triples_by_relation())[k] = v;
+    }
+    for (const auto& s : (*store)->manifest().sources) {
+      auto* p = stats.add_sources();
+      p->set_name(s.source);
+      p->set_rows_read(s.rows_read);
+      p->set_rows_skipped(s.rows_skipped);
+      p->set_unmapped_ids(s.unmapped_ids);
+      p->set_triples_added(s.triples_added);
+    }
+    std::printf("snapshot %s opened in %.2f s\n", dir.c_str(), (*store)->stats().open_seconds);
+  }
+  std::printf("kg version %s: %llu entities, %llu relations, %llu triples\n",
+              stats.kg_version().c_str(), static_cast<unsigned long long>(stats.entities()),
+              static_cast<unsigned long long>(stats.relations()),
+              static_cast<unsigned long long>(stats.triples()));
+  std::printf("\nentities by type:\n");
+  for (const auto& [type, n] : stats.entities_by_type()) {
+    std::printf("  %-28s %10llu\n", type.c_str(), static_cast<unsigned long long>(n));
+  }
+  std::printf("\ntriples by relation:\n");
+  std::vector<std::pair<uint64_t, std::string>> relations;
+  for (const auto& [name, n] : stats.triples_by_relation()) relations.emplace_back(n, name);
+  std::sort(relations.rbegin(), relations.rend());
+  for (const auto& [n, name] : relations) {
+    std::printf("  %-48s %10llu\n", name.c_str(), static_cast<unsigned long long>(n));
+  }
+  if (stats.sources_size() > 0) {
+    std::printf("\nsources (rows read / skipped / unmapped ids / triples added):\n");
+    for (const auto& s : stats.sources()) {
+      std::printf("  %-36s %9llu %7llu %7llu %9llu\n", s.name().c_str(),
+                  static_cast<unsigned long long>(s.rows_read()),
+                  static_cast<unsigned long long>(s.rows_skipped()),
+                  static_cast<unsigned long long>(s.unmapped_ids()),
+                  static_cast<unsigned long long>(s.triples_added()));
+    }
+  }
+  return 0;
+}
+
+namespace {
+
+absl::StatusOr<std::unique_ptr<pb::KgStoreService::Stub>> KgStub() {
+  if (absl::GetFlag(FLAGS_target).empty()) {
+    return absl::InvalidArgumentError("--target: required (kgstore address, e.g. 127.0.0.1:50052)");
+  }
+  auto channel = ChannelTo(absl::GetFlag(FLAGS_target));
+  if (!channel.ok()) return channel.status();
+  return pb::KgStoreService::NewStub(*channel);
+}
+
+std::string EntityLabel(const google::protobuf::RepeatedPtrField<pb::EntityRef>& entities,
+                        uint32_t id) {
+  for (const auto& e : entities) {
+    if (e.id() == id) return absl::StrCat(e.name(), " [", e.external_id(), "]");
+  }
+  return absl::StrCat("#", id);
+}
+
+std::string RelationName(const google::protobuf::RepeatedPtrField<pb::Relation>& relations,
+                         uint32_t id) {
+  for (const auto& r : relations) {
+    if (r.id() == id) return r.name();
+  }
+  return absl::StrCat("relation#", id);
+}
+
+}  // namespace
+
+int KgSubgraph(const std::vector<std::string>& args) {
+  if (args.empty()) {
+    std::fprintf(stderr, "usage: ibgr kg subgraph --target=HOST:PORT EXTERNAL_ID...\n");
+    return 2;
+  }
+  auto stub = KgStub();
+  if (!stub.ok()) return Fail(stub.status());
+  pb::ExtractSubgraphRequest request;
+  for (const auto& id : args) request.add_seed_external_ids(id);
+  request.set_max_hops(absl::GetFlag(FLAGS_hops));
+  request.set_max_triples(absl::GetFlag(FLAGS_max_triples));
+  request.set_entity_detail(pb::ENTITY_DETAIL_REFS);
+  pb::ExtractSubgraphResponse response;
+  grpc::ClientContext ctx;
+  ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+  grpc::Status s = (*stub)->ExtractSubgraph(&ctx, request, &response);
+  if (!s.ok()) return Fail(common::FromGrpcStatus(s));
+  const auto& t = response.triples();
+  for (int i = 0; i < t.head_size(); ++i) {
+    std::printf("hop %u  %s  -[%s]->  %s\n", t.hop(i),
+                EntityLabel(response.entities(), t.head(i)).c_str(),
+                RelationName(response.relations(), t.relation(i)).c_str(),
+                EntityLabel(response.entities(), t.tail(i)).c_str());
+  }
+  std::printf("%d triples, %d entities%s (kg version %s)\n", t.head_size(),
+              response.entities_size(), response.truncated() ? ", truncated" : "",
+              response.kg_version().c_str());
+  return 0;
+}
+
+int KgPaths(const std::vector<std::string>& args) {
+  if (args.size() != 2) {
+    std::fprintf(stderr, "usage: ibgr kg paths --target=HOST:PORT FROM_ID TO_ID\n");
+    return 2;
+  }
+  auto stub = KgStub();
+  if (!stub.ok()) return Fail(stub.status());
+  pb::ShortestPathsRequest request;
+  request.add_source_external_ids(args[0]);
+  request.add_target_external_ids(args[1]);
+  request.set_max_length(absl::GetFlag(FLAGS_max_length));
+  request.set_max_paths(absl::GetFlag(FLAGS_max_paths));
+  pb::ShortestPathsResponse response;
+  grpc::ClientContext ctx;
+  ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+  grpc::Status s = (*stub)->ShortestPaths(&ctx, request, &response);
+  if (!s.ok()) return Fail(common::FromGrpcStatus(s));
+  for (const auto& path : response.paths()) {
+    std::string line;
+    for (int i = 0; i < path.steps_size(); ++i) {
+      const auto& step = path.steps(i);
+      const uint32_t from = step.reversed() ? step.tail() : step.head();
+      const uint32_t to = step.reversed() ? step.head() : step.tail();
+      if (i == 0) line = EntityLabel(response.entities(), from);
+      absl::StrAppend(&line, step.reversed() ? " <-[" : " -[",
+                      RelationName(response.relations(), step.relation()),
+                      step.reversed() ? "]- " : "]-> ", EntityLabel(response.entities(), to));
+    }
+    std::printf("%s\n", line.c_str());
+  }
+  std::printf("%d path(s)%s\n", response.paths_size(), response.truncated() ? " (search capped)" : "");
+  return 0;
+}
+
+int Health(const std::vector<std::string>&) {
+  if (absl::GetFlag(FLAGS_target).empty()) {
+    std::fprintf(stderr, "usage: ibgr health --target=HOST:PORT [--service=NAME]\n");
+    return 2;
+  }
+  auto channel = ChannelTo(absl::GetFlag(FLAGS_target));
+  if (!channel.ok()) return Fail(channel.status());
+  auto stub = grpc::health::v1::Health::NewStub(*channel);
+  grpc::health::v1::HealthCheckRequest request;
+  request.set_service(absl::GetFlag(FLAGS_service));
+  grpc::health::v1::HealthCheckResponse response;
+  grpc::ClientContext ctx;
+  ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(3));
+  grpc::Status s = stub->Check(&ctx, request, &response);
+  if (!s.ok()) return Fail(common::FromGrpcStatus(s));
+  std::printf("%s\n", grpc::health::v1::HealthCheckResponse::ServingStatus_Name(response.status())
+                          .c_str());
+  return response.status() == grpc::health::v1::HealthCheckResponse::SERVING ? 0 : 1;
+}
+
+}  // namespace ibgraphrag::cli

@@ -1,0 +1,62 @@
+// ibgr: the IBGraphRAG command-line tool (admin and user subcommands).
+#include <cstdio>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "tools/ibgr/cli_common.h"
+#include "tools/ibgr/kg_commands.h"
+
+namespace {
+
+struct Entry {
+  ibgraphrag::cli::Command run;
+  const char* help;
+};
+
+const std::map<std::string, Entry>& Commands() {
+  static const auto* commands = new std::map<std::string, Entry>{
+      {"kg build", {ibgraphrag::cli::KgBuild,
+                    "build a KG snapshot: the embedded default from --data_dir, or the sources "
+                    "given by --primekg/--hetionet_*/--tsv/--obo"}},
+      {"kg synth", {ibgraphrag::cli::KgSynth,
+                    "write a synthetic PrimeKG-scale snapshot (benchmarks)"}},
+      {"kg stats", {ibgraphrag::cli::KgStats,
+                    "counts by type and relation, from --target or a local snapshot"}},
+      {"kg subgraph", {ibgraphrag::cli::KgSubgraph, "print the subgraph around EXTERNAL_ID..."}},
+      {"kg paths", {ibgraphrag::cli::KgPaths, "print shortest paths FROM TO"}},
+      {"health", {ibgraphrag::cli::Health, "exit 0 when --target reports SERVING"}},
+  };
+  return *commands;
+}
+
+std::string Usage() {
+  std::string usage = "usage: ibgr COMMAND [flags] [args]\n\ncommands:\n";
+  for (const auto& [name, entry] : Commands()) {
+    usage += "  " + name + std::string(name.size() < 14 ? 14 - name.size() : 1, ' ') +
+             entry.help + "\n";
+  }
+  usage += "\n`ibgr --helpfull` lists every flag.";
+  return usage;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  absl::SetProgramUsageMessage(Usage());
+  std::vector<char*> positional = absl::ParseCommandLine(argc, argv);
+  std::vector<std::string> args(positional.begin() + 1, positional.end());
+  for (size_t words = 2; words >= 1; --words) {
+    if (args.size() < words) continue;
+    std::string name = args[0];
+    for (size_t i = 1; i < words; ++i) name += " " + args[i];
+    auto it = Commands().find(name);
+    if (it != Commands().end()) {
+      return it->second.run(std::vector<std::string>(args.begin() + words, args.end()));
+    }
+  }
+  std::fprintf(stderr, "%s\n", Usage().c_str());
+  return 2;
+}
