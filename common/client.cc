@@ -127,8 +127,8 @@ absl::StatusOr<std::shared_ptr<grpc::Channel>> MakeChannel(const ChannelOptions&
   std::shared_ptr<grpc::Channel> channel =
       grpc::CreateCustomChannel(options.target, credentials, args);
   if (channel == nullptr) {
-    return absl::InvalidArgumentError(absl::StrCat("target: cannot create a channel to \"",
-                                                   options.target, "\""));
+    return absl::InvalidArgumentError(
+        absl::StrCat("target: cannot create a channel to \"", options.target, "\""));
   }
   return channel;
 }

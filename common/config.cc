@@ -98,8 +98,7 @@ absl::Status EnvInt(absl::string_view prefix, absl::string_view suffix,
   if (value == nullptr) return absl::OkStatus();
   int32_t parsed = 0;
   if (!absl::SimpleAtoi(value, &parsed)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(name, ": \"", value, "\" is not an integer"));
+    return absl::InvalidArgumentError(absl::StrCat(name, ": \"", value, "\" is not an integer"));
   }
   set(parsed);
   return absl::OkStatus();
@@ -185,9 +184,8 @@ absl::Status ApplyEnvOverrides(ServerConfig* config, absl::string_view prefix) {
             [&](std::string v) { config->mutable_tls()->set_key_file(std::move(v)); });
   EnvString(prefix, "TLS_CLIENT_CA",
             [&](std::string v) { config->mutable_tls()->set_client_ca_file(std::move(v)); });
-  IBGR_RETURN_IF_ERROR(EnvBool(prefix, "TLS_REQUIRE_CLIENT_CERT", [&](bool v) {
-    config->mutable_tls()->set_require_client_cert(v);
-  }));
+  IBGR_RETURN_IF_ERROR(EnvBool(prefix, "TLS_REQUIRE_CLIENT_CERT",
+                               [&](bool v) { config->mutable_tls()->set_require_client_cert(v); }));
   IBGR_RETURN_IF_ERROR(
       EnvBool(prefix, "LOG_PAYLOADS", [&](bool v) { config->set_log_payloads(v); }));
   std::string name;
@@ -242,8 +240,8 @@ absl::Status ValidateServerConfig(const ServerConfig& config) {
     IBGR_RETURN_IF_ERROR(CheckReadableFile("tls.client_ca_file", tls.client_ca_file()));
   }
   if (config.has_drain_deadline_seconds()) {
-    IBGR_RETURN_IF_ERROR(CheckSeconds("drain_deadline_seconds", config.drain_deadline_seconds(),
-                                      kMaxDrainSeconds));
+    IBGR_RETURN_IF_ERROR(
+        CheckSeconds("drain_deadline_seconds", config.drain_deadline_seconds(), kMaxDrainSeconds));
   }
   if (config.has_termination_grace_seconds()) {
     IBGR_RETURN_IF_ERROR(CheckSeconds("termination_grace_seconds",
@@ -254,16 +252,15 @@ absl::Status ValidateServerConfig(const ServerConfig& config) {
         "max_receive_message_bytes: ", config.max_receive_message_bytes(), " must be >= 1"));
   }
   if (config.has_max_send_message_bytes() && config.max_send_message_bytes() < 1) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "max_send_message_bytes: ", config.max_send_message_bytes(), " must be >= 1"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("max_send_message_bytes: ", config.max_send_message_bytes(), " must be >= 1"));
   }
   if (config.max_threads() < 0 || config.max_threads() > kMaxThreads) {
     return absl::InvalidArgumentError(
         absl::StrCat("max_threads: ", config.max_threads(), " is outside [0, ", kMaxThreads, "]"));
   }
   IBGR_RETURN_IF_ERROR(CheckSeconds("max_connection_age_seconds",
-                                    config.max_connection_age_seconds(),
-                                    kMaxConnectionAgeSeconds));
+                                    config.max_connection_age_seconds(), kMaxConnectionAgeSeconds));
   if (config.log_level() != ibgraphrag::config::v1::LOG_LEVEL_UNSPECIFIED) {
     IBGR_RETURN_IF_ERROR(ToLogLevel(config.log_level()).status());
   }

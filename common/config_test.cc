@@ -32,18 +32,20 @@ TEST_F(ConfigTest, LoadsEveryFieldFromATextProtoFile) {
   const std::string key = WriteConfig("tls.key", "key");
   const std::string ca = WriteConfig("ca.crt", "ca");
   const std::string path = WriteConfig("server.textproto", R"pb(
-    # Comments are allowed.
-    service_name: "kgstore"
-    listen_host: "127.0.0.1"
-    port: 50052
-    metrics_port: 9092
-    tls {
-      cert_file: ")pb" + cert + R"pb("
-      key_file: ")pb" + key + R"pb("
-      client_ca_file: ")pb" + ca + R"pb("
+                                                                 # Comments are allowed.
+                                                                 service_name: "kgstore"
+                                                                 listen_host: "127.0.0.1"
+                                                                 port: 50052
+                                                                 metrics_port: 9092
+                                                                 tls { cert_file: ")pb" +
+                                                               cert + R"pb("
+                                                                           key_file: ")pb" +
+                                                               key + R"pb("
+                                                                          client_ca_file: ")pb" +
+                                                               ca + R"pb(                                                                         "
       require_client_cert: true
     }
-    drain_deadline_seconds: 7.5
+                                                                                                                                                  drain_deadline_seconds: 7.5
     termination_grace_seconds: 2
     max_receive_message_bytes: 1048576
     max_send_message_bytes: 2097152

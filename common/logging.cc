@@ -82,7 +82,9 @@ absl::StatusOr<LogLevel> ParseLogLevel(absl::string_view name) {
 void SetMinLogLevel(LogLevel level) {
   g_min_level.store(static_cast<int>(level), std::memory_order_relaxed);
 }
-LogLevel MinLogLevel() { return static_cast<LogLevel>(g_min_level.load(std::memory_order_relaxed)); }
+LogLevel MinLogLevel() {
+  return static_cast<LogLevel>(g_min_level.load(std::memory_order_relaxed));
+}
 bool LogLevelEnabled(LogLevel level) {
   return static_cast<int>(level) >= g_min_level.load(std::memory_order_relaxed);
 }

@@ -45,14 +45,14 @@ bool LogPayloadsEnabled();
 class LogValue {
  public:
   LogValue(absl::string_view value) : value_(std::string(value)) {}  // NOLINT
-  LogValue(const char* value) : value_(std::string(value)) {}         // NOLINT
-  LogValue(const std::string& value) : value_(value) {}               // NOLINT
-  LogValue(std::string&& value) : value_(std::move(value)) {}         // NOLINT
-  LogValue(bool value) : value_(value) {}                             // NOLINT
-  LogValue(double value) : value_(value) {}                           // NOLINT
-  template <typename T, std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool> &&
-                                             std::is_signed_v<T>,
-                                         int> = 0>
+  LogValue(const char* value) : value_(std::string(value)) {}        // NOLINT
+  LogValue(const std::string& value) : value_(value) {}              // NOLINT
+  LogValue(std::string&& value) : value_(std::move(value)) {}        // NOLINT
+  LogValue(bool value) : value_(value) {}                            // NOLINT
+  LogValue(double value) : value_(value) {}                          // NOLINT
+  template <typename T,
+            std::enable_if_t<
+                std::is_integral_v<T> && !std::is_same_v<T, bool> && std::is_signed_v<T>, int> = 0>
   LogValue(T value) : value_(static_cast<int64_t>(value)) {}  // NOLINT
   template <typename T, std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool> &&
                                              std::is_unsigned_v<T>,
@@ -90,8 +90,7 @@ inline void LogError(absl::string_view message, absl::Span<const LogField> field
 void LogPayload(absl::string_view message, absl::string_view request_id,
                 const google::protobuf::Message& payload);
 // Same for payload text the caller already has (e.g. an LLM prompt).
-void LogPayload(absl::string_view message, absl::string_view request_id,
-                absl::string_view payload);
+void LogPayload(absl::string_view message, absl::string_view request_id, absl::string_view payload);
 
 // Formats a line without writing it (no trailing newline). Exposed for tests and for code that
 // ships lines elsewhere.

@@ -41,14 +41,18 @@ class LoggingTest : public ::testing::Test {
 };
 
 TEST_F(LoggingTest, WritesOneJsonObjectWithTimestampLevelMessageAndFieldsInOrder) {
-  LogInfo("snapshot loaded", {{"path", "/data/kg/v3"}, {"triples", 123456}, {"ratio", 0.5},
-                              {"fresh", true}, {"bytes", uint64_t{1} << 40}});
+  LogInfo("snapshot loaded", {{"path", "/data/kg/v3"},
+                              {"triples", 123456},
+                              {"ratio", 0.5},
+                              {"fresh", true},
+                              {"bytes", uint64_t{1} << 40}});
   const std::vector<std::string> lines = Lines();
   ASSERT_EQ(lines.size(), 1u);
   const nlohmann::ordered_json line = nlohmann::ordered_json::parse(lines[0]);
   std::vector<std::string> keys;
   for (const auto& item : line.items()) keys.push_back(item.key());
-  EXPECT_THAT(keys, ElementsAre("ts", "level", "msg", "path", "triples", "ratio", "fresh", "bytes"));
+  EXPECT_THAT(keys,
+              ElementsAre("ts", "level", "msg", "path", "triples", "ratio", "fresh", "bytes"));
   EXPECT_EQ(line["level"], "info");
   EXPECT_EQ(line["msg"], "snapshot loaded");
   EXPECT_EQ(line["path"], "/data/kg/v3");

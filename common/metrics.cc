@@ -96,8 +96,7 @@ absl::StatusOr<std::unique_ptr<MetricsRegistry>> MetricsRegistry::Create(const O
   metrics->exposer_->RegisterCollectable(metrics->registry_);
   const std::vector<int> ports = metrics->exposer_->GetListeningPorts();
   if (ports.empty() || ports.front() <= 0) {
-    return absl::UnavailableError(
-        absl::StrCat("metrics endpoint: no port bound for ", address));
+    return absl::UnavailableError(absl::StrCat("metrics endpoint: no port bound for ", address));
   }
   metrics->port_ = ports.front();
   metrics->listen_host_ = options.listen_host;
@@ -126,16 +125,20 @@ void MetricsRegistry::StopEndpoint() {
 absl::StatusOr<prometheus::Family<prometheus::Counter>*> MetricsRegistry::GetCounterFamily(
     absl::string_view name, absl::string_view help) {
   return Guarded<prometheus::Family<prometheus::Counter>*>("counter", name, [&] {
-    return &prometheus::BuildCounter().Name(std::string(name)).Help(std::string(help)).Register(
-        *registry_);
+    return &prometheus::BuildCounter()
+                .Name(std::string(name))
+                .Help(std::string(help))
+                .Register(*registry_);
   });
 }
 
 absl::StatusOr<prometheus::Family<prometheus::Gauge>*> MetricsRegistry::GetGaugeFamily(
     absl::string_view name, absl::string_view help) {
   return Guarded<prometheus::Family<prometheus::Gauge>*>("gauge", name, [&] {
-    return &prometheus::BuildGauge().Name(std::string(name)).Help(std::string(help)).Register(
-        *registry_);
+    return &prometheus::BuildGauge()
+                .Name(std::string(name))
+                .Help(std::string(help))
+                .Register(*registry_);
   });
 }
 
@@ -185,8 +188,8 @@ std::string MetricsRegistry::Serialize() const {
 }
 
 std::vector<double> MetricsRegistry::LatencyBucketsSeconds() {
-  return {0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05,
-          0.1,    0.25,    0.5,    1.0,   2.5,    5.0,   10.0};
+  return {0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025,
+          0.05,   0.1,     0.25,   0.5,   1.0,    2.5,   5.0,  10.0};
 }
 
 }  // namespace ibgraphrag::common

@@ -60,19 +60,20 @@ class MetricsRegistry {
   // returned pointers stay valid for the registry's lifetime. Creating a series takes a lock:
   // keep the pointer instead of looking it up on hot paths.
   absl::StatusOr<prometheus::Counter*> GetCounter(absl::string_view name, absl::string_view help,
-                                               const prometheus::Labels& labels = {});
+                                                  const prometheus::Labels& labels = {});
   absl::StatusOr<prometheus::Gauge*> GetGauge(absl::string_view name, absl::string_view help,
-                                           const prometheus::Labels& labels = {});
+                                              const prometheus::Labels& labels = {});
   // `buckets` are upper bounds in increasing order; the first call for a label set fixes them.
-  absl::StatusOr<prometheus::Histogram*> GetHistogram(absl::string_view name, absl::string_view help,
-                                                   const prometheus::Labels& labels,
-                                                   const std::vector<double>& buckets);
+  absl::StatusOr<prometheus::Histogram*> GetHistogram(absl::string_view name,
+                                                      absl::string_view help,
+                                                      const prometheus::Labels& labels,
+                                                      const std::vector<double>& buckets);
 
   // Families, for callers that add label sets themselves (the RPC interceptor does).
   absl::StatusOr<prometheus::Family<prometheus::Counter>*> GetCounterFamily(absl::string_view name,
-                                                                         absl::string_view help);
+                                                                            absl::string_view help);
   absl::StatusOr<prometheus::Family<prometheus::Gauge>*> GetGaugeFamily(absl::string_view name,
-                                                                     absl::string_view help);
+                                                                        absl::string_view help);
   absl::StatusOr<prometheus::Family<prometheus::Histogram>*> GetHistogramFamily(
       absl::string_view name, absl::string_view help);
 

@@ -42,10 +42,9 @@ TEST(MetricsRegistryTest, ServesMetricsOverHttpInAFormatPromtoolAccepts) {
   auto loads = (*metrics)->GetCounter("ibgr_kgstore_snapshot_loads_total", "Snapshot loads.");
   ASSERT_TRUE(loads.ok()) << loads.status();
   (*loads)->Increment();
-  auto latency = (*metrics)->GetHistogram("ibgr_retriever_stage_duration_seconds",
-                                          "Retriever stage latency in seconds.",
-                                          {{"stage", "score"}},
-                                          MetricsRegistry::LatencyBucketsSeconds());
+  auto latency = (*metrics)->GetHistogram(
+      "ibgr_retriever_stage_duration_seconds", "Retriever stage latency in seconds.",
+      {{"stage", "score"}}, MetricsRegistry::LatencyBucketsSeconds());
   ASSERT_TRUE(latency.ok()) << latency.status();
   (*latency)->Observe(0.003);
 
@@ -53,8 +52,9 @@ TEST(MetricsRegistryTest, ServesMetricsOverHttpInAFormatPromtoolAccepts) {
   ASSERT_TRUE(body.ok()) << body.status();
   EXPECT_THAT(*body, HasSubstr("ibgr_kgstore_triples{kg_version=\"v3\"} 2250197"));
   EXPECT_THAT(*body, HasSubstr("ibgr_kgstore_snapshot_loads_total 1"));
-  EXPECT_THAT(*body,
-              HasSubstr("ibgr_retriever_stage_duration_seconds_bucket{stage=\"score\",le=\"0.005\"} 1"));
+  EXPECT_THAT(
+      *body,
+      HasSubstr("ibgr_retriever_stage_duration_seconds_bucket{stage=\"score\",le=\"0.005\"} 1"));
   ExpectPromtoolAccepts(*body);
 }
 

@@ -130,9 +130,8 @@ class RpcObserverState {
     series->service = std::string(service);
     series->method = std::string(method);
     try {
-      series->latency =
-          &durations_->Add({{"service", series->service}, {"method", series->method}},
-                           MetricsRegistry::LatencyBucketsSeconds());
+      series->latency = &durations_->Add({{"service", series->service}, {"method", series->method}},
+                                         MetricsRegistry::LatencyBucketsSeconds());
       series->inflight = &inflight_->Add({{"service", series->service}});
     } catch (const std::exception&) {
       series->latency = nullptr;
@@ -171,12 +170,20 @@ class RpcObservabilityInterceptor : public grpc::experimental::Interceptor {
   }
 
   void Intercept(grpc::experimental::InterceptorBatchMethods* methods) override {
-    if (methods->QueryInterceptionHookPoint(
-            InterceptionHookPoints::POST_RECV_INITIAL_METADATA)) {
+    if (methods->QueryInterceptionHookPoint(InterceptionHookPoints::POST_RECV_INITIAL_METADATA)) {
       AdoptRequestId(methods->GetRecvInitialMetadata());
       if (context_ != nullptr) peer_ = context_->peer();
     }
-    if (methods->QueryInterceptionHookPoint(InterceptionHookPoints::PRE_SEND_INITIAL_METADATA)) {
+    // A status-only response (initial metadata, no message, status in one batch: the usual
+    // unary failure) must keep its initial metadata empty: only then does gRPC send it as
+    // Trailers-Only, and clients retry only Trailers-Only responses. Such responses carry the
+    // request id in trailing metadata instead.
+    const bool status_only =
+        methods->QueryInterceptionHookPoint(InterceptionHookPoints::PRE_SEND_INITIAL_METADATA) &&
+        methods->QueryInterceptionHookPoint(InterceptionHookPoints::PRE_SEND_STATUS) &&
+        !methods->QueryInterceptionHookPoint(InterceptionHookPoints::PRE_SEND_MESSAGE);
+    if (!status_only &&
+        methods->QueryInterceptionHookPoint(InterceptionHookPoints::PRE_SEND_INITIAL_METADATA)) {
       auto* metadata = methods->GetSendInitialMetadata();
       if (metadata != nullptr) {
         metadata->emplace(kRequestIdMetadataKey, RequestId());
@@ -234,8 +241,7 @@ class RpcObservabilityInterceptor : public grpc::experimental::Interceptor {
     const LogLevel level = AccessLogLevel(series_->service, code);
     if (!LogLevelEnabled(level)) return;
     const size_t slash = path_.rfind('/');
-    const bool split = !path_.empty() && path_[0] == '/' && slash != std::string::npos &&
-                       slash > 0;
+    const bool split = !path_.empty() && path_[0] == '/' && slash != std::string::npos && slash > 0;
     std::string service = split ? path_.substr(1, slash - 1) : std::string("unknown");
     std::string method = split ? path_.substr(slash + 1) : path_;
     if (service.size() > kMaxLoggedMethodLength) service.resize(kMaxLoggedMethodLength);
@@ -266,8 +272,7 @@ class RpcObservabilityInterceptor : public grpc::experimental::Interceptor {
 std::string GenerateRequestId() {
   // absl::BitGen is seeded from OS entropy and is not thread-safe: one per thread.
   thread_local absl::BitGen gen;
-  return absl::StrFormat("%016x%016x", absl::Uniform<uint64_t>(gen),
-                         absl::Uniform<uint64_t>(gen));
+  return absl::StrFormat("%016x%016x", absl::Uniform<uint64_t>(gen), absl::Uniform<uint64_t>(gen));
 }
 
 bool IsValidRequestId(absl::string_view id) {
@@ -335,12 +340,11 @@ RpcObservabilityInterceptorFactory::Create(std::string server_name, MetricsRegis
   auto requests = metrics->GetCounterFamily("ibgr_grpc_requests_total",
                                             "gRPC requests handled, by service, method and code.");
   if (!requests.ok()) return requests.status();
-  auto durations = metrics->GetHistogramFamily(
-      "ibgr_grpc_request_duration_seconds",
-      "Time from receiving an RPC to sending its status, in seconds.");
+  auto durations =
+      metrics->GetHistogramFamily("ibgr_grpc_request_duration_seconds",
+                                  "Time from receiving an RPC to sending its status, in seconds.");
   if (!durations.ok()) return durations.status();
-  auto inflight =
-      metrics->GetGaugeFamily("ibgr_grpc_inflight_requests", "RPCs being handled now.");
+  auto inflight = metrics->GetGaugeFamily("ibgr_grpc_inflight_requests", "RPCs being handled now.");
   if (!inflight.ok()) return inflight.status();
   return std::unique_ptr<RpcObservabilityInterceptorFactory>(
       new RpcObservabilityInterceptorFactory(std::make_shared<RpcObserverState>(

@@ -3,8 +3,9 @@
 //
 // Request ids: the caller's `x-request-id` metadata is used when it is 1..128 visible ASCII
 // characters; otherwise a random 128-bit hex id is generated. Either way the id is
-//  - returned to the caller in the server's initial metadata (`x-request-id`), or in trailing
-//    metadata when the RPC ends before initial metadata is sent;
+//  - returned to the caller as `x-request-id` in the server's initial metadata, or in trailing
+//    metadata for status-only responses (the usual failed unary call), which must keep empty
+//    initial metadata to stay retryable (gRPC retries only Trailers-Only responses);
 //  - written back into the server context's client metadata, so RequestIdOf(context) inside a
 //    handler sees the same id the access log and the caller see;
 //  - propagated to downstream calls by MakeChildContext (common/client.h).

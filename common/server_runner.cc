@@ -1,25 +1,24 @@
 #include "common/server_runner.h"
 
 #include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <algorithm>
-#include <chrono>
-#include <cstring>
-#include <fstream>
-#include <limits>
-#include <sstream>
-#include <utility>
-
 #include <grpcpp/ext/proto_server_reflection_plugin.h>
 #include <grpcpp/health_check_service_interface.h>
 #include <grpcpp/resource_quota.h>
 #include <grpcpp/security/server_credentials.h>
 #include <grpcpp/server_builder.h>
 #include <grpcpp/support/channel_arguments.h>
+#include <poll.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <sstream>
+#include <utility>
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/match.h"
@@ -79,7 +78,8 @@ int PollReadable(int fd0, int fd1, absl::Duration timeout) {
     if (deadline != absl::InfiniteFuture()) {
       const absl::Duration left = deadline - absl::Now();
       if (left <= absl::ZeroDuration()) return -1;
-      timeout_ms = static_cast<int>(absl::ToInt64Milliseconds(absl::Ceil(left, absl::Milliseconds(1))));
+      timeout_ms =
+          static_cast<int>(absl::ToInt64Milliseconds(absl::Ceil(left, absl::Milliseconds(1))));
     }
     const int ready = ::poll(fds, 2, timeout_ms);
     if (ready < 0) {
@@ -146,13 +146,12 @@ absl::Status ValidateOptions(const ServerRunner::Options& options) {
         "verified only over TLS)");
   }
   if (options.max_receive_message_bytes <= 0) {
-    return absl::InvalidArgumentError(absl::StrCat("max_receive_message_bytes: ",
-                                                   options.max_receive_message_bytes,
-                                                   " must be > 0"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "max_receive_message_bytes: ", options.max_receive_message_bytes, " must be > 0"));
   }
   if (options.max_send_message_bytes <= 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "max_send_message_bytes: ", options.max_send_message_bytes, " must be > 0"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("max_send_message_bytes: ", options.max_send_message_bytes, " must be > 0"));
   }
   if (options.drain_deadline < absl::ZeroDuration() ||
       options.drain_deadline == absl::InfiniteDuration()) {
@@ -301,9 +300,9 @@ absl::StatusOr<std::unique_ptr<ServerRunner>> ServerRunner::BuildAndStart(
   if (runner->server_ == nullptr || selected_port == 0) {
     if (runner->server_ != nullptr) runner->server_->Shutdown();
     runner->server_.reset();
-    return absl::UnavailableError(absl::StrCat(
-        "port: cannot listen on ", address,
-        " (in use, not permitted, or a service registered twice; see gRPC's log)"));
+    return absl::UnavailableError(
+        absl::StrCat("port: cannot listen on ", address,
+                     " (in use, not permitted, or a service registered twice; see gRPC's log)"));
   }
   runner->port_ = selected_port;
   // The default health service starts with "" SERVING; flip everything to NOT_SERVING before

@@ -8,7 +8,8 @@
 //   options.metrics_port = 9092;
 //   KgStoreServiceImpl service(...);
 //   IBGR_ASSIGN_OR_RETURN(auto runner,
-//                         ServerRunner::BuildAndStart(options, {&service}, {"ibgraphrag.v1.KgStore"}));
+//                         ServerRunner::BuildAndStart(options, {&service},
+//                         {"ibgraphrag.v1.KgStore"}));
 //   IBGR_RETURN_IF_ERROR(service.Load(...));  // health is NOT_SERVING meanwhile
 //   runner->SetServing(true);
 //   runner->WaitForTermination();  // SIGTERM: NOT_SERVING, grace period, drain, return

@@ -1,12 +1,11 @@
 #include "common/server_runner.h"
 
-#include <signal.h>
-#include <unistd.h>
-
 #include <grpcpp/client_context.h>
 #include <grpcpp/create_channel.h>
 #include <grpcpp/impl/client_unary_call.h>
 #include <grpcpp/impl/rpc_method.h>
+#include <signal.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -148,8 +147,7 @@ TEST_F(ServerRunnerTest, CallerRequestIdReachesTheHandlerAndComesBack) {
   ASSERT_TRUE(Echo(request, &response, &context).ok());
   EXPECT_EQ(response.message(), "hello");
   EXPECT_EQ(response.request_id(), "req-2f1c9a");
-  EXPECT_EQ(MetadataValue(context.GetServerInitialMetadata(), kRequestIdMetadataKey),
-            "req-2f1c9a");
+  EXPECT_EQ(MetadataValue(context.GetServerInitialMetadata(), kRequestIdMetadataKey), "req-2f1c9a");
 }
 
 TEST_F(ServerRunnerTest, MissingRequestIdIsGeneratedAndReturned) {
@@ -204,9 +202,9 @@ TEST_F(ServerRunnerTest, MetricsCountRequestsByMethodAndCode) {
   }
   const std::string body = Scrape();
   const std::string labels = absl::StrCat("method=\"Echo\",service=\"", kEchoService, "\"");
-  EXPECT_EQ(SampleValue(body, absl::StrCat("ibgr_grpc_requests_total{code=\"NOT_FOUND\",", labels,
-                                           "}")),
-            2)
+  EXPECT_EQ(
+      SampleValue(body, absl::StrCat("ibgr_grpc_requests_total{code=\"NOT_FOUND\",", labels, "}")),
+      2)
       << body;
   EXPECT_EQ(SampleValue(body, absl::StrCat("ibgr_grpc_requests_total{code=\"OK\",", labels, "}")),
             1)
@@ -214,8 +212,8 @@ TEST_F(ServerRunnerTest, MetricsCountRequestsByMethodAndCode) {
   EXPECT_EQ(
       SampleValue(body, absl::StrCat("ibgr_grpc_request_duration_seconds_count{", labels, "}")), 3)
       << body;
-  EXPECT_EQ(SampleValue(body, absl::StrCat("ibgr_grpc_inflight_requests{service=\"",
-                                           kEchoService, "\"}")),
+  EXPECT_EQ(SampleValue(
+                body, absl::StrCat("ibgr_grpc_inflight_requests{service=\"", kEchoService, "\"}")),
             0)
       << body;
 }

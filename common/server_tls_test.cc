@@ -106,8 +106,7 @@ TEST_F(ServerTlsTest, ClientThatDoesNotTrustTheServerCaIsRefused) {
   options.retry_unavailable = false;
   auto channel = MakeChannel(options);
   ASSERT_TRUE(channel.ok());
-  EXPECT_EQ(test_util::CheckHealth(*channel, "").status().code(),
-            absl::StatusCode::kUnavailable);
+  EXPECT_EQ(test_util::CheckHealth(*channel, "").status().code(), absl::StatusCode::kUnavailable);
 }
 
 TEST_F(ServerTlsTest, MtlsServerAcceptsAClientCertificateFromItsCa) {
@@ -125,11 +124,11 @@ TEST_F(ServerTlsTest, MtlsServerRefusesAClientWithoutCertificate) {
 
 TEST_F(ServerTlsTest, MtlsServerRefusesAClientCertificateFromAnotherCa) {
   StartServer(/*require_client_cert=*/true);
-  EXPECT_EQ(test_util::CheckHealth(
-                TlsChannel(certs_->rogue_client_cert, certs_->rogue_client_key), "")
-                .status()
-                .code(),
-            absl::StatusCode::kUnavailable);
+  EXPECT_EQ(
+      test_util::CheckHealth(TlsChannel(certs_->rogue_client_cert, certs_->rogue_client_key), "")
+          .status()
+          .code(),
+      absl::StatusCode::kUnavailable);
 }
 
 TEST_F(ServerTlsTest, UnreadableKeyIsInvalidArgumentNamingTheField) {

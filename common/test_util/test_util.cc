@@ -1,15 +1,14 @@
 #include "common/test_util/test_util.h"
 
 #include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <sys/time.h>
-#include <unistd.h>
-
 #include <grpcpp/client_context.h>
 #include <grpcpp/impl/rpc_method.h>
 #include <grpcpp/support/byte_buffer.h>
 #include <grpcpp/support/sync_stream.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
@@ -26,10 +25,10 @@
 #include "common/grpc_status.h"
 #include "common/logging.h"
 #include "common/server_interceptor.h"
-#include "grpc/health/v1/health.grpc.pb.h"
 #include "google/protobuf/descriptor.h"
 #include "google/protobuf/descriptor.pb.h"
 #include "google/protobuf/message.h"
+#include "grpc/health/v1/health.grpc.pb.h"
 #include "gtest/gtest.h"
 
 namespace ibgraphrag::common::test_util {
@@ -121,10 +120,10 @@ absl::StatusOr<TestCertificates> MakeTestCertificates(const std::string& dir) {
                         name, ".csr -subj /CN=", cn);
   };
   const auto sign = [&](const std::string& name, const std::string& ca, const std::string& ext) {
-    return absl::StrCat("printf '", ext, "\\n' > ", dir, "/", name, ".ext && openssl x509 -req -in ",
-                        dir, "/", name, ".csr -CA ", dir, "/", ca, ".pem -CAkey ", dir, "/", ca,
-                        ".key -CAcreateserial -days 2 -out ", dir, "/", name, ".pem -extfile ", dir,
-                        "/", name, ".ext");
+    return absl::StrCat("printf '", ext, "\\n' > ", dir, "/", name,
+                        ".ext && openssl x509 -req -in ", dir, "/", name, ".csr -CA ", dir, "/", ca,
+                        ".pem -CAkey ", dir, "/", ca, ".key -CAcreateserial -days 2 -out ", dir,
+                        "/", name, ".pem -extfile ", dir, "/", name, ".ext");
   };
   const auto make_ca = [&](const std::string& name) {
     return absl::StrCat("openssl req -x509 ", ec, " -keyout ", dir, "/", name, ".key -out ", dir,
@@ -217,8 +216,7 @@ absl::StatusOr<std::unique_ptr<google::protobuf::Message>> ReflectionCall(
   }
   const grpc::Status status = stream->Finish();
   if (!status.ok()) return FromGrpcStatus(status);
-  std::unique_ptr<google::protobuf::Message> response(
-      factory->GetPrototype(response_type)->New());
+  std::unique_ptr<google::protobuf::Message> response(factory->GetPrototype(response_type)->New());
   if (!response->ParseFromString(received)) {
     return absl::InternalError("unparsable reflection response");
   }
@@ -237,8 +235,8 @@ absl::StatusOr<std::vector<std::string>> ReflectionListServices(
   const google::protobuf::Message& message = **response;
   const auto* list_field = message.GetDescriptor()->FindFieldByName("list_services_response");
   if (!message.GetReflection()->HasField(message, list_field)) {
-    return absl::InternalError(absl::StrCat("no list_services_response in ",
-                                            message.ShortDebugString()));
+    return absl::InternalError(
+        absl::StrCat("no list_services_response in ", message.ShortDebugString()));
   }
   const google::protobuf::Message& list = message.GetReflection()->GetMessage(message, list_field);
   const auto* service_field = list.GetDescriptor()->FindFieldByName("service");
@@ -262,8 +260,8 @@ absl::StatusOr<std::vector<std::string>> ReflectionFilesContainingSymbol(
   const google::protobuf::Message& message = **response;
   const auto* files_field = message.GetDescriptor()->FindFieldByName("file_descriptor_response");
   if (!message.GetReflection()->HasField(message, files_field)) {
-    return absl::NotFoundError(absl::StrCat("no file for ", symbol, ": ",
-                                            message.ShortDebugString()));
+    return absl::NotFoundError(
+        absl::StrCat("no file for ", symbol, ": ", message.ShortDebugString()));
   }
   const google::protobuf::Message& files =
       message.GetReflection()->GetMessage(message, files_field);
@@ -325,8 +323,8 @@ grpc::Status EchoTestServiceImpl::Echo(grpc::ServerContext* context, const EchoR
   return grpc::Status::OK;
 }
 
-grpc::Status EchoTestServiceImpl::Forward(grpc::ServerContext* context,
-                                          const EchoRequest* request, EchoResponse* response) {
+grpc::Status EchoTestServiceImpl::Forward(grpc::ServerContext* context, const EchoRequest* request,
+                                          EchoResponse* response) {
   ibgraphrag::common::testdata::EchoTestService::Stub* downstream;
   {
     std::lock_guard<std::mutex> lock(mu_);

@@ -373,9 +373,9 @@ grpc::Status KgStoreServiceImpl::Ingest(grpc::ServerContext* context,
         response->set_batches_already_applied(response->batches_already_applied() + 1);
       } else {
         response->set_batches_applied(response->batches_applied() + 1);
+        response->set_entities_added(response->entities_added() + result->entities_added);
+        response->set_triples_added(response->triples_added() + result->triples_added);
       }
-      response->set_entities_added(response->entities_added() + result->entities_added);
-      response->set_triples_added(response->triples_added() + result->triples_added);
       response->add_acknowledged_batch_ids(batch.batch_id);
     }
     return absl::OkStatus();

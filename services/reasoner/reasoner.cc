@@ -107,11 +107,15 @@ absl::StatusOr<ReasonResult> Reasoner::Run(const ReasonRequest& request, absl::T
     result = RunExtractive(request, task);
   } else {
     const LlmClient& client = *clients_.at(request.backend);
+    const absl::Time llm_start = absl::Now();
     result = RunLlm(request, task, client, deadline, on_token);
     if (!result.ok() && options_.on_llm_failure == LlmFailurePolicy::kFallBackToExtractive &&
         absl::Now() < deadline) {
       const absl::Status error = result.status();
+      const double llm_ms = Milliseconds(absl::Now() - llm_start);
       result = RunExtractive(request, task);
+      // The failed attempt's time stays visible next to the fallback's.
+      result->timings.insert(result->timings.begin(), {"llm", llm_ms});
       result->degradations.push_back(
           {"llm",
            absl::StrCat("backend '", request.backend, "' ", absl::StatusCodeToString(error.code()),

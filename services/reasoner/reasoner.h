@@ -63,8 +63,10 @@ class Reasoner {
   absl::StatusOr<ReasonResult> Reason(const ReasonRequest& request, absl::Time deadline) const;
 
   // Like Reason, and calls `on_token` with the LLM's output as it arrives (the first, lowest
-  // temperature sample's tokens when voting) before returning the parsed result. The extractive
-  // backend produces no tokens; its whole answer comes in the result.
+  // temperature sample's tokens when voting) before returning the parsed result. `on_token` runs
+  // on the calling thread. The extractive backend produces no tokens; its whole answer comes in
+  // the result. When the LLM fails mid-stream and the policy falls back, the result is the
+  // degraded extractive answer; tokens already delivered are not retracted.
   absl::StatusOr<ReasonResult> ReasonStream(const ReasonRequest& request, absl::Time deadline,
                                             const TokenCallback& on_token) const;
 

@@ -1,7 +1,7 @@
 // Reasoner hot paths: prompt build + answer parse (target <= 1 ms p50 for 100 triples) and the
 // extractive backend (target <= 2 ms p50 for 100 triples and 5 options).
-//   build-reasoner/bin/reasoner_bench --benchmark_repetitions=10 \
-//       --benchmark_report_aggregates_only=true
+// Run: build-reasoner/bin/reasoner_bench --benchmark_repetitions=10
+//        --benchmark_report_aggregates_only=true
 #include <string>
 #include <vector>
 
@@ -63,7 +63,7 @@ ReasonRequest MakeRequest(int n) {
       t.head = {"DOID:5844", "Myocardial infarction"};
       t.tail = {absl::StrCat("Entrez:", 1000 + i), absl::StrCat("GENE", i, "A")};
     } else if (i % 10 == 2) {
-      t.head = drugs[(i / 10) % 5];
+      t.head = {drugs[(i / 10) % 5].first, drugs[(i / 10) % 5].second};
       t.tail = {absl::StrCat("Entrez:", 1000 + i - 1), absl::StrCat("GENE", i - 1, "A")};
     } else {
       t.head = {absl::StrCat("DOID:", 9000 + i), absl::StrCat("Cardiovascular disorder type ", i)};

@@ -1,5 +1,7 @@
 #include "services/reasoner/reasoner.h"
 
+#include <algorithm>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -135,6 +137,15 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         ValidationCase{
             "EmptyQuestion", [](ReasonRequest* r) { r->question.clear(); }, {"question is empty"}},
+        ValidationCase{"BlankQuestion",
+                       [](ReasonRequest* r) { r->question = " \n\t"; },
+                       {"question is blank"}},
+        ValidationCase{"SamplesAndTemperaturesDisagree",
+                       [](ReasonRequest* r) {
+                         r->self_consistency.samples = 1;
+                         r->self_consistency.temperatures = {0.0, 0.3};
+                       },
+                       {"self_consistency.temperatures", "one per sample"}},
         ValidationCase{"LongQuestion",
                        [](ReasonRequest* r) { r->question = std::string(16 * 1024 + 1, 'x'); },
                        {"question", "16384"}},
@@ -177,7 +188,9 @@ INSTANTIATE_TEST_SUITE_P(
         ValidationCase{"NegativeBudget",
                        [](ReasonRequest* r) { r->evidence_token_budget = -1; },
                        {"evidence_token_budget"}}),
-    [](const ::testing::TestParamInfo<ValidationCase>& info) { return info.param.name; });
+    [](const ::testing::TestParamInfo<ValidationCase>& param_info) {
+      return param_info.param.name;
+    });
 
 TEST_F(ReasonerTest, AnswersExtractivelyByDefault) {
   auto reasoner = MakeReasoner();
@@ -279,6 +292,8 @@ TEST_F(ReasonerTest, PersistentServerErrorFallsBackToADegradedExtractiveAnswer) 
   EXPECT_EQ(result->degradations[0].component, "llm");
   EXPECT_THAT(result->degradations[0].reason, HasSubstr("backend 'fake' UNAVAILABLE"));
   EXPECT_THAT(result->degradations[0].reason, HasSubstr("extractive"));
+  EXPECT_TRUE(HasTiming(*result, "llm"));
+  EXPECT_TRUE(HasTiming(*result, "extractive"));
 }
 
 TEST_F(ReasonerTest, MalformedJsonFallsBackWithAClearReason) {

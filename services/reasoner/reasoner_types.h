@@ -69,8 +69,9 @@ struct ReasoningPath {
 
 // Several samples at different temperatures and a majority vote.
 struct SelfConsistencyOptions {
-  // Number of samples, 1..16; 0 or 1 disables voting (one sample). When 0 and `temperatures`
-  // is non-empty, one sample per temperature.
+  // Number of samples, 0..16; 0 or 1 disables voting (one sample). When 0 and `temperatures`
+  // is non-empty, one sample per temperature; otherwise `temperatures` must have `samples`
+  // entries when given.
   int samples = 0;
   // One temperature per sample, each in [0, 2]; empty means the schedule 0, 0.3, 0.5, 0.7, 0.9,
   // 1.0, 1.0, ... (see SampleTemperatures).

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 
@@ -100,7 +101,7 @@ absl::Status ValidateSelfConsistency(const SelfConsistencyOptions& sc,
                                                      limits.max_temperature, "]"));
     }
   }
-  if (!sc.temperatures.empty() && sc.samples > 1 &&
+  if (!sc.temperatures.empty() && sc.samples >= 1 &&
       static_cast<int>(sc.temperatures.size()) != sc.samples) {
     return absl::InvalidArgumentError(absl::StrCat(
         "self_consistency.temperatures has ", sc.temperatures.size(),
@@ -119,6 +120,9 @@ absl::Status ValidateRequest(const ReasonRequest& request, const ValidationLimit
   }
   if (auto s = CheckField(request.question, "question", limits.max_question_bytes); !s.ok()) {
     return s;
+  }
+  if (absl::StripAsciiWhitespace(request.question).empty()) {
+    return absl::InvalidArgumentError("question is blank (whitespace only)");
   }
   const Task task = ResolveTask(request);
   if (static_cast<int>(request.options.size()) > limits.max_options) {

@@ -1,0 +1,359 @@
+// Integration test: builds the embedded KG from the real data with `ibgr kg build`, starts the real
+// kgstore binary on loopback and talks to it over gRPC.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <set>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "grpc/health/v1/health.grpc.pb.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "tests/test_util/kgstore_client.h"
+#include "tests/test_util/subprocess.h"
+
+namespace ibgraphrag::testing {
+namespace {
+
+namespace pb = ::ibgraphrag::v1;
+using ::testing::HasSubstr;
+
+std::string HttpGet(int port, const std::string& path) {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(port);
+  inet_pton(AF_INET, "127.0.0.1", &addr.sin_addr);
+  if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
+    close(fd);
+    return "";
+  }
+  const std::string req = absl::StrCat("GET ", path, " HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n");
+  (void)!write(fd, req.data(), req.size());
+  std::string out;
+  char buf[65536];
+  ssize_t n;
+  while ((n = read(fd, buf, sizeof(buf))) > 0) out.append(buf, n);
+  close(fd);
+  const size_t body = out.find("\r\n\r\n");
+  return body == std::string::npos ? "" : out.substr(body + 4);
+}
+
+class KgStoreIntegrationTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new std::string(MakeTempDir("kgstore-it"));
+    auto rc = RunToCompletion({BinDir() + "/ibgr", "kg", "build", "--base=" + *dir_ + "/art",
+                               "--data_dir=" + DataDir()},
+                              *dir_ + "/build.log", absl::Seconds(240));
+    ASSERT_TRUE(rc.ok()) << rc.status();
+    ASSERT_EQ(*rc, 0) << "ibgr kg build failed; see " << *dir_ << "/build.log";
+    auto p = Subprocess::Start({BinDir() + "/kgstore", "--base=" + *dir_ + "/art",
+                                "--host=127.0.0.1", "--port=0", "--metrics_port=0"},
+                               *dir_ + "/kgstore.log");
+    ASSERT_TRUE(p.ok()) << p.status();
+    server_ = new Subprocess(std::move(*p));
+    auto line = server_->WaitForLogLine("\"msg\":\"kgstore: ready\"", absl::Seconds(60));
+    ASSERT_TRUE(line.ok()) << line.status();
+    auto j = nlohmann::json::parse(*line);
+    port_ = j["port"].get<int>();
+    metrics_port_ = j["metrics_port"].get<int>();
+  }
+  static void TearDownTestSuite() {
+    delete server_;
+    server_ = nullptr;
+  }
+  void SetUp() override {
+    ASSERT_NE(server_, nullptr);
+    stub_ = KgStub(port_);
+  }
+
+  pb::StatsResponse Stats() {
+    grpc::ClientContext ctx;
+    SetDeadline(&ctx);
+    pb::StatsResponse stats;
+    EXPECT_TRUE(stub_->Stats(&ctx, pb::StatsRequest(), &stats).ok());
+    return stats;
+  }
+
+  static std::string* dir_;
+  static Subprocess* server_;
+  static int port_;
+  static int metrics_port_;
+  std::unique_ptr<pb::KgStoreService::Stub> stub_;
+};
+
+std::string* KgStoreIntegrationTest::dir_ = nullptr;
+Subprocess* KgStoreIntegrationTest::server_ = nullptr;
+int KgStoreIntegrationTest::port_ = 0;
+int KgStoreIntegrationTest::metrics_port_ = 0;
+
+TEST_F(KgStoreIntegrationTest, HealthReportsServingForServerAndService) {
+  auto health = grpc::health::v1::Health::NewStub(grpc::CreateChannel(
+      absl::StrCat("127.0.0.1:", port_), grpc::InsecureChannelCredentials()));
+  for (const std::string service : {"", "ibgraphrag.v1.KgStoreService"}) {
+    grpc::ClientContext ctx;
+    SetDeadline(&ctx);
+    grpc::health::v1::HealthCheckRequest req;
+    req.set_service(service);
+    grpc::health::v1::HealthCheckResponse resp;
+    ASSERT_TRUE(health->Check(&ctx, req, &resp).ok());
+    EXPECT_EQ(resp.status(), grpc::health::v1::HealthCheckResponse::SERVING) << service;
+  }
+}
+
+TEST_F(KgStoreIntegrationTest, GetEntitiesResolvesCanonicalIdsAndXrefAliases) {
+  grpc::ClientContext ctx;
+  SetDeadline(&ctx);
+  pb::GetEntitiesRequest req;
+  req.add_external_ids("DOID:9352");
+  req.add_external_ids("UMLS:C0011860");  // DO's UMLS xref of type 2 diabetes mellitus
+  pb::GetEntitiesResponse resp;
+  ASSERT_TRUE(stub_->GetEntities(&ctx, req, &resp).ok());
+  ASSERT_EQ(resp.entities_size(), 2);
+  EXPECT_EQ(resp.entities(0).name(), "type 2 diabetes mellitus");
+  EXPECT_EQ(resp.entities(0).type(), "disease");
+  EXPECT_EQ(resp.entities(1).id(), resp.entities(0).id());
+  EXPECT_THAT(resp.entities(0).xrefs(), ::testing::Contains("UMLS:C0011860"));
+  EXPECT_FALSE(resp.kg_version().empty());
+}
+
+TEST_F(KgStoreIntegrationTest, GetEntitiesUnknownIdsAreNotFoundAndListed) {
+  grpc::ClientContext ctx;
+  SetDeadline(&ctx);
+  pb::GetEntitiesRequest req;
+  req.add_external_ids("DOID:0000000000");
+  pb::GetEntitiesResponse resp;
+  grpc::Status s = stub_->GetEntities(&ctx, req, &resp);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::NOT_FOUND);
+  EXPECT_THAT(s.error_message(), HasSubstr("DOID:0000000000"));
+}
+
+TEST_F(KgStoreIntegrationTest, NeighborsPagesCoverEveryEdgeOnce) {
+  std::string token;
+  std::set<std::tuple<uint32_t, uint32_t, uint32_t>> seen;
+  uint64_t total = 0;
+  int pages = 0;
+  do {
+    grpc::ClientContext ctx;
+    SetDeadline(&ctx);
+    pb::NeighborsRequest req;
+    req.set_external_id("DOID:9352");
+    req.set_limit(7);
+    req.set_page_token(token);
+    pb::NeighborsResponse resp;
+    ASSERT_TRUE(stub_->Neighbors(&ctx, req, &resp).ok());
+    total = resp.total();
+    for (int i = 0; i < resp.triples().head_size(); ++i) {
+      EXPECT_TRUE(seen.emplace(resp.triples().head(i), resp.triples().relation(i),
+                               resp.triples().tail(i))
+                      .second)
+          << "edge returned twice";
+    }
+    EXPECT_FALSE(resp.relations().empty());
+    token = resp.next_page_token();
+    ++pages;
+  } while (!token.empty() && pages < 1000);
+  EXPECT_GT(total, 7u);
+  EXPECT_EQ(seen.size(), total);
+}
+
+TEST_F(KgStoreIntegrationTest, ExtractSubgraphKeepsNearerHopsFirstWithinTheCap) {
+  grpc::ClientContext ctx;
+  SetDeadline(&ctx);
+  pb::ExtractSubgraphRequest req;
+  req.add_seed_external_ids("DOID:9352");
+  req.add_seed_external_ids("DrugBank:DB00331");
+  req.set_max_hops(2);
+  req.set_max_triples(500);
+  req.set_entity_detail(pb::ENTITY_DETAIL_REFS);
+  pb::ExtractSubgraphResponse resp;
+  ASSERT_TRUE(stub_->ExtractSubgraph(&ctx, req, &resp).ok());
+  const auto& t = resp.triples();
+  ASSERT_EQ(t.head_size(), 500);
+  EXPECT_TRUE(resp.truncated());
+  ASSERT_EQ(t.hop_size(), t.head_size());
+  for (int i = 1; i < t.hop_size(); ++i) EXPECT_LE(t.hop(i - 1), t.hop(i)) << i;
+  EXPECT_EQ(t.hop(0), 1u);
+  EXPECT_EQ(t.hop(t.hop_size() - 1), 2u);
+  EXPECT_EQ(resp.resolved_seed_ids_size(), 2);
+  EXPECT_EQ(resp.entities_size(), resp.entity_hops_size());
+  EXPECT_EQ(resp.entities(0).external_id(), "DOID:9352");
+}
+
+TEST_F(KgStoreIntegrationTest, ExtractSubgraphRejectsOutOfRangeArgumentsNamingTheField) {
+  struct Case {
+    std::function<void(pb::ExtractSubgraphRequest*)> mutate;
+    grpc::StatusCode code;
+    std::string field;
+  };
+  const std::vector<Case> cases = {
+      {[](auto* r) { r->set_max_hops(5); }, grpc::StatusCode::INVALID_ARGUMENT, "max_hops"},
+      {[](auto* r) { r->set_max_triples(100001); }, grpc::StatusCode::INVALID_ARGUMENT,
+       "max_triples"},
+      {[](auto* r) { r->add_allow_relations("no such relation"); },
+       grpc::StatusCode::INVALID_ARGUMENT, "allow_relations"},
+      {[](auto* r) { r->add_seed_ids(999999999); }, grpc::StatusCode::NOT_FOUND, "seed_ids"},
+      {[](auto* r) { r->clear_seed_external_ids(); }, grpc::StatusCode::INVALID_ARGUMENT,
+       "seeds"},
+  };
+  for (const Case& c : cases) {
+    grpc::ClientContext ctx;
+    SetDeadline(&ctx);
+    pb::ExtractSubgraphRequest req;
+    req.add_seed_external_ids("DOID:9352");
+    c.mutate(&req);
+    pb::ExtractSubgraphResponse resp;
+    grpc::Status s = stub_->ExtractSubgraph(&ctx, req, &resp);
+    EXPECT_EQ(s.error_code(), c.code) << c.field << ": " << s.error_message();
+    EXPECT_THAT(s.error_message(), HasSubstr(c.field));
+  }
+}
+
+TEST_F(KgStoreIntegrationTest, ShortestPathsLinksMetforminToType2Diabetes) {
+  grpc::ClientContext ctx;
+  SetDeadline(&ctx);
+  pb::ShortestPathsRequest req;
+  req.add_source_external_ids("DrugBank:DB00331");
+  req.add_target_external_ids("DOID:9352");
+  pb::ShortestPathsResponse resp;
+  ASSERT_TRUE(stub_->ShortestPaths(&ctx, req, &resp).ok());
+  ASSERT_GE(resp.paths_size(), 1);
+  ASSERT_EQ(resp.paths(0).steps_size(), 1);
+  const auto& step = resp.paths(0).steps(0);
+  std::string relation;
+  for (const auto& r : resp.relations()) {
+    if (r.id() == step.relation()) relation = r.name();
+  }
+  EXPECT_EQ(relation, "drug treats disease");
+  EXPECT_FALSE(step.reversed());
+}
+
+TEST_F(KgStoreIntegrationTest, IngestIsAtomicAndIdempotentOnBatchId) {
+  const uint64_t before = Stats().triples();
+  pb::IngestRequest batch;
+  batch.set_batch_id("it-batch-1");
+  pb::Entity* e = batch.add_entities();
+  e->set_external_id("TEST:drug-x");
+  e->set_type("compound");
+  e->set_name("drug x");
+  pb::IngestTriple* t = batch.add_triples();
+  t->set_head_external_id("TEST:drug-x");
+  t->set_relation("drug treats disease");
+  t->set_tail_external_id("DOID:9352");
+  t->set_source("integration-test");
+  pb::IngestResponse first;
+  ASSERT_TRUE(IngestOne(stub_.get(), batch, &first).ok());
+  EXPECT_EQ(first.batches_applied(), 1u);
+  EXPECT_EQ(first.triples_added(), 1u);
+  EXPECT_EQ(Stats().triples(), before + 1);
+
+  pb::IngestResponse again;
+  ASSERT_TRUE(IngestOne(stub_.get(), batch, &again).ok());
+  EXPECT_EQ(again.batches_already_applied(), 1u);
+  EXPECT_EQ(again.triples_added(), 0u);
+  EXPECT_EQ(Stats().triples(), before + 1);
+
+  // A batch with one bad triple writes nothing at all.
+  pb::IngestRequest bad;
+  bad.set_batch_id("it-batch-2");
+  *bad.add_triples() = *t;
+  bad.mutable_triples(0)->set_tail_external_id("DOID:9351");
+  pb::IngestTriple* broken = bad.add_triples();
+  broken->set_head_external_id("TEST:drug-x");
+  broken->set_relation("drug treats disease");
+  broken->set_tail_external_id("NOPE:unknown");
+  pb::IngestResponse rejected;
+  grpc::Status s = IngestOne(stub_.get(), bad, &rejected);
+  EXPECT_FALSE(s.ok());
+  EXPECT_THAT(s.error_message(), HasSubstr("NOPE:unknown"));
+  EXPECT_EQ(Stats().triples(), before + 1);
+}
+
+TEST_F(KgStoreIntegrationTest, StatsReportsCountsByTypeRelationAndSource) {
+  pb::StatsResponse stats = Stats();
+  EXPECT_GT(stats.entities(), 50000u);
+  EXPECT_GT(stats.triples(), 500000u);
+  EXPECT_GT(stats.entities_by_type().at("disease"), 10000u);
+  EXPECT_GT(stats.triples_by_relation().at("drug treats disease"), 500u);
+  EXPECT_GE(stats.sources_size(), 10);
+  for (const auto& source : stats.sources()) EXPECT_EQ(source.sha256().size(), 64u);
+}
+
+TEST_F(KgStoreIntegrationTest, MetricsEndpointPassesPromtool) {
+  // One failing call so an error code label exists.
+  {
+    grpc::ClientContext ctx;
+    SetDeadline(&ctx);
+    pb::GetEntitiesRequest req;
+    pb::GetEntitiesResponse resp;
+    (void)stub_->GetEntities(&ctx, req, &resp);
+  }
+  const std::string body = HttpGet(metrics_port_, "/metrics");
+  EXPECT_THAT(body, HasSubstr("ibgr_kgstore_triples"));
+  EXPECT_THAT(body, HasSubstr("code=\"INVALID_ARGUMENT\""));
+  EXPECT_THAT(body, HasSubstr("ibgr_grpc_request_duration_seconds_bucket"));
+  if (system("command -v promtool >/dev/null 2>&1") != 0) GTEST_SKIP() << "promtool missing";
+  const std::string path = *dir_ + "/metrics.txt";
+  FILE* f = fopen(path.c_str(), "w");
+  ASSERT_NE(f, nullptr);
+  fwrite(body.data(), 1, body.size(), f);
+  fclose(f);
+  EXPECT_EQ(system(("promtool check metrics < " + path + " > " + *dir_ + "/promtool.out 2>&1")
+                       .c_str()),
+            0)
+      << "promtool rejected /metrics; see " << *dir_ << "/promtool.out";
+}
+
+TEST_F(KgStoreIntegrationTest, ReadOnlyReplicaServesTheSameSnapshotAndRefusesIngest) {
+  // Also exercises --config: a short grace period keeps the SIGTERM check quick.
+  const std::string config = *dir_ + "/replica.textproto";
+  FILE* f = fopen(config.c_str(), "w");
+  ASSERT_NE(f, nullptr);
+  fputs("service_name: \"kgstore-replica\"\ntermination_grace_seconds: 0.2\n", f);
+  fclose(f);
+  auto p = Subprocess::Start({BinDir() + "/kgstore", "--base=" + *dir_ + "/art", "--read_only",
+                              "--config=" + config, "--host=127.0.0.1", "--port=0",
+                              "--metrics_port=-1"},
+                             *dir_ + "/replica.log");
+  ASSERT_TRUE(p.ok());
+  auto port = p->WaitForReadyPort("kgstore", absl::Seconds(60));
+  ASSERT_TRUE(port.ok()) << port.status();
+  auto replica = KgStub(*port);
+  grpc::ClientContext ctx;
+  SetDeadline(&ctx);
+  pb::StatsResponse stats;
+  ASSERT_TRUE(replica->Stats(&ctx, pb::StatsRequest(), &stats).ok());
+  EXPECT_TRUE(stats.read_only());
+  EXPECT_GT(stats.triples(), 500000u);
+  pb::IngestRequest batch;
+  batch.set_batch_id("replica-batch");
+  pb::IngestResponse resp;
+  EXPECT_EQ(IngestOne(replica.get(), batch, &resp).error_code(),
+            grpc::StatusCode::FAILED_PRECONDITION);
+  // SIGTERM drains and exits cleanly.
+  auto status = p->Stop(SIGTERM, absl::Seconds(30));
+  ASSERT_TRUE(status.ok()) << status.status();
+  EXPECT_EQ(p->exit_code(), 0) << p->ReadLog();
+}
+
+TEST_F(KgStoreIntegrationTest, MissingSnapshotExitsNonZeroWithAClearMessage) {
+  const std::string empty = MakeTempDir("kgstore-empty");
+  auto p = Subprocess::Start({BinDir() + "/kgstore", "--base=" + empty, "--host=127.0.0.1",
+                              "--port=0", "--metrics_port=-1"},
+                             empty + "/kgstore.log");
+  ASSERT_TRUE(p.ok());
+  for (int i = 0; i < 500 && p->Running(); ++i) usleep(20000);
+  EXPECT_FALSE(p->Running());
+  EXPECT_EQ(p->exit_code(), 1);
+  EXPECT_THAT(p->ReadLog(), HasSubstr("NOT_FOUND"));
+}
+
+}  // namespace
+}  // namespace ibgraphrag::testing
