@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "common/logging.h"
 #include "common/test_util/test_util.h"
 #include "gmock/gmock.h"
@@ -31,29 +32,27 @@ TEST_F(ConfigTest, LoadsEveryFieldFromATextProtoFile) {
   const std::string cert = WriteConfig("tls.crt", "cert");
   const std::string key = WriteConfig("tls.key", "key");
   const std::string ca = WriteConfig("ca.crt", "ca");
-  const std::string path = WriteConfig("server.textproto", R"pb(
-                                                                 # Comments are allowed.
-                                                                 service_name: "kgstore"
-                                                                 listen_host: "127.0.0.1"
-                                                                 port: 50052
-                                                                 metrics_port: 9092
-                                                                 tls { cert_file: ")pb" +
-                                                               cert + R"pb("
-                                                                           key_file: ")pb" +
-                                                               key + R"pb("
-                                                                          client_ca_file: ")pb" +
-                                                               ca + R"pb(                                                                         "
-      require_client_cert: true
-    }
-                                                                                                                                                  drain_deadline_seconds: 7.5
-    termination_grace_seconds: 2
-    max_receive_message_bytes: 1048576
-    max_send_message_bytes: 2097152
-    max_threads: 64
-    max_connection_age_seconds: 300
-    log_level: LOG_LEVEL_WARNING
-    log_payloads: false
-  )pb");
+  const std::string path =
+      WriteConfig("server.textproto",
+                  absl::StrCat("# Comments are allowed.\n"
+                               "service_name: \"kgstore\"\n"
+                               "listen_host: \"127.0.0.1\"\n"
+                               "port: 50052\n"
+                               "metrics_port: 9092\n"
+                               "tls {\n"
+                               "  cert_file: \"",
+                               cert, "\"\n  key_file: \"", key, "\"\n  client_ca_file: \"", ca,
+                               "\"\n"
+                               "  require_client_cert: true\n"
+                               "}\n"
+                               "drain_deadline_seconds: 7.5\n"
+                               "termination_grace_seconds: 2\n"
+                               "max_receive_message_bytes: 1048576\n"
+                               "max_send_message_bytes: 2097152\n"
+                               "max_threads: 64\n"
+                               "max_connection_age_seconds: 300\n"
+                               "log_level: LOG_LEVEL_WARNING\n"
+                               "log_payloads: false\n"));
   auto config = LoadTextProtoConfig<ServerConfig>(path);
   ASSERT_TRUE(config.ok()) << config.status();
   EXPECT_EQ(config->service_name(), "kgstore");

@@ -195,9 +195,9 @@ RowContext::RowContext(absl::string_view source, const std::string& path,
   report_.path = path;
 }
 
-absl::Status RowContext::Malformed(absl::string_view reason) {
+absl::Status RowContext::MalformedAt(int64_t line, absl::string_view reason) {
   ++report_.rows_skipped;
-  std::string message = absl::StrCat(report_.path, ":", line_number(), ": ", reason);
+  std::string message = absl::StrCat(report_.path, ":", line, ": ", reason);
   if (options_.strict) return absl::InvalidArgumentError(message);
   if (static_cast<int>(report_.errors.size()) < options_.max_errors_reported) {
     report_.errors.push_back(std::move(message));
@@ -354,7 +354,7 @@ RelationId AddKnownRelation(KgBuilder& builder, absl::string_view name, absl::st
   }
   return builder.AddRelation(
       BuilderArg(name), BuilderArg(head_type), BuilderArg(tail_type),
-      BuilderArg(absl::StrCat("The head entity ", name, " the tail entity.")));
+      BuilderArg(absl::StrCat("The head entity is linked to the tail entity by '", name, "'.")));
 }
 
 NameIndex::NameIndex(const KgBuilder& builder) : builder_(builder) {

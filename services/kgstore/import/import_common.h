@@ -43,8 +43,9 @@ struct ImportOptions {
   // How many "file:line: reason" messages each SourceReport keeps; counts stay exact beyond it.
   int max_errors_reported = 20;
   // HPO annotations name OMIM/ORPHA/DECIPHER diseases that the Disease Ontology does not
-  // cross-reference. true: each becomes its own disease entity (id as in the file, name from the
-  // file) so no phenotype annotation is lost; false: such rows are dropped. Either way they are
+  // cross-reference. true: each becomes its own disease entity ("OMIM:...", "ORDO:..." for ORPHA,
+  // "DECIPHER:...", named from the file) so no phenotype annotation is lost; false: such rows are
+  // dropped. Either way they are
   // counted in SourceReport::unmapped_ids, which measures how much of a source joined the DO.
   bool create_unresolved_hpo_diseases = true;
 };
@@ -56,7 +57,9 @@ class RowContext {
 
   // Counts a malformed row and keeps "file:line: reason". Returns INVALID_ARGUMENT with that text
   // when options.strict, OK otherwise, so callbacks can `return ctx.Malformed(...)`.
-  absl::Status Malformed(absl::string_view reason);
+  absl::Status Malformed(absl::string_view reason) { return MalformedAt(line_number(), reason); }
+  // The same for a row that started on an earlier line (an OBO stanza).
+  absl::Status MalformedAt(int64_t line, absl::string_view reason);
   // Counts a row whose ids did not resolve to a KG entity.
   void Unmapped() { ++report_.unmapped_ids; }
   void set_line(const LineReader* reader) { reader_ = reader; }

@@ -1,5 +1,6 @@
-// kg_import_tool embedded <data_dir>
-//     Builds the embedded default KG and prints its summary with the build time.
+// kg_import_tool embedded <data_dir> [triples.tsv [entities.tsv]]
+//     Builds the embedded default KG, prints its summary with the build time and optionally
+//     writes it as TSV.
 // kg_import_tool synthetic [num_entities num_triples [triples.tsv [entities.tsv]]]
 //     Generates the synthetic PrimeKG-scale graph (default full size), optionally writes it as
 //     TSV for PostgreSQL COPY, and prints counts and timings.
@@ -21,7 +22,7 @@ double SecondsSince(Clock::time_point start) {
 
 int Usage() {
   std::fprintf(stderr,
-               "usage: kg_import_tool embedded <data_dir>\n"
+               "usage: kg_import_tool embedded <data_dir> [triples.tsv [entities.tsv]]\n"
                "       kg_import_tool synthetic [num_entities num_triples [triples.tsv "
                "[entities.tsv]]]\n");
   return 2;
@@ -33,7 +34,7 @@ int main(int argc, char** argv) {
   namespace import_ = ibgraphrag::kgstore::import_;
   if (argc < 2) return Usage();
   const std::string command = argv[1];
-  if (command == "embedded" && argc == 3) {
+  if (command == "embedded" && argc >= 3 && argc <= 5) {
     import_::ImportOptions options;
     options.data_dir = argv[2];
     const auto start = Clock::now();
@@ -45,6 +46,18 @@ int main(int argc, char** argv) {
     }
     std::printf("%s", import_::FormatKgSummary(*kg).c_str());
     std::printf("built in %.2f s\n", seconds);
+    if (argc >= 4) {
+      if (absl::Status s = import_::WriteTriplesTsv(*kg, argv[3]); !s.ok()) {
+        std::fprintf(stderr, "%s\n", s.ToString().c_str());
+        return 1;
+      }
+    }
+    if (argc >= 5) {
+      if (absl::Status s = import_::WriteEntitiesTsv(*kg, argv[4]); !s.ok()) {
+        std::fprintf(stderr, "%s\n", s.ToString().c_str());
+        return 1;
+      }
+    }
     return 0;
   }
   if (command == "synthetic" && (argc == 2 || argc >= 4)) {

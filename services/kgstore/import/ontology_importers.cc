@@ -71,14 +71,7 @@ absl::Status ReadOboTerms(LineReader& reader, RowContext& ctx, std::vector<OboTe
     in_term = false;
     if (term_has_id) return absl::OkStatus();
     terms->pop_back();
-    ++ctx.report().rows_skipped;
-    const std::string message =
-        absl::StrCat(ctx.report().path, ":", term_line, ": [Term] stanza without id");
-    if (ctx.options().strict) return absl::InvalidArgumentError(message);
-    if (static_cast<int>(ctx.report().errors.size()) < ctx.options().max_errors_reported) {
-      ctx.report().errors.push_back(message);
-    }
-    return absl::OkStatus();
+    return ctx.MalformedAt(term_line, "[Term] stanza without id");
   };
   while (reader.Next(&line)) {
     line = absl::StripTrailingAsciiWhitespace(line);
