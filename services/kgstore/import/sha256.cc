@@ -53,6 +53,8 @@ __attribute__((target("sha,sse4.1,ssse3"))) void CompressShaNi(uint32_t* state, 
   for (; blocks > 0; --blocks, data += 64) {
     const __m128i abef_save = state0, cdgh_save = state1;
     __m128i msg[4];
+    // Unrolled so msg[] and the g % 4 indexing live in registers.
+#pragma GCC unroll 16
     for (int g = 0; g < 16; ++g) {
       if (g < 4) {
         msg[g] = _mm_shuffle_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(data + 16 * g)),

@@ -132,6 +132,21 @@ absl::Status ImportPrimeKgCsv(const std::string& path, KgBuilder& builder,
   spec.csv = true;
   spec.comment = 0;
   std::string x_type, y_type;
+  // PrimeKG repeats each node on thousands of rows: remember the ids this import already made
+  // so repeats skip id normalisation, the builder's merge logic and the source tag.
+  absl::flat_hash_map<std::string, EntityId> seen;
+  std::string key;
+  auto entity = [&](absl::string_view id, absl::string_view id_source, const std::string& type,
+                    absl::string_view name) {
+    key.assign(id_source.data(), id_source.size());
+    key.push_back('\t');
+    key.append(id.data(), id.size());
+    if (const auto it = seen.find(key); it != seen.end()) return it->second;
+    const EntityId e =
+        AddEntityFromSource(builder, PrimeKgExternalId(id, id_source), type, name, kSource);
+    seen.emplace(key, e);
+    return e;
+  };
   return ImportTabularFile(
       path, spec, builder, options,
       [&](const std::vector<absl::string_view>& f, RowContext& ctx) -> absl::Status {
@@ -153,10 +168,8 @@ absl::Status ImportPrimeKgCsv(const std::string& path, KgBuilder& builder,
           return ctx.Malformed(
               absl::StrCat("types ", f[4], " -> ", f[9], " do not fit relation ", f[0]));
         }
-        const EntityId x =
-            AddEntityFromSource(builder, PrimeKgExternalId(f[3], f[6]), x_type, f[5], kSource);
-        const EntityId y =
-            AddEntityFromSource(builder, PrimeKgExternalId(f[8], f[11]), y_type, f[10], kSource);
+        const EntityId x = entity(f[3], f[6], x_type, f[5]);
+        const EntityId y = entity(f[8], f[11], y_type, f[10]);
         auto [it, inserted] = relation_ids.try_emplace(relation, 0);
         if (inserted) {
           it->second =
