@@ -1,0 +1,30 @@
+// The reasoner's config file (ibgraphrag.config.v1.ReasonerConfig, protobuf text format) mapped
+// onto ReasonerServer::Options, with every field checked first so that a bad file stops the
+// process with a message naming the field ("backends[1].timeout_seconds: ...") instead of
+// serving half-configured.
+#ifndef IBGRAPHRAG_SERVICES_REASONER_REASONER_CONFIG_H_
+#define IBGRAPHRAG_SERVICES_REASONER_REASONER_CONFIG_H_
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "ibgraphrag/config/v1/reasoner_config.pb.h"
+#include "services/reasoner/reasoner_server.h"
+
+namespace ibgraphrag::reasoner {
+
+// Checks every field of `config` against the limits documented in reasoner_config.proto, that
+// named API-key environment variables are set and key files readable, that the prompt directory
+// and pinned prompt versions exist, and the `server` block (common::ValidateServerConfig).
+// INVALID_ARGUMENT (FAILED_PRECONDITION for a missing key, NOT_FOUND for missing prompt files)
+// with a message that starts with the field path.
+absl::Status ValidateReasonerConfig(const ibgraphrag::config::v1::ReasonerConfig& config);
+
+// Validates `config` and maps it to server options: unset fields keep the documented defaults
+// (ports 50055 / 9095, service name "reasoner"); server.log_payloads also turns on
+// ReasonerOptions::log_patient_text. No side effects besides reading the files named above.
+absl::StatusOr<ReasonerServer::Options> ReasonerServerOptionsFromConfig(
+    const ibgraphrag::config::v1::ReasonerConfig& config);
+
+}  // namespace ibgraphrag::reasoner
+
+#endif  // IBGRAPHRAG_SERVICES_REASONER_REASONER_CONFIG_H_
