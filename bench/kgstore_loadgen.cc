@@ -167,11 +167,13 @@ int main(int argc, char** argv) {
   }
   const auto num_entities = static_cast<uint32_t>(stats.entities());
   std::printf("# kgstore %s: %llu entities, %llu triples; %d seeds, %d hops, cap %d triples\n",
-              absl::GetFlag(FLAGS_target).c_str(), static_cast<unsigned long long>(stats.entities()),
+              absl::GetFlag(FLAGS_target).c_str(),
+              static_cast<unsigned long long>(stats.entities()),
               static_cast<unsigned long long>(stats.triples()), absl::GetFlag(FLAGS_seeds),
               absl::GetFlag(FLAGS_hops), absl::GetFlag(FLAGS_max_triples));
-  std::printf("| system     | clients | requests | p50 (ms) | p90 (ms) | p99 (ms) | req/s     | "
-              "rows/req  | errors |\n|---|---|---|---|---|---|---|---|---|\n");
+  std::printf(
+      "| system     | clients | requests | p50 (ms) | p90 (ms) | p99 (ms) | req/s     | "
+      "rows/req  | errors |\n|---|---|---|---|---|---|---|---|---|\n");
 
   std::vector<int> levels;
   for (absl::string_view part : absl::StrSplit(absl::GetFlag(FLAGS_clients), ',')) {
@@ -179,22 +181,21 @@ int main(int argc, char** argv) {
     if (absl::SimpleAtoi(part, &c) && c > 0) levels.push_back(c);
   }
   for (int clients : levels) {
-    Print(RunLevel(
-        "kgstore", clients, num_entities, make_stub,
-        [](std::unique_ptr<ibgraphrag::v1::KgStoreService::Stub>& s,
-           const std::vector<uint32_t>& seeds) -> int64_t {
-          ibgraphrag::v1::ExtractSubgraphRequest req;
-          for (uint32_t id : seeds) req.add_seed_ids(id);
-          req.set_max_hops(absl::GetFlag(FLAGS_hops));
-          req.set_max_triples(absl::GetFlag(FLAGS_max_triples));
-          req.set_max_fanout_per_node(absl::GetFlag(FLAGS_max_fanout));
-          req.set_entity_detail(ibgraphrag::v1::ENTITY_DETAIL_IDS);
-          ibgraphrag::v1::ExtractSubgraphResponse resp;
-          grpc::ClientContext ctx;
-          ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));
-          if (!s->ExtractSubgraph(&ctx, req, &resp).ok()) return -1;
-          return resp.triples().head_size();
-        }));
+    Print(RunLevel("kgstore", clients, num_entities, make_stub,
+                   [](std::unique_ptr<ibgraphrag::v1::KgStoreService::Stub>& s,
+                      const std::vector<uint32_t>& seeds) -> int64_t {
+                     ibgraphrag::v1::ExtractSubgraphRequest req;
+                     for (uint32_t id : seeds) req.add_seed_ids(id);
+                     req.set_max_hops(absl::GetFlag(FLAGS_hops));
+                     req.set_max_triples(absl::GetFlag(FLAGS_max_triples));
+                     req.set_max_fanout_per_node(absl::GetFlag(FLAGS_max_fanout));
+                     req.set_entity_detail(ibgraphrag::v1::ENTITY_DETAIL_IDS);
+                     ibgraphrag::v1::ExtractSubgraphResponse resp;
+                     grpc::ClientContext ctx;
+                     ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));
+                     if (!s->ExtractSubgraph(&ctx, req, &resp).ok()) return -1;
+                     return resp.triples().head_size();
+                   }));
     if (absl::GetFlag(FLAGS_postgres).empty()) continue;
     Print(RunLevel(
         "postgresql", clients, num_entities,

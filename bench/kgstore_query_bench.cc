@@ -34,9 +34,9 @@ struct Fixture {
     options.num_triples = env != nullptr ? std::atoll(env) : 1'000'000;
     options.num_entities = std::max<int64_t>(1000, options.num_triples * 129375 / 8100498);
     KgData kg = import_::GenerateSyntheticPrimeKg(options);
-    dir = (std::filesystem::temp_directory_path() /
-           ("ibgr-query-bench-" + std::to_string(getpid())))
-              .string();
+    dir =
+        (std::filesystem::temp_directory_path() / ("ibgr-query-bench-" + std::to_string(getpid())))
+            .string();
     std::filesystem::remove_all(dir);
     SnapshotManifestInfo info;
     info.version = 1;

@@ -40,8 +40,8 @@ absl::StatusOr<std::unique_ptr<KgStoreServer>> KgStoreServer::BuildAndStart(
   Gauges& g = *server->gauges_;
   IBGR_ASSIGN_OR_RETURN(g.entities,
                         metrics.GetGauge("ibgr_kgstore_entities", "Entities in the served KG."));
-  IBGR_ASSIGN_OR_RETURN(g.relations, metrics.GetGauge("ibgr_kgstore_relations",
-                                                      "Relation types in the served KG."));
+  IBGR_ASSIGN_OR_RETURN(
+      g.relations, metrics.GetGauge("ibgr_kgstore_relations", "Relation types in the served KG."));
   IBGR_ASSIGN_OR_RETURN(g.triples,
                         metrics.GetGauge("ibgr_kgstore_triples", "Triples in the served KG."));
   IBGR_ASSIGN_OR_RETURN(g.snapshot_version,
@@ -50,9 +50,9 @@ absl::StatusOr<std::unique_ptr<KgStoreServer>> KgStoreServer::BuildAndStart(
   IBGR_ASSIGN_OR_RETURN(g.ingest_generation,
                         metrics.GetGauge("ibgr_kgstore_ingested_batches",
                                          "Ingest batches applied since the snapshot was built."));
-  IBGR_ASSIGN_OR_RETURN(g.open_seconds,
-                        metrics.GetGauge("ibgr_kgstore_open_seconds",
-                                         "Seconds the served snapshot took to open."));
+  IBGR_ASSIGN_OR_RETURN(
+      g.open_seconds,
+      metrics.GetGauge("ibgr_kgstore_open_seconds", "Seconds the served snapshot took to open."));
   IBGR_ASSIGN_OR_RETURN(g.memory_bytes,
                         metrics.GetGauge("ibgr_kgstore_memory_bytes",
                                          "Bytes held by the in-memory CSR and entity index."));
@@ -85,12 +85,11 @@ absl::Status KgStoreServer::OpenAndServe(const std::string& dir) {
   const KgCounts counts = (*store)->counts();
   holder_.Swap(std::shared_ptr<KgStore>(std::move(*store)));
   serving_dir_ = dir;
-  common::LogInfo("kgstore: serving snapshot",
-                  {{"snapshot_dir", dir},
-                   {"entities", counts.entities},
-                   {"triples", counts.triples},
-                   {"open_seconds", stats.open_seconds},
-                   {"read_only", stats.read_only}});
+  common::LogInfo("kgstore: serving snapshot", {{"snapshot_dir", dir},
+                                                {"entities", counts.entities},
+                                                {"triples", counts.triples},
+                                                {"open_seconds", stats.open_seconds},
+                                                {"read_only", stats.read_only}});
   UpdateGauges();
   return absl::OkStatus();
 }

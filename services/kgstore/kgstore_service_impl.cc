@@ -13,9 +13,9 @@ namespace ibgraphrag::kgstore {
 namespace {
 
 namespace pb = ::ibgraphrag::v1;
+using common::ToGrpcStatus;
 using ::google::protobuf::RepeatedField;
 using ::google::protobuf::RepeatedPtrField;
-using common::ToGrpcStatus;
 
 std::string VersionOf(const KgStore& store) { return absl::StrCat(store.manifest().version); }
 
@@ -142,12 +142,12 @@ grpc::Status KgStoreServiceImpl::GetEntities(grpc::ServerContext*,
     const int total = request->ids_size() + request->external_ids_size();
     if (total == 0) return absl::InvalidArgumentError("ids/external_ids: at least one id needed");
     if (total > kMaxGetEntities) {
-      return absl::InvalidArgumentError(absl::StrCat("ids/external_ids: ", total,
-                                                     " ids, at most ", kMaxGetEntities));
+      return absl::InvalidArgumentError(
+          absl::StrCat("ids/external_ids: ", total, " ids, at most ", kMaxGetEntities));
     }
-    IBGR_ASSIGN_OR_RETURN(std::vector<EntityId> ids,
-                          ResolveEntities(*store, request->ids(), request->external_ids(),
-                                          "ids/external_ids"));
+    IBGR_ASSIGN_OR_RETURN(
+        std::vector<EntityId> ids,
+        ResolveEntities(*store, request->ids(), request->external_ids(), "ids/external_ids"));
     IBGR_ASSIGN_OR_RETURN(std::vector<Entity> entities, store->GetEntities(ids));
     response->mutable_entities()->Reserve(static_cast<int>(entities.size()));
     for (const Entity& e : entities) ToProto(e, response->add_entities());
@@ -165,21 +165,23 @@ grpc::Status KgStoreServiceImpl::Neighbors(grpc::ServerContext*,
     NeighborQuery query;
     if (!request->external_id().empty()) {
       auto id = store->ResolveExternalId(request->external_id());
-      if (!id.ok()) return absl::NotFoundError(absl::StrCat("external_id: ", id.status().message()));
+      if (!id.ok())
+        return absl::NotFoundError(absl::StrCat("external_id: ", id.status().message()));
       query.entity = *id;
     } else {
       if (static_cast<int64_t>(request->entity_id()) >= store->num_entities()) {
-        return absl::NotFoundError(absl::StrCat("entity_id: unknown entity id ",
-                                                request->entity_id()));
+        return absl::NotFoundError(
+            absl::StrCat("entity_id: unknown entity id ", request->entity_id()));
       }
       query.entity = request->entity_id();
     }
     query.direction = FromProto(request->direction());
     IBGR_ASSIGN_OR_RETURN(query.relations,
                           ResolveRelations(*store, request->relations(), "relations"));
-    query.limit = request->limit() == 0 ? kDefaultNeighborLimit
-                                        : static_cast<int>(std::min<uint32_t>(
-                                              request->limit(), kMaxNeighborLimit + 1));
+    query.limit =
+        request->limit() == 0
+            ? kDefaultNeighborLimit
+            : static_cast<int>(std::min<uint32_t>(request->limit(), kMaxNeighborLimit + 1));
     if (!request->page_token().empty() &&
         (!absl::SimpleAtoi(request->page_token(), &query.offset) || query.offset < 0)) {
       return absl::InvalidArgumentError("page_token: not a token returned by Neighbors");
@@ -222,16 +224,14 @@ grpc::Status KgStoreServiceImpl::ExtractSubgraph(grpc::ServerContext*,
   absl::Status status = [&]() -> absl::Status {
     IBGR_ASSIGN_OR_RETURN(auto store, Store());
     SubgraphQuery query;
-    IBGR_ASSIGN_OR_RETURN(query.seeds,
-                          ResolveEntities(*store, request->seed_ids(),
-                                          request->seed_external_ids(), "seed_ids"));
+    IBGR_ASSIGN_OR_RETURN(query.seeds, ResolveEntities(*store, request->seed_ids(),
+                                                       request->seed_external_ids(), "seed_ids"));
     // Clamp huge values to limit+1 so the store's range check names the limit.
     auto field = [](uint32_t v, int def, int max) {
       return v == 0 ? def : static_cast<int>(std::min<uint32_t>(v, max + 1u));
     };
     query.max_hops = field(request->max_hops(), kDefaultSubgraphHops, kMaxSubgraphHops);
-    query.max_triples =
-        field(request->max_triples(), kDefaultSubgraphTriples, kMaxSubgraphTriples);
+    query.max_triples = field(request->max_triples(), kDefaultSubgraphTriples, kMaxSubgraphTriples);
     query.max_fanout_per_node = static_cast<int>(
         std::min<uint32_t>(request->max_fanout_per_node(), kMaxFanoutPerNode + 1u));
     IBGR_ASSIGN_OR_RETURN(query.allow_relations,
@@ -298,14 +298,14 @@ grpc::Status KgStoreServiceImpl::ShortestPaths(grpc::ServerContext*,
     IBGR_ASSIGN_OR_RETURN(query.targets,
                           ResolveEntities(*store, request->target_ids(),
                                           request->target_external_ids(), "target_ids"));
-    query.max_length = request->max_length() == 0
-                           ? kDefaultPathLength
-                           : static_cast<int>(std::min<uint32_t>(request->max_length(),
-                                                                 kMaxPathLength + 1u));
-    query.max_paths = request->max_paths() == 0
-                          ? kDefaultMaxPaths
-                          : static_cast<int>(
-                                std::min<uint32_t>(request->max_paths(), kMaxPaths + 1u));
+    query.max_length =
+        request->max_length() == 0
+            ? kDefaultPathLength
+            : static_cast<int>(std::min<uint32_t>(request->max_length(), kMaxPathLength + 1u));
+    query.max_paths =
+        request->max_paths() == 0
+            ? kDefaultMaxPaths
+            : static_cast<int>(std::min<uint32_t>(request->max_paths(), kMaxPaths + 1u));
     query.undirected = !request->directed();
     IBGR_ASSIGN_OR_RETURN(query.allow_relations,
                           ResolveRelations(*store, request->allow_relations(), "allow_relations"));
@@ -356,8 +356,8 @@ grpc::Status KgStoreServiceImpl::Ingest(grpc::ServerContext* context,
       for (const pb::Entity& e : request.entities()) batch.entities.push_back(FromProto(e));
       batch.triples.reserve(request.triples_size());
       for (const pb::IngestTriple& t : request.triples()) {
-        batch.triples.push_back(IngestTriple{t.head_external_id(), t.relation(),
-                                             t.tail_external_id(), t.source()});
+        batch.triples.push_back(
+            IngestTriple{t.head_external_id(), t.relation(), t.tail_external_id(), t.source()});
       }
       absl::StatusOr<IngestResult> result = store->Ingest(batch);
       if (!result.ok()) {

@@ -69,8 +69,8 @@ absl::Status Run() {
   }
   auto server = KgStoreServer::BuildAndStart(options);
   if (!server.ok()) return server.status();
-  ibgraphrag::common::LogInfo("kgstore: ready", {{"port", (*server)->port()},
-                                                 {"metrics_port", (*server)->metrics_port()}});
+  ibgraphrag::common::LogInfo(
+      "kgstore: ready", {{"port", (*server)->port()}, {"metrics_port", (*server)->metrics_port()}});
   (*server)->WaitForTermination();
   ibgraphrag::common::LogInfo("kgstore: stopped");
   return absl::OkStatus();

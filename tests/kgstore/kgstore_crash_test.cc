@@ -77,8 +77,8 @@ class KgStoreCrashTest : public ::testing::Test {
   }
 
   absl::StatusOr<Subprocess> StartServer(int round) {
-    return Subprocess::Start({BinDir() + "/kgstore", "--base=" + dir_ + "/art",
-                              "--host=127.0.0.1", "--port=0", "--metrics_port=-1"},
+    return Subprocess::Start({BinDir() + "/kgstore", "--base=" + dir_ + "/art", "--host=127.0.0.1",
+                              "--port=0", "--metrics_port=-1"},
                              absl::StrCat(dir_, "/kgstore-", round, ".log"));
   }
 
@@ -99,8 +99,8 @@ TEST_F(KgStoreCrashTest, KillDuringIngestLosesNoAcknowledgedBatchAndExposesNoPar
     // After a restart: every acknowledged batch is complete; anything else is all or nothing.
     for (int i = 0; i < next_batch; ++i) {
       const int64_t n = TriplesOfBatch(stub.get(), i);
-      const bool acked = std::find(acknowledged.begin(), acknowledged.end(), i) !=
-                         acknowledged.end();
+      const bool acked =
+          std::find(acknowledged.begin(), acknowledged.end(), i) != acknowledged.end();
       if (acked) {
         EXPECT_EQ(n, kTriplesPerBatch) << "acknowledged batch " << i << " lost after kill -9";
       } else {

@@ -49,9 +49,9 @@ class KgStoreIntegrationTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     dir_ = new std::string(MakeTempDir("kgstore-it"));
-    auto rc = RunToCompletion({BinDir() + "/ibgr", "kg", "build", "--base=" + *dir_ + "/art",
-                               "--data_dir=" + DataDir()},
-                              *dir_ + "/build.log", absl::Seconds(240));
+    auto rc = RunToCompletion(
+        {BinDir() + "/ibgr", "kg", "build", "--base=" + *dir_ + "/art", "--data_dir=" + DataDir()},
+        *dir_ + "/build.log", absl::Seconds(240));
     ASSERT_TRUE(rc.ok()) << rc.status();
     ASSERT_EQ(*rc, 0) << "ibgr kg build failed; see " << *dir_ << "/build.log";
     auto p = Subprocess::Start({BinDir() + "/kgstore", "--base=" + *dir_ + "/art",
@@ -95,8 +95,8 @@ int KgStoreIntegrationTest::port_ = 0;
 int KgStoreIntegrationTest::metrics_port_ = 0;
 
 TEST_F(KgStoreIntegrationTest, HealthReportsServingForServerAndService) {
-  auto health = grpc::health::v1::Health::NewStub(grpc::CreateChannel(
-      absl::StrCat("127.0.0.1:", port_), grpc::InsecureChannelCredentials()));
+  auto health = grpc::health::v1::Health::NewStub(
+      grpc::CreateChannel(absl::StrCat("127.0.0.1:", port_), grpc::InsecureChannelCredentials()));
   for (const std::string service : {"", "ibgraphrag.v1.KgStoreService"}) {
     grpc::ClientContext ctx;
     SetDeadline(&ctx);
@@ -151,9 +151,9 @@ TEST_F(KgStoreIntegrationTest, NeighborsPagesCoverEveryEdgeOnce) {
     ASSERT_TRUE(stub_->Neighbors(&ctx, req, &resp).ok());
     total = resp.total();
     for (int i = 0; i < resp.triples().head_size(); ++i) {
-      EXPECT_TRUE(seen.emplace(resp.triples().head(i), resp.triples().relation(i),
-                               resp.triples().tail(i))
-                      .second)
+      EXPECT_TRUE(
+          seen.emplace(resp.triples().head(i), resp.triples().relation(i), resp.triples().tail(i))
+              .second)
           << "edge returned twice";
     }
     EXPECT_FALSE(resp.relations().empty());
@@ -200,8 +200,7 @@ TEST_F(KgStoreIntegrationTest, ExtractSubgraphRejectsOutOfRangeArgumentsNamingTh
       {[](auto* r) { r->add_allow_relations("no such relation"); },
        grpc::StatusCode::INVALID_ARGUMENT, "allow_relations"},
       {[](auto* r) { r->add_seed_ids(999999999); }, grpc::StatusCode::NOT_FOUND, "seed_ids"},
-      {[](auto* r) { r->clear_seed_external_ids(); }, grpc::StatusCode::INVALID_ARGUMENT,
-       "seeds"},
+      {[](auto* r) { r->clear_seed_external_ids(); }, grpc::StatusCode::INVALID_ARGUMENT, "seeds"},
   };
   for (const Case& c : cases) {
     grpc::ClientContext ctx;
@@ -305,9 +304,9 @@ TEST_F(KgStoreIntegrationTest, MetricsEndpointPassesPromtool) {
   ASSERT_NE(f, nullptr);
   fwrite(body.data(), 1, body.size(), f);
   fclose(f);
-  EXPECT_EQ(system(("promtool check metrics < " + path + " > " + *dir_ + "/promtool.out 2>&1")
-                       .c_str()),
-            0)
+  EXPECT_EQ(
+      system(("promtool check metrics < " + path + " > " + *dir_ + "/promtool.out 2>&1").c_str()),
+      0)
       << "promtool rejected /metrics; see " << *dir_ << "/promtool.out";
 }
 
@@ -318,10 +317,10 @@ TEST_F(KgStoreIntegrationTest, ReadOnlyReplicaServesTheSameSnapshotAndRefusesIng
   ASSERT_NE(f, nullptr);
   fputs("service_name: \"kgstore-replica\"\ntermination_grace_seconds: 0.2\n", f);
   fclose(f);
-  auto p = Subprocess::Start({BinDir() + "/kgstore", "--base=" + *dir_ + "/art", "--read_only",
-                              "--config=" + config, "--host=127.0.0.1", "--port=0",
-                              "--metrics_port=-1"},
-                             *dir_ + "/replica.log");
+  auto p =
+      Subprocess::Start({BinDir() + "/kgstore", "--base=" + *dir_ + "/art", "--read_only",
+                         "--config=" + config, "--host=127.0.0.1", "--port=0", "--metrics_port=-1"},
+                        *dir_ + "/replica.log");
   ASSERT_TRUE(p.ok());
   auto port = p->WaitForReadyPort("kgstore", absl::Seconds(60));
   ASSERT_TRUE(port.ok()) << port.status();

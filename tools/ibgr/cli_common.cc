@@ -8,7 +8,8 @@
 #include "absl/flags/flag.h"
 #include "common/client.h"
 
-ABSL_FLAG(std::string, tls_ca, "", "client: PEM CA that signs the server certificate (enables TLS)");
+ABSL_FLAG(std::string, tls_ca, "",
+          "client: PEM CA that signs the server certificate (enables TLS)");
 ABSL_FLAG(std::string, tls_cert, "", "client: PEM certificate for mTLS");
 ABSL_FLAG(std::string, tls_key, "", "client: PEM private key for mTLS");
 ABSL_FLAG(std::string, tls_server_name, "", "client: name to check in the server certificate");
@@ -21,8 +22,8 @@ std::string DefaultDataDir() {
   const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
   if (!ec) {
     // build/bin/ibgr -> <repo>/../shared/data
-    const auto candidate = exe.parent_path().parent_path().parent_path().parent_path() /
-                           "shared" / "data";
+    const auto candidate =
+        exe.parent_path().parent_path().parent_path().parent_path() / "shared" / "data";
     if (std::filesystem::is_directory(candidate, ec)) return candidate.lexically_normal().string();
   }
   return "../shared/data";

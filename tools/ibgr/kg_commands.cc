@@ -30,7 +30,8 @@ ABSL_FLAG(bool, strict, false, "abort on the first malformed source row instead 
 ABSL_FLAG(bool, if_missing, false, "kg build: do nothing when a snapshot already exists");
 ABSL_FLAG(std::string, primekg, "", "kg build: PrimeKG kg.csv to import");
 ABSL_FLAG(std::string, hetionet_nodes, "", "kg build: Hetionet nodes TSV");
-ABSL_FLAG(std::string, hetionet_edges, "", "kg build: Hetionet SIF edges (needs --hetionet_metaedges)");
+ABSL_FLAG(std::string, hetionet_edges, "",
+          "kg build: Hetionet SIF edges (needs --hetionet_metaedges)");
 ABSL_FLAG(std::string, hetionet_metaedges, "", "kg build: Hetionet metaedges TSV");
 ABSL_FLAG(std::vector<std::string>, tsv, {}, "kg build: generic head/relation/tail TSV files");
 ABSL_FLAG(std::vector<std::string>, obo, {}, "kg build: OBO ontologies (doid or hp by file name)");
@@ -66,8 +67,7 @@ absl::StatusOr<bool> ImportExplicitSources(kgstore::KgBuilder& builder,
   bool any = false;
   for (const std::string& path : absl::GetFlag(FLAGS_obo)) {
     any = true;
-    const bool hpo = path.find("hp") != std::string::npos &&
-                     path.find("doid") == std::string::npos;
+    const bool hpo = path.find("hp") != std::string::npos && path.find("doid") == std::string::npos;
     absl::Status s = hpo ? imp::ImportHpoObo(path, builder, options)
                          : imp::ImportDiseaseOntologyObo(path, builder, options);
     if (!s.ok()) return s;
@@ -84,9 +84,9 @@ absl::StatusOr<bool> ImportExplicitSources(kgstore::KgBuilder& builder,
     if (absl::GetFlag(FLAGS_hetionet_metaedges).empty()) {
       return absl::InvalidArgumentError("--hetionet_edges needs --hetionet_metaedges");
     }
-    if (auto s = imp::ImportHetionetEdges(absl::GetFlag(FLAGS_hetionet_edges),
-                                          absl::GetFlag(FLAGS_hetionet_metaedges), builder,
-                                          options);
+    if (auto s =
+            imp::ImportHetionetEdges(absl::GetFlag(FLAGS_hetionet_edges),
+                                     absl::GetFlag(FLAGS_hetionet_metaedges), builder, options);
         !s.ok()) {
       return s;
     }
@@ -139,8 +139,8 @@ int KgBuild(const std::vector<std::string>& args) {
     }
   }
   kgstore::import_::ImportOptions options;
-  options.data_dir = absl::GetFlag(FLAGS_data_dir).empty() ? DefaultDataDir()
-                                                           : absl::GetFlag(FLAGS_data_dir);
+  options.data_dir =
+      absl::GetFlag(FLAGS_data_dir).empty() ? DefaultDataDir() : absl::GetFlag(FLAGS_data_dir);
   options.strict = absl::GetFlag(FLAGS_strict);
   const absl::Time start = absl::Now();
   kgstore::KgBuilder builder;
@@ -177,7 +177,8 @@ int KgSynth(const std::vector<std::string>&) {
   if (!absl::GetFlag(FLAGS_tsv_out).empty()) {
     kgstore::import_::TsvWriteOptions tsv;
     tsv.internal_ids = true;
-    if (auto s = kgstore::import_::WriteTriplesTsv(kg, absl::GetFlag(FLAGS_tsv_out), tsv); !s.ok()) {
+    if (auto s = kgstore::import_::WriteTriplesTsv(kg, absl::GetFlag(FLAGS_tsv_out), tsv);
+        !s.ok()) {
       return Fail(s);
     }
     std::printf("tsv: %s\n", absl::GetFlag(FLAGS_tsv_out).c_str());
@@ -345,7 +346,8 @@ int KgPaths(const std::vector<std::string>& args) {
     }
     std::printf("%s\n", line.c_str());
   }
-  std::printf("%d path(s)%s\n", response.paths_size(), response.truncated() ? " (search capped)" : "");
+  std::printf("%d path(s)%s\n", response.paths_size(),
+              response.truncated() ? " (search capped)" : "");
   return 0;
 }
 
@@ -364,8 +366,8 @@ int Health(const std::vector<std::string>&) {
   ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(3));
   grpc::Status s = stub->Check(&ctx, request, &response);
   if (!s.ok()) return Fail(common::FromGrpcStatus(s));
-  std::printf("%s\n", grpc::health::v1::HealthCheckResponse::ServingStatus_Name(response.status())
-                          .c_str());
+  std::printf("%s\n",
+              grpc::health::v1::HealthCheckResponse::ServingStatus_Name(response.status()).c_str());
   return response.status() == grpc::health::v1::HealthCheckResponse::SERVING ? 0 : 1;
 }
 

@@ -18,13 +18,15 @@ struct Entry {
 
 const std::map<std::string, Entry>& Commands() {
   static const auto* commands = new std::map<std::string, Entry>{
-      {"kg build", {ibgraphrag::cli::KgBuild,
-                    "build a KG snapshot: the embedded default from --data_dir, or the sources "
-                    "given by --primekg/--hetionet_*/--tsv/--obo"}},
-      {"kg synth", {ibgraphrag::cli::KgSynth,
-                    "write a synthetic PrimeKG-scale snapshot (benchmarks)"}},
-      {"kg stats", {ibgraphrag::cli::KgStats,
-                    "counts by type and relation, from --target or a local snapshot"}},
+      {"kg build",
+       {ibgraphrag::cli::KgBuild,
+        "build a KG snapshot: the embedded default from --data_dir, or the sources "
+        "given by --primekg/--hetionet_*/--tsv/--obo"}},
+      {"kg synth",
+       {ibgraphrag::cli::KgSynth, "write a synthetic PrimeKG-scale snapshot (benchmarks)"}},
+      {"kg stats",
+       {ibgraphrag::cli::KgStats,
+        "counts by type and relation, from --target or a local snapshot"}},
       {"kg subgraph", {ibgraphrag::cli::KgSubgraph, "print the subgraph around EXTERNAL_ID..."}},
       {"kg paths", {ibgraphrag::cli::KgPaths, "print shortest paths FROM TO"}},
       {"health", {ibgraphrag::cli::Health, "exit 0 when --target reports SERVING"}},
@@ -35,8 +37,8 @@ const std::map<std::string, Entry>& Commands() {
 std::string Usage() {
   std::string usage = "usage: ibgr COMMAND [flags] [args]\n\ncommands:\n";
   for (const auto& [name, entry] : Commands()) {
-    usage += "  " + name + std::string(name.size() < 14 ? 14 - name.size() : 1, ' ') +
-             entry.help + "\n";
+    usage +=
+        "  " + name + std::string(name.size() < 14 ? 14 - name.size() : 1, ' ') + entry.help + "\n";
   }
   usage += "\n`ibgr --helpfull` lists every flag.";
   return usage;
