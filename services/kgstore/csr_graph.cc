@@ -1,22 +1,53 @@
 #include "services/kgstore/csr_graph.h"
 
 #include <algorithm>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "services/kgstore/kg_store_strings.h"
 
 namespace ibgraphrag::kgstore {
 
 EdgeRun EdgeRun::RelationRange(RelationId relation) const {
-  const uint64_t lo = PackEdge(relation, 0);
+  const uint64_t lo = PackEdge(relation, 0, 0);
   const uint64_t* begin = std::lower_bound(edges, edges + size, lo);
-  const uint64_t* end = std::lower_bound(begin, edges + size, lo + (uint64_t{1} << 32));
-  const size_t skip = static_cast<size_t>(begin - edges);
-  return {begin, sources + skip, static_cast<size_t>(end - begin)};
+  const uint64_t* end = std::lower_bound(begin, edges + size, lo + (uint64_t{1} << 48));
+  return {begin, static_cast<size_t>(end - begin)};
 }
 
-size_t EdgeRun::Find(uint64_t packed) const {
-  const uint64_t* it = std::lower_bound(edges, edges + size, packed);
-  return (it != edges + size && *it == packed) ? static_cast<size_t>(it - edges) : size;
+size_t EdgeRun::Find(RelationId relation, EntityId other) const {
+  const uint64_t lo = PackEdge(relation, other, 0);
+  const uint64_t* it = std::lower_bound(edges, edges + size, lo);
+  return (it != edges + size && EdgeKey(*it) == EdgeKey(lo)) ? static_cast<size_t>(it - edges)
+                                                             : size;
+}
+
+void CsrAdjacency::BuildGroupIndex() {
+  const size_t n = num_nodes();
+  group_offsets.assign(n + 1, 0);
+  group_starts.clear();
+  for (size_t node = 0; node < n; ++node) {
+    const uint64_t begin = offsets[node];
+    const uint64_t end = offsets[node + 1];
+    for (uint64_t i = begin; i < end; ++i) {
+      if (i == begin || EdgeRelation(edges[i]) != EdgeRelation(edges[i - 1])) {
+        group_starts.push_back(static_cast<uint32_t>(i - begin));
+      }
+    }
+    group_offsets[node + 1] = group_starts.size();
+  }
+  group_starts.shrink_to_fit();
+}
+
+void CsrGraph::BuildGroupIndexes(bool parallel) {
+  if (!parallel) {
+    out_.BuildGroupIndex();
+    in_.BuildGroupIndex();
+    return;
+  }
+  std::thread in_thread([this] { in_.BuildGroupIndex(); });
+  out_.BuildGroupIndex();
+  in_thread.join();
 }
 
 CsrAdjacency CsrGraph::BuildOut(size_t num_nodes, absl::Span<const Triple> triples) {
@@ -26,10 +57,8 @@ CsrAdjacency CsrGraph::BuildOut(size_t num_nodes, absl::Span<const Triple> tripl
   for (size_t n = 0; n < num_nodes; ++n) out.offsets[n + 1] += out.offsets[n];
   // Sorted by (head, relation, tail), so the triples already are the concatenated runs.
   out.edges.resize(triples.size());
-  out.sources.resize(triples.size());
   for (size_t i = 0; i < triples.size(); ++i) {
-    out.edges[i] = PackEdge(triples[i].relation, triples[i].tail);
-    out.sources[i] = triples[i].source;
+    out.edges[i] = PackEdge(triples[i].relation, triples[i].tail, triples[i].source);
   }
   return out;
 }
@@ -52,13 +81,10 @@ CsrAdjacency CsrGraph::BuildIn(size_t num_nodes, size_t num_relations,
   for (const Triple& t : triples) ++in.offsets[t.tail + 1];
   for (size_t n = 0; n < num_nodes; ++n) in.offsets[n + 1] += in.offsets[n];
   in.edges.resize(triples.size());
-  in.sources.resize(triples.size());
   std::vector<uint64_t> cursor(in.offsets.begin(), in.offsets.end() - 1);
   for (uint32_t i : by_relation) {
     const Triple& t = triples[i];
-    const uint64_t pos = cursor[t.tail]++;
-    in.edges[pos] = PackEdge(t.relation, t.head);
-    in.sources[pos] = t.source;
+    in.edges[cursor[t.tail]++] = PackEdge(t.relation, t.head, t.source);
   }
   return in;
 }
@@ -75,13 +101,14 @@ CsrGraph CsrGraph::FromParts(CsrAdjacency out, CsrAdjacency in) {
 
 bool CsrGraph::Contains(EntityId head, RelationId relation, EntityId tail) const {
   const EdgeRun run = out_.Run(head);
-  return run.Find(PackEdge(relation, tail)) != run.size;
+  return run.Find(relation, tail) != run.size;
 }
 
 size_t CsrGraph::MemoryBytes() const {
   auto bytes = [](const CsrAdjacency& a) {
     return a.offsets.capacity() * sizeof(uint64_t) + a.edges.capacity() * sizeof(uint64_t) +
-           a.sources.capacity() * sizeof(SourceId);
+           a.group_offsets.capacity() * sizeof(uint64_t) +
+           a.group_starts.capacity() * sizeof(uint32_t);
   };
   return bytes(out_) + bytes(in_);
 }
@@ -110,41 +137,35 @@ std::vector<CsrChunk> ChunksOf(Graph& out, Graph& in, size_t chunk_bytes) {
                                      chunk_bytes, &chunks);
   AppendChunks<const uint64_t, Byte>("out.edges", out.edges.data(), out.edges.size(), chunk_bytes,
                                      &chunks);
-  AppendChunks<const SourceId, Byte>("out.sources", out.sources.data(), out.sources.size(),
-                                     chunk_bytes, &chunks);
   AppendChunks<const uint64_t, Byte>("in.offsets", in.offsets.data(), in.offsets.size(),
                                      chunk_bytes, &chunks);
   AppendChunks<const uint64_t, Byte>("in.edges", in.edges.data(), in.edges.size(), chunk_bytes,
                                      &chunks);
-  AppendChunks<const SourceId, Byte>("in.sources", in.sources.data(), in.sources.size(),
-                                     chunk_bytes, &chunks);
   return chunks;
 }
 
 absl::Status ValidateDirection(const CsrAdjacency& a, std::string_view name, size_t num_nodes,
                                size_t num_edges, size_t num_relations, size_t num_sources) {
-  if (a.offsets.size() != num_nodes + 1 || a.edges.size() != num_edges ||
-      a.sources.size() != num_edges) {
-    return absl::DataLossError(absl::StrCat("CSR ", AsAbsl(name), ": array sizes do not match header"));
+  if (a.offsets.size() != num_nodes + 1 || a.edges.size() != num_edges) {
+    return absl::DataLossError(
+        absl::StrCat("CSR ", AsAbsl(name), ": array sizes do not match header"));
   }
   if (a.offsets.front() != 0 || a.offsets.back() != num_edges) {
-    return absl::DataLossError(absl::StrCat("CSR ", AsAbsl(name), ": offsets do not span the edges"));
+    return absl::DataLossError(
+        absl::StrCat("CSR ", AsAbsl(name), ": offsets do not span the edges"));
   }
   for (size_t n = 0; n < num_nodes; ++n) {
     if (a.offsets[n] > a.offsets[n + 1]) {
-      return absl::DataLossError(absl::StrCat("CSR ", AsAbsl(name), ": offsets decrease at node ", n));
-    }
-  }
-  for (SourceId source : a.sources) {
-    if (source >= num_sources) {
-      return absl::DataLossError(absl::StrCat("CSR ", AsAbsl(name), ": source id ", source, " out of range"));
+      return absl::DataLossError(
+          absl::StrCat("CSR ", AsAbsl(name), ": offsets decrease at node ", n));
     }
   }
   for (size_t n = 0; n < num_nodes; ++n) {
     for (uint64_t i = a.offsets[n]; i < a.offsets[n + 1]; ++i) {
       const uint64_t e = a.edges[i];
       if (EdgeOther(e) >= num_nodes || EdgeRelation(e) >= num_relations ||
-          (i > a.offsets[n] && a.edges[i - 1] >= e)) {
+          EdgeSource(e) >= num_sources ||
+          (i > a.offsets[n] && EdgeKey(a.edges[i - 1]) >= EdgeKey(e))) {
         return absl::DataLossError(
             absl::StrCat("CSR ", AsAbsl(name), ": bad or unsorted edge ", i, " of node ", n));
       }
@@ -164,7 +185,6 @@ CsrGraph CsrGraph::Allocate(size_t num_nodes, size_t num_edges) {
   for (CsrAdjacency* a : {&out, &in}) {
     a->offsets.resize(num_nodes + 1);
     a->edges.resize(num_edges);
-    a->sources.resize(num_edges);
   }
   return CsrGraph(std::move(out), std::move(in));
 }

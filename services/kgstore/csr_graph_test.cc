@@ -18,15 +18,39 @@ std::vector<Triple> Triples() {
   return t;
 }
 
-std::vector<uint64_t> Edges(const EdgeRun& run) {
-  return std::vector<uint64_t>(run.edges, run.edges + run.size);
+// (relation, other end) of each edge, in run order.
+std::vector<std::pair<RelationId, EntityId>> Edges(const EdgeRun& run) {
+  std::vector<std::pair<RelationId, EntityId>> edges;
+  for (size_t i = 0; i < run.size; ++i) {
+    edges.emplace_back(EdgeRelation(run.edges[i]), EdgeOther(run.edges[i]));
+  }
+  return edges;
+}
+
+std::vector<SourceId> Sources(const EdgeRun& run) {
+  std::vector<SourceId> sources;
+  for (size_t i = 0; i < run.size; ++i) sources.push_back(EdgeSource(run.edges[i]));
+  return sources;
+}
+
+using E = std::pair<RelationId, EntityId>;
+
+TEST(CsrGraphTest, PackedEdgesRoundTripTheirFields) {
+  const uint64_t p = PackEdge(65535, 4000000000u, 65535);
+  EXPECT_EQ(EdgeRelation(p), 65535u);
+  EXPECT_EQ(EdgeOther(p), 4000000000u);
+  EXPECT_EQ(EdgeSource(p), 65535);
+  // Sorting packed words orders by relation, then other end; the source only breaks ties.
+  EXPECT_LT(PackEdge(0, 9, 65535), PackEdge(1, 0, 0));
+  EXPECT_LT(PackEdge(1, 2, 65535), PackEdge(1, 3, 0));
 }
 
 TEST(CsrGraphTest, OutRunsAreSortedByRelationThenTail) {
   const CsrGraph g = CsrGraph::Build(5, 2, Triples());
   EXPECT_EQ(g.num_nodes(), 5u);
   EXPECT_EQ(g.num_edges(), 5u);
-  EXPECT_THAT(Edges(g.out().Run(0)), ElementsAre(PackEdge(0, 2), PackEdge(1, 1), PackEdge(1, 3)));
+  EXPECT_THAT(Edges(g.out().Run(0)), ElementsAre(E{0, 2}, E{1, 1}, E{1, 3}));
+  EXPECT_THAT(Sources(g.out().Run(0)), ElementsAre(1, 0, 2));
   EXPECT_THAT(Edges(g.out().Run(1)), ElementsAre());
   EXPECT_THAT(Edges(g.out().Run(4)), ElementsAre());
 }
@@ -34,8 +58,8 @@ TEST(CsrGraphTest, OutRunsAreSortedByRelationThenTail) {
 TEST(CsrGraphTest, InRunsAreSortedByRelationThenHeadWithTheirSources) {
   const CsrGraph g = CsrGraph::Build(5, 2, Triples());
   const EdgeRun run = g.in().Run(1);
-  EXPECT_THAT(Edges(run), ElementsAre(PackEdge(0, 2), PackEdge(1, 0), PackEdge(1, 3)));
-  EXPECT_THAT(std::vector<SourceId>(run.sources, run.sources + run.size), ElementsAre(3, 0, 4));
+  EXPECT_THAT(Edges(run), ElementsAre(E{0, 2}, E{1, 0}, E{1, 3}));
+  EXPECT_THAT(Sources(run), ElementsAre(3, 0, 4));
 }
 
 TEST(CsrGraphTest, NodesBeyondTheArraysHaveNoEdges) {
@@ -47,7 +71,9 @@ TEST(CsrGraphTest, NodesBeyondTheArraysHaveNoEdges) {
 TEST(CsrGraphTest, RelationRangeAndContainsUseBinarySearch) {
   const CsrGraph g = CsrGraph::Build(5, 2, Triples());
   const EdgeRun r1 = g.out().Run(0).RelationRange(1);
-  EXPECT_THAT(Edges(r1), ElementsAre(PackEdge(1, 1), PackEdge(1, 3)));
+  EXPECT_THAT(Edges(r1), ElementsAre(E{1, 1}, E{1, 3}));
+  EXPECT_EQ(g.out().Run(0).Find(1, 3), 2u);
+  EXPECT_EQ(g.out().Run(0).Find(0, 3), 3u);  // absent: size
   EXPECT_EQ(g.out().Run(0).RelationRange(7).size, 0u);
   EXPECT_TRUE(g.Contains(0, 1, 3));
   EXPECT_FALSE(g.Contains(0, 0, 3));
@@ -70,7 +96,7 @@ TEST(CsrGraphTest, ChunksRoundTripThroughAllocate) {
   EXPECT_TRUE(copy.Validate(2, 5).ok());
   EXPECT_EQ(copy.out().edges, g.out().edges);
   EXPECT_EQ(copy.in().offsets, g.in().offsets);
-  EXPECT_EQ(copy.in().sources, g.in().sources);
+  EXPECT_EQ(copy.out().offsets, g.out().offsets);
 }
 
 TEST(CsrGraphTest, ValidateRejectsEdgesToUnknownNodes) {
@@ -93,20 +119,29 @@ TEST(CsrGraphTest, ValidateRejectsOutOfRangeRelationsAndSources) {
 
 TEST(CsrGraphTest, MergeInterleavesExtraEdgesInOrderAndGrowsNodes) {
   const CsrGraph g = CsrGraph::Build(5, 2, Triples());
-  const std::vector<uint64_t> extra_edges = {PackEdge(0, 9), PackEdge(1, 2)};
-  const std::vector<SourceId> extra_sources = {7, 8};
+  const std::vector<uint64_t> extra_edges = {PackEdge(0, 9, 7), PackEdge(1, 2, 8)};
   auto extra = [&](EntityId node) -> EdgeRun {
-    if (node == 0 || node == 6) return {extra_edges.data(), extra_sources.data(), 2};
+    if (node == 0 || node == 6) return {extra_edges.data(), 2};
     return {};
   };
   const CsrAdjacency merged = CsrGraph::Merge(g.out(), 7, extra);
   EXPECT_EQ(merged.num_nodes(), 7u);
-  EXPECT_THAT(Edges(merged.Run(0)), ElementsAre(PackEdge(0, 2), PackEdge(0, 9), PackEdge(1, 1),
-                                                PackEdge(1, 2), PackEdge(1, 3)));
+  EXPECT_THAT(Edges(merged.Run(0)), ElementsAre(E{0, 2}, E{0, 9}, E{1, 1}, E{1, 2}, E{1, 3}));
   const EdgeRun six = merged.Run(6);
-  EXPECT_THAT(Edges(six), ElementsAre(PackEdge(0, 9), PackEdge(1, 2)));
-  EXPECT_THAT(std::vector<SourceId>(six.sources, six.sources + six.size), ElementsAre(7, 8));
+  EXPECT_THAT(Edges(six), ElementsAre(E{0, 9}, E{1, 2}));
+  EXPECT_THAT(Sources(six), ElementsAre(7, 8));
   EXPECT_EQ(merged.edges.size(), 9u);
+}
+
+TEST(CsrGraphTest, GroupIndexMarksWhereEachRelationStarts) {
+  CsrGraph g = CsrGraph::Build(5, 2, Triples());
+  g.BuildGroupIndexes(/*parallel=*/false);
+  const GroupStarts out0 = g.out().Groups(0);
+  ASSERT_EQ(out0.count, 2u);
+  EXPECT_EQ(out0.starts[0], 0u);
+  EXPECT_EQ(out0.starts[1], 1u);
+  EXPECT_EQ(g.out().Groups(1).count, 0u);
+  EXPECT_EQ(g.in().Groups(1).count, 2u);
 }
 
 TEST(CsrGraphTest, EmptyGraphIsValid) {

@@ -44,7 +44,9 @@ EntityId KgBuilder::AddEntity(std::string_view external_id, std::string_view typ
 }
 
 std::optional<EntityId> KgBuilder::Resolve(std::string_view any_id) const {
-  if (auto it = by_external_id_.find(AbslView(any_id)); it != by_external_id_.end()) return it->second;
+  if (auto it = by_external_id_.find(AbslView(any_id)); it != by_external_id_.end()) {
+    return it->second;
+  }
   return std::nullopt;
 }
 
@@ -76,7 +78,9 @@ void KgBuilder::AddEntitySource(EntityId id, std::string_view source) {
 
 RelationId KgBuilder::AddRelation(std::string_view name, std::string_view head_type,
                                   std::string_view tail_type, std::string_view description) {
-  if (auto it = relation_by_name_.find(AbslView(name)); it != relation_by_name_.end()) return it->second;
+  if (auto it = relation_by_name_.find(AbslView(name)); it != relation_by_name_.end()) {
+    return it->second;
+  }
   const auto id = static_cast<RelationId>(data_.relations.size());
   Relation& r = data_.relations.emplace_back();
   r.id = id;
@@ -89,7 +93,9 @@ RelationId KgBuilder::AddRelation(std::string_view name, std::string_view head_t
 }
 
 SourceId KgBuilder::AddSource(std::string_view name) {
-  if (auto it = source_by_name_.find(AbslView(name)); it != source_by_name_.end()) return it->second;
+  if (auto it = source_by_name_.find(AbslView(name)); it != source_by_name_.end()) {
+    return it->second;
+  }
   const auto id = static_cast<SourceId>(data_.sources.size());
   data_.sources.emplace_back(name);
   source_by_name_.emplace(std::string(name), id);

@@ -18,6 +18,7 @@
 #include "common/status_macros.h"
 #include "rocksdb/db.h"
 #include "services/kgstore/kg_store_codec.h"
+#include "services/kgstore/kg_store_strings.h"
 
 namespace ibgraphrag::kgstore {
 namespace {
@@ -29,7 +30,8 @@ using internal::FromRocks;
 template <typename T>
 std::string ListForError(const std::vector<T>& items, size_t max_items = 20) {
   std::vector<std::string> shown;
-  for (size_t i = 0; i < items.size() && i < max_items; ++i) shown.push_back(absl::StrCat(items[i]));
+  for (size_t i = 0; i < items.size() && i < max_items; ++i)
+    shown.push_back(absl::StrCat(items[i]));
   std::string out = absl::StrJoin(shown, ", ");
   if (items.size() > max_items) absl::StrAppend(&out, " (and ", items.size() - max_items, " more)");
   return out;
@@ -119,8 +121,8 @@ absl::StatusOr<std::unique_ptr<KgStore>> KgStore::Open(const KgStoreOptions& opt
     return absl::NotFoundError(absl::StrCat("no KG snapshot database at ", db_path));
   }
   std::unique_ptr<KgStore> store(new KgStore(options));
-  store->block_cache_ =
-      rocksdb::NewLRUCache(static_cast<size_t>(std::max<int64_t>(options.block_cache_bytes, 1 << 20)));
+  store->block_cache_ = rocksdb::NewLRUCache(
+      static_cast<size_t>(std::max<int64_t>(options.block_cache_bytes, 1 << 20)));
   const auto descriptors = internal::MakeColumnFamilyDescriptors(store->block_cache_);
   rocksdb::DBOptions db_options = internal::MakeDbOptions();
   rocksdb::DB* raw = nullptr;
@@ -171,9 +173,9 @@ absl::Status KgStore::LoadState() {
       if (k.size() != 4 || internal::GetBe32(k.data()) != relations_.size()) {
         return absl::DataLossError("relation ids are not dense");
       }
-      IBGR_ASSIGN_OR_RETURN(
-          Relation r, internal::DecodeRelation(it->value().ToStringView(),
-                                               static_cast<RelationId>(relations_.size())));
+      IBGR_ASSIGN_OR_RETURN(Relation r,
+                            internal::DecodeRelation(it->value().ToStringView(),
+                                                     static_cast<RelationId>(relations_.size())));
       relation_by_name_.emplace(r.name, r.id);
       relations_.push_back(std::move(r));
     }
@@ -250,6 +252,7 @@ absl::Status KgStore::LoadState() {
                                               " entities but the store has ", entities_.size()));
     }
     IBGR_RETURN_IF_ERROR(csr_.Validate(relations_.size(), sources_.size()));
+    csr_.BuildGroupIndexes(options_.load_threads > 1);
     csr_generation_ = header.generation;
     csr_blobs_present_ = true;
     IBGR_RETURN_IF_ERROR(ReplayIngestLog(csr_generation_));
@@ -257,8 +260,9 @@ absl::Status KgStore::LoadState() {
     IBGR_RETURN_IF_ERROR(RebuildCsrFromAdjacency());
   }
   if (!options_.read_only) read_snapshot_ = db_->GetSnapshot();
-  if (!options_.read_only && (!have_blobs || (options_.compact_overlay_at_open_edges > 0 &&
-                                              overlay_.edges >= options_.compact_overlay_at_open_edges))) {
+  if (!options_.read_only &&
+      (!have_blobs || (options_.compact_overlay_at_open_edges > 0 &&
+                       overlay_.edges >= options_.compact_overlay_at_open_edges))) {
     mu_.Unlock();  // CompactOverlay takes the locks itself
     absl::Status s = CompactOverlay();
     mu_.Lock();
@@ -309,6 +313,7 @@ absl::Status KgStore::RebuildCsrFromAdjacency() {
   }
   IBGR_ROCKS_RETURN_IF_ERROR(it->status(), "read adjacency");
   csr_ = CsrGraph::Build(entities_.size(), relations_.size(), triples);
+  csr_.BuildGroupIndexes(options_.load_threads > 1);
   csr_generation_ = generation_;
   overlay_ = Overlay();
   return absl::OkStatus();
@@ -322,27 +327,14 @@ void KgStore::ApplyOverlayEdges(const std::vector<Triple>& triples) {
   touched_out.reserve(triples.size());
   touched_in.reserve(triples.size());
   for (const Triple& t : triples) {
-    OverlayRun& o = overlay_.out[t.head];
-    o.edges.push_back(PackEdge(t.relation, t.tail));
-    o.sources.push_back(t.source);
-    OverlayRun& i = overlay_.in[t.tail];
-    i.edges.push_back(PackEdge(t.relation, t.head));
-    i.sources.push_back(t.source);
+    overlay_.out[t.head].edges.push_back(PackEdge(t.relation, t.tail, t.source));
+    overlay_.in[t.tail].edges.push_back(PackEdge(t.relation, t.head, t.source));
     touched_out.push_back(t.head);
     touched_in.push_back(t.tail);
   }
   overlay_.edges += static_cast<int64_t>(triples.size());
   // Keep each run sorted like a CSR run; only the runs this batch appended to need sorting.
-  std::vector<std::pair<uint64_t, SourceId>> tmp;
-  auto sort_run = [&tmp](OverlayRun& run) {
-    tmp.resize(run.edges.size());
-    for (size_t k = 0; k < tmp.size(); ++k) tmp[k] = {run.edges[k], run.sources[k]};
-    std::sort(tmp.begin(), tmp.end());
-    for (size_t k = 0; k < tmp.size(); ++k) {
-      run.edges[k] = tmp[k].first;
-      run.sources[k] = tmp[k].second;
-    }
-  };
+  auto sort_run = [](OverlayRun& run) { std::sort(run.edges.begin(), run.edges.end()); };
   for (auto* touched : {&touched_out, &touched_in}) {
     std::sort(touched->begin(), touched->end());
     touched->erase(std::unique(touched->begin(), touched->end()), touched->end());
@@ -353,22 +345,27 @@ void KgStore::ApplyOverlayEdges(const std::vector<Triple>& triples) {
 
 KgStore::NodeRuns KgStore::GatherRuns(EntityId node, Direction direction) const {
   NodeRuns r;
-  auto add = [&r](EdgeRun run, bool out) {
+  auto add = [&r](EdgeRun run, bool out, bool csr) {
     if (run.size == 0) return;
     r.runs[r.count] = run;
     r.out[r.count] = out;
+    r.csr[r.count] = csr;
     ++r.count;
   };
   if (direction != Direction::kIn) {
-    add(csr_.out().Run(node), true);
+    add(csr_.out().Run(node), true, true);
     if (!overlay_.empty()) {
-      if (auto it = overlay_.out.find(node); it != overlay_.out.end()) add(it->second.run(), true);
+      if (auto it = overlay_.out.find(node); it != overlay_.out.end()) {
+        add(it->second.run(), true, false);
+      }
     }
   }
   if (direction != Direction::kOut) {
-    add(csr_.in().Run(node), false);
+    add(csr_.in().Run(node), false, true);
     if (!overlay_.empty()) {
-      if (auto it = overlay_.in.find(node); it != overlay_.in.end()) add(it->second.run(), false);
+      if (auto it = overlay_.in.find(node); it != overlay_.in.end()) {
+        add(it->second.run(), false, false);
+      }
     }
   }
   return r;
@@ -380,7 +377,7 @@ bool KgStore::ContainsEdge(EntityId head, RelationId relation, EntityId tail) co
   auto it = overlay_.out.find(head);
   if (it == overlay_.out.end()) return false;
   const EdgeRun run = it->second.run();
-  return run.Find(PackEdge(relation, tail)) != run.size;
+  return run.Find(relation, tail) != run.size;
 }
 
 absl::Status KgStore::CheckEntities(absl::Span<const EntityId> ids, std::string_view field) const {
@@ -389,9 +386,8 @@ absl::Status KgStore::CheckEntities(absl::Span<const EntityId> ids, std::string_
     if (id >= entities_.size()) unknown.push_back(id);
   }
   if (unknown.empty()) return absl::OkStatus();
-  return absl::NotFoundError(
-      absl::StrCat("unknown entity id", unknown.size() > 1 ? "s" : "", " in ", AsAbsl(field), ": ",
-                   ListForError(unknown)));
+  return absl::NotFoundError(absl::StrCat("unknown entity id", unknown.size() > 1 ? "s" : "",
+                                          " in ", AsAbsl(field), ": ", ListForError(unknown)));
 }
 
 absl::Status KgStore::CheckRelations(absl::Span<const RelationId> ids,
@@ -455,8 +451,8 @@ absl::StatusOr<std::vector<EntityId>> KgStore::ResolveExternalIds(
     absl::Span<const std::string> external_ids) const {
   for (size_t i = 0; i < external_ids.size(); ++i) {
     if (external_ids[i].empty() || external_ids[i].size() > kMaxExternalIdBytes) {
-      return absl::InvalidArgumentError(absl::StrCat("external_ids[", i, "] must have 1..",
-                                                     kMaxExternalIdBytes, " bytes"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("external_ids[", i, "] must have 1..", kMaxExternalIdBytes, " bytes"));
     }
   }
   absl::ReaderMutexLock lock(&mu_);
@@ -502,8 +498,8 @@ absl::StatusOr<std::vector<EntitySummary>> KgStore::DescribeEntities(
   std::vector<EntitySummary> out;
   out.reserve(ids.size());
   IBGR_RETURN_IF_ERROR(VisitEntitySummaries(ids, [&out](const EntitySummaryView& v) {
-    out.push_back(EntitySummary{v.id, std::string(v.external_id), std::string(v.type),
-                                std::string(v.name)});
+    out.push_back(
+        EntitySummary{v.id, std::string(v.external_id), std::string(v.type), std::string(v.name)});
   }));
   return out;
 }

@@ -10,6 +10,7 @@
 #include "rocksdb/filter_policy.h"
 #include "rocksdb/sst_file_writer.h"
 #include "rocksdb/table.h"
+#include "services/kgstore/kg_store_strings.h"
 
 namespace ibgraphrag::kgstore::internal {
 namespace {
@@ -88,17 +89,28 @@ class Reader {
 
 const char* ColumnFamilyName(int cf) {
   switch (cf) {
-    case kCfDefault: return "default";
-    case kCfEntities: return "entities";
-    case kCfExternalIds: return "external_ids";
-    case kCfOut: return "adjacency_out";
-    case kCfIn: return "adjacency_in";
-    case kCfRelations: return "relations";
-    case kCfMeta: return "meta";
-    case kCfBatches: return "ingest_batches";
-    case kCfIngestLog: return "ingest_log";
-    case kCfCsr: return "csr";
-    default: return "?";
+    case kCfDefault:
+      return "default";
+    case kCfEntities:
+      return "entities";
+    case kCfExternalIds:
+      return "external_ids";
+    case kCfOut:
+      return "adjacency_out";
+    case kCfIn:
+      return "adjacency_in";
+    case kCfRelations:
+      return "relations";
+    case kCfMeta:
+      return "meta";
+    case kCfBatches:
+      return "ingest_batches";
+    case kCfIngestLog:
+      return "ingest_log";
+    case kCfCsr:
+      return "csr";
+    default:
+      return "?";
   }
 }
 
@@ -373,8 +385,8 @@ rocksdb::DBOptions MakeDbOptions() {
   return db;
 }
 
-rocksdb::ColumnFamilyOptions MakeColumnFamilyOptions(
-    int cf, const std::shared_ptr<rocksdb::Cache>& cache) {
+rocksdb::ColumnFamilyOptions MakeColumnFamilyOptions(int cf,
+                                                     const std::shared_ptr<rocksdb::Cache>& cache) {
   rocksdb::ColumnFamilyOptions o;
   o.write_buffer_size = size_t{16} << 20;
   rocksdb::BlockBasedTableOptions t;
@@ -400,10 +412,10 @@ rocksdb::ColumnFamilyOptions MakeColumnFamilyOptions(
       // Point lookups by id or external id: a whole-key bloom filter saves most disk reads.
       t.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));
       const auto supported = rocksdb::GetSupportedCompressions();
-      o.compression = std::find(supported.begin(), supported.end(), rocksdb::kLZ4Compression) !=
-                              supported.end()
-                          ? rocksdb::kLZ4Compression
-                          : rocksdb::kNoCompression;
+      o.compression =
+          std::find(supported.begin(), supported.end(), rocksdb::kLZ4Compression) != supported.end()
+              ? rocksdb::kLZ4Compression
+              : rocksdb::kNoCompression;
       break;
     }
   }

@@ -27,16 +27,16 @@ namespace ibgraphrag::kgstore::internal {
 
 // Column families, in the order KgStore opens them (index == position in the handle vector).
 enum ColumnFamily : int {
-  kCfDefault = 0,    // unused; RocksDB requires it
-  kCfEntities,       // BE32 entity id -> EncodeEntity
-  kCfExternalIds,    // canonical id or xref alias -> BE32 entity id
-  kCfOut,            // BE32 head + BE32 relation + BE32 tail -> BE16 source
-  kCfIn,             // BE32 tail + BE32 relation + BE32 head -> BE16 source
-  kCfRelations,      // BE32 relation id -> EncodeRelation
-  kCfMeta,           // kMeta* keys below
-  kCfBatches,        // ingest batch id -> EncodeIngestMarker
-  kCfIngestLog,      // BE64 generation -> EncodeTripleLog (triples added by that batch)
-  kCfCsr,            // kCsrHeaderKey -> header JSON; CsrChunkKey(...) -> raw array bytes
+  kCfDefault = 0,  // unused; RocksDB requires it
+  kCfEntities,     // BE32 entity id -> EncodeEntity
+  kCfExternalIds,  // canonical id or xref alias -> BE32 entity id
+  kCfOut,          // BE32 head + BE32 relation + BE32 tail -> BE16 source
+  kCfIn,           // BE32 tail + BE32 relation + BE32 head -> BE16 source
+  kCfRelations,    // BE32 relation id -> EncodeRelation
+  kCfMeta,         // kMeta* keys below
+  kCfBatches,      // ingest batch id -> EncodeIngestMarker
+  kCfIngestLog,    // BE64 generation -> EncodeTripleLog (triples added by that batch)
+  kCfCsr,          // kCsrHeaderKey -> header JSON; CsrChunkKey(...) -> raw array bytes
   kNumColumnFamilies
 };
 const char* ColumnFamilyName(int cf);
@@ -128,12 +128,12 @@ absl::Status FromRocks(const rocksdb::Status& s, std::string_view context);
 
 // Returns FromRocks(status, context) from the enclosing function when `expr` (a rocksdb::Status)
 // fails. `context` is only evaluated on failure, so it may be an expensive StrCat.
-#define IBGR_ROCKS_RETURN_IF_ERROR(expr, context)                                \
-  do {                                                                          \
-    const ::rocksdb::Status ibgr_rocks_status_ = (expr);                        \
-    if (!ibgr_rocks_status_.ok()) {                                             \
+#define IBGR_ROCKS_RETURN_IF_ERROR(expr, context)                                       \
+  do {                                                                                  \
+    const ::rocksdb::Status ibgr_rocks_status_ = (expr);                                \
+    if (!ibgr_rocks_status_.ok()) {                                                     \
       return ::ibgraphrag::kgstore::internal::FromRocks(ibgr_rocks_status_, (context)); \
-    }                                                                           \
+    }                                                                                   \
   } while (0)
 
 #endif  // IBGRAPHRAG_SERVICES_KGSTORE_KG_STORE_CODEC_H_

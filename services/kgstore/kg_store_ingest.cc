@@ -60,8 +60,8 @@ absl::Status ValidateBatchShape(const IngestBatch& b) {
                                                    " items; the limit is ", kMaxIngestRelations));
   }
   if (b.triples.size() > kMaxIngestTriples) {
-    return absl::InvalidArgumentError(absl::StrCat("triples has ", b.triples.size(),
-                                                   " items; the limit is ", kMaxIngestTriples));
+    return absl::InvalidArgumentError(
+        absl::StrCat("triples has ", b.triples.size(), " items; the limit is ", kMaxIngestTriples));
   }
   for (size_t i = 0; i < b.entities.size(); ++i) {
     const Entity& e = b.entities[i];
@@ -160,9 +160,9 @@ struct TripleKey {
 
 absl::StatusOr<IngestResult> KgStore::Ingest(const IngestBatch& batch) {
   if (options_.read_only) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("KG store ", options_.snapshot_dir, " is open read-only; Ingest needs a "
-                     "read-write store"));
+    return absl::FailedPreconditionError(absl::StrCat("KG store ", options_.snapshot_dir,
+                                                      " is open read-only; Ingest needs a "
+                                                      "read-write store"));
   }
   IBGR_RETURN_IF_ERROR(ValidateBatchShape(batch));
   absl::MutexLock writer(&ingest_mu_);
@@ -181,9 +181,9 @@ absl::StatusOr<IngestResult> KgStore::Ingest(const IngestBatch& batch) {
 
   // ---- Phase 1: plan. ----
   internal::IngestMarker marker;
-  std::vector<Entity> records;                        // entity records to write
-  std::vector<std::string> original_encoding;         // "" for new entities
-  absl::flat_hash_map<EntityId, size_t> record_of;    // entity id -> index in records
+  std::vector<Entity> records;                      // entity records to write
+  std::vector<std::string> original_encoding;       // "" for new entities
+  absl::flat_hash_map<EntityId, size_t> record_of;  // entity id -> index in records
   std::vector<std::pair<std::string, EntityId>> new_external_ids;
   std::vector<Relation> new_relations;
   std::vector<std::string> new_sources;
@@ -205,7 +205,8 @@ absl::StatusOr<IngestResult> KgStore::Ingest(const IngestBatch& batch) {
       if (auto it = batch_ids.find(external_id); it != batch_ids.end()) return it->second;
       if (auto it = store_cache.find(external_id); it != store_cache.end()) return it->second;
       std::string value;
-      const rocksdb::Status s = db_->Get(latest, cf_[internal::kCfExternalIds], external_id, &value);
+      const rocksdb::Status s =
+          db_->Get(latest, cf_[internal::kCfExternalIds], external_id, &value);
       EntityId id = kInvalidEntity;
       if (s.ok()) {
         if (value.size() != 4) return absl::DataLossError("corrupt external-id index entry");
@@ -281,7 +282,11 @@ absl::StatusOr<IngestResult> KgStore::Ingest(const IngestBatch& batch) {
       if (auto it = batch_relations.find(name); it != batch_relations.end()) return it->second;
       return std::numeric_limits<RelationId>::max();
     };
-    auto add_relation = [&](Relation r) -> RelationId {
+    auto add_relation = [&](Relation r) -> absl::StatusOr<RelationId> {
+      if (old_relation_count + new_relations.size() >= kMaxCsrRelations) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "relation '", r.name, "' would exceed the limit of ", kMaxCsrRelations, " relations"));
+      }
       r.id = static_cast<RelationId>(old_relation_count + new_relations.size());
       batch_relations.emplace(r.name, r.id);
       new_counts.triples_by_relation.emplace(r.name, 0);
@@ -290,7 +295,9 @@ absl::StatusOr<IngestResult> KgStore::Ingest(const IngestBatch& batch) {
       return new_relations.back().id;
     };
     for (const Relation& r : batch.relations) {
-      if (find_relation(r.name) == std::numeric_limits<RelationId>::max()) add_relation(r);
+      if (find_relation(r.name) == std::numeric_limits<RelationId>::max()) {
+        IBGR_RETURN_IF_ERROR(add_relation(r).status());
+      }
     }
 
     absl::flat_hash_map<std::string, SourceId> source_ids;
@@ -304,8 +311,8 @@ absl::StatusOr<IngestResult> KgStore::Ingest(const IngestBatch& batch) {
       const IngestTriple& t = batch.triples[i];
       IBGR_ASSIGN_OR_RETURN(EntityId head, resolve(t.head));
       IBGR_ASSIGN_OR_RETURN(EntityId tail, resolve(t.tail));
-      for (auto [id, field, value] : {std::tuple{head, "head", &t.head},
-                                      std::tuple{tail, "tail", &t.tail}}) {
+      for (auto [id, field, value] :
+           {std::tuple{head, "head", &t.head}, std::tuple{tail, "tail", &t.tail}}) {
         if (id != kInvalidEntity) continue;
         if (++unknown_count <= kMaxUnknownIdsReported) {
           unknown.push_back(absl::StrCat("triples[", i, "].", field, " '", *value, "'"));
@@ -313,39 +320,42 @@ absl::StatusOr<IngestResult> KgStore::Ingest(const IngestBatch& batch) {
       }
       if (head == kInvalidEntity || tail == kInvalidEntity) continue;
       if (head == tail) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "triples[", i, "]: head '", t.head, "' and tail '", t.tail,
-            "' are the same entity; self-loops are not stored"));
+        return absl::InvalidArgumentError(
+            absl::StrCat("triples[", i, "]: head '", t.head, "' and tail '", t.tail,
+                         "' are the same entity; self-loops are not stored"));
       }
       RelationId relation = find_relation(t.relation);
       if (relation == std::numeric_limits<RelationId>::max()) {
         Relation r;
         r.name = t.relation;
-        relation = add_relation(std::move(r));
+        IBGR_ASSIGN_OR_RETURN(relation, add_relation(std::move(r)));
       }
-      const std::string& source_name = t.source.empty() ? kDefaultIngestSource : t.source;
-      auto [source_it, source_added] =
-          source_ids.emplace(source_name, static_cast<SourceId>(sources_.size() + new_sources.size()));
-      if (source_added) {
-        if (sources_.size() + new_sources.size() >= 65536) {
-          return absl::InvalidArgumentError(absl::StrCat(
-              "triples[", i, "].source '", source_name, "' would exceed the limit of 65536 sources"));
-        }
-        new_sources.push_back(source_name);
-      }
-      const bool known_before = head < old_entity_count && tail < old_entity_count &&
-                                relation < old_relation_count;
+      const bool known_before =
+          head < old_entity_count && tail < old_entity_count && relation < old_relation_count;
       if (!seen.insert(TripleKey{head, relation, tail}).second ||
           (known_before && ContainsEdge(head, relation, tail))) {
         ++marker.triples_existing;
         continue;
       }
+      // Sources are registered only by triples that are actually added.
+      const std::string& source_name = t.source.empty() ? kDefaultIngestSource : t.source;
+      auto [source_it, source_added] = source_ids.emplace(
+          source_name, static_cast<SourceId>(sources_.size() + new_sources.size()));
+      if (source_added) {
+        if (sources_.size() + new_sources.size() >= 65536) {
+          return absl::InvalidArgumentError(
+              absl::StrCat("triples[", i, "].source '", source_name,
+                           "' would exceed the limit of 65536 sources"));
+        }
+        new_sources.push_back(source_name);
+      }
       new_triples.push_back(Triple{head, relation, tail, source_it->second});
     }
     if (unknown_count > 0) {
-      std::string message = absl::StrCat(
-          "unknown external id", unknown_count > 1 ? "s" : "", " in triples (neither in the store "
-          "nor among the batch's entities): ", absl::StrJoin(unknown, ", "));
+      std::string message = absl::StrCat("unknown external id", unknown_count > 1 ? "s" : "",
+                                         " in triples (neither in the store "
+                                         "nor among the batch's entities): ",
+                                         absl::StrJoin(unknown, ", "));
       if (unknown_count > unknown.size()) {
         absl::StrAppend(&message, " (and ", unknown_count - unknown.size(), " more)");
       }
@@ -478,6 +488,7 @@ absl::Status KgStore::CompactOverlayLocked() {
     merged = CsrGraph::FromParts(CsrGraph::Merge(csr_.out(), n, extra(overlay_.out)),
                                  CsrGraph::Merge(csr_.in(), n, extra(overlay_.in)));
   }
+  merged.BuildGroupIndexes();
   IBGR_RETURN_IF_ERROR(PersistCsr(merged, generation, old_generation));
   absl::MutexLock lock(&mu_);
   csr_ = std::move(merged);

@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 #include "services/kgstore/kg_store.h"
+#include "services/kgstore/kg_store_strings.h"
 
 namespace ibgraphrag::kgstore {
 namespace {
@@ -25,26 +26,48 @@ struct NodeMark {
 // A contiguous group of one node's edges: one (direction, relation) group when sampling.
 struct Segment {
   const uint64_t* edges;
-  const SourceId* sources;
   uint32_t size;
   bool out;
 };
 
+// A chosen edge of a capped node, visited after all picks are chosen and prefetched.
+struct Pick {
+  const uint64_t* edge;
+  bool out;
+};
+
+// The per-edge step of the traversal loops; GCC otherwise keeps the lambda out of line.
+#if defined(__GNUC__)
+#define IBGR_ALWAYS_INLINE __attribute__((always_inline))
+#else
+#define IBGR_ALWAYS_INLINE
+#endif
+
+// How far ahead (in level positions / run positions) traversal loops prefetch.
+constexpr size_t kPrefetchOffsetsAhead = 16;
+constexpr size_t kPrefetchRunAhead = 8;
+constexpr size_t kPrefetchMarksAhead = 8;
+
 struct Scratch {
   std::vector<NodeMark> marks;
+  std::vector<NodeMark> back_marks;  // the target side of a bidirectional search
+  std::vector<EntityId> back_frontier;
+  std::vector<EntityId> meets;
   uint32_t epoch = 0;
   std::vector<uint8_t> relation_ok;
   std::vector<Segment> segments;
-  std::vector<uint32_t> order;
   std::vector<uint32_t> quota;
+  std::vector<Pick> picks;
   std::vector<EntityId> frontier;
   std::vector<EntityId> next;
 
   // Starts a traversal over `num_nodes` nodes; returns the epoch that marks "visited".
   uint32_t Begin(size_t num_nodes) {
     if (marks.size() < num_nodes) marks.resize(num_nodes);
+    if (back_marks.size() < num_nodes) back_marks.resize(num_nodes);
     if (++epoch == 0) {  // wrapped after 2^32 traversals: stale stamps could collide
       for (NodeMark& m : marks) m.epoch = 0;
+      for (NodeMark& m : back_marks) m.epoch = 0;
       epoch = 1;
     }
     return epoch;
@@ -66,9 +89,9 @@ bool BuildRelationFilter(const std::vector<RelationId>& allow, const std::vector
   return true;
 }
 
-inline Triple MakeTriple(EntityId node, uint64_t packed, SourceId source, bool node_is_head) {
-  return node_is_head ? Triple{node, EdgeRelation(packed), EdgeOther(packed), source}
-                      : Triple{EdgeOther(packed), EdgeRelation(packed), node, source};
+inline Triple MakeTriple(EntityId node, uint64_t packed, bool node_is_head) {
+  return node_is_head ? Triple{node, EdgeRelation(packed), EdgeOther(packed), EdgeSource(packed)}
+                      : Triple{EdgeOther(packed), EdgeRelation(packed), node, EdgeSource(packed)};
 }
 
 template <typename T>
@@ -89,51 +112,76 @@ absl::Status CheckRange(int64_t value, int64_t lo, int64_t hi, std::string_view 
   return absl::OkStatus();
 }
 
+// End of the relation group that starts at `i`. Galloping rather than a binary search over the
+// rest of the run: groups are usually short, so this is O(log group size).
+inline size_t GroupEnd(const EdgeRun& run, size_t i) {
+  const uint64_t last = run.edges[i] | ((uint64_t{1} << 48) - 1);  // largest of this relation
+  size_t lo = i;
+  size_t step = 1;
+  while (lo + step < run.size && run.edges[lo + step] <= last) {
+    lo += step;
+    step <<= 1;
+  }
+  const size_t hi = std::min(lo + step, run.size);
+  return static_cast<size_t>(std::upper_bound(run.edges + lo + 1, run.edges + hi, last) -
+                             run.edges);
+}
+
 // Splits a run into its relation groups (allowed ones only).
-void AppendRelationSegments(const EdgeRun& run, bool out, bool filtered,
-                            const std::vector<uint8_t>& ok, std::vector<Segment>* segments) {
-  size_t i = 0;
-  while (i < run.size) {
-    const RelationId r = EdgeRelation(run.edges[i]);
-    const uint64_t* end =
-        std::lower_bound(run.edges + i, run.edges + run.size, PackEdge(r, 0) + (uint64_t{1} << 32));
-    const size_t j = static_cast<size_t>(end - run.edges);
-    if (!filtered || ok[r]) {
-      segments->push_back(
-          Segment{run.edges + i, run.sources + i, static_cast<uint32_t>(j - i), out});
+void AppendRelationSegments(const EdgeRun& run, bool out, bool filtered, const uint8_t* ok,
+                            std::vector<Segment>* segments) {
+  for (size_t i = 0; i < run.size;) {
+    const size_t j = GroupEnd(run, i);
+    if (!filtered || ok[EdgeRelation(run.edges[i])]) {
+      segments->push_back(Segment{run.edges + i, static_cast<uint32_t>(j - i), out});
     }
     i = j;
   }
 }
 
-// Water-filling: every segment gets an equal share of `cap`; segments smaller than their share
-// are taken whole and the unused share goes to the others. Requires cap < total size.
-void BalancedQuotas(const std::vector<Segment>& segments, size_t cap, std::vector<uint32_t>* order,
+// The same from a CSR run's precomputed group index: no search through the run at all.
+void AppendIndexedSegments(const EdgeRun& run, GroupStarts groups, bool out, bool filtered,
+                           const uint8_t* ok, std::vector<Segment>* segments) {
+  for (size_t k = 0; k < groups.count; ++k) {
+    const size_t begin = groups.starts[k];
+    const size_t end = k + 1 < groups.count ? groups.starts[k + 1] : run.size;
+    // The relation is only read when filtering, which touches the run; unfiltered sampling
+    // reads nothing but the index until the picks.
+    if (filtered && !ok[EdgeRelation(run.edges[begin])]) continue;
+    segments->push_back(Segment{run.edges + begin, static_cast<uint32_t>(end - begin), out});
+  }
+}
+
+// Water-filling: every group gets an equal share of `cap`; groups smaller than their share are
+// taken whole and what they leave goes to the others, until the rest all exceed the share and
+// split it evenly (the remainder to the earliest groups). Requires cap < total size. Each round
+// is O(groups) and the water level only rises, so no sort is needed.
+void BalancedQuotas(const std::vector<Segment>& segments, size_t cap,
                     std::vector<uint32_t>* quota) {
+  constexpr uint32_t kOpen = UINT32_MAX;
   const size_t m = segments.size();
-  order->resize(m);
-  quota->assign(m, 0);
-  for (size_t k = 0; k < m; ++k) (*order)[k] = static_cast<uint32_t>(k);
-  std::stable_sort(order->begin(), order->end(), [&segments](uint32_t a, uint32_t b) {
-    return segments[a].size < segments[b].size;
-  });
-  size_t remaining = cap;
+  quota->assign(m, kOpen);
+  size_t budget = cap;
+  size_t open = m;
+  for (bool progress = true; progress && open > 0;) {
+    progress = false;
+    const size_t share = budget / open;
+    for (size_t k = 0; k < m; ++k) {
+      if ((*quota)[k] == kOpen && segments[k].size <= share) {
+        (*quota)[k] = segments[k].size;
+        budget -= segments[k].size;
+        --open;
+        progress = true;
+      }
+    }
+  }
+  if (open == 0) return;
+  const size_t share = budget / open;
+  size_t extra = budget % open;
   for (size_t k = 0; k < m; ++k) {
-    const size_t left = m - k;
-    const size_t share = remaining / left;
-    const uint32_t seg = (*order)[k];
-    if (segments[seg].size <= share) {
-      (*quota)[seg] = segments[seg].size;
-      remaining -= segments[seg].size;
-      continue;
-    }
-    // Every segment from here on is larger than the share: split what is left evenly, the
-    // remainder going to the smaller ones first.
-    const size_t extra = remaining % left;
-    for (size_t j = k; j < m; ++j) {
-      (*quota)[(*order)[j]] = static_cast<uint32_t>(share + (j - k < extra ? 1 : 0));
-    }
-    break;
+    if ((*quota)[k] != kOpen) continue;
+    (*quota)[k] = static_cast<uint32_t>(share + (extra > 0 ? 1 : 0));
+    if (extra > 0) --extra;
   }
 }
 
@@ -158,13 +206,13 @@ absl::StatusOr<NeighborPage> KgStore::Neighbors(const NeighborQuery& query) cons
   for (int c = 0; c < nr.count; ++c) {
     const EdgeRun& run = nr.runs[c];
     if (relations.empty()) {
-      segments.push_back({run.edges, run.sources, static_cast<uint32_t>(run.size), nr.out[c]});
+      segments.push_back({run.edges, static_cast<uint32_t>(run.size), nr.out[c]});
       continue;
     }
     for (RelationId r : relations) {
       const EdgeRun sub = run.RelationRange(r);
       if (sub.size > 0) {
-        segments.push_back({sub.edges, sub.sources, static_cast<uint32_t>(sub.size), nr.out[c]});
+        segments.push_back({sub.edges, static_cast<uint32_t>(sub.size), nr.out[c]});
       }
     }
   }
@@ -180,7 +228,7 @@ absl::StatusOr<NeighborPage> KgStore::Neighbors(const NeighborQuery& query) cons
     }
     for (size_t i = static_cast<size_t>(skip);
          i < s.size && page.triples.size() < static_cast<size_t>(query.limit); ++i) {
-      page.triples.push_back(MakeTriple(query.entity, s.edges[i], s.sources[i], s.out));
+      page.triples.push_back(MakeTriple(query.entity, s.edges[i], s.out));
     }
     skip = 0;
     if (page.triples.size() == static_cast<size_t>(query.limit)) break;
@@ -193,8 +241,8 @@ absl::StatusOr<NeighborPage> KgStore::Neighbors(const NeighborQuery& query) cons
 // ---- ExtractSubgraph ----
 
 absl::StatusOr<Subgraph> KgStore::ExtractSubgraph(const SubgraphQuery& query) const {
-  IBGR_RETURN_IF_ERROR(CheckRange(static_cast<int64_t>(query.seeds.size()), 1, kMaxSubgraphSeeds,
-                                  "seeds (count)"));
+  IBGR_RETURN_IF_ERROR(
+      CheckRange(static_cast<int64_t>(query.seeds.size()), 1, kMaxSubgraphSeeds, "seeds (count)"));
   IBGR_RETURN_IF_ERROR(CheckRange(query.max_hops, 1, kMaxSubgraphHops, "max_hops"));
   IBGR_RETURN_IF_ERROR(CheckRange(query.max_triples, 1, kMaxSubgraphTriples, "max_triples"));
   IBGR_RETURN_IF_ERROR(
@@ -232,12 +280,40 @@ absl::StatusOr<Subgraph> KgStore::ExtractSubgraph(const SubgraphQuery& query) co
       fanout = std::clamp<size_t>(per_node, kAutoFanoutMin, kAutoFanoutMax);
     }
     const int32_t parent_hop = hop - 1;
+    const CsrAdjacency& csr_out = csr_.out();
+    const CsrAdjacency& csr_in = csr_.in();
+    const size_t csr_nodes = csr_out.num_nodes();
+    const bool indexed = csr_out.has_group_index() && csr_in.has_group_index();
     for (size_t idx = level_begin; idx < level_end && !done; ++idx) {
+      // A level is a list of nodes scattered over the CSR: start fetching the offsets of a node
+      // a few steps ahead and the first edges of a nearer one, so those cache misses overlap.
+      if (idx + kPrefetchOffsetsAhead < level_end) {
+        const EntityId w = g.entities[idx + kPrefetchOffsetsAhead].id;
+        if (w < csr_nodes) {
+          __builtin_prefetch(csr_out.offsets.data() + w);
+          __builtin_prefetch(csr_in.offsets.data() + w);
+          if (indexed) {
+            __builtin_prefetch(csr_out.group_offsets.data() + w);
+            __builtin_prefetch(csr_in.group_offsets.data() + w);
+          }
+        }
+      }
+      if (idx + kPrefetchRunAhead < level_end) {
+        const EntityId w = g.entities[idx + kPrefetchRunAhead].id;
+        if (w < csr_nodes) {
+          __builtin_prefetch(csr_out.edges.data() + csr_out.offsets[w]);
+          __builtin_prefetch(csr_in.edges.data() + csr_in.offsets[w]);
+          if (indexed) {
+            __builtin_prefetch(csr_out.group_starts.data() + csr_out.group_offsets[w]);
+            __builtin_prefetch(csr_in.group_starts.data() + csr_in.group_offsets[w]);
+          }
+        }
+      }
       const EntityId u = g.entities[idx].id;
       // Emits the edge unless it was (or will be) emitted from its other end: edges back to an
       // earlier hop were handled when that node was expanded, and an edge inside this hop
       // belongs to whichever end was discovered first. Returns false once the budget is spent.
-      auto visit = [&](uint64_t packed, SourceId source, bool out) -> bool {
+      auto visit = [&](uint64_t packed, bool out) IBGR_ALWAYS_INLINE -> bool {
         const EntityId v = EdgeOther(packed);
         NodeMark& m = marks[v];
         const bool seen = m.epoch == epoch;
@@ -249,7 +325,7 @@ absl::StatusOr<Subgraph> KgStore::ExtractSubgraph(const SubgraphQuery& query) co
           g.truncated = true;
           return false;
         }
-        g.triples.push_back(SubgraphTriple{MakeTriple(u, packed, source, out), hop});
+        g.triples.push_back(SubgraphTriple{MakeTriple(u, packed, out), hop});
         if (!seen) {
           m = NodeMark{epoch, static_cast<uint32_t>(g.entities.size())};
           g.entities.push_back(SubgraphEntity{v, hop});
@@ -264,8 +340,11 @@ absl::StatusOr<Subgraph> KgStore::ExtractSubgraph(const SubgraphQuery& query) co
         for (int c = 0; c < nr.count && !done; ++c) {
           const EdgeRun& run = nr.runs[c];
           for (size_t i = 0; i < run.size; ++i) {
+            if (i + kPrefetchMarksAhead < run.size) {
+              __builtin_prefetch(marks + EdgeOther(run.edges[i + kPrefetchMarksAhead]));
+            }
             if (filtered && !ok[EdgeRelation(run.edges[i])]) continue;
-            if (!visit(run.edges[i], run.sources[i], nr.out[c])) {
+            if (!visit(run.edges[i], nr.out[c])) {
               done = true;
               break;
             }
@@ -275,28 +354,43 @@ absl::StatusOr<Subgraph> KgStore::ExtractSubgraph(const SubgraphQuery& query) co
       }
       sc.segments.clear();
       for (int c = 0; c < nr.count; ++c) {
-        AppendRelationSegments(nr.runs[c], nr.out[c], filtered, sc.relation_ok, &sc.segments);
+        const CsrAdjacency& adj = nr.out[c] ? csr_out : csr_in;
+        if (nr.csr[c] && indexed) {
+          AppendIndexedSegments(nr.runs[c], adj.Groups(u), nr.out[c], filtered, ok, &sc.segments);
+        } else {
+          AppendRelationSegments(nr.runs[c], nr.out[c], filtered, ok, &sc.segments);
+        }
       }
       size_t eligible = 0;
       for (const Segment& s : sc.segments) eligible += s.size;
       if (eligible <= fanout) {
         for (const Segment& s : sc.segments) {
           for (uint32_t i = 0; i < s.size && !done; ++i) {
-            done = !visit(s.edges[i], s.sources[i], s.out);
+            done = !visit(s.edges[i], s.out);
           }
           if (done) break;
         }
         continue;
       }
       ++g.capped_nodes;
-      BalancedQuotas(sc.segments, fanout, &sc.order, &sc.quota);
-      for (size_t k = 0; k < sc.segments.size() && !done; ++k) {
+      BalancedQuotas(sc.segments, fanout, &sc.quota);
+      // Positions first (arithmetic only, each prefetched as it is chosen), visits second: the
+      // picks are far apart in a hub's run, and this way their cache misses overlap.
+      sc.picks.clear();
+      for (size_t k = 0; k < sc.segments.size(); ++k) {
         const Segment& s = sc.segments[k];
         const uint64_t q = sc.quota[k];
-        // Evenly strided positions (centred in each stride) across the relation group.
-        for (uint64_t j = 0; j < q && !done; ++j) {
+        // Evenly strided positions, centred in each stride, across the relation group.
+        for (uint64_t j = 0; j < q; ++j) {
           const size_t i = static_cast<size_t>(((2 * j + 1) * s.size) / (2 * q));
-          done = !visit(s.edges[i], s.sources[i], s.out);
+          __builtin_prefetch(s.edges + i);
+          sc.picks.push_back(Pick{s.edges + i, s.out});
+        }
+      }
+      for (const Pick& p : sc.picks) {
+        if (!visit(*p.edge, p.out)) {
+          done = true;
+          break;
         }
       }
     }
@@ -309,46 +403,51 @@ absl::StatusOr<Subgraph> KgStore::ExtractSubgraph(const SubgraphQuery& query) co
 
 namespace {
 
-// Walks back from a target along BFS distances, emitting every path of minimal length.
+// Enumerates step sequences that walk a BFS labelling down from a node at distance k to the
+// node at distance 0, one step per label. Used twice per meeting node of a bidirectional
+// search: towards the source (prefixes, returned in source-to-meet order) and towards the
+// target (suffixes, meet-to-target order).
 template <typename RunsFn>
-class PathEnumerator {
+class LabelWalker {
  public:
-  PathEnumerator(RunsFn runs_of, const NodeMark* marks, uint32_t epoch, bool filtered,
-                 const uint8_t* ok, int64_t cap, int64_t* scans, bool* truncated)
+  // `runs_of(x)` yields the runs to step along from x; `to_source` says the walk runs against
+  // the search direction (prefix) rather than with it (suffix).
+  LabelWalker(RunsFn runs_of, const NodeMark* marks, uint32_t epoch, bool to_source, bool filtered,
+              const uint8_t* ok, int64_t cap, int64_t* scans, bool* truncated)
       : runs_of_(runs_of),
         marks_(marks),
         epoch_(epoch),
+        to_source_(to_source),
         filtered_(filtered),
         ok_(ok),
         cap_(cap),
         scans_(scans),
         truncated_(truncated) {}
 
-  void Enumerate(EntityId source, EntityId target, uint32_t length, size_t max_paths,
-                 std::vector<Path>* out) {
-    source_ = source;
-    target_ = target;
-    max_paths_ = max_paths;
+  void Collect(EntityId from, uint32_t k, size_t max_sequences,
+               std::vector<std::vector<PathStep>>* out) {
+    out->clear();
+    max_ = max_sequences;
     out_ = out;
     stack_.clear();
-    Walk(target, length);
+    Walk(from, k);
   }
 
  private:
   void Walk(EntityId x, uint32_t k) {
     if (k == 0) {
-      Path p;
-      p.source = source_;
-      p.target = target_;
-      p.steps.assign(stack_.rbegin(), stack_.rend());
-      out_->push_back(std::move(p));
+      if (to_source_) {
+        out_->emplace_back(stack_.rbegin(), stack_.rend());
+      } else {
+        out_->push_back(stack_);
+      }
       return;
     }
     const auto nr = runs_of_(x);
     for (int c = 0; c < nr.count; ++c) {
       const EdgeRun& run = nr.runs[c];
       for (size_t i = 0; i < run.size; ++i) {
-        if (out_->size() >= max_paths_ || *truncated_) return;
+        if (out_->size() >= max_ || *truncated_) return;
         if (++*scans_ > cap_) {
           *truncated_ = true;
           return;
@@ -357,8 +456,10 @@ class PathEnumerator {
         if (filtered_ && !ok_[EdgeRelation(packed)]) continue;
         const NodeMark& m = marks_[EdgeOther(packed)];
         if (m.epoch != epoch_ || m.value != k - 1) continue;
-        // x's in-edge (other -> x) is walked forward; x's out-edge (x -> other) backward.
-        stack_.push_back(PathStep{MakeTriple(x, packed, run.sources[i], nr.out[c]), !nr.out[c]});
+        // Towards the source, an in-edge of x (other -> x) is walked forward in the final
+        // path; towards the target, an out-edge of x (x -> other) is.
+        const bool forward = to_source_ ? !nr.out[c] : nr.out[c];
+        stack_.push_back(PathStep{MakeTriple(x, packed, nr.out[c]), forward});
         Walk(EdgeOther(packed), k - 1);
         stack_.pop_back();
       }
@@ -368,15 +469,14 @@ class PathEnumerator {
   RunsFn runs_of_;
   const NodeMark* marks_;
   uint32_t epoch_;
+  bool to_source_;
   bool filtered_;
   const uint8_t* ok_;
   int64_t cap_;
   int64_t* scans_;
   bool* truncated_;
-  EntityId source_ = kInvalidEntity;
-  EntityId target_ = kInvalidEntity;
-  size_t max_paths_ = 0;
-  std::vector<Path>* out_ = nullptr;
+  size_t max_ = 0;
+  std::vector<std::vector<PathStep>>* out_ = nullptr;
   std::vector<PathStep> stack_;
 };
 
@@ -402,75 +502,103 @@ absl::StatusOr<PathResult> KgStore::ShortestPaths(const PathQuery& query) const 
 
   const std::vector<EntityId> sources = DedupKeepOrder(query.sources);
   const std::vector<EntityId> targets = DedupKeepOrder(query.targets);
-  std::vector<std::pair<EntityId, uint32_t>> target_index;  // sorted (id, position)
-  for (size_t t = 0; t < targets.size(); ++t) {
-    target_index.emplace_back(targets[t], static_cast<uint32_t>(t));
-  }
-  std::sort(target_index.begin(), target_index.end());
-
   Scratch& sc = ThreadScratch();
   const bool filtered = BuildRelationFilter(query.allow_relations, query.deny_relations,
                                             relations_.size(), &sc.relation_ok);
   const uint8_t* const ok = sc.relation_ok.data();
-  const Direction forward = query.undirected ? Direction::kBoth : Direction::kOut;
-  const Direction backward = query.undirected ? Direction::kBoth : Direction::kIn;
+  // The source side follows edges as a path does; the target side walks them backwards.
+  const Direction with_path = query.undirected ? Direction::kBoth : Direction::kOut;
+  const Direction against_path = query.undirected ? Direction::kBoth : Direction::kIn;
   const int64_t cap = options_.max_path_edge_scans;
   const size_t max_paths = static_cast<size_t>(query.max_paths);
+  const uint32_t max_length = static_cast<uint32_t>(query.max_length);
 
   PathResult result;
   int64_t scans = 0;
   std::vector<PairPaths> pairs;
-  std::vector<int32_t> target_distance(targets.size());
+  std::vector<std::vector<PathStep>> prefixes, suffixes;
   for (EntityId s : sources) {
-    if (result.truncated) break;
-    const uint32_t epoch = sc.Begin(entities_.size());
-    NodeMark* const marks = sc.marks.data();
-    marks[s] = NodeMark{epoch, 0};
-    std::fill(target_distance.begin(), target_distance.end(), -1);
-    size_t remaining = targets.size() - (std::find(targets.begin(), targets.end(), s) != targets.end());
-    sc.frontier.assign(1, s);
-    // Level-synchronous BFS; it may stop mid-level (all targets found, or the scan cap), which
-    // is safe: a node's distance is final when first marked and level d-1 is complete by then.
-    for (uint32_t d = 1; d <= static_cast<uint32_t>(query.max_length) && remaining > 0 &&
-                         !sc.frontier.empty() && !result.truncated;
-         ++d) {
-      sc.next.clear();
-      for (size_t f = 0; f < sc.frontier.size() && remaining > 0 && !result.truncated; ++f) {
-        const NodeRuns nr = GatherRuns(sc.frontier[f], forward);
-        for (int c = 0; c < nr.count && remaining > 0; ++c) {
-          const EdgeRun& run = nr.runs[c];
-          for (size_t i = 0; i < run.size; ++i) {
-            if (++scans > cap) {
-              result.truncated = true;
-              break;
-            }
-            if (filtered && !ok[EdgeRelation(run.edges[i])]) continue;
-            const EntityId v = EdgeOther(run.edges[i]);
-            if (marks[v].epoch == epoch) continue;
-            marks[v] = NodeMark{epoch, d};
-            sc.next.push_back(v);
-            auto it = std::lower_bound(target_index.begin(), target_index.end(),
-                                       std::pair<EntityId, uint32_t>{v, 0});
-            if (it != target_index.end() && it->first == v) {
-              target_distance[it->second] = static_cast<int32_t>(d);
-              if (--remaining == 0) break;
+    for (EntityId t : targets) {
+      if (s == t) continue;
+      if (result.truncated) break;
+      // Bidirectional BFS: grow whichever frontier is smaller by one level until the two
+      // labellings touch. If the source side is at depth a and the target side at depth b when
+      // they first touch, every shortest path has length a + b and passes through exactly one
+      // node labelled (a, b): its meeting node. Enumerating prefixes and suffixes per meeting
+      // node therefore yields each shortest path once.
+      const uint32_t epoch = sc.Begin(entities_.size());
+      NodeMark* const fwd = sc.marks.data();
+      NodeMark* const bwd = sc.back_marks.data();
+      fwd[s] = NodeMark{epoch, 0};
+      bwd[t] = NodeMark{epoch, 0};
+      sc.frontier.assign(1, s);
+      sc.back_frontier.assign(1, t);
+      sc.meets.clear();
+      uint32_t a = 0, b = 0;
+      while (sc.meets.empty() && a + b < max_length && !sc.frontier.empty() &&
+             !sc.back_frontier.empty() && !result.truncated) {
+        const bool grow_source_side = sc.frontier.size() <= sc.back_frontier.size();
+        std::vector<EntityId>& frontier = grow_source_side ? sc.frontier : sc.back_frontier;
+        NodeMark* const mine = grow_source_side ? fwd : bwd;
+        const NodeMark* const theirs = grow_source_side ? bwd : fwd;
+        const uint32_t depth = (grow_source_side ? a : b) + 1;
+        const Direction direction = grow_source_side ? with_path : against_path;
+        sc.next.clear();
+        for (size_t f = 0; f < frontier.size() && !result.truncated; ++f) {
+          const NodeRuns nr = GatherRuns(frontier[f], direction);
+          for (int c = 0; c < nr.count && !result.truncated; ++c) {
+            const EdgeRun& run = nr.runs[c];
+            for (size_t i = 0; i < run.size; ++i) {
+              if (++scans > cap) {
+                result.truncated = true;
+                break;
+              }
+              if (filtered && !ok[EdgeRelation(run.edges[i])]) continue;
+              const EntityId v = EdgeOther(run.edges[i]);
+              if (mine[v].epoch == epoch) continue;
+              mine[v] = NodeMark{epoch, depth};
+              sc.next.push_back(v);
+              if (theirs[v].epoch == epoch) sc.meets.push_back(v);
             }
           }
-          if (result.truncated) break;
+        }
+        std::swap(frontier, sc.next);
+        (grow_source_side ? a : b) = depth;
+      }
+      if (sc.meets.empty()) continue;
+
+      auto toward_source = [this, against_path](EntityId node) ABSL_NO_THREAD_SAFETY_ANALYSIS {
+        return GatherRuns(node, against_path);
+      };
+      auto toward_target = [this, with_path](EntityId node) ABSL_NO_THREAD_SAFETY_ANALYSIS {
+        return GatherRuns(node, with_path);
+      };
+      LabelWalker<decltype(toward_source)> prefix_walker(toward_source, fwd, epoch,
+                                                         /*to_source=*/true, filtered, ok, cap,
+                                                         &scans, &result.truncated);
+      LabelWalker<decltype(toward_target)> suffix_walker(toward_target, bwd, epoch,
+                                                         /*to_source=*/false, filtered, ok, cap,
+                                                         &scans, &result.truncated);
+      PairPaths pair;
+      pair.length = a + b;
+      std::sort(sc.meets.begin(), sc.meets.end());  // deterministic order
+      for (EntityId m : sc.meets) {
+        if (pair.paths.size() >= max_paths || result.truncated) break;
+        prefix_walker.Collect(m, a, max_paths - pair.paths.size(), &prefixes);
+        suffix_walker.Collect(m, b, max_paths - pair.paths.size(), &suffixes);
+        for (const auto& prefix : prefixes) {
+          for (const auto& suffix : suffixes) {
+            if (pair.paths.size() >= max_paths) break;
+            Path p;
+            p.source = s;
+            p.target = t;
+            p.steps.reserve(prefix.size() + suffix.size());
+            p.steps.insert(p.steps.end(), prefix.begin(), prefix.end());
+            p.steps.insert(p.steps.end(), suffix.begin(), suffix.end());
+            pair.paths.push_back(std::move(p));
+          }
         }
       }
-      std::swap(sc.frontier, sc.next);
-    }
-    auto runs_of = [this, backward](EntityId node) ABSL_NO_THREAD_SAFETY_ANALYSIS {
-      return GatherRuns(node, backward);
-    };
-    PathEnumerator<decltype(runs_of)> enumerator(runs_of, marks, epoch, filtered, ok, cap, &scans,
-                                                 &result.truncated);
-    for (size_t t = 0; t < targets.size(); ++t) {
-      if (target_distance[t] <= 0) continue;
-      PairPaths pair;
-      pair.length = static_cast<uint32_t>(target_distance[t]);
-      enumerator.Enumerate(s, targets[t], pair.length, max_paths, &pair.paths);
       if (!pair.paths.empty()) pairs.push_back(std::move(pair));
     }
   }
@@ -478,7 +606,7 @@ absl::StatusOr<PathResult> KgStore::ShortestPaths(const PathQuery& query) const 
 
   // Shorter pairs first; pairs of equal length share the budget round-robin.
   std::stable_sort(pairs.begin(), pairs.end(),
-                   [](const PairPaths& a, const PairPaths& b) { return a.length < b.length; });
+                   [](const PairPaths& x, const PairPaths& y) { return x.length < y.length; });
   std::vector<size_t> taken(pairs.size(), 0);
   size_t budget = max_paths;
   for (size_t begin = 0; begin < pairs.size() && budget > 0;) {

@@ -1,7 +1,9 @@
 // KgStore traversals on hand-checked graphs: Neighbors, ExtractSubgraph, ShortestPaths.
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <memory>
+#include <random>
 #include <set>
 #include <string>
 #include <tuple>
@@ -76,13 +78,12 @@ TEST_F(KgStoreQueryTest, NeighborsListsOutEdgesThenInEdgesByRelation) {
   ASSERT_TRUE(page.ok()) << page.status();
   EXPECT_EQ(page->total, 7);
   EXPECT_EQ(page->next_offset, 0);
-  EXPECT_THAT(Keys(page->triples),
-              ElementsAre(Key({kDiabetes, kAssociates, kIns}), Key({kDiabetes, kAssociates, kPparg}),
-                          Key({kDiabetes, kPresents, kPolyuria}),
-                          Key({kDiabetes, kLocalizes, kPancreas}),
-                          Key({kMetformin, kTreats, kDiabetes}),
-                          Key({kPioglitazone, kTreats, kDiabetes}),
-                          Key({kObesity, kResembles, kDiabetes})));
+  EXPECT_THAT(
+      Keys(page->triples),
+      ElementsAre(Key({kDiabetes, kAssociates, kIns}), Key({kDiabetes, kAssociates, kPparg}),
+                  Key({kDiabetes, kPresents, kPolyuria}), Key({kDiabetes, kLocalizes, kPancreas}),
+                  Key({kMetformin, kTreats, kDiabetes}), Key({kPioglitazone, kTreats, kDiabetes}),
+                  Key({kObesity, kResembles, kDiabetes})));
   // Sources come along: polyuria was asserted by "doid" (source 1).
   EXPECT_EQ(page->triples[2].source, 1);
 }
@@ -188,7 +189,8 @@ TEST_F(KgStoreQueryTest, SubgraphTwoHopsPutsNearerTriplesFirstWithoutDuplicates)
   // All ten triples, each once: the three hop-2 edges join hop-1 nodes to each other and must
   // not be reported from both ends.
   ASSERT_EQ(g->triples.size(), 10u);
-  std::set<std::tuple<EntityId, RelationId, EntityId>> unique(Keys(*g).begin(), Keys(*g).end());
+  const auto keys = Keys(*g);
+  const std::set<std::tuple<EntityId, RelationId, EntityId>> unique(keys.begin(), keys.end());
   EXPECT_EQ(unique.size(), 10u);
   std::vector<int> hops;
   for (const SubgraphTriple& t : g->triples) hops.push_back(t.hop);
@@ -340,7 +342,8 @@ TEST(KgStoreSubgraphFanoutTest, FanoutCapSpreadsAcrossRelationsAndAlongEachRelat
   EXPECT_FALSE(g->truncated);  // the fan-out cap is not the triple budget
   std::map<RelationId, std::vector<EntityId>> by_relation;
   for (const SubgraphTriple& t : g->triples) {
-    by_relation[t.triple.relation].push_back(t.triple.relation == 2 ? t.triple.head : t.triple.tail);
+    by_relation[t.triple.relation].push_back(t.triple.relation == 2 ? t.triple.head
+                                                                    : t.triple.tail);
   }
   // Equal shares: 5 each, though "common" has 20x the edges of "inbound".
   EXPECT_EQ(by_relation[0].size(), 5u);
@@ -399,9 +402,8 @@ TEST_F(KgStoreQueryTest, ShortestPathFollowsForwardEdges) {
   ASSERT_EQ(r->paths.size(), 1u);
   EXPECT_EQ(r->paths[0].source, kMetformin);
   EXPECT_EQ(r->paths[0].target, kPparg);
-  EXPECT_THAT(Steps(r->paths[0]),
-              ElementsAre(std::tuple{kMetformin, kTreats, kDiabetes, true},
-                          std::tuple{kDiabetes, kAssociates, kPparg, true}));
+  EXPECT_THAT(Steps(r->paths[0]), ElementsAre(std::tuple{kMetformin, kTreats, kDiabetes, true},
+                                              std::tuple{kDiabetes, kAssociates, kPparg, true}));
   EXPECT_FALSE(r->truncated);
 }
 
@@ -426,11 +428,11 @@ TEST_F(KgStoreQueryTest, ShortestPathsReturnsEveryPathOfMinimalLength) {
   ASSERT_TRUE(r.ok());
   std::vector<std::vector<std::tuple<EntityId, RelationId, EntityId, bool>>> paths;
   for (const Path& p : r->paths) paths.push_back(Steps(p));
-  EXPECT_THAT(paths, UnorderedElementsAre(
-                         ElementsAre(std::tuple{kPioglitazone, kTreats, kDiabetes, true},
-                                     std::tuple{kObesity, kResembles, kDiabetes, false}),
-                         ElementsAre(std::tuple{kPioglitazone, kBinds, kPparg, true},
-                                     std::tuple{kObesity, kAssociates, kPparg, false})));
+  EXPECT_THAT(paths,
+              UnorderedElementsAre(ElementsAre(std::tuple{kPioglitazone, kTreats, kDiabetes, true},
+                                               std::tuple{kObesity, kResembles, kDiabetes, false}),
+                                   ElementsAre(std::tuple{kPioglitazone, kBinds, kPparg, true},
+                                               std::tuple{kObesity, kAssociates, kPparg, false})));
   q.max_paths = 1;
   r = store_->ShortestPaths(q);
   ASSERT_TRUE(r.ok());
@@ -450,9 +452,8 @@ TEST_F(KgStoreQueryTest, DirectedSearchOnlyFollowsEdgesHeadToTail) {
   r = store_->ShortestPaths(q);
   ASSERT_TRUE(r.ok());
   ASSERT_EQ(r->paths.size(), 1u);
-  EXPECT_THAT(Steps(r->paths[0]),
-              ElementsAre(std::tuple{kMetformin, kTreats, kDiabetes, true},
-                          std::tuple{kDiabetes, kAssociates, kIns, true}));
+  EXPECT_THAT(Steps(r->paths[0]), ElementsAre(std::tuple{kMetformin, kTreats, kDiabetes, true},
+                                              std::tuple{kDiabetes, kAssociates, kIns, true}));
 }
 
 TEST_F(KgStoreQueryTest, ShortestPathsRespectsMaxLengthAndRelationFilters) {
@@ -467,10 +468,9 @@ TEST_F(KgStoreQueryTest, ShortestPathsRespectsMaxLengthAndRelationFilters) {
   auto r = store_->ShortestPaths(q);
   ASSERT_TRUE(r.ok());
   ASSERT_EQ(r->paths.size(), 1u);
-  EXPECT_THAT(Steps(r->paths[0]),
-              ElementsAre(std::tuple{kMetformin, kTreats, kDiabetes, true},
-                          std::tuple{kPioglitazone, kTreats, kDiabetes, false},
-                          std::tuple{kPioglitazone, kBinds, kPparg, true}));
+  EXPECT_THAT(Steps(r->paths[0]), ElementsAre(std::tuple{kMetformin, kTreats, kDiabetes, true},
+                                              std::tuple{kPioglitazone, kTreats, kDiabetes, false},
+                                              std::tuple{kPioglitazone, kBinds, kPparg, true}));
   q.deny_relations = {};
   q.allow_relations = {kResembles};
   EXPECT_TRUE(store_->ShortestPaths(q)->paths.empty());
@@ -486,20 +486,20 @@ TEST_F(KgStoreQueryTest, ShortestPathsOrdersPairsByLengthAndSharesTheBudget) {
   // obesity (2 paths) and metformin-obesity (1 path). "isolated" is unreachable.
   std::vector<std::tuple<EntityId, EntityId, size_t>> summary;
   for (const Path& p : r->paths) summary.emplace_back(p.source, p.target, p.steps.size());
-  EXPECT_THAT(summary, ElementsAre(std::tuple{kPioglitazone, kDiabetes, 1u},
-                                   std::tuple{kMetformin, kDiabetes, 1u},
-                                   std::tuple{kPioglitazone, kObesity, 2u},
-                                   std::tuple{kPioglitazone, kObesity, 2u},
-                                   std::tuple{kMetformin, kObesity, 2u}));
+  EXPECT_THAT(
+      summary,
+      ElementsAre(std::tuple{kPioglitazone, kDiabetes, 1u}, std::tuple{kMetformin, kDiabetes, 1u},
+                  std::tuple{kPioglitazone, kObesity, 2u}, std::tuple{kPioglitazone, kObesity, 2u},
+                  std::tuple{kMetformin, kObesity, 2u}));
   // With 4 paths allowed, the length-2 pairs get one each before either gets a second.
   q.max_paths = 4;
   r = store_->ShortestPaths(q);
   summary.clear();
   for (const Path& p : r->paths) summary.emplace_back(p.source, p.target, p.steps.size());
-  EXPECT_THAT(summary, ElementsAre(std::tuple{kPioglitazone, kDiabetes, 1u},
-                                   std::tuple{kMetformin, kDiabetes, 1u},
-                                   std::tuple{kPioglitazone, kObesity, 2u},
-                                   std::tuple{kMetformin, kObesity, 2u}));
+  EXPECT_THAT(
+      summary,
+      ElementsAre(std::tuple{kPioglitazone, kDiabetes, 1u}, std::tuple{kMetformin, kDiabetes, 1u},
+                  std::tuple{kPioglitazone, kObesity, 2u}, std::tuple{kMetformin, kObesity, 2u}));
 }
 
 TEST_F(KgStoreQueryTest, ShortestPathsValidatesEndpointsAndLimits) {
@@ -549,6 +549,131 @@ TEST(KgStorePathCapTest, ScanCapStopsTheSearchAndReportsTruncation) {
   ASSERT_TRUE(r.ok());
   EXPECT_TRUE(r->truncated);
   EXPECT_LE(r->edges_scanned, 20);
+}
+
+// ---- Property checks against brute force on random graphs ----
+
+KgData RandomKg(uint32_t seed, int num_entities, int num_triples, int num_relations) {
+  std::mt19937 rng(seed);
+  KgBuilder b;
+  const SourceId src = b.AddSource("random");
+  for (int i = 0; i < num_entities; ++i) b.AddEntity(absl::StrCat("R:", i), "node", "");
+  for (int r = 0; r < num_relations; ++r) b.AddRelation(absl::StrCat("rel", r), "", "", "");
+  for (int k = 0; k < num_triples; ++k) {
+    b.AddTriple(rng() % num_entities, rng() % num_relations, rng() % num_entities, src);
+  }
+  return b.Finish();
+}
+
+// Every shortest path by exhaustive search: BFS distances from the source, then all walks that
+// step from distance d to d+1 and end at the target.
+std::set<std::vector<std::tuple<EntityId, RelationId, EntityId, bool>>> BruteForcePaths(
+    const KgData& kg, EntityId s, EntityId t, bool undirected, int max_length) {
+  const size_t n = kg.entities.size();
+  std::vector<int> dist(n, -1);
+  dist[s] = 0;
+  for (int d = 0; d < max_length; ++d) {
+    for (const Triple& tr : kg.triples) {
+      if (dist[tr.head] == d && dist[tr.tail] < 0) dist[tr.tail] = d + 1;
+      if (undirected && dist[tr.tail] == d && dist[tr.head] < 0) dist[tr.head] = d + 1;
+    }
+  }
+  std::set<std::vector<std::tuple<EntityId, RelationId, EntityId, bool>>> paths;
+  if (dist[t] <= 0) return paths;
+  std::vector<std::tuple<EntityId, RelationId, EntityId, bool>> steps;
+  std::function<void(EntityId)> walk = [&](EntityId x) {
+    if (x == t) {
+      paths.insert(steps);
+      return;
+    }
+    for (const Triple& tr : kg.triples) {
+      if (tr.head == x && dist[tr.tail] == dist[x] + 1 && dist[tr.tail] <= dist[t]) {
+        steps.emplace_back(tr.head, tr.relation, tr.tail, true);
+        walk(tr.tail);
+        steps.pop_back();
+      }
+      if (undirected && tr.tail == x && dist[tr.head] == dist[x] + 1 && dist[tr.head] <= dist[t]) {
+        steps.emplace_back(tr.head, tr.relation, tr.tail, false);
+        walk(tr.head);
+        steps.pop_back();
+      }
+    }
+  };
+  walk(s);
+  return paths;
+}
+
+TEST(KgStorePropertyTest, ShortestPathsMatchExhaustiveSearch) {
+  for (uint32_t seed = 1; seed <= 3; ++seed) {
+    const KgData kg = RandomKg(seed, 40, 90, 3);
+    ScratchDir tmp;
+    auto store = WriteAndOpen(kg, tmp.path());
+    ASSERT_NE(store, nullptr);
+    std::mt19937 rng(seed * 7919);
+    for (int trial = 0; trial < 40; ++trial) {
+      const EntityId s = rng() % 40;
+      const EntityId t = rng() % 40;
+      if (s == t) continue;
+      for (bool undirected : {true, false}) {
+        PathQuery q;
+        q.sources = {s};
+        q.targets = {t};
+        q.undirected = undirected;
+        q.max_length = 5;
+        q.max_paths = kMaxPaths;
+        auto r = store->ShortestPaths(q);
+        ASSERT_TRUE(r.ok()) << r.status();
+        std::set<std::vector<std::tuple<EntityId, RelationId, EntityId, bool>>> got;
+        for (const Path& p : r->paths) {
+          EXPECT_TRUE(got.insert(Steps(p)).second) << "duplicate path";
+        }
+        EXPECT_EQ(got, BruteForcePaths(kg, s, t, undirected, 5))
+            << "seed " << seed << " " << s << " -> " << t << " undirected " << undirected;
+      }
+    }
+  }
+}
+
+TEST(KgStorePropertyTest, UncappedSubgraphIsEveryEdgeNearTheSeeds) {
+  for (uint32_t seed = 1; seed <= 3; ++seed) {
+    const KgData kg = RandomKg(seed, 60, 150, 4);
+    ScratchDir tmp;
+    auto store = WriteAndOpen(kg, tmp.path());
+    ASSERT_NE(store, nullptr);
+    std::mt19937 rng(seed);
+    for (int trial = 0; trial < 20; ++trial) {
+      SubgraphQuery q;
+      q.seeds = {static_cast<EntityId>(rng() % 60), static_cast<EntityId>(rng() % 60)};
+      q.max_hops = 1 + static_cast<int>(rng() % 3);
+      q.max_fanout_per_node = kMaxFanoutPerNode;
+      q.max_triples = kMaxSubgraphTriples;
+      auto g = store->ExtractSubgraph(q);
+      ASSERT_TRUE(g.ok());
+      // Brute force: undirected BFS distances; an edge belongs at hop min(d) + 1 when that is
+      // within max_hops.
+      std::vector<int> dist(60, -1);
+      for (EntityId s : q.seeds) dist[s] = 0;
+      for (int d = 0; d < q.max_hops; ++d) {
+        for (const Triple& t : kg.triples) {
+          if (dist[t.head] == d && dist[t.tail] < 0) dist[t.tail] = d + 1;
+          if (dist[t.tail] == d && dist[t.head] < 0) dist[t.head] = d + 1;
+        }
+      }
+      std::map<std::tuple<EntityId, RelationId, EntityId>, int> expected;
+      for (const Triple& t : kg.triples) {
+        const int near =
+            std::min(dist[t.head] < 0 ? 99 : dist[t.head], dist[t.tail] < 0 ? 99 : dist[t.tail]);
+        if (near < q.max_hops) expected[Key(t)] = near + 1;
+      }
+      std::map<std::tuple<EntityId, RelationId, EntityId>, int> got;
+      for (const SubgraphTriple& t : g->triples) {
+        EXPECT_TRUE(got.emplace(Key(t.triple), t.hop).second) << "duplicate triple";
+      }
+      EXPECT_EQ(got, expected);
+      for (const SubgraphEntity& e : g->entities) EXPECT_EQ(e.hop, dist[e.id]);
+      EXPECT_FALSE(g->truncated);
+    }
+  }
 }
 
 }  // namespace

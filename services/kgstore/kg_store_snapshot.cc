@@ -27,6 +27,7 @@
 #include "services/kgstore/csr_graph.h"
 #include "services/kgstore/kg_store.h"
 #include "services/kgstore/kg_store_codec.h"
+#include "services/kgstore/kg_store_strings.h"
 #include "services/kgstore/snapshot_manifest.h"
 
 namespace ibgraphrag::kgstore {
@@ -38,9 +39,13 @@ using internal::FromRocks;
 
 absl::Status ValidateKgData(const KgData& kg) {
   if (kg.entities.size() >= kInvalidEntity) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("kg.entities: ", kg.entities.size(), " entities exceed the limit of ",
-                     kInvalidEntity - 1));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "kg.entities: ", kg.entities.size(), " entities exceed the limit of ", kInvalidEntity - 1));
+  }
+  if (kg.relations.size() > kMaxCsrRelations) {
+    return absl::InvalidArgumentError(absl::StrCat("kg.relations: ", kg.relations.size(),
+                                                   " relations exceed the limit of ",
+                                                   kMaxCsrRelations));
   }
   if (kg.sources.size() > 65536) {
     return absl::InvalidArgumentError(
@@ -53,9 +58,8 @@ absl::Status ValidateKgData(const KgData& kg) {
           absl::StrCat("kg.entities[", i, "].id is ", e.id, "; ids must equal positions"));
     }
     if (e.external_id.empty() || e.external_id.size() > kMaxExternalIdBytes) {
-      return absl::InvalidArgumentError(absl::StrCat("kg.entities[", i,
-                                                     "].external_id must have 1..",
-                                                     kMaxExternalIdBytes, " bytes"));
+      return absl::InvalidArgumentError(absl::StrCat(
+          "kg.entities[", i, "].external_id must have 1..", kMaxExternalIdBytes, " bytes"));
     }
   }
   absl::flat_hash_set<std::string_view> relation_names;
@@ -74,9 +78,9 @@ absl::Status ValidateKgData(const KgData& kg) {
     const Triple& t = kg.triples[i];
     if (t.head >= kg.entities.size() || t.tail >= kg.entities.size() ||
         t.relation >= kg.relations.size() || t.source >= kg.sources.size()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("kg.triples[", i, "] (", t.head, ", ", t.relation, ", ", t.tail,
-                       ", source ", t.source, ") refers to an id out of range"));
+      return absl::InvalidArgumentError(absl::StrCat("kg.triples[", i, "] (", t.head, ", ",
+                                                     t.relation, ", ", t.tail, ", source ",
+                                                     t.source, ") refers to an id out of range"));
     }
     if (t.head == t.tail) {
       return absl::InvalidArgumentError(
@@ -119,8 +123,8 @@ absl::StatusOr<std::vector<std::pair<std::string_view, EntityId>>> SortedExterna
     if (i > 0 && entries[i].key == entries[i - 1].key) {
       if (!entries[i].alias) {
         return absl::InvalidArgumentError(
-            absl::StrCat("kg.entities: external_id '", AsAbsl(entries[i].key), "' is used by entities ",
-                         entries[i - 1].id, " and ", entries[i].id));
+            absl::StrCat("kg.entities: external_id '", AsAbsl(entries[i].key),
+                         "' is used by entities ", entries[i - 1].id, " and ", entries[i].id));
       }
       continue;
     }
@@ -138,10 +142,9 @@ class SstBuilder {
     return absl::OkStatus();
   }
   absl::Status Put(std::string_view key, std::string_view value) {
-    IBGR_ROCKS_RETURN_IF_ERROR(
-        writer_.Put(rocksdb::Slice(key.data(), key.size()),
-                    rocksdb::Slice(value.data(), value.size())),
-        absl::StrCat("write ", path_));
+    IBGR_ROCKS_RETURN_IF_ERROR(writer_.Put(rocksdb::Slice(key.data(), key.size()),
+                                           rocksdb::Slice(value.data(), value.size())),
+                               absl::StrCat("write ", path_));
     ++entries_;
     return absl::OkStatus();
   }
@@ -174,8 +177,9 @@ absl::Status WriteAdjacencySst(const rocksdb::Options& options, const std::strin
     for (size_t i = 0; i < run.size; ++i) {
       internal::EncodeAdjacencyKey(static_cast<EntityId>(n), EdgeRelation(run.edges[i]),
                                    EdgeOther(run.edges[i]), key);
-      value[0] = static_cast<char>(run.sources[i] >> 8);
-      value[1] = static_cast<char>(run.sources[i]);
+      const SourceId source = EdgeSource(run.edges[i]);
+      value[0] = static_cast<char>(source >> 8);
+      value[1] = static_cast<char>(source);
       IBGR_RETURN_IF_ERROR(sst.Put(std::string_view(key, 12), std::string_view(value, 2)));
     }
   }
@@ -212,8 +216,8 @@ absl::Status BuildSnapshotIn(const KgData& kg, const SnapshotManifestInfo& info,
   bool in_written = false;
   std::thread in_thread([&] {
     in = CsrGraph::BuildIn(kg.entities.size(), kg.relations.size(), kg.triples);
-    in_status = WriteAdjacencySst(options_for(internal::kCfIn), sst_dir + "/in.sst", in,
-                                  &in_written);
+    in_status =
+        WriteAdjacencySst(options_for(internal::kCfIn), sst_dir + "/in.sst", in, &in_written);
   });
   absl::Status main_status;
   std::vector<CfFile> files;
@@ -260,9 +264,8 @@ absl::Status BuildSnapshotIn(const KgData& kg, const SnapshotManifestInfo& info,
   // Open the database and attach everything.
   rocksdb::DB* raw_db = nullptr;
   std::vector<rocksdb::ColumnFamilyHandle*> handles;
-  IBGR_ROCKS_RETURN_IF_ERROR(
-      rocksdb::DB::Open(db_options, db_path, descriptors, &handles, &raw_db),
-      absl::StrCat("create database ", db_path));
+  IBGR_ROCKS_RETURN_IF_ERROR(rocksdb::DB::Open(db_options, db_path, descriptors, &handles, &raw_db),
+                             absl::StrCat("create database ", db_path));
   std::unique_ptr<rocksdb::DB> db(raw_db);
   auto close_db = [&]() -> absl::Status {
     rocksdb::Status first;
@@ -327,8 +330,7 @@ absl::Status BuildSnapshotIn(const KgData& kg, const SnapshotManifestInfo& info,
 absl::Status KgStore::WriteSnapshot(const KgData& kg, const SnapshotManifestInfo& info,
                                     const std::string& dir_in) {
   if (info.version <= 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("info.version must be > 0, got ", info.version));
+    return absl::InvalidArgumentError(absl::StrCat("info.version must be > 0, got ", info.version));
   }
   std::string dir = dir_in;
   while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
@@ -360,13 +362,13 @@ absl::Status KgStore::WriteSnapshot(const KgData& kg, const SnapshotManifestInfo
     if (rc != 0 && errno == EINVAL) {
       // Filesystems without RENAME_NOREPLACE: check, then rename (a narrow race remains).
       rc = fs::exists(fs::symlink_status(dir, ec)) ? (errno = EEXIST, -1)
-                                                    : ::rename(tmp.c_str(), dir.c_str());
+                                                   : ::rename(tmp.c_str(), dir.c_str());
     }
     if (rc != 0) {
       const int err = errno;
       status = (err == EEXIST || err == ENOTEMPTY)
-                   ? absl::AlreadyExistsError(absl::StrCat("snapshot directory ", dir,
-                                                           " appeared while building; not replaced"))
+                   ? absl::AlreadyExistsError(absl::StrCat(
+                         "snapshot directory ", dir, " appeared while building; not replaced"))
                    : absl::InternalError(absl::StrCat("cannot rename ", tmp, " to ", dir, ": ",
                                                       std::strerror(err)));
     }

@@ -18,9 +18,9 @@ namespace {
 namespace fs = std::filesystem;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
-using ::testing::UnorderedElementsAre;
 using testing::ScratchDir;
 using testing::SmallKg;
+using ::testing::UnorderedElementsAre;
 using testing::WriteAndOpen;
 
 std::vector<std::string> DirEntries(const std::string& dir) {
@@ -189,7 +189,8 @@ TEST(KgStoreTest, WriteSnapshotRejectsBrokenGraphsNamingTheField) {
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
 
   KgData self_loop = SmallKg();
-  self_loop.triples.push_back(Triple{testing::kObesity, testing::kResembles + 0, testing::kObesity, 0});
+  self_loop.triples.push_back(
+      Triple{testing::kObesity, testing::kResembles + 0, testing::kObesity, 0});
   std::sort(self_loop.triples.begin(), self_loop.triples.end());
   s = KgStore::WriteSnapshot(self_loop, Info(1), dir);
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);

@@ -18,7 +18,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 #include "nlohmann/json.hpp"
-#include "services/kgstore/csr_graph.h"
+#include "services/kgstore/kg_store_strings.h"
 
 namespace ibgraphrag::kgstore {
 namespace {
@@ -55,8 +55,8 @@ absl::Status ErrnoStatus(std::string_view what, const std::string& path) {
 SnapshotManifest BuildSnapshotManifest(const KgData& kg, const SnapshotManifestInfo& info) {
   SnapshotManifest m;
   m.version = info.version;
-  m.created_unix_seconds =
-      info.created_unix_seconds > 0 ? info.created_unix_seconds : static_cast<int64_t>(time(nullptr));
+  m.created_unix_seconds = info.created_unix_seconds > 0 ? info.created_unix_seconds
+                                                         : static_cast<int64_t>(time(nullptr));
   m.created_time = FormatRfc3339(m.created_unix_seconds);
   m.created_by = info.created_by;
   m.sources.reserve(kg.reports.size());
@@ -128,10 +128,8 @@ absl::StatusOr<SnapshotManifest> SnapshotManifestFromJson(std::string_view text)
     m.counts.entities = c.at("entities").get<int64_t>();
     m.counts.relations = c.at("relations").get<int64_t>();
     m.counts.triples = c.at("triples").get<int64_t>();
-    m.counts.entities_by_type =
-        c.value("entities_by_type", std::map<std::string, int64_t>());
-    m.counts.triples_by_relation =
-        c.value("triples_by_relation", std::map<std::string, int64_t>());
+    m.counts.entities_by_type = c.value("entities_by_type", std::map<std::string, int64_t>());
+    m.counts.triples_by_relation = c.value("triples_by_relation", std::map<std::string, int64_t>());
     return m;
   } catch (const std::exception& e) {
     return absl::DataLossError(absl::StrCat("snapshot manifest: ", e.what()));
@@ -164,7 +162,8 @@ absl::StatusOr<std::vector<int64_t>> ScanVersions(const std::string& base,
   const fs::path root = fs::path(base) / "kg";
   std::error_code ec;
   if (!fs::exists(root, ec)) {
-    if (ec) return absl::InternalError(absl::StrCat("cannot stat ", root.string(), ": ", ec.message()));
+    if (ec)
+      return absl::InternalError(absl::StrCat("cannot stat ", root.string(), ": ", ec.message()));
     return std::vector<int64_t>();
   }
   if (!fs::is_directory(root, ec)) {
@@ -172,9 +171,11 @@ absl::StatusOr<std::vector<int64_t>> ScanVersions(const std::string& base,
   }
   std::vector<int64_t> versions;
   fs::directory_iterator it(root, ec), end;
-  if (ec) return absl::InternalError(absl::StrCat("cannot list ", root.string(), ": ", ec.message()));
+  if (ec)
+    return absl::InternalError(absl::StrCat("cannot list ", root.string(), ": ", ec.message()));
   for (; it != end; it.increment(ec)) {
-    if (ec) return absl::InternalError(absl::StrCat("cannot list ", root.string(), ": ", ec.message()));
+    if (ec)
+      return absl::InternalError(absl::StrCat("cannot list ", root.string(), ": ", ec.message()));
     const std::string name = it->path().filename().string();
     std::error_code dir_ec;
     if (!it->is_directory(dir_ec)) continue;
@@ -205,8 +206,8 @@ absl::StatusOr<std::string> ResolveSnapshotDir(const std::string& base,
   IBGR_ASSIGN_OR_RETURN(std::vector<int64_t> versions, ListSnapshotVersions(base));
   if (pinned_version.has_value()) {
     if (!std::binary_search(versions.begin(), versions.end(), *pinned_version)) {
-      return absl::NotFoundError(absl::StrCat("KG snapshot version ", *pinned_version,
-                                              " not found under ", base, "/kg"));
+      return absl::NotFoundError(
+          absl::StrCat("KG snapshot version ", *pinned_version, " not found under ", base, "/kg"));
     }
     return SnapshotDir(base, *pinned_version);
   }

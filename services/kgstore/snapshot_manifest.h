@@ -19,7 +19,7 @@ namespace ibgraphrag::kgstore {
 
 // Bumped when the on-disk layout (column families, key or value encodings) changes incompatibly;
 // a store refuses to open a snapshot with a different format.
-inline constexpr int kSnapshotFormatVersion = 1;
+inline constexpr int kSnapshotFormatVersion = 2;
 
 // What the caller of KgStore::WriteSnapshot supplies beyond the graph itself.
 struct SnapshotManifestInfo {

@@ -62,10 +62,10 @@ TEST(SnapshotManifestTest, ListsOnlyCompleteNumericVersionsInNumericOrder) {
   MakeVersionDir(tmp.path(), "2", true);
   MakeVersionDir(tmp.path(), "10", true);
   MakeVersionDir(tmp.path(), "9", true);
-  MakeVersionDir(tmp.path(), "11", false);           // no manifest: incomplete
-  MakeVersionDir(tmp.path(), "12.tmp-1-2", false);   // build in progress
-  MakeVersionDir(tmp.path(), "latest", true);        // not a number
-  MakeVersionDir(tmp.path(), "007", true);           // leading zero: not a canonical version
+  MakeVersionDir(tmp.path(), "11", false);          // no manifest: incomplete
+  MakeVersionDir(tmp.path(), "12.tmp-1-2", false);  // build in progress
+  MakeVersionDir(tmp.path(), "latest", true);       // not a number
+  MakeVersionDir(tmp.path(), "007", true);          // leading zero: not a canonical version
   auto versions = ListSnapshotVersions(tmp.path());
   ASSERT_TRUE(versions.ok()) << versions.status();
   EXPECT_THAT(*versions, ElementsAre(2, 9, 10));
