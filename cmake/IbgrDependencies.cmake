@@ -23,6 +23,16 @@ find_package(faiss CONFIG REQUIRED)
 
 # LibTorch (Debian's libtorch-dev ships TorchConfig.cmake). Only a few .cc files include torch.h.
 find_package(Torch CONFIG REQUIRED)
+# With libgflags-dev installed, RocksDB's config defines gflags::gflags and Caffe2's old-style
+# fallback then defines an imported `gflags` target without a location, which breaks every target
+# linking LibTorch at generate time. Give it the library.
+if(TARGET gflags)
+  get_target_property(_ibgr_gflags_location gflags IMPORTED_LOCATION)
+  if(NOT _ibgr_gflags_location)
+    find_library(IBGR_GFLAGS_LIBRARY gflags REQUIRED)
+    set_property(TARGET gflags PROPERTY IMPORTED_LOCATION ${IBGR_GFLAGS_LIBRARY})
+  endif()
+endif()
 
 if(IBGR_BUILD_TESTS)
   find_package(GTest CONFIG REQUIRED)
