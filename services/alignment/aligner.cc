@@ -1,0 +1,495 @@
+#include "services/alignment/aligner.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "common/status_macros.h"
+#include "nlohmann/json.hpp"
+#include "services/alignment/text_normalize.h"
+#include "services/reasoner/llm_client.h"
+
+namespace ibgraphrag::alignment {
+namespace {
+
+class StageClock {
+ public:
+  explicit StageClock(std::vector<StageTiming>* out) : out_(out), start_(absl::Now()) {}
+  void Lap(absl::string_view stage) {
+    const absl::Time now = absl::Now();
+    out_->push_back({std::string(stage), absl::ToDoubleMilliseconds(now - start_)});
+    start_ = now;
+  }
+
+ private:
+  std::vector<StageTiming>* out_;
+  absl::Time start_;
+};
+
+bool ByConsistency(const ScoredEntity& a, const ScoredEntity& b) {
+  if (a.consistency != b.consistency) return a.consistency > b.consistency;
+  return a.candidate.external_id < b.candidate.external_id;
+}
+
+// The JSON object or string inside an LLM answer (models wrap JSON in prose or code fences).
+std::string StripToJson(absl::string_view answer, char open, char close) {
+  const size_t b = answer.find(open);
+  const size_t e = answer.rfind(close);
+  if (b == absl::string_view::npos || e == absl::string_view::npos || e < b) return "";
+  return std::string(answer.substr(b, e - b + 1));
+}
+
+}  // namespace
+
+absl::Status ValidateText(absl::string_view text, absl::string_view field) {
+  if (text.empty()) return absl::InvalidArgumentError(absl::StrCat(field, ": must not be empty"));
+  if (text.size() > kMaxTextBytes) {
+    return absl::InvalidArgumentError(absl::StrCat(field, ": ", text.size(),
+                                                   " bytes exceeds the limit of ", kMaxTextBytes,
+                                                   " bytes (16 KiB)"));
+  }
+  if (!IsValidUtf8(text)) {
+    return absl::InvalidArgumentError(absl::StrCat(field, ": not valid UTF-8"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ValidateMscaOptions(const MscaOptions& o) {
+  if (!(o.lambda >= 0.0f && o.lambda <= 1.0f)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("options.lambda: ", o.lambda, " outside [0, 1]"));
+  }
+  if (!(o.tau >= 0.0f && o.tau <= 1.0f)) {
+    return absl::InvalidArgumentError(absl::StrCat("options.tau: ", o.tau, " outside [0, 1]"));
+  }
+  if (o.top_k < 1 || o.top_k > kMaxTopK) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("options.top_k: ", o.top_k, " outside 1..", kMaxTopK));
+  }
+  if (o.llm_choice_below < 0 || o.llm_choice_below > kMaxTopK) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("options.llm_choice_below: ", o.llm_choice_below, " outside 0..", kMaxTopK));
+  }
+  return absl::OkStatus();
+}
+
+Aligner::Aligner(std::shared_ptr<const AlignmentBundle> bundle,
+                 std::shared_ptr<const TextEncoder> encoder,
+                 std::shared_ptr<const reasoner::LlmClient> llm, const AlignerOptions& options)
+    : bundle_(std::move(bundle)),
+      encoder_(std::move(encoder)),
+      llm_(std::move(llm)),
+      options_(options) {}
+
+absl::StatusOr<std::unique_ptr<Aligner>> Aligner::Create(
+    std::shared_ptr<const AlignmentBundle> bundle, std::shared_ptr<const TextEncoder> encoder,
+    std::shared_ptr<const reasoner::LlmClient> llm, const AlignerOptions& options) {
+  if (bundle == nullptr || encoder == nullptr) {
+    return absl::InvalidArgumentError("Aligner: bundle and encoder are required");
+  }
+  if (encoder->id() != bundle->manifest.encoder_id || encoder->dim() != bundle->manifest.dim) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "bundle ", bundle->dir, " was built with encoder \"", bundle->manifest.encoder_id,
+        "\" (d=", bundle->manifest.dim, ") but the configured encoder is \"", encoder->id(),
+        "\" (d=", encoder->dim(), "); rebuild the bundle or change the encoder config"));
+  }
+  IBGR_RETURN_IF_ERROR(ValidateMscaOptions(options.defaults));
+  return std::unique_ptr<Aligner>(
+      new Aligner(std::move(bundle), std::move(encoder), std::move(llm), options));
+}
+
+LinkedCandidate Aligner::MakeCandidate(uint32_t entry, uint32_t name_index,
+                                       float similarity) const {
+  const LexiconEntry& e = bundle_->lexicon.entries[entry];
+  LinkedCandidate c;
+  c.entry = entry;
+  c.kg_id = e.kg_id;
+  c.external_id = e.external_id;
+  c.name = e.name;
+  c.type = e.type;
+  c.similarity = similarity;
+  const std::vector<std::string> names = e.AllNames();
+  c.matched_name = name_index < names.size() ? names[name_index] : e.name;
+  return c;
+}
+
+absl::StatusOr<ExtractResult> Aligner::ExtractMentions(absl::string_view text, bool llm_mentions,
+                                                       absl::Time deadline) const {
+  IBGR_RETURN_IF_ERROR(ValidateText(text));
+  ExtractResult out;
+  out.mentions = bundle_->extractor->Extract(text);
+  if (llm_mentions) {
+    if (llm_ == nullptr) {
+      out.degraded.push_back({"alignment_llm",
+                              "llm_mentions requested but no LLM is configured; "
+                              "dictionary mentions only"});
+    } else if (absl::Status s = LlmMentions(text, deadline, &out.mentions); !s.ok()) {
+      out.degraded.push_back(
+          {"alignment_llm", absl::StrCat("LLM mention extraction failed (", s.ToString(),
+                                         "); dictionary mentions only")});
+    }
+  }
+  return out;
+}
+
+absl::Status Aligner::LlmMentions(absl::string_view text, absl::Time deadline,
+                                  std::vector<Mention>* mentions) const {
+  reasoner::ChatRequest request;
+  request.messages.push_back(
+      {"system",
+       "You extract medical entities (diseases, symptoms, findings, drugs, genes, anatomy, "
+       "procedures) from text. Answer with a JSON array of strings, each copied exactly from "
+       "the text, and nothing else."});
+  request.messages.push_back({"user", std::string(text)});
+  IBGR_ASSIGN_OR_RETURN(
+      reasoner::ChatResponse response,
+      llm_->Complete(request, std::min(deadline, absl::Now() + options_.llm_timeout)));
+  std::vector<std::string> spans;
+  try {
+    const nlohmann::json j = nlohmann::json::parse(StripToJson(response.content, '[', ']'));
+    for (const auto& s : j) {
+      if (s.is_string()) spans.push_back(s.get<std::string>());
+    }
+  } catch (const std::exception& e) {
+    return absl::InvalidArgumentError(absl::StrCat("LLM answer is not a JSON array: ", e.what()));
+  }
+  const std::string lower_text = absl::AsciiStrToLower(text);
+  std::vector<Mention> added;
+  for (const std::string& span : spans) {
+    if (span.empty()) continue;
+    const size_t pos = lower_text.find(absl::AsciiStrToLower(span));
+    if (pos == std::string::npos) continue;  // not in the text: hallucinated, dropped
+    const uint32_t b = static_cast<uint32_t>(pos), e = static_cast<uint32_t>(pos + span.size());
+    bool overlaps = false;
+    for (const auto* list : {mentions, &added}) {
+      for (const Mention& m : *list) overlaps = overlaps || (b < m.end && m.begin < e);
+    }
+    if (overlaps) continue;
+    Mention m;
+    m.begin = b;
+    m.end = e;
+    m.text = std::string(text.substr(b, e - b));
+    m.normalized = NormalizeForMatch(m.text);
+    m.origin = "llm";
+    added.push_back(std::move(m));
+  }
+  bundle_->extractor->FlagContext(text, &added);
+  mentions->insert(mentions->end(), added.begin(), added.end());
+  std::sort(mentions->begin(), mentions->end(),
+            [](const Mention& a, const Mention& b) { return a.begin < b.begin; });
+  return absl::OkStatus();
+}
+
+absl::Status Aligner::LinkMentions(const std::vector<Mention>& mentions, int top_k,
+                                   std::vector<MentionLink>* links) const {
+  const int dim = encoder_->dim();
+  // Queries: the mention text, or for an abbreviation the name it expands to ("MI" encodes
+  // badly; "myocardial infarction" encodes like the lexicon's names). Then the names that
+  // matched in the dictionary, so exact matches get a similarity even when FAISS misses them.
+  std::vector<std::string> texts;
+  std::vector<std::pair<size_t, NameRef>> dictionary;  // (mention, name) per extra text
+  for (const Mention& m : mentions) {
+    if (!m.expanded_from.empty() && !m.matches.empty()) {
+      texts.push_back(bundle_->lexicon.entries[m.matches[0].entry].name);
+    } else {
+      texts.push_back(m.text);
+    }
+  }
+  for (size_t i = 0; i < mentions.size(); ++i) {
+    for (const NameRef& r : mentions[i].matches) {
+      dictionary.push_back({i, r});
+      texts.push_back(bundle_->lexicon.entries[r.entry].AllNames()[r.name_index]);
+    }
+  }
+  std::vector<float> vectors(texts.size() * dim);
+  IBGR_RETURN_IF_ERROR(encoder_->EncodeBatch(texts, absl::MakeSpan(vectors)));
+  IBGR_ASSIGN_OR_RETURN(std::vector<std::vector<NameHit>> hits,
+                        bundle_->index->Search(
+                            absl::MakeConstSpan(vectors).subspan(0, mentions.size() * dim), top_k));
+  links->clear();
+  links->resize(mentions.size());
+  for (size_t i = 0; i < mentions.size(); ++i) {
+    MentionLink& link = (*links)[i];
+    link.mention = mentions[i];
+    absl::flat_hash_map<uint32_t, size_t> at;
+    for (const NameHit& h : hits[i]) {
+      at[h.entry] = link.candidates.size();
+      link.candidates.push_back(MakeCandidate(h.entry, h.name_index, h.similarity));
+    }
+    for (size_t d = 0; d < dictionary.size(); ++d) {
+      if (dictionary[d].first != i) continue;
+      const NameRef& r = dictionary[d].second;
+      const float sim =
+          Dot(vectors.data() + i * dim, vectors.data() + (mentions.size() + d) * dim, dim);
+      auto it = at.find(r.entry);
+      if (it != at.end()) {
+        link.candidates[it->second].dictionary_match = true;
+        continue;
+      }
+      at[r.entry] = link.candidates.size();
+      LinkedCandidate c = MakeCandidate(r.entry, r.name_index, sim);
+      c.dictionary_match = true;
+      link.candidates.push_back(std::move(c));
+    }
+    // Best first; an exact dictionary match wins ties (same text, same vector).
+    std::stable_sort(link.candidates.begin(), link.candidates.end(),
+                     [](const LinkedCandidate& a, const LinkedCandidate& b) {
+                       if (a.similarity != b.similarity) return a.similarity > b.similarity;
+                       return a.dictionary_match && !b.dictionary_match;
+                     });
+    if (static_cast<int>(link.candidates.size()) > top_k) link.candidates.resize(top_k);
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<LinkResult> Aligner::Link(absl::string_view text, int top_k,
+                                         absl::Time deadline) const {
+  IBGR_RETURN_IF_ERROR(ValidateText(text));
+  if (top_k < 1 || top_k > kMaxTopK) {
+    return absl::InvalidArgumentError(absl::StrCat("top_k: ", top_k, " outside 1..", kMaxTopK));
+  }
+  LinkResult out;
+  StageClock clock(&out.timings);
+  std::vector<Mention> mentions = bundle_->extractor->Extract(text);
+  clock.Lap("mentions");
+  IBGR_RETURN_IF_ERROR(LinkMentions(mentions, top_k, &out.links));
+  clock.Lap("candidates");
+  return out;
+}
+
+absl::StatusOr<AlignResult> Aligner::Align(absl::string_view text, const MscaOptions& options,
+                                           absl::Time deadline) const {
+  IBGR_RETURN_IF_ERROR(ValidateText(text));
+  IBGR_RETURN_IF_ERROR(ValidateMscaOptions(options));
+  AlignResult out;
+  out.effective = options;
+  out.bundle_version = bundle_->manifest.version;
+  out.encoder_id = encoder_->id();
+  StageClock clock(&out.timings);
+
+  IBGR_ASSIGN_OR_RETURN(ExtractResult extracted,
+                        ExtractMentions(text, options.llm_mentions, deadline));
+  out.mentions = std::move(extracted.mentions);
+  out.degraded = std::move(extracted.degraded);
+  clock.Lap("mentions");
+
+  std::vector<MentionLink> links;
+  IBGR_RETURN_IF_ERROR(
+      LinkMentions(out.mentions, options.msca_enabled ? options.top_k : 1, &links));
+  clock.Lap("candidates");
+
+  // Candidate set: every entity proposed for any mention, once, attributed to the mention that
+  // linked it best.
+  std::vector<ScoredEntity> candidates;
+  absl::flat_hash_map<uint32_t, size_t> at;
+  for (size_t i = 0; i < links.size(); ++i) {
+    for (const LinkedCandidate& c : links[i].candidates) {
+      auto [it, inserted] = at.try_emplace(c.entry, candidates.size());
+      if (!inserted) {
+        ScoredEntity& existing = candidates[it->second];
+        if (c.similarity > existing.candidate.similarity) {
+          existing.candidate = c;
+          existing.mention_index = static_cast<int>(i);
+        }
+        continue;
+      }
+      ScoredEntity s;
+      s.candidate = c;
+      s.mention_index = static_cast<int>(i);
+      candidates.push_back(std::move(s));
+    }
+  }
+
+  // Scores: only the question is encoded here; v_e come precomputed from the bundle.
+  const int dim = encoder_->dim();
+  IBGR_ASSIGN_OR_RETURN(std::vector<float> question, encoder_->Encode(text));
+  const size_t n = candidates.size();
+  std::vector<double> related_sum(n, 0.0);
+  for (size_t a = 0; a < n; ++a) {
+    const float* va = bundle_->enriched_row(candidates[a].candidate.entry);
+    candidates[a].question_similarity = Dot(va, question.data(), dim);
+    for (size_t b = a + 1; b < n; ++b) {
+      const float cos = Dot(va, bundle_->enriched_row(candidates[b].candidate.entry), dim);
+      related_sum[a] += cos;
+      related_sum[b] += cos;
+    }
+  }
+  for (size_t a = 0; a < n; ++a) {
+    ScoredEntity& s = candidates[a];
+    s.relatedness = n > 1 ? static_cast<float>(related_sum[a] / static_cast<double>(n - 1)) : 0.0f;
+    s.consistency =
+        (1.0f - options.lambda) * s.question_similarity + options.lambda * s.relatedness;
+    const LexiconEntry& e = bundle_->lexicon.entries[s.candidate.entry];
+    s.source_ids.push_back(e.external_id);
+    s.source_ids.insert(s.source_ids.end(), e.xrefs.begin(), e.xrefs.end());
+  }
+  for (ScoredEntity& s : candidates) {
+    (!options.msca_enabled || s.consistency >= options.tau ? out.kept : out.rejected)
+        .push_back(std::move(s));
+  }
+  std::sort(out.kept.begin(), out.kept.end(), ByConsistency);
+  std::sort(out.rejected.begin(), out.rejected.end(), ByConsistency);
+  clock.Lap("score");
+
+  if (options.msca_enabled && options.llm_choice_below > 0 &&
+      static_cast<int>(out.kept.size()) < options.llm_choice_below && !out.rejected.empty()) {
+    if (llm_ == nullptr) {
+      out.degraded.push_back(
+          {"alignment_llm",
+           absl::StrCat(out.kept.size(), " candidate(s) kept (fewer than ",
+                        options.llm_choice_below, "); no LLM configured, selection step skipped")});
+    } else {
+      absl::StatusOr<int> choice = LlmSelect(text, out.rejected, deadline);
+      if (!choice.ok()) {
+        out.degraded.push_back(
+            {"alignment_llm", absl::StrCat("LLM selection failed (", choice.status().ToString(),
+                                           "); threshold result returned")});
+      } else if (*choice >= 0) {
+        ScoredEntity chosen = std::move(out.rejected[*choice]);
+        out.rejected.erase(out.rejected.begin() + *choice);
+        chosen.chosen_by_llm = true;
+        out.kept.push_back(std::move(chosen));
+      }
+      clock.Lap("llm");
+    }
+  }
+  return out;
+}
+
+std::string BuildLlmSelectionPrompt(absl::string_view question,
+                                    const std::vector<ScoredEntity>& candidates,
+                                    const Lexicon& lexicon) {
+  std::string prompt =
+      absl::StrCat("Question: ", question,
+                   "\n\nCandidate medical entities from the knowledge graph (name | id | type | "
+                   "definition):\n");
+  for (const ScoredEntity& s : candidates) {
+    const LexiconEntry& e = lexicon.entries[s.candidate.entry];
+    std::string def = e.definition.substr(0, 200);
+    absl::StrAppend(&prompt, "- ", e.name, " | ", e.external_id, " | ", e.type, " | ", def, "\n");
+  }
+  absl::StrAppend(
+      &prompt,
+      "\nSelect the one candidate entity that is most relevant to the question. Answer with "
+      "JSON only, in the form {\"selected_entity\": {\"name\": \"<name>\", \"id\": \"<id>\", "
+      "\"reason\": \"<one sentence>\"}}, or answer \"NONE\" if no candidate is relevant.");
+  return prompt;
+}
+
+absl::StatusOr<std::string> ParseLlmSelection(absl::string_view answer) {
+  const std::string json = StripToJson(answer, '{', '}');
+  if (json.empty()) {
+    if (absl::StrContains(absl::AsciiStrToUpper(answer), "NONE")) return std::string();
+    return absl::InvalidArgumentError("LLM selection: neither JSON nor NONE");
+  }
+  try {
+    const nlohmann::json j = nlohmann::json::parse(json);
+    const nlohmann::json& sel = j.at("selected_entity");
+    if (sel.is_string()) return std::string();  // {"selected_entity": "NONE"}
+    return sel.at("id").get<std::string>();
+  } catch (const std::exception& e) {
+    return absl::InvalidArgumentError(absl::StrCat("LLM selection: malformed JSON: ", e.what()));
+  }
+}
+
+absl::StatusOr<int> Aligner::LlmSelect(absl::string_view text,
+                                       const std::vector<ScoredEntity>& rejected,
+                                       absl::Time deadline) const {
+  const size_t shown = std::min<size_t>(rejected.size(), options_.max_llm_candidates);
+  const std::vector<ScoredEntity> head(rejected.begin(), rejected.begin() + shown);
+  reasoner::ChatRequest request;
+  request.messages.push_back(
+      {"system", "You are a medical entity linking assistant. Follow the answer format exactly."});
+  request.messages.push_back({"user", BuildLlmSelectionPrompt(text, head, bundle_->lexicon)});
+  IBGR_ASSIGN_OR_RETURN(
+      reasoner::ChatResponse response,
+      llm_->Complete(request, std::min(deadline, absl::Now() + options_.llm_timeout)));
+  IBGR_ASSIGN_OR_RETURN(std::string id, ParseLlmSelection(response.content));
+  if (id.empty()) return -1;
+  for (size_t i = 0; i < shown; ++i) {
+    if (head[i].candidate.external_id == id) return static_cast<int>(i);
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("LLM selection: id \"", id, "\" is not one of the candidates"));
+}
+
+std::string FormatAlignResultTable(const AlignResult& r) {
+  std::string out = absl::StrFormat(
+      "bundle v%d  encoder %s  lambda=%.2f tau=%.2f top_k=%d msca=%s  mentions=%d\n",
+      r.bundle_version, r.encoder_id, r.effective.lambda, r.effective.tau, r.effective.top_k,
+      r.effective.msca_enabled ? "on" : "off", r.mentions.size());
+  auto section = [&](absl::string_view title, const std::vector<ScoredEntity>& list) {
+    absl::StrAppendFormat(&out, "%s (%d)\n", title, list.size());
+    if (list.empty()) return;
+    absl::StrAppendFormat(&out, "  %-7s %-7s %-7s %-6s %-18s %-12s %-36s %s\n", "C", "S", "R",
+                          "link", "id", "type", "name", "mention");
+    for (const ScoredEntity& s : list) {
+      const Mention& m = r.mentions[s.mention_index];
+      std::string flags = m.negated ? " [negated]" : (m.uncertain ? " [uncertain]" : "");
+      if (s.chosen_by_llm) flags += " [llm]";
+      absl::StrAppendFormat(&out, "  %-7.3f %-7.3f %-7.3f %-6.3f %-18s %-12s %-36s \"%s\"%s\n",
+                            s.consistency, s.question_similarity, s.relatedness,
+                            s.candidate.similarity, s.candidate.external_id, s.candidate.type,
+                            s.candidate.name.substr(0, 36), m.text, flags);
+    }
+  };
+  section("kept", r.kept);
+  section("rejected", r.rejected);
+  for (const Degradation& d : r.degraded) {
+    absl::StrAppend(&out, "degraded: ", d.component, ": ", d.reason, "\n");
+  }
+  for (const StageTiming& t : r.timings) {
+    absl::StrAppendFormat(&out, "%s=%.2fms ", t.stage, t.duration_ms);
+  }
+  out += "\n";
+  return out;
+}
+
+std::string FormatAlignResultJson(const AlignResult& r) {
+  auto mention_json = [](const Mention& m) {
+    return nlohmann::json{{"begin", m.begin},     {"end", m.end},
+                          {"text", m.text},       {"normalized", m.normalized},
+                          {"negated", m.negated}, {"uncertain", m.uncertain},
+                          {"origin", m.origin},   {"expanded_from", m.expanded_from}};
+  };
+  auto entity_json = [&](const ScoredEntity& s) {
+    return nlohmann::json{{"id", s.candidate.kg_id},
+                          {"external_id", s.candidate.external_id},
+                          {"name", s.candidate.name},
+                          {"type", s.candidate.type},
+                          {"mention", mention_json(r.mentions[s.mention_index])},
+                          {"question_similarity", s.question_similarity},
+                          {"relatedness", s.relatedness},
+                          {"consistency", s.consistency},
+                          {"link_similarity", s.candidate.similarity},
+                          {"matched_name", s.candidate.matched_name},
+                          {"chosen_by_llm", s.chosen_by_llm},
+                          {"source_ids", s.source_ids}};
+  };
+  nlohmann::json j;
+  j["bundle_version"] = r.bundle_version;
+  j["encoder_id"] = r.encoder_id;
+  j["lambda"] = r.effective.lambda;
+  j["tau"] = r.effective.tau;
+  j["top_k"] = r.effective.top_k;
+  j["msca_enabled"] = r.effective.msca_enabled;
+  j["mentions"] = nlohmann::json::array();
+  for (const Mention& m : r.mentions) j["mentions"].push_back(mention_json(m));
+  j["kept"] = nlohmann::json::array();
+  for (const ScoredEntity& s : r.kept) j["kept"].push_back(entity_json(s));
+  j["rejected"] = nlohmann::json::array();
+  for (const ScoredEntity& s : r.rejected) j["rejected"].push_back(entity_json(s));
+  j["degraded"] = nlohmann::json::array();
+  for (const Degradation& d : r.degraded) {
+    j["degraded"].push_back({{"component", d.component}, {"reason", d.reason}});
+  }
+  j["timings_ms"] = nlohmann::json::object();
+  for (const StageTiming& t : r.timings) j["timings_ms"][t.stage] = t.duration_ms;
+  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+}  // namespace ibgraphrag::alignment

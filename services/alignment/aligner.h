@@ -1,0 +1,180 @@
+// MSCA (Medical Semantic Consistency Alignment) over a loaded bundle: mentions -> FAISS
+// candidates -> enriched-entity scores S, R, C -> kept / rejected, with an optional LLM
+// selection step. Plain C++: the gRPC service and the CLI both call it.
+//
+//   S(e, Q) = cos(v_e, v_Q)        v_e: enriched entity text (precomputed in the bundle)
+//   R(e)    = mean over the OTHER candidates e' of cos(v_e, v_e')   (0 when e is alone)
+//   C(e)    = (1 - lambda) * S(e, Q) + lambda * R(e);  kept when C(e) >= tau
+#ifndef IBGRAPHRAG_SERVICES_ALIGNMENT_ALIGNER_H_
+#define IBGRAPHRAG_SERVICES_ALIGNMENT_ALIGNER_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/time/time.h"
+#include "services/alignment/bundle.h"
+#include "services/alignment/mention_extractor.h"
+#include "services/alignment/text_encoder.h"
+
+namespace ibgraphrag::reasoner {
+class LlmClient;
+}  // namespace ibgraphrag::reasoner
+
+namespace ibgraphrag::alignment {
+
+// Limits of the API (alignment.proto documents the same numbers).
+inline constexpr size_t kMaxTextBytes = 16 * 1024;
+inline constexpr int kMaxTopK = 1000;
+
+// Per-request MSCA settings.
+struct MscaOptions {
+  // Weight of relatedness R in C; the paper's default. [0, 1].
+  float lambda = 0.4f;
+  // Keep threshold on C; the paper's default. [0, 1].
+  float tau = 0.6f;
+  // FAISS candidates per mention. 1..1000.
+  int top_k = 10;
+  // false: the paper's ablation, plain top-1 linking per mention, nothing filtered.
+  bool msca_enabled = true;
+  // Ask the LLM to choose among the rejected candidates when fewer than this many are kept;
+  // 0 disables the step. Without an LLM the step is skipped and reported as a degradation.
+  int llm_choice_below = 5;
+  // Also ask the LLM for mentions and merge them with dictionary mentions.
+  bool llm_mentions = false;
+};
+
+// INVALID_ARGUMENT naming the field when text is empty, > 16 KiB or not UTF-8.
+absl::Status ValidateText(absl::string_view text, absl::string_view field = "text");
+// INVALID_ARGUMENT naming the field for lambda/tau outside [0, 1] or top_k outside 1..1000.
+absl::Status ValidateMscaOptions(const MscaOptions& options);
+
+struct StageTiming {
+  std::string stage;
+  double duration_ms = 0;
+};
+
+struct Degradation {
+  std::string component;
+  std::string reason;
+};
+
+struct LinkedCandidate {
+  uint32_t entry = 0;  // index into the bundle lexicon
+  uint32_t kg_id = 0;
+  std::string external_id;
+  std::string name;
+  std::string type;
+  // Cosine between the mention (or the expansion of an abbreviation) and matched_name.
+  float similarity = 0;
+  std::string matched_name;
+  // The mention matched this entity's name in the dictionary.
+  bool dictionary_match = false;
+};
+
+struct MentionLink {
+  Mention mention;
+  std::vector<LinkedCandidate> candidates;  // best first
+};
+
+struct ScoredEntity {
+  LinkedCandidate candidate;
+  // Index into AlignResult::mentions of the mention it came from (the best-linked one).
+  int mention_index = 0;
+  float question_similarity = 0;  // S
+  float relatedness = 0;          // R
+  float consistency = 0;          // C
+  bool chosen_by_llm = false;
+  std::vector<std::string> source_ids;  // external id and xrefs
+};
+
+struct ExtractResult {
+  std::vector<Mention> mentions;
+  std::vector<Degradation> degraded;
+};
+
+struct LinkResult {
+  std::vector<MentionLink> links;
+  std::vector<StageTiming> timings;
+  std::vector<Degradation> degraded;
+};
+
+struct AlignResult {
+  std::vector<Mention> mentions;
+  // C >= tau (or LLM-chosen, or top-1 per mention with MSCA off), by C descending.
+  std::vector<ScoredEntity> kept;
+  // Below tau, by C descending.
+  std::vector<ScoredEntity> rejected;
+  std::vector<StageTiming> timings;
+  std::vector<Degradation> degraded;
+  MscaOptions effective;
+  int64_t bundle_version = 0;
+  std::string encoder_id;
+};
+
+struct AlignerOptions {
+  // Applied by callers that leave a setting unset (the service's defaults).
+  MscaOptions defaults;
+  // Rejected candidates (best C first) shown to the LLM in the selection prompt.
+  int max_llm_candidates = 20;
+  // Limit on one LLM call within a request.
+  absl::Duration llm_timeout = absl::Seconds(30);
+};
+
+class Aligner {
+ public:
+  // FAILED_PRECONDITION when encoder->id() differs from the bundle's encoder id: vectors of
+  // two encoders are not comparable. `llm` may be null (LLM steps are then skipped).
+  static absl::StatusOr<std::unique_ptr<Aligner>> Create(
+      std::shared_ptr<const AlignmentBundle> bundle, std::shared_ptr<const TextEncoder> encoder,
+      std::shared_ptr<const reasoner::LlmClient> llm, const AlignerOptions& options = {});
+
+  // All methods are thread-safe and validate their input (INVALID_ARGUMENT naming the field).
+  absl::StatusOr<ExtractResult> ExtractMentions(absl::string_view text, bool llm_mentions,
+                                                absl::Time deadline = absl::InfiniteFuture()) const;
+  absl::StatusOr<LinkResult> Link(absl::string_view text, int top_k,
+                                  absl::Time deadline = absl::InfiniteFuture()) const;
+  absl::StatusOr<AlignResult> Align(absl::string_view text, const MscaOptions& options,
+                                    absl::Time deadline = absl::InfiniteFuture()) const;
+
+  const AlignmentBundle& bundle() const { return *bundle_; }
+  const TextEncoder& encoder() const { return *encoder_; }
+  const AlignerOptions& options() const { return options_; }
+  bool has_llm() const { return llm_ != nullptr; }
+
+ private:
+  Aligner(std::shared_ptr<const AlignmentBundle> bundle, std::shared_ptr<const TextEncoder> encoder,
+          std::shared_ptr<const reasoner::LlmClient> llm, const AlignerOptions& options);
+  absl::Status LinkMentions(const std::vector<Mention>& mentions, int top_k,
+                            std::vector<MentionLink>* links) const;
+  absl::Status LlmMentions(absl::string_view text, absl::Time deadline,
+                           std::vector<Mention>* mentions) const;
+  // Index into `rejected` of the LLM's choice, -1 for "NONE".
+  absl::StatusOr<int> LlmSelect(absl::string_view text, const std::vector<ScoredEntity>& rejected,
+                                absl::Time deadline) const;
+  LinkedCandidate MakeCandidate(uint32_t entry, uint32_t name_index, float similarity) const;
+
+  std::shared_ptr<const AlignmentBundle> bundle_;
+  std::shared_ptr<const TextEncoder> encoder_;
+  std::shared_ptr<const reasoner::LlmClient> llm_;
+  AlignerOptions options_;
+};
+
+// The selection prompt of the paper (exposed for tests and docs).
+std::string BuildLlmSelectionPrompt(absl::string_view question,
+                                    const std::vector<ScoredEntity>& candidates,
+                                    const Lexicon& lexicon);
+// Parses {"selected_entity": {"name", "id", "reason"}} or "NONE": the chosen external id, or ""
+// for NONE. INVALID_ARGUMENT when the answer is neither.
+absl::StatusOr<std::string> ParseLlmSelection(absl::string_view answer);
+
+// Human-readable table (kept then rejected, with S, R, C) and JSON of a result.
+std::string FormatAlignResultTable(const AlignResult& result);
+std::string FormatAlignResultJson(const AlignResult& result);
+
+}  // namespace ibgraphrag::alignment
+
+#endif  // IBGRAPHRAG_SERVICES_ALIGNMENT_ALIGNER_H_

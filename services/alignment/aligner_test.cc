@@ -1,0 +1,333 @@
+#include "services/alignment/aligner.h"
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "services/alignment/alignment_api.h"
+#include "services/alignment/bundle.h"
+#include "services/alignment/testing/test_fixtures.h"
+#include "services/reasoner/llm_client.h"
+#include "services/reasoner/testing/fake_openai_server.h"
+
+namespace ibgraphrag::alignment {
+namespace {
+
+using ::testing::HasSubstr;
+
+// Hand-computed MSCA numbers for TinyLexicon + KeywordEncoder (dims heart, lung, fever) and the
+// question "Heart attack or pneumonia with fever": v_Q = (1, 0, 1)/sqrt(2).
+//   S0 = 1/sqrt(2) = 0.70711   S1 = 1/2 = 0.5   S2 = 2/sqrt(10) = 0.63246
+//   cos(0,1) = 0   cos(0,2) = 2/sqrt(5) = 0.89443   cos(1,2) = 1/sqrt(10) = 0.31623
+//   R0 = 0.44721   R1 = 0.15811   R2 = 0.60533
+//   C = 0.6 S + 0.4 R: C0 = 0.60315   C1 = 0.36325   C2 = 0.62161
+constexpr char kQuestion[] = "Heart attack or pneumonia with fever";
+constexpr float kS[] = {0.70711f, 0.5f, 0.63246f};
+constexpr float kR[] = {0.44721f, 0.15811f, 0.60533f};
+constexpr float kC[] = {0.60315f, 0.36325f, 0.62161f};
+
+class AlignerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    base_ = testing::FreshTempDir("aligner");
+    encoder_ = std::make_shared<testing::KeywordEncoder>();
+    BundleBuildOptions build;
+    build.base_path = base_;
+    auto built = BuildAlignmentBundle(testing::TinyLexicon(), *encoder_, build);
+    ASSERT_TRUE(built.ok()) << built.status();
+    built_ = *built;
+    auto bundle = LoadAlignmentBundle(built_.dir);
+    ASSERT_TRUE(bundle.ok()) << bundle.status();
+    bundle_ = *bundle;
+    aligner_ = MakeAligner(nullptr);
+  }
+  std::unique_ptr<Aligner> MakeAligner(std::shared_ptr<const reasoner::LlmClient> llm) {
+    auto aligner = Aligner::Create(bundle_, encoder_, std::move(llm));
+    EXPECT_TRUE(aligner.ok()) << aligner.status();
+    return aligner.ok() ? *std::move(aligner) : nullptr;
+  }
+  static const ScoredEntity* Find(const std::vector<ScoredEntity>& list, const std::string& id) {
+    for (const ScoredEntity& s : list) {
+      if (s.candidate.external_id == id) return &s;
+    }
+    return nullptr;
+  }
+
+  std::string base_;
+  std::shared_ptr<const TextEncoder> encoder_;
+  BundleBuildResult built_;
+  std::shared_ptr<const AlignmentBundle> bundle_;
+  std::unique_ptr<Aligner> aligner_;
+};
+
+TEST_F(AlignerTest, ScoresMatchHandComputedSRC) {
+  MscaOptions options;
+  options.top_k = 3;
+  options.llm_choice_below = 0;
+  auto result = aligner_->Align(kQuestion, options);
+  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_EQ(result->mentions.size(), 2u);
+  const char* ids[] = {"DOID:5844", "DOID:552", "DOID:6000"};
+  for (int i = 0; i < 3; ++i) {
+    const ScoredEntity* s = Find(result->kept, ids[i]);
+    if (s == nullptr) s = Find(result->rejected, ids[i]);
+    ASSERT_NE(s, nullptr) << ids[i];
+    EXPECT_NEAR(s->question_similarity, kS[i], 1e-4) << ids[i];
+    EXPECT_NEAR(s->relatedness, kR[i], 1e-4) << ids[i];
+    EXPECT_NEAR(s->consistency, kC[i], 1e-4) << ids[i];
+  }
+}
+
+TEST_F(AlignerTest, AlignDropsEntitiesBelowTauAndSortsKeptByConsistency) {
+  MscaOptions options;
+  options.top_k = 3;
+  options.llm_choice_below = 0;
+  auto result = aligner_->Align(kQuestion, options);
+  ASSERT_TRUE(result.ok());
+  ASSERT_EQ(result->kept.size(), 2u);
+  EXPECT_EQ(result->kept[0].candidate.external_id, "DOID:6000");  // C 0.622
+  EXPECT_EQ(result->kept[1].candidate.external_id, "DOID:5844");  // C 0.603
+  ASSERT_EQ(result->rejected.size(), 1u);
+  EXPECT_EQ(result->rejected[0].candidate.external_id, "DOID:552");  // C 0.363 < 0.6
+  EXPECT_EQ(result->kept[1].source_ids, (std::vector<std::string>{"DOID:5844", "UMLS:C0027051"}));
+  EXPECT_EQ(result->kept[1].candidate.kg_id, 10u);
+  // lambda = 0 keeps only S: 0.707 and 0.632 pass tau 0.6, 0.5 does not; tau 0.65 keeps one.
+  options.lambda = 0;
+  options.tau = 0.65f;
+  result = aligner_->Align(kQuestion, options);
+  ASSERT_EQ(result->kept.size(), 1u);
+  EXPECT_NEAR(result->kept[0].consistency, kS[0], 1e-4);
+}
+
+TEST_F(AlignerTest, RelatednessIsZeroForALoneCandidate) {
+  MscaOptions options;
+  options.top_k = 1;
+  options.llm_choice_below = 0;
+  auto result = aligner_->Align("pneumonia", options);
+  ASSERT_TRUE(result.ok());
+  ASSERT_EQ(result->kept.size() + result->rejected.size(), 1u);
+  const ScoredEntity& s = result->kept.empty() ? result->rejected[0] : result->kept[0];
+  EXPECT_EQ(s.relatedness, 0.0f);
+  EXPECT_NEAR(s.consistency, 0.6f * s.question_similarity, 1e-6);
+}
+
+TEST_F(AlignerTest, MscaOffKeepsTopOnePerMentionWithoutFilter) {
+  MscaOptions options;
+  options.msca_enabled = false;
+  auto result = aligner_->Align(kQuestion, options);
+  ASSERT_TRUE(result.ok());
+  ASSERT_EQ(result->kept.size(), 2u);
+  EXPECT_TRUE(result->rejected.empty());
+  std::vector<std::string> ids = {result->kept[0].candidate.external_id,
+                                  result->kept[1].candidate.external_id};
+  // The dictionary match wins the tie with "heart failure" (both cosine 1 to "heart attack").
+  EXPECT_THAT(ids, ::testing::UnorderedElementsAre("DOID:5844", "DOID:552"));
+  EXPECT_TRUE(result->degraded.empty());
+}
+
+TEST_F(AlignerTest, FewSurvivorsWithoutLlmIsReportedAsDegraded) {
+  MscaOptions options;
+  options.top_k = 3;
+  auto result = aligner_->Align(kQuestion, options);
+  ASSERT_TRUE(result.ok());
+  ASSERT_EQ(result->degraded.size(), 1u);
+  EXPECT_EQ(result->degraded[0].component, "alignment_llm");
+  EXPECT_THAT(result->degraded[0].reason, HasSubstr("no LLM configured"));
+  EXPECT_EQ(result->kept.size(), 2u);
+}
+
+TEST_F(AlignerTest, LlmSelectionMovesTheChosenCandidateToKept) {
+  auto server = reasoner::testing::FakeOpenAiServer::Start();
+  ASSERT_TRUE(server.ok());
+  (*server)->SetDefault(reasoner::testing::FakeResponse::Completion(
+      R"(Sure. {"selected_entity": {"name": "pneumonia", "id": "DOID:552", "reason": "named"}})"));
+  reasoner::LlmBackendConfig config;
+  config.name = "test";
+  config.base_url = (*server)->base_url();
+  config.model = "m";
+  auto llm = reasoner::LlmClient::Create(config);
+  ASSERT_TRUE(llm.ok()) << llm.status();
+  auto aligner = MakeAligner(std::shared_ptr<const reasoner::LlmClient>(std::move(*llm)));
+  MscaOptions options;
+  options.top_k = 3;
+  auto result = aligner->Align(kQuestion, options);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_TRUE(result->degraded.empty());
+  ASSERT_EQ(result->kept.size(), 3u);
+  EXPECT_TRUE(result->kept.back().chosen_by_llm);
+  EXPECT_EQ(result->kept.back().candidate.external_id, "DOID:552");
+  EXPECT_TRUE(result->rejected.empty());
+  const std::string body = (*server)->requests()[0].body;
+  EXPECT_THAT(body, HasSubstr("selected_entity"));
+  EXPECT_THAT(body, HasSubstr("DOID:552"));
+
+  // "NONE" keeps the threshold result; garbage is a degradation, not an error.
+  (*server)->Enqueue(reasoner::testing::FakeResponse::Completion("NONE"));
+  result = aligner->Align(kQuestion, options);
+  ASSERT_TRUE(result.ok());
+  EXPECT_EQ(result->kept.size(), 2u);
+  (*server)->Enqueue(reasoner::testing::FakeResponse::Completion("I think pneumonia"));
+  result = aligner->Align(kQuestion, options);
+  ASSERT_TRUE(result.ok());
+  ASSERT_EQ(result->degraded.size(), 1u);
+  EXPECT_THAT(result->degraded[0].reason, HasSubstr("LLM selection failed"));
+}
+
+TEST_F(AlignerTest, LlmMentionsAreMergedWithoutOverlapsOrInventions) {
+  auto server = reasoner::testing::FakeOpenAiServer::Start();
+  ASSERT_TRUE(server.ok());
+  (*server)->SetDefault(
+      reasoner::testing::FakeResponse::Completion(R"(["heart attack", "fever", "lupus"])"));
+  reasoner::LlmBackendConfig config;
+  config.name = "test";
+  config.base_url = (*server)->base_url();
+  config.model = "m";
+  auto aligner = MakeAligner(std::move(*reasoner::LlmClient::Create(config)));
+  auto result = aligner->ExtractMentions("No heart attack, no fever.", true);
+  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_EQ(result->mentions.size(), 2u);
+  EXPECT_EQ(result->mentions[0].origin, "dictionary");
+  EXPECT_EQ(result->mentions[1].origin, "llm");
+  EXPECT_EQ(result->mentions[1].text, "fever");
+  EXPECT_TRUE(result->mentions[1].negated);
+  EXPECT_TRUE(result->degraded.empty());
+  // Without an LLM the request still succeeds, flagged as degraded.
+  result = aligner_->ExtractMentions("No heart attack, no fever.", true);
+  ASSERT_TRUE(result.ok());
+  EXPECT_EQ(result->mentions.size(), 1u);
+  ASSERT_EQ(result->degraded.size(), 1u);
+}
+
+TEST(LlmSelectionTest, ParsesJsonOrNone) {
+  EXPECT_EQ(*ParseLlmSelection(R"({"selected_entity": {"name": "a", "id": "X:1", "reason": "r"}})"),
+            "X:1");
+  EXPECT_EQ(*ParseLlmSelection("```json\n{\"selected_entity\": {\"id\": \"X:2\"}}\n```"), "X:2");
+  EXPECT_EQ(*ParseLlmSelection("\"NONE\""), "");
+  EXPECT_EQ(*ParseLlmSelection(R"({"selected_entity": "NONE"})"), "");
+  EXPECT_FALSE(ParseLlmSelection("pneumonia").ok());
+}
+
+TEST_F(AlignerTest, InvalidInputNamesTheField) {
+  MscaOptions options;
+  EXPECT_THAT(aligner_->Align("", options).status().message(), HasSubstr("text"));
+  EXPECT_THAT(aligner_->Align(std::string(16 * 1024 + 1, 'a'), options).status().message(),
+              HasSubstr("16 KiB"));
+  EXPECT_THAT(aligner_->Align("bad \xFF", options).status().message(), HasSubstr("UTF-8"));
+  options.lambda = 1.5f;
+  EXPECT_THAT(aligner_->Align("x", options).status().message(), HasSubstr("lambda"));
+  options = MscaOptions();
+  options.tau = -0.1f;
+  EXPECT_THAT(aligner_->Align("x", options).status().message(), HasSubstr("tau"));
+  options = MscaOptions();
+  options.top_k = 1001;
+  EXPECT_EQ(aligner_->Align("x", options).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(aligner_->Align("x", options).status().message(), HasSubstr("top_k"));
+  options.lambda = std::nanf("");
+  EXPECT_EQ(aligner_->Align("x", options).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST_F(AlignerTest, LinkReturnsTopKDistinctEntitiesPerMention) {
+  auto result = aligner_->Link("heart attack", 2);
+  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_EQ(result->links.size(), 1u);
+  const auto& c = result->links[0].candidates;
+  ASSERT_EQ(c.size(), 2u);
+  EXPECT_EQ(c[0].external_id, "DOID:5844");
+  EXPECT_TRUE(c[0].dictionary_match);
+  EXPECT_EQ(c[0].matched_name, "heart attack");
+  EXPECT_NEAR(c[0].similarity, 1.0f, 1e-5);
+  EXPECT_EQ(c[1].external_id, "DOID:6000");
+}
+
+TEST_F(AlignerTest, EncoderMismatchIsRefused) {
+  auto other =
+      std::make_shared<testing::KeywordEncoder>(std::vector<std::string>{"heart", "lung", "cough"});
+  auto wrong_dim = std::make_shared<testing::KeywordEncoder>(std::vector<std::string>{"a", "b"});
+  EXPECT_EQ(Aligner::Create(bundle_, wrong_dim, nullptr).status().code(),
+            absl::StatusCode::kFailedPrecondition);
+  HashNgramEncoderOptions hash;
+  std::shared_ptr<const TextEncoder> h = *HashNgramEncoder::Create(hash);
+  auto status = Aligner::Create(bundle_, h, nullptr).status();
+  EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(status.message(), HasSubstr("hash-ngram-v1-d256"));
+  (void)other;
+}
+
+TEST_F(AlignerTest, BundleIsVersionedWithManifestAndNoTempLeftovers) {
+  EXPECT_EQ(built_.manifest.version, 1);
+  EXPECT_EQ(built_.manifest.encoder_id, "keyword-test-d3");
+  EXPECT_EQ(built_.manifest.entries, 3);
+  EXPECT_EQ(built_.manifest.index_rows, 5);  // 3 names for MI, 1 each for the others
+  EXPECT_EQ(built_.manifest.index_kind, "flat");
+  BundleBuildOptions build;
+  build.base_path = base_;
+  auto second = BuildAlignmentBundle(testing::TinyLexicon(), *encoder_, build);
+  ASSERT_TRUE(second.ok());
+  EXPECT_EQ(second->manifest.version, 2);
+  build.version = 2;
+  EXPECT_EQ(BuildAlignmentBundle(testing::TinyLexicon(), *encoder_, build).status().code(),
+            absl::StatusCode::kAlreadyExists);
+  EXPECT_EQ(*ListBundleVersions(base_), (std::vector<int64_t>{1, 2}));
+  EXPECT_EQ(*ResolveBundleDir(base_, std::nullopt), second->dir);
+  EXPECT_EQ(ResolveBundleDir(base_, 7).status().code(), absl::StatusCode::kNotFound);
+  for (const auto& e : std::filesystem::directory_iterator(base_ + "/alignment")) {
+    EXPECT_EQ(e.path().filename().string().find(".tmp"), std::string::npos);
+  }
+  std::ifstream in(built_.dir + "/manifest.json");
+  const nlohmann::json m = nlohmann::json::parse(in);
+  EXPECT_EQ(m["dim"], 3);
+  EXPECT_EQ(m["source_hash"], "0");
+  EXPECT_FALSE(m["created_time"].get<std::string>().empty());
+}
+
+TEST_F(AlignerTest, HnswIndexFindsTheSameTopCandidate) {
+  BundleBuildOptions build;
+  build.base_path = testing::FreshTempDir("aligner-hnsw");
+  build.index.kind = IndexKind::kHnsw;
+  HashNgramEncoderOptions hash;
+  std::shared_ptr<const TextEncoder> h = *HashNgramEncoder::Create(hash);
+  auto built = BuildAlignmentBundle(testing::TinyLexicon(), *h, build);
+  ASSERT_TRUE(built.ok()) << built.status();
+  EXPECT_EQ(built->manifest.index_kind, "hnsw");
+  auto bundle = LoadAlignmentBundle(built->dir);
+  ASSERT_TRUE(bundle.ok()) << bundle.status();
+  auto aligner = Aligner::Create(*bundle, h, nullptr);
+  ASSERT_TRUE(aligner.ok());
+  auto link = (*aligner)->Link("Known MI, heart attacks", 1);
+  ASSERT_TRUE(link.ok());
+  ASSERT_EQ(link->links.size(), 2u);
+  EXPECT_EQ(link->links[0].candidates[0].external_id, "DOID:5844");  // MI -> its expansion
+  EXPECT_EQ(link->links[1].candidates[0].external_id, "DOID:5844");
+}
+
+TEST_F(AlignerTest, CorruptBundleFilesAreDataLoss) {
+  std::filesystem::resize_file(built_.dir + "/enriched.f32", 20);
+  EXPECT_EQ(LoadAlignmentBundle(built_.dir).status().code(), absl::StatusCode::kDataLoss);
+}
+
+TEST_F(AlignerTest, FormatsTableAndJson) {
+  MscaOptions options;
+  options.top_k = 3;
+  auto result = aligner_->Align(kQuestion, options);
+  ASSERT_TRUE(result.ok());
+  const std::string table = FormatAlignResultTable(*result);
+  EXPECT_THAT(table, HasSubstr("kept (2)"));
+  EXPECT_THAT(table, HasSubstr("heart failure"));
+  const nlohmann::json j = nlohmann::json::parse(FormatAlignResultJson(*result));
+  EXPECT_EQ(j["kept"].size(), 2u);
+  EXPECT_EQ(j["rejected"][0]["external_id"], "DOID:552");
+  EXPECT_TRUE(j["timings_ms"].contains("score"));
+}
+
+TEST_F(AlignerTest, OpenLocalAlignerChecksTheEncoder) {
+  LocalAlignerOptions options;
+  options.base_path = base_;
+  auto aligner = OpenLocalAligner(options);  // default hash encoder vs keyword bundle
+  EXPECT_EQ(aligner.status().code(), absl::StatusCode::kFailedPrecondition);
+}
+
+}  // namespace
+}  // namespace ibgraphrag::alignment

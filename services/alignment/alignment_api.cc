@@ -1,0 +1,51 @@
+#include "services/alignment/alignment_api.h"
+
+#include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
+
+namespace ibgraphrag::alignment {
+
+absl::StatusOr<Lexicon> LoadLexicon(const LexiconSourceOptions& sources,
+                                    UmlsImportReport* umls_report) {
+  if (sources.data_dir.empty() == sources.snapshot_dir.empty()) {
+    return absl::InvalidArgumentError("data_dir / snapshot_dir: give exactly one");
+  }
+  Lexicon lexicon;
+  if (!sources.data_dir.empty()) {
+    IBGR_ASSIGN_OR_RETURN(lexicon, LexiconFromDataDir(sources.data_dir));
+  } else {
+    IBGR_ASSIGN_OR_RETURN(lexicon, LexiconFromSnapshot(sources.snapshot_dir));
+  }
+  if (!sources.umls_dir.empty()) {
+    UmlsImportOptions umls = sources.umls;
+    umls.rrf_dir = sources.umls_dir;
+    IBGR_ASSIGN_OR_RETURN(UmlsImportReport report, ImportUmlsRrf(umls, &lexicon));
+    if (umls_report != nullptr) *umls_report = report;
+  }
+  return lexicon;
+}
+
+absl::StatusOr<BundleBuildResult> BuildBundleFromSources(const LexiconSourceOptions& sources,
+                                                         const EncoderSpec& encoder,
+                                                         const BundleBuildOptions& build) {
+  IBGR_ASSIGN_OR_RETURN(std::unique_ptr<TextEncoder> enc, CreateTextEncoder(encoder));
+  IBGR_ASSIGN_OR_RETURN(Lexicon lexicon, LoadLexicon(sources));
+  return BuildAlignmentBundle(lexicon, *enc, build);
+}
+
+absl::StatusOr<std::unique_ptr<Aligner>> OpenLocalAligner(const LocalAlignerOptions& options) {
+  std::string dir = options.bundle_dir;
+  if (dir.empty()) {
+    if (options.base_path.empty()) {
+      return absl::InvalidArgumentError("base_path: required (or give bundle_dir)");
+    }
+    IBGR_ASSIGN_OR_RETURN(dir, ResolveBundleDir(options.base_path, options.bundle_version));
+  }
+  IBGR_ASSIGN_OR_RETURN(std::unique_ptr<TextEncoder> encoder, CreateTextEncoder(options.encoder));
+  IBGR_ASSIGN_OR_RETURN(std::shared_ptr<const AlignmentBundle> bundle,
+                        LoadAlignmentBundle(dir, options.index));
+  return Aligner::Create(std::move(bundle), std::shared_ptr<const TextEncoder>(std::move(encoder)),
+                         nullptr, options.aligner);
+}
+
+}  // namespace ibgraphrag::alignment

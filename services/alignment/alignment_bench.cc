@@ -1,0 +1,130 @@
+// Alignment speed on the real data.
+//
+//   IBGR_DATA_DIR=../shared/data alignment_bench [--benchmark_filter=Align]
+//
+// BM_AlignMedQaLength: one Align (defaults: lambda 0.4, tau 0.6, top_k 10, no LLM) of a real
+// 120-180-word clinical vignette (MMLU professional medicine) against the embedded KG's bundle,
+// single-threaded; reports p50/p99 latency counters over all iterations.
+// BM_BuildEmbeddedBundle: encoding, FAISS index and writing of the embedded KG's bundle (the
+// embedded KG itself, ~3 s, is built once outside the timing).
+#include <omp.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+#include <vector>
+
+#include "absl/strings/str_split.h"
+#include "absl/time/clock.h"
+#include "benchmark/benchmark.h"
+#include "services/alignment/aligner.h"
+#include "services/alignment/bundle.h"
+#include "services/alignment/eval/qa_sets.h"
+#include "services/alignment/lexicon.h"
+#include "services/alignment/text_encoder.h"
+
+namespace ibgraphrag::alignment {
+namespace {
+
+std::string DataDir() {
+  const char* d = std::getenv("IBGR_DATA_DIR");
+  return d != nullptr ? d : "../shared/data";
+}
+
+struct BenchState {
+  Lexicon lexicon;
+  std::shared_ptr<const TextEncoder> encoder;
+  std::unique_ptr<Aligner> aligner;
+  std::vector<std::string> questions;
+  std::string base;
+};
+
+BenchState* State() {
+  static BenchState* state = [] {
+    auto* s = new BenchState();
+    auto lexicon = LexiconFromDataDir(DataDir());
+    if (!lexicon.ok()) {
+      std::fprintf(stderr, "lexicon: %s\n", lexicon.status().ToString().c_str());
+      std::exit(1);
+    }
+    s->lexicon = *std::move(lexicon);
+    s->encoder = *HashNgramEncoder::Create(HashNgramEncoderOptions());
+    s->base = (std::filesystem::temp_directory_path() / "ibgr-align-bench").string();
+    std::error_code ec;
+    std::filesystem::remove_all(s->base, ec);
+    BundleBuildOptions build;
+    build.base_path = s->base;
+    auto built = BuildAlignmentBundle(s->lexicon, *s->encoder, build);
+    if (!built.ok()) {
+      std::fprintf(stderr, "bundle: %s\n", built.status().ToString().c_str());
+      std::exit(1);
+    }
+    // Single-threaded figures, as the server runs FAISS (IndexConfig.omp_threads = 1).
+    omp_set_num_threads(1);
+    auto bundle = LoadAlignmentBundle(built->dir);
+    s->aligner = *Aligner::Create(*bundle, s->encoder, nullptr);
+    auto sets = eval::ReadQuestionSets(DataDir());
+    for (const eval::QuestionSet& set : *sets) {
+      if (set.name != "mmlu-professional_medicine") continue;
+      for (const std::string& q : set.questions) {
+        const std::vector<absl::string_view> words =
+            absl::StrSplit(q, absl::ByAnyChar(" \n\t"), absl::SkipEmpty());
+        if (words.size() >= 120 && words.size() <= 180) s->questions.push_back(q);
+        if (s->questions.size() >= 100) break;
+      }
+    }
+    return s;
+  }();
+  return state;
+}
+
+void BM_AlignMedQaLength(benchmark::State& state) {
+  BenchState* s = State();
+  MscaOptions options;
+  std::vector<double> ms;
+  size_t i = 0, kept = 0, mentions = 0;
+  for (auto _ : state) {
+    const absl::Time start = absl::Now();
+    auto result = s->aligner->Align(s->questions[i++ % s->questions.size()], options);
+    ms.push_back(absl::ToDoubleMilliseconds(absl::Now() - start));
+    if (!result.ok()) {
+      state.SkipWithError(result.status().ToString().c_str());
+      break;
+    }
+    kept += result->kept.size();
+    mentions += result->mentions.size();
+    benchmark::DoNotOptimize(result);
+  }
+  if (ms.empty()) return;
+  std::sort(ms.begin(), ms.end());
+  state.counters["p50_ms"] = ms[ms.size() / 2];
+  state.counters["p99_ms"] = ms[std::min(ms.size() - 1, ms.size() * 99 / 100)];
+  state.counters["questions"] = static_cast<double>(s->questions.size());
+  state.counters["mentions_per_q"] = static_cast<double>(mentions) / ms.size();
+  state.counters["kept_per_q"] = static_cast<double>(kept) / ms.size();
+}
+BENCHMARK(BM_AlignMedQaLength)->Unit(benchmark::kMillisecond)->MinTime(5.0);
+
+void BM_BuildEmbeddedBundle(benchmark::State& state) {
+  BenchState* s = State();
+  int64_t rows = 0;
+  for (auto _ : state) {
+    BundleBuildOptions build;
+    build.base_path = s->base;
+    auto built = BuildAlignmentBundle(s->lexicon, *s->encoder, build);
+    if (!built.ok()) {
+      state.SkipWithError(built.status().ToString().c_str());
+      break;
+    }
+    rows = built->manifest.index_rows;
+  }
+  state.counters["index_rows"] = static_cast<double>(rows);
+  state.counters["entries"] = static_cast<double>(s->lexicon.entries.size());
+}
+BENCHMARK(BM_BuildEmbeddedBundle)->Unit(benchmark::kSecond)->Iterations(1);
+
+}  // namespace
+}  // namespace ibgraphrag::alignment
+
+BENCHMARK_MAIN();

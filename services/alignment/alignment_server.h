@@ -1,0 +1,107 @@
+// AlignmentServer: the alignment service on a ServerRunner with its bundle loaded, health and
+// metrics. Health turns SERVING only once a bundle is loaded and its encoder id matches the
+// configured encoder; otherwise the server keeps running NOT_SERVING (RPCs get UNAVAILABLE) and
+// the log says why, so an operator can fix the bundle and call ReloadIfNewer (or restart).
+#ifndef IBGRAPHRAG_SERVICES_ALIGNMENT_ALIGNMENT_SERVER_H_
+#define IBGRAPHRAG_SERVICES_ALIGNMENT_ALIGNMENT_SERVER_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/synchronization/notification.h"
+#include "absl/time/time.h"
+#include "common/server_runner.h"
+#include "services/alignment/aligner.h"
+#include "services/alignment/alignment_service_impl.h"
+#include "services/alignment/text_encoder.h"
+#include "services/reasoner/llm_client.h"
+
+namespace ibgraphrag::alignment {
+
+inline constexpr int kDefaultAlignmentPort = 50053;
+inline constexpr int kDefaultAlignmentMetricsPort = 9093;
+inline constexpr char kAlignmentServiceName[] = "ibgraphrag.v1.AlignmentService";
+
+class AlignmentServer {
+ public:
+  struct Options {
+    // Port, TLS, drain and logging; service_name defaults to "alignment".
+    common::ServerRunner::Options server;
+    // Artifact base; bundles live in `<base_path>/alignment/<version>/`.
+    std::string base_path;
+    // Serve this version instead of the newest.
+    std::optional<int64_t> pinned_version;
+    // Serve exactly this bundle directory (overrides base_path and pinned_version).
+    std::string bundle_dir;
+    // The encoder requests are encoded with; must match the bundle's encoder id.
+    EncoderSpec encoder;
+    // LLM for the selection step and LLM mentions; unset = none (steps reported as degraded).
+    std::optional<reasoner::LlmBackendConfig> llm;
+    // MSCA defaults and LLM limits.
+    AlignerOptions aligner;
+    // FAISS search settings.
+    CandidateIndexOptions index;
+    // OpenMP threads FAISS may use (process-wide); 1 keeps concurrent requests from fighting
+    // over nested thread teams.
+    int faiss_omp_threads = 1;
+    // When > 0 and no version or directory is pinned, look for a newer bundle this often and
+    // swap to it once it has loaded (requests in flight finish on the one they started with).
+    // Also retries a bundle that failed to load, so fixing it brings the server to SERVING.
+    absl::Duration watch_interval = absl::ZeroDuration();
+  };
+
+  // Starts the gRPC server (NOT_SERVING), creates the encoder (an error here is returned: the
+  // configuration is wrong), then loads the bundle. A bundle that is missing, corrupt or built
+  // with another encoder is logged and leaves the server NOT_SERVING rather than failing.
+  static absl::StatusOr<std::unique_ptr<AlignmentServer>> BuildAndStart(const Options& options);
+  ~AlignmentServer();
+
+  int port() const { return runner_->port(); }
+  int metrics_port() const { return runner_->metrics_port(); }
+  bool serving() const { return holder_.Get() != nullptr; }
+  // Why the bundle is not served (OK when serving).
+  absl::Status load_status() const {
+    absl::MutexLock lock(&status_mu_);
+    return load_status_;
+  }
+  common::ServerRunner& runner() { return *runner_; }
+  std::shared_ptr<grpc::Channel> InProcessChannel() { return runner_->InProcessChannel(); }
+
+  // Loads the newest (or pinned) bundle if it differs from the served one; true when swapped.
+  // The watcher calls it; do not call it yourself while watch_interval is set.
+  absl::StatusOr<bool> ReloadIfNewer();
+
+  void WaitForTermination();
+  void Shutdown();
+
+ private:
+  explicit AlignmentServer(const Options& options);
+  absl::Status LoadAndServe(const std::string& dir);
+  void WatchLoop();
+  void SetLoadStatus(absl::Status status);
+
+  Options options_;
+  AlignerHolder holder_;
+  AlignmentServiceImpl service_;
+  std::shared_ptr<const TextEncoder> encoder_;
+  std::shared_ptr<const reasoner::LlmClient> llm_;
+  std::unique_ptr<common::ServerRunner> runner_;
+  // Touched by the loading thread, then only by the watcher.
+  std::string serving_dir_;
+  mutable absl::Mutex status_mu_;
+  absl::Status load_status_ ABSL_GUARDED_BY(status_mu_);
+  absl::Notification stop_watch_;
+  std::thread watcher_;
+  struct Gauges;
+  std::unique_ptr<Gauges> gauges_;
+};
+
+}  // namespace ibgraphrag::alignment
+
+#endif  // IBGRAPHRAG_SERVICES_ALIGNMENT_ALIGNMENT_SERVER_H_

@@ -1,0 +1,250 @@
+// The alignment service over real gRPC (loopback, OS-picked port) on a bundle built in the test.
+#include <grpcpp/grpcpp.h>
+
+#include <algorithm>
+#include <functional>
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "gmock/gmock.h"
+#include "grpc/health/v1/health.grpc.pb.h"
+#include "gtest/gtest.h"
+#include "services/alignment/alignment_server.h"
+#include "services/alignment/bundle.h"
+#include "services/alignment/testing/test_fixtures.h"
+
+namespace ibgraphrag::alignment {
+namespace {
+
+namespace pb = ::ibgraphrag::v1;
+using ::testing::HasSubstr;
+
+AlignmentServer::Options ServerOptions(const std::string& base) {
+  AlignmentServer::Options options;
+  options.server.listen_host = "127.0.0.1";
+  options.server.port = 0;
+  options.server.metrics_port = -1;
+  options.server.termination_grace_period = absl::ZeroDuration();
+  options.base_path = base;
+  return options;
+}
+
+class AlignmentServiceTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    base_ = new std::string(testing::FreshTempDir("service"));
+    HashNgramEncoderOptions hash;
+    auto encoder = HashNgramEncoder::Create(hash);
+    BundleBuildOptions build;
+    build.base_path = *base_;
+    auto built = BuildAlignmentBundle(testing::TinyLexicon(), **encoder, build);
+    ASSERT_TRUE(built.ok()) << built.status();
+    auto server = AlignmentServer::BuildAndStart(ServerOptions(*base_));
+    ASSERT_TRUE(server.ok()) << server.status();
+    server_ = server->release();
+  }
+  static void TearDownTestSuite() {
+    delete server_;
+    server_ = nullptr;
+  }
+  void SetUp() override {
+    ASSERT_NE(server_, nullptr);
+    channel_ = grpc::CreateChannel(absl::StrCat("127.0.0.1:", server_->port()),
+                                   grpc::InsecureChannelCredentials());
+    stub_ = pb::AlignmentService::NewStub(channel_);
+  }
+  static void Deadline(grpc::ClientContext* ctx) {
+    ctx->set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+  }
+  grpc::Status Align(const pb::AlignRequest& request, pb::AlignResponse* response) {
+    grpc::ClientContext ctx;
+    Deadline(&ctx);
+    return stub_->Align(&ctx, request, response);
+  }
+
+  static std::string* base_;
+  static AlignmentServer* server_;
+  std::shared_ptr<grpc::Channel> channel_;
+  std::unique_ptr<pb::AlignmentService::Stub> stub_;
+};
+
+std::string* AlignmentServiceTest::base_ = nullptr;
+AlignmentServer* AlignmentServiceTest::server_ = nullptr;
+
+TEST_F(AlignmentServiceTest, HealthIsServingOnceTheBundleIsLoaded) {
+  EXPECT_TRUE(server_->serving());
+  auto health = grpc::health::v1::Health::NewStub(channel_);
+  grpc::ClientContext ctx;
+  Deadline(&ctx);
+  grpc::health::v1::HealthCheckRequest req;
+  req.set_service(kAlignmentServiceName);
+  grpc::health::v1::HealthCheckResponse resp;
+  ASSERT_TRUE(health->Check(&ctx, req, &resp).ok());
+  EXPECT_EQ(resp.status(), grpc::health::v1::HealthCheckResponse::SERVING);
+}
+
+TEST_F(AlignmentServiceTest, AlignReturnsScoresSettingsAndStageTimings) {
+  pb::AlignRequest request;
+  request.set_text("Known MI. Possible pneumonia; no heart failure.");
+  request.mutable_options()->set_tau(0.0f);
+  pb::AlignResponse response;
+  ASSERT_TRUE(Align(request, &response).ok());
+  EXPECT_EQ(response.bundle_version(), "1");
+  EXPECT_EQ(response.encoder_id(), "hash-ngram-v1-d256");
+  EXPECT_FLOAT_EQ(response.lambda(), 0.4f);
+  EXPECT_FLOAT_EQ(response.tau(), 0.0f);
+  EXPECT_EQ(response.top_k(), 10u);
+  EXPECT_TRUE(response.msca_enabled());
+  ASSERT_EQ(response.mentions_size(), 3);
+  EXPECT_EQ(response.mentions(0).expanded_from(), "MI");
+  EXPECT_TRUE(response.mentions(1).uncertain());
+  EXPECT_TRUE(response.mentions(2).negated());
+  ASSERT_EQ(response.kept_size() + response.rejected_size(), 3);
+  std::vector<pb::AlignedEntity> all(response.kept().begin(), response.kept().end());
+  all.insert(all.end(), response.rejected().begin(), response.rejected().end());
+  for (const pb::AlignedEntity& e : all) {
+    EXPECT_EQ(e.consistency() >= 0.0f, std::find_if(response.kept().begin(), response.kept().end(),
+                                                    [&](const pb::AlignedEntity& k) {
+                                                      return k.entity().id() == e.entity().id();
+                                                    }) != response.kept().end());
+    EXPECT_NEAR(e.consistency(), 0.6f * e.question_similarity() + 0.4f * e.relatedness(), 1e-5);
+    EXPECT_FALSE(e.entity().external_id().empty());
+    EXPECT_FALSE(e.mention().text().empty());
+  }
+  std::set<std::string> stages;
+  for (const pb::StageTiming& t : response.timings()) stages.insert(t.stage());
+  EXPECT_THAT(stages, ::testing::IsSupersetOf({"mentions", "candidates", "score"}));
+}
+
+TEST_F(AlignmentServiceTest, InvalidRequestsNameTheField) {
+  struct Case {
+    std::function<void(pb::AlignRequest*)> edit;
+    std::string field;
+  };
+  const std::vector<Case> cases = {
+      {[](pb::AlignRequest* r) { r->set_text(""); }, "text"},
+      {[](pb::AlignRequest* r) { r->set_text(std::string(16 * 1024 + 1, 'a')); }, "16 KiB"},
+      {[](pb::AlignRequest* r) { r->mutable_options()->set_lambda(1.5f); }, "lambda"},
+      {[](pb::AlignRequest* r) { r->mutable_options()->set_tau(-0.5f); }, "tau"},
+      {[](pb::AlignRequest* r) { r->mutable_options()->set_top_k(0); }, "top_k"},
+      {[](pb::AlignRequest* r) { r->mutable_options()->set_top_k(1001); }, "top_k"},
+  };
+  for (const Case& c : cases) {
+    pb::AlignRequest request;
+    request.set_text("pneumonia");
+    c.edit(&request);
+    pb::AlignResponse response;
+    const grpc::Status status = Align(request, &response);
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << c.field;
+    EXPECT_THAT(status.error_message(), HasSubstr(c.field));
+  }
+  pb::LinkRequest link;
+  link.set_text("pneumonia");
+  link.set_top_k(5000);
+  pb::LinkResponse link_response;
+  grpc::ClientContext ctx;
+  Deadline(&ctx);
+  const grpc::Status status = stub_->Link(&ctx, link, &link_response);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(status.error_message(), HasSubstr("top_k"));
+}
+
+TEST_F(AlignmentServiceTest, InvalidUtf8IsRejected) {
+  pb::AlignRequest request;
+  request.set_text("bad \xFF text");
+  pb::AlignResponse response;
+  const grpc::Status status = Align(request, &response);
+  // Protobuf refuses to parse a proto3 string that is not UTF-8 before the handler runs, so the
+  // code is gRPC's parse failure (INTERNAL, empty message); the core's own check
+  // (INVALID_ARGUMENT "text: not valid UTF-8") covers in-process callers.
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INTERNAL) << status.error_message();
+}
+
+TEST_F(AlignmentServiceTest, ExtractMentionsAndLink) {
+  grpc::ClientContext ctx;
+  Deadline(&ctx);
+  pb::ExtractMentionsRequest request;
+  request.set_text("Denies heart attacks.");
+  pb::ExtractMentionsResponse response;
+  ASSERT_TRUE(stub_->ExtractMentions(&ctx, request, &response).ok());
+  ASSERT_EQ(response.mentions_size(), 1);
+  EXPECT_EQ(response.mentions(0).begin(), 7u);
+  EXPECT_EQ(response.mentions(0).end(), 20u);
+  EXPECT_TRUE(response.mentions(0).negated());
+
+  grpc::ClientContext link_ctx;
+  Deadline(&link_ctx);
+  pb::LinkRequest link;
+  link.set_text("heart attack");
+  link.set_top_k(2);
+  pb::LinkResponse link_response;
+  ASSERT_TRUE(stub_->Link(&link_ctx, link, &link_response).ok());
+  ASSERT_EQ(link_response.mentions_size(), 1);
+  ASSERT_EQ(link_response.mentions(0).candidates_size(), 2);
+  EXPECT_EQ(link_response.mentions(0).candidates(0).entity().external_id(), "DOID:5844");
+  EXPECT_EQ(link_response.mentions(0).candidates(0).matched_name(), "heart attack");
+  EXPECT_EQ(link_response.bundle_version(), "1");
+}
+
+TEST(AlignmentServerTest, BundleFromAnotherEncoderStaysNotServing) {
+  const std::string base = testing::FreshTempDir("service-mismatch");
+  testing::KeywordEncoder keyword;
+  BundleBuildOptions build;
+  build.base_path = base;
+  ASSERT_TRUE(BuildAlignmentBundle(testing::TinyLexicon(), keyword, build).ok());
+  auto server = AlignmentServer::BuildAndStart(ServerOptions(base));
+  ASSERT_TRUE(server.ok()) << server.status();
+  EXPECT_FALSE((*server)->serving());
+  EXPECT_THAT((*server)->load_status().message(), HasSubstr("keyword-test-d3"));
+  auto channel = grpc::CreateChannel(absl::StrCat("127.0.0.1:", (*server)->port()),
+                                     grpc::InsecureChannelCredentials());
+  auto health = grpc::health::v1::Health::NewStub(channel);
+  grpc::ClientContext ctx;
+  grpc::health::v1::HealthCheckRequest req;
+  grpc::health::v1::HealthCheckResponse resp;
+  ASSERT_TRUE(health->Check(&ctx, req, &resp).ok());
+  EXPECT_EQ(resp.status(), grpc::health::v1::HealthCheckResponse::NOT_SERVING);
+  grpc::ClientContext align_ctx;
+  pb::AlignRequest request;
+  request.set_text("pneumonia");
+  pb::AlignResponse response;
+  EXPECT_EQ(
+      pb::AlignmentService::NewStub(channel)->Align(&align_ctx, request, &response).error_code(),
+      grpc::StatusCode::UNAVAILABLE);
+}
+
+TEST(AlignmentServerTest, WatcherSwapsToANewerBundle) {
+  const std::string base = testing::FreshTempDir("service-watch");
+  std::shared_ptr<const TextEncoder> encoder = *HashNgramEncoder::Create(HashNgramEncoderOptions());
+  BundleBuildOptions build;
+  build.base_path = base;
+  ASSERT_TRUE(BuildAlignmentBundle(testing::TinyLexicon(), *encoder, build).ok());
+  AlignmentServer::Options options = ServerOptions(base);
+  options.watch_interval = absl::Milliseconds(50);
+  auto server = AlignmentServer::BuildAndStart(options);
+  ASSERT_TRUE(server.ok()) << server.status();
+  auto stub = pb::AlignmentService::NewStub(grpc::CreateChannel(
+      absl::StrCat("127.0.0.1:", (*server)->port()), grpc::InsecureChannelCredentials()));
+  auto version = [&stub]() {
+    grpc::ClientContext ctx;
+    pb::LinkRequest request;
+    request.set_text("pneumonia");
+    pb::LinkResponse response;
+    return stub->Link(&ctx, request, &response).ok() ? response.bundle_version() : "";
+  };
+  EXPECT_EQ(version(), "1");
+  ASSERT_TRUE(BuildAlignmentBundle(testing::TinyLexicon(), *encoder, build).ok());
+  const absl::Time give_up = absl::Now() + absl::Seconds(20);
+  while (version() != "2" && absl::Now() < give_up) absl::SleepFor(absl::Milliseconds(20));
+  EXPECT_EQ(version(), "2");
+}
+
+TEST(AlignmentServerTest, MissingBaseIsAnError) {
+  AlignmentServer::Options options = ServerOptions("");
+  EXPECT_EQ(AlignmentServer::BuildAndStart(options).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace ibgraphrag::alignment

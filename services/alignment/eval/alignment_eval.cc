@@ -1,0 +1,328 @@
+// alignment_eval: quality figures of the alignment stack on the real data.
+//
+//   alignment_eval --data_dir=../shared/data [--work_dir=/tmp/ibgr-align-eval] [--samples=2000]
+//                  [--seed=42] [--qa_per_set=300] [--json_out=eval.json]
+//
+// 1. Held-out synonym linking: sample Disease Ontology terms with >= 2 names (and, separately,
+//    HPO terms with a lay synonym), remove one synonym of each from the index, link the removed
+//    string with FAISS alone (no dictionary) and report acc@1 / acc@5.
+// 2. Builds the alignment bundle of the embedded KG (timed) and runs Align over the questions of
+//    every set in <data_dir>/qa: share of questions with >= 1 kept entity and mean kept entities
+//    per question, at the defaults (lambda 0.4, tau 0.6) and over a small lambda x tau grid.
+#include <omp.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
+#include "absl/time/clock.h"
+#include "nlohmann/json.hpp"
+#include "services/alignment/aligner.h"
+#include "services/alignment/bundle.h"
+#include "services/alignment/candidate_index.h"
+#include "services/alignment/eval/qa_sets.h"
+#include "services/alignment/lexicon.h"
+#include "services/alignment/text_encoder.h"
+#include "services/alignment/text_normalize.h"
+#include "services/kgstore/import/line_reader.h"
+
+ABSL_FLAG(std::string, data_dir, "", "shared data directory (default $IBGR_DATA_DIR)");
+ABSL_FLAG(std::string, work_dir, "/tmp/ibgr-align-eval", "where the eval bundle is written");
+ABSL_FLAG(int, samples, 2000, "held-out terms per ontology");
+ABSL_FLAG(int, seed, 42, "sampling seed");
+ABSL_FLAG(int, qa_per_set, 300, "questions per QA set (first N; 0 = all)");
+ABSL_FLAG(int, dim, 256, "hash encoder dimension");
+ABSL_FLAG(bool, heldout_only, false, "only the held-out synonym figures (no bundle, no QA)");
+ABSL_FLAG(std::string, json_out, "", "also write the figures as JSON here");
+
+namespace ibgraphrag::alignment {
+namespace {
+
+struct HeldOut {
+  uint32_t entry;
+  std::string text;
+};
+
+struct LinkAccuracy {
+  int64_t n = 0;
+  double acc1 = 0;
+  double acc5 = 0;
+};
+
+// Removes each held-out string from its entry, indexes every remaining name (exact flat index)
+// and links the held-out strings.
+absl::StatusOr<LinkAccuracy> HeldOutAccuracy(const Lexicon& lexicon,
+                                             const std::vector<HeldOut>& held,
+                                             const TextEncoder& encoder) {
+  Lexicon reduced = lexicon;
+  for (const HeldOut& h : held) {
+    auto& syn = reduced.entries[h.entry].synonyms;
+    syn.erase(std::remove(syn.begin(), syn.end(), h.text), syn.end());
+  }
+  std::vector<NameRef> rows;
+  std::vector<std::string> texts;
+  for (uint32_t e = 0; e < reduced.entries.size(); ++e) {
+    const auto names = reduced.entries[e].AllNames();
+    for (uint32_t n = 0; n < names.size(); ++n) {
+      rows.push_back({e, n});
+      texts.push_back(names[n]);
+    }
+  }
+  const int dim = encoder.dim();
+  std::vector<float> vectors(texts.size() * dim);
+  if (auto s = encoder.EncodeBatch(texts, absl::MakeSpan(vectors)); !s.ok()) return s;
+  CandidateIndexOptions options;
+  options.kind = IndexKind::kFlat;
+  auto index = CandidateIndex::Build(std::move(rows), vectors, dim, options);
+  if (!index.ok()) return index.status();
+  std::vector<std::string> queries;
+  for (const HeldOut& h : held) queries.push_back(h.text);
+  std::vector<float> q(queries.size() * dim);
+  if (auto s = encoder.EncodeBatch(queries, absl::MakeSpan(q)); !s.ok()) return s;
+  auto hits = (*index)->Search(q, 5);
+  if (!hits.ok()) return hits.status();
+  LinkAccuracy acc;
+  acc.n = static_cast<int64_t>(held.size());
+  for (size_t i = 0; i < held.size(); ++i) {
+    const auto& h = (*hits)[i];
+    for (size_t r = 0; r < h.size(); ++r) {
+      if (h[r].entry != held[i].entry) continue;
+      if (r == 0) acc.acc1 += 1;
+      acc.acc5 += 1;
+      break;
+    }
+  }
+  acc.acc1 /= std::max<int64_t>(1, acc.n);
+  acc.acc5 /= std::max<int64_t>(1, acc.n);
+  return acc;
+}
+
+std::vector<HeldOut> SampleDiseaseOntology(const Lexicon& lexicon, int samples, std::mt19937& rng) {
+  std::vector<uint32_t> eligible;
+  for (uint32_t e = 0; e < lexicon.entries.size(); ++e) {
+    const LexiconEntry& entry = lexicon.entries[e];
+    if (absl::StartsWith(entry.external_id, "DOID:") && !entry.synonyms.empty()) {
+      eligible.push_back(e);
+    }
+  }
+  std::shuffle(eligible.begin(), eligible.end(), rng);
+  if (static_cast<int>(eligible.size()) > samples) eligible.resize(samples);
+  std::vector<HeldOut> out;
+  for (uint32_t e : eligible) {
+    const auto& syn = lexicon.entries[e].synonyms;
+    out.push_back({e, syn[rng() % syn.size()]});
+  }
+  return out;
+}
+
+absl::StatusOr<std::vector<HeldOut>> SampleHpoLay(const Lexicon& lexicon,
+                                                  const std::string& data_dir, int samples,
+                                                  std::mt19937& rng) {
+  absl::flat_hash_map<std::string, uint32_t> by_hp;
+  for (uint32_t e = 0; e < lexicon.entries.size(); ++e) {
+    const LexiconEntry& entry = lexicon.entries[e];
+    if (absl::StartsWith(entry.external_id, "HP:")) by_hp[entry.external_id] = e;
+    for (const std::string& x : entry.xrefs) {
+      if (absl::StartsWith(x, "HP:")) by_hp.try_emplace(x, e);
+    }
+  }
+  auto reader = kgstore::import_::LineReader::Open(
+      absl::StrCat(data_dir, "/vocab/hpo-layperson-synonyms.tsv"));
+  if (!reader.ok()) return reader.status();
+  std::vector<HeldOut> eligible;
+  absl::string_view line;
+  while ((*reader)->Next(&line)) {
+    std::vector<absl::string_view> f = absl::StrSplit(line, '\t');
+    if (f.size() < 3 || !absl::StrContains(f[0], "HP_")) continue;
+    const size_t p = f[0].find("HP_");
+    std::string hp = absl::StrCat("HP:", f[0].substr(p + 3, 7));
+    std::string lay(absl::StripAsciiWhitespace(f[2]));
+    if (lay.size() >= 2 && lay.front() == '"') lay = lay.substr(1, lay.size() - 2);
+    auto it = by_hp.find(hp);
+    if (it == by_hp.end()) continue;
+    const auto& syn = lexicon.entries[it->second].synonyms;
+    if (std::find(syn.begin(), syn.end(), lay) == syn.end()) continue;  // must be indexed
+    eligible.push_back({it->second, lay});
+  }
+  std::shuffle(eligible.begin(), eligible.end(), rng);
+  // One held-out string per entry, so removals do not interact.
+  std::vector<HeldOut> out;
+  absl::flat_hash_map<uint32_t, bool> used;
+  for (const HeldOut& h : eligible) {
+    if (static_cast<int>(out.size()) >= samples) break;
+    if (used.emplace(h.entry, true).second) out.push_back(h);
+  }
+  return out;
+}
+
+struct QuestionScores {
+  std::vector<std::pair<float, float>> sr;  // (S, R) of every candidate
+};
+
+absl::Status Run() {
+  std::string data_dir = absl::GetFlag(FLAGS_data_dir);
+  if (data_dir.empty() && std::getenv("IBGR_DATA_DIR") != nullptr) {
+    data_dir = std::getenv("IBGR_DATA_DIR");
+  }
+  if (data_dir.empty()) data_dir = "../shared/data";
+  nlohmann::json report;
+  absl::Time t = absl::Now();
+  auto lexicon = LexiconFromDataDir(data_dir);
+  if (!lexicon.ok()) return lexicon.status();
+  report["kg_build_seconds"] = absl::ToDoubleSeconds(absl::Now() - t);
+  report["entries"] = lexicon->entries.size();
+  HashNgramEncoderOptions hash;
+  hash.dim = absl::GetFlag(FLAGS_dim);
+  auto encoder_or = HashNgramEncoder::Create(hash);
+  if (!encoder_or.ok()) return encoder_or.status();
+  std::shared_ptr<const TextEncoder> encoder = std::move(*encoder_or);
+  report["encoder_id"] = encoder->id();
+  std::printf("lexicon: %zu entries from %s (%.1f s)\n", lexicon->entries.size(), data_dir.c_str(),
+              report["kg_build_seconds"].get<double>());
+
+  std::mt19937 rng(absl::GetFlag(FLAGS_seed));
+  const std::vector<HeldOut> doid =
+      SampleDiseaseOntology(*lexicon, absl::GetFlag(FLAGS_samples), rng);
+  auto doid_acc = HeldOutAccuracy(*lexicon, doid, *encoder);
+  if (!doid_acc.ok()) return doid_acc.status();
+  std::printf("held-out DO synonyms: n=%lld acc@1=%.3f acc@5=%.3f\n",
+              static_cast<long long>(doid_acc->n), doid_acc->acc1, doid_acc->acc5);
+  report["heldout_do"] = {{"n", doid_acc->n}, {"acc1", doid_acc->acc1}, {"acc5", doid_acc->acc5}};
+  auto lay = SampleHpoLay(*lexicon, data_dir, absl::GetFlag(FLAGS_samples), rng);
+  if (!lay.ok()) return lay.status();
+  auto lay_acc = HeldOutAccuracy(*lexicon, *lay, *encoder);
+  if (!lay_acc.ok()) return lay_acc.status();
+  std::printf("held-out HPO lay synonyms: n=%lld acc@1=%.3f acc@5=%.3f\n",
+              static_cast<long long>(lay_acc->n), lay_acc->acc1, lay_acc->acc5);
+  report["heldout_hpo_lay"] = {{"n", lay_acc->n}, {"acc1", lay_acc->acc1}, {"acc5", lay_acc->acc5}};
+
+  if (absl::GetFlag(FLAGS_heldout_only)) {
+    if (!absl::GetFlag(FLAGS_json_out).empty()) {
+      std::ofstream(absl::GetFlag(FLAGS_json_out)) << report.dump(2) << "\n";
+    }
+    return absl::OkStatus();
+  }
+  // Bundle of the whole embedded KG.
+  std::error_code ec;
+  std::filesystem::remove_all(absl::GetFlag(FLAGS_work_dir), ec);
+  BundleBuildOptions build;
+  build.base_path = absl::GetFlag(FLAGS_work_dir);
+  build.created_by = "alignment_eval";
+  t = absl::Now();
+  auto built = BuildAlignmentBundle(*lexicon, *encoder, build);
+  if (!built.ok()) return built.status();
+  const double build_seconds = absl::ToDoubleSeconds(absl::Now() - t);
+  t = absl::Now();
+  auto bundle = LoadAlignmentBundle(built->dir);
+  if (!bundle.ok()) return bundle.status();
+  const double load_seconds = absl::ToDoubleSeconds(absl::Now() - t);
+  std::printf("bundle: %lld rows (%s), build %.1f s, load %.1f s\n",
+              static_cast<long long>(built->manifest.index_rows),
+              built->manifest.index_kind.c_str(), build_seconds, load_seconds);
+  report["bundle"] = {{"index_rows", built->manifest.index_rows},
+                      {"index_kind", built->manifest.index_kind},
+                      {"build_seconds", build_seconds},
+                      {"load_seconds", load_seconds}};
+  auto aligner = Aligner::Create(*bundle, encoder, nullptr);
+  if (!aligner.ok()) return aligner.status();
+  // One request at a time with a handful of queries each: OpenMP teams only add spin-waiting
+  // (as in the server, which sets the same).
+  omp_set_num_threads(1);
+
+  auto sets = eval::ReadQuestionSets(data_dir);
+  if (!sets.ok()) return sets.status();
+  const std::vector<float> lambdas = {0.0f, 0.2f, 0.4f, 0.6f};
+  const std::vector<float> taus = {0.2f, 0.3f, 0.4f, 0.5f, 0.6f};
+  MscaOptions options;
+  options.tau = 0.0f;  // keep everything; thresholds are applied below per grid point
+  options.llm_choice_below = 0;
+  report["qa"] = nlohmann::json::array();
+  std::printf("\n%-32s %5s %6s %9s %9s | grid: share>=1 kept (lambda/tau)\n", "set", "n", "ments",
+              "share@def", "kept@def");
+  for (const eval::QuestionSet& set : *sets) {
+    const int limit = absl::GetFlag(FLAGS_qa_per_set);
+    const size_t n =
+        limit > 0 ? std::min<size_t>(limit, set.questions.size()) : set.questions.size();
+    std::vector<QuestionScores> scores;
+    double mentions = 0;
+    double with_mention = 0;
+    for (size_t i = 0; i < n; ++i) {
+      const std::string& q = set.questions[i];
+      if (q.empty() || q.size() > kMaxTextBytes || !IsValidUtf8(q)) continue;
+      auto result = (*aligner)->Align(q, options);
+      if (!result.ok()) return result.status();
+      QuestionScores s;
+      for (const auto* list : {&result->kept, &result->rejected}) {
+        for (const ScoredEntity& e : *list) s.sr.push_back({e.question_similarity, e.relatedness});
+      }
+      mentions += result->mentions.size();
+      with_mention += !result->mentions.empty();
+      scores.push_back(std::move(s));
+    }
+    nlohmann::json grid = nlohmann::json::array();
+    auto evaluate = [&](float lambda, float tau) {
+      double with_kept = 0, kept = 0;
+      for (const QuestionScores& s : scores) {
+        int k = 0;
+        for (const auto& [S, R] : s.sr) k += (1 - lambda) * S + lambda * R >= tau;
+        with_kept += k > 0;
+        kept += k;
+      }
+      const double m = std::max<size_t>(1, scores.size());
+      return std::make_pair(with_kept / m, kept / m);
+    };
+    const auto [share_def, kept_def] = evaluate(0.4f, 0.6f);
+    std::string grid_text;
+    for (float lambda : lambdas) {
+      for (float tau : taus) {
+        const auto [share, kept] = evaluate(lambda, tau);
+        grid.push_back(
+            {{"lambda", lambda}, {"tau", tau}, {"share_with_kept", share}, {"mean_kept", kept}});
+        if (lambda == 0.4f)
+          absl::StrAppendFormat(&grid_text, " %.1f/%.1f:%.2f", lambda, tau, share);
+      }
+    }
+    std::printf("%-32s %5zu %6.1f %6.2f %9.3f %9.2f |%s\n", set.name.c_str(), scores.size(),
+                mentions / std::max<size_t>(1, scores.size()),
+                with_mention / std::max<size_t>(1, scores.size()), share_def, kept_def,
+                grid_text.c_str());
+    report["qa"].push_back(
+        {{"set", set.name},
+         {"questions", scores.size()},
+         {"mean_mentions", mentions / std::max<size_t>(1, scores.size())},
+         {"share_with_mention", with_mention / std::max<size_t>(1, scores.size())},
+         {"share_with_kept_default", share_def},
+         {"mean_kept_default", kept_def},
+         {"grid", grid}});
+  }
+  if (!absl::GetFlag(FLAGS_json_out).empty()) {
+    std::ofstream(absl::GetFlag(FLAGS_json_out)) << report.dump(2) << "\n";
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+}  // namespace ibgraphrag::alignment
+
+int main(int argc, char** argv) {
+  absl::SetProgramUsageMessage("Quality figures of the alignment stack on the real data.");
+  absl::ParseCommandLine(argc, argv);
+  absl::Status status = ibgraphrag::alignment::Run();
+  if (!status.ok()) {
+    std::fprintf(stderr, "alignment_eval: %s\n", status.ToString().c_str());
+    return 1;
+  }
+  return 0;
+}

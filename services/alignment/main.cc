@@ -1,0 +1,177 @@
+// alignment: serves an alignment bundle (`<base>/alignment/<version>/`) over gRPC (MSCA entity
+// alignment, usable without the rest of the suite).
+//
+//   alignment --base=artifacts [--bundle_version=N] [--port=50053] [--metrics_port=9093]
+//             [--config=alignment.textproto] [--host=0.0.0.0] [--watch_seconds=30]
+//
+// --config is an ibgraphrag.config.v1.AlignmentConfig in protobuf text format (encoder, MSCA
+// defaults, optional LLM, TLS, drain, logging); IBGR_* / IBGR_ALIGNMENT_* environment variables
+// override its server part; flags given explicitly override both.
+#include <cstdio>
+#include <cstdlib>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "common/config.h"
+#include "common/logging.h"
+#include "ibgraphrag/config/v1/alignment_config.pb.h"
+#include "services/alignment/alignment_server.h"
+
+ABSL_FLAG(std::string, config, "", "AlignmentConfig text proto (encoder, defaults, LLM, TLS)");
+ABSL_FLAG(std::string, host, "", "listen address (default 0.0.0.0)");
+ABSL_FLAG(int, port, -2, "gRPC port (default 50053; 0 picks a free one)");
+ABSL_FLAG(int, metrics_port, -2, "Prometheus /metrics port (default 9093; -1 disables)");
+ABSL_FLAG(std::string, base, "",
+          "artifact base directory holding alignment/<version>/ "
+          "(default: config base_path, else \"artifacts\")");
+ABSL_FLAG(int64_t, bundle_version, 0, "serve this bundle version (default: the newest)");
+ABSL_FLAG(std::string, bundle_dir, "", "serve exactly this bundle directory");
+ABSL_FLAG(int, watch_seconds, 0, "poll for newer bundle versions this often (0 = never)");
+
+namespace {
+
+namespace cfg = ::ibgraphrag::config::v1;
+using ibgraphrag::alignment::AlignmentServer;
+
+absl::StatusOr<ibgraphrag::alignment::EncoderSpec> EncoderFromConfig(const cfg::EncoderConfig& c) {
+  ibgraphrag::alignment::EncoderSpec spec;
+  switch (c.kind()) {
+    case cfg::ENCODER_KIND_UNSPECIFIED:
+    case cfg::ENCODER_KIND_HASH_NGRAM:
+      spec.kind = "hash-ngram";
+      if (c.dim() != 0) spec.hash.dim = c.dim();
+      break;
+    case cfg::ENCODER_KIND_WORD_VECTORS:
+      spec.kind = "word-vectors";
+      spec.word_vectors.path = c.vectors_path();
+      spec.word_vectors.max_words = c.max_words();
+      spec.word_vectors.format = c.vectors_format() == cfg::WORD_VECTOR_FORMAT_WORD2VEC_BINARY
+                                     ? ibgraphrag::alignment::WordVectorFormat::kWord2VecBinary
+                                     : (c.vectors_format() == cfg::WORD_VECTOR_FORMAT_TEXT
+                                            ? ibgraphrag::alignment::WordVectorFormat::kText
+                                            : ibgraphrag::alignment::WordVectorFormat::kAuto);
+      break;
+    case cfg::ENCODER_KIND_OPENAI_EMBEDDINGS:
+      spec.kind = "openai";
+      spec.remote.base_url = c.base_url();
+      spec.remote.model = c.model();
+      spec.remote.dim = c.dim();
+      spec.remote.api_key_env = c.api_key_env();
+      if (c.has_timeout_seconds()) {
+        if (c.timeout_seconds() <= 0) {
+          return absl::InvalidArgumentError("encoder.timeout_seconds: must be > 0");
+        }
+        spec.remote.timeout = absl::Seconds(c.timeout_seconds());
+      }
+      if (c.batch_size() != 0) spec.remote.batch_size = c.batch_size();
+      break;
+    default:
+      return absl::InvalidArgumentError("encoder.kind: unknown value");
+  }
+  return spec;
+}
+
+absl::Status Run() {
+  cfg::AlignmentConfig config;
+  if (!absl::GetFlag(FLAGS_config).empty()) {
+    auto loaded =
+        ibgraphrag::common::LoadTextProtoConfig<cfg::AlignmentConfig>(absl::GetFlag(FLAGS_config));
+    if (!loaded.ok()) return loaded.status();
+    config = *std::move(loaded);
+  }
+  cfg::ServerConfig* server_config = config.mutable_server();
+  if (auto s = ibgraphrag::common::ApplyEnvOverrides(server_config, "IBGR_"); !s.ok()) return s;
+  if (auto s = ibgraphrag::common::ApplyEnvOverrides(server_config, "IBGR_ALIGNMENT_"); !s.ok()) {
+    return s;
+  }
+  if (!absl::GetFlag(FLAGS_host).empty()) server_config->set_listen_host(absl::GetFlag(FLAGS_host));
+  if (absl::GetFlag(FLAGS_port) != -2) server_config->set_port(absl::GetFlag(FLAGS_port));
+  if (absl::GetFlag(FLAGS_metrics_port) != -2) {
+    server_config->set_metrics_port(absl::GetFlag(FLAGS_metrics_port));
+  }
+  if (auto s = ibgraphrag::common::ApplyLoggingConfig(*server_config); !s.ok()) return s;
+
+  ibgraphrag::common::ServerRunner::Options defaults;
+  defaults.service_name = "alignment";
+  defaults.port = ibgraphrag::alignment::kDefaultAlignmentPort;
+  defaults.metrics_port = ibgraphrag::alignment::kDefaultAlignmentMetricsPort;
+  auto server_options = ibgraphrag::common::OptionsFromConfig(*server_config, defaults);
+  if (!server_options.ok()) return server_options.status();
+
+  AlignmentServer::Options options;
+  options.server = *server_options;
+  options.base_path = !absl::GetFlag(FLAGS_base).empty() ? absl::GetFlag(FLAGS_base)
+                      : !config.base_path().empty()      ? config.base_path()
+                                                         : "artifacts";
+  const int64_t version = absl::GetFlag(FLAGS_bundle_version) > 0
+                              ? absl::GetFlag(FLAGS_bundle_version)
+                              : config.bundle_version();
+  if (version > 0) options.pinned_version = version;
+  options.bundle_dir = absl::GetFlag(FLAGS_bundle_dir);
+  if (absl::GetFlag(FLAGS_watch_seconds) < 0) {
+    return absl::InvalidArgumentError("--watch_seconds: must be >= 0");
+  }
+  options.watch_interval = absl::Seconds(absl::GetFlag(FLAGS_watch_seconds));
+  auto encoder = EncoderFromConfig(config.encoder());
+  if (!encoder.ok()) return encoder.status();
+  options.encoder = *std::move(encoder);
+  const cfg::MscaDefaults& d = config.defaults();
+  if (d.has_lambda()) options.aligner.defaults.lambda = d.lambda();
+  if (d.has_tau()) options.aligner.defaults.tau = d.tau();
+  if (d.has_top_k()) options.aligner.defaults.top_k = static_cast<int>(d.top_k());
+  if (d.has_llm_choice_below()) {
+    options.aligner.defaults.llm_choice_below = static_cast<int>(d.llm_choice_below());
+  }
+  if (config.has_llm() && !config.llm().base_url().empty()) {
+    const cfg::LlmBackend& l = config.llm();
+    ibgraphrag::reasoner::LlmBackendConfig llm;
+    llm.name = l.name().empty() ? "alignment" : l.name();
+    llm.base_url = l.base_url();
+    llm.model = l.model();
+    llm.api_key_env = l.api_key_env();
+    llm.api_key_file = l.api_key_file();
+    if (l.has_timeout_seconds()) llm.timeout = absl::Seconds(l.timeout_seconds());
+    if (l.has_connect_timeout_seconds()) {
+      llm.connect_timeout = absl::Seconds(l.connect_timeout_seconds());
+    }
+    if (l.has_max_retries()) llm.max_retries = l.max_retries();
+    if (l.has_max_concurrency()) llm.max_concurrency = l.max_concurrency();
+    if (l.has_max_tokens()) llm.max_tokens = l.max_tokens();
+    options.llm = llm;
+  }
+  if (config.index().hnsw_ef_search() != 0) {
+    if (config.index().hnsw_ef_search() < 16 || config.index().hnsw_ef_search() > 4096) {
+      return absl::InvalidArgumentError("index.hnsw_ef_search: outside 16..4096");
+    }
+    options.index.hnsw_ef_search = config.index().hnsw_ef_search();
+  }
+  if (config.index().omp_threads() != 0) options.faiss_omp_threads = config.index().omp_threads();
+
+  // Signals arriving while the bundle loads must drain, not kill, the process.
+  if (auto s = ibgraphrag::common::ServerRunner::InstallTerminationSignalHandlers(); !s.ok()) {
+    return s;
+  }
+  auto server = AlignmentServer::BuildAndStart(options);
+  if (!server.ok()) return server.status();
+  ibgraphrag::common::LogInfo("alignment: ready", {{"port", (*server)->port()},
+                                                   {"metrics_port", (*server)->metrics_port()},
+                                                   {"serving", (*server)->serving()}});
+  (*server)->WaitForTermination();
+  ibgraphrag::common::LogInfo("alignment: stopped");
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  absl::SetProgramUsageMessage(
+      "Serves an alignment bundle (mentions, FAISS candidates, MSCA) over gRPC.");
+  absl::ParseCommandLine(argc, argv);
+  absl::Status status = Run();
+  if (!status.ok()) {
+    ibgraphrag::common::LogError("alignment: fatal", {{"error", status.ToString()}});
+    return 1;
+  }
+  return 0;
+}

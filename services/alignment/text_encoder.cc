@@ -1,0 +1,416 @@
+#include "services/alignment/text_encoder.h"
+
+#include <curl/curl.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <mutex>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "common/status_macros.h"
+#include "nlohmann/json.hpp"
+#include "services/alignment/text_normalize.h"
+#include "services/kgstore/import/line_reader.h"
+
+namespace ibgraphrag::alignment {
+namespace {
+
+// FNV-1a over a kind byte and the feature text, then a splitmix64 finaliser so that low bits
+// (the bucket) and the top bit (the sign) are both well mixed. Fixed constants: vectors must be
+// identical across builds and machines, since bundles store them.
+uint64_t FeatureHash(char kind, absl::string_view a, absl::string_view b = {}) {
+  uint64_t h = 1469598103934665603ULL;
+  auto mix = [&h](unsigned char c) {
+    h ^= c;
+    h *= 1099511628211ULL;
+  };
+  mix(static_cast<unsigned char>(kind));
+  for (const char c : a) mix(static_cast<unsigned char>(c));
+  if (!b.empty()) {
+    mix(' ');
+    for (const char c : b) mix(static_cast<unsigned char>(c));
+  }
+  h += 0x9E3779B97F4A7C15ULL;
+  h = (h ^ (h >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  h = (h ^ (h >> 27)) * 0x94D049BB133111EBULL;
+  return h ^ (h >> 31);
+}
+
+void AddFeature(uint64_t h, float weight, float* out, int dim) {
+  const float sign = (h >> 63) != 0 ? -1.0f : 1.0f;
+  out[h % static_cast<uint64_t>(dim)] += sign * weight;
+}
+
+}  // namespace
+
+void L2Normalize(absl::Span<float> v) {
+  double norm = 0;
+  for (const float x : v) norm += static_cast<double>(x) * x;
+  if (norm <= 0) return;
+  const float inv = static_cast<float>(1.0 / std::sqrt(norm));
+  for (float& x : v) x *= inv;
+}
+
+float Dot(const float* a, const float* b, int dim) {
+  float s = 0;
+  for (int i = 0; i < dim; ++i) s += a[i] * b[i];
+  return s;
+}
+
+absl::StatusOr<std::vector<float>> TextEncoder::Encode(absl::string_view text) const {
+  std::vector<float> out(static_cast<size_t>(dim()));
+  const std::string copy(text);
+  IBGR_RETURN_IF_ERROR(EncodeBatch(absl::MakeConstSpan(&copy, 1), absl::MakeSpan(out)));
+  return out;
+}
+
+// ---- HashNgramEncoder ----
+
+HashNgramEncoder::HashNgramEncoder(const HashNgramEncoderOptions& options)
+    : options_(options),
+      id_(absl::StrCat("hash-ngram-v1-d", options.dim,
+                       options.min_ngram == 3 && options.max_ngram == 5 &&
+                               options.unigram_weight == 2.0f && options.bigram_weight == 1.5f
+                           ? ""
+                           : absl::StrCat("-n", options.min_ngram, "-", options.max_ngram, "-u",
+                                          options.unigram_weight, "-b", options.bigram_weight))) {}
+
+absl::StatusOr<std::unique_ptr<HashNgramEncoder>> HashNgramEncoder::Create(
+    const HashNgramEncoderOptions& options) {
+  if (options.dim < 16 || options.dim > 65536) {
+    return absl::InvalidArgumentError(absl::StrCat("dim: ", options.dim, " outside 16..65536"));
+  }
+  if (options.min_ngram < 1 || options.max_ngram < options.min_ngram || options.max_ngram > 16) {
+    return absl::InvalidArgumentError("min_ngram/max_ngram: need 1 <= min <= max <= 16");
+  }
+  if (options.unigram_weight < 0 || options.bigram_weight < 0) {
+    return absl::InvalidArgumentError("unigram_weight/bigram_weight: must be >= 0");
+  }
+  return std::unique_ptr<HashNgramEncoder>(new HashNgramEncoder(options));
+}
+
+void HashNgramEncoder::EncodeInto(absl::string_view text, float* out) const {
+  const int dim = options_.dim;
+  std::fill(out, out + dim, 0.0f);
+  const std::vector<Token> tokens = Tokenize(text);
+  std::string padded;
+  for (size_t i = 0; i < tokens.size(); ++i) {
+    const std::string& w = tokens[i].key;
+    padded.assign("<");
+    padded += w;
+    padded += '>';
+    const int len = static_cast<int>(padded.size());
+    for (int n = options_.min_ngram; n <= options_.max_ngram; ++n) {
+      for (int s = 0; s + n <= len; ++s) {
+        AddFeature(FeatureHash('c', absl::string_view(padded).substr(s, n)), 1.0f, out, dim);
+      }
+    }
+    if (options_.unigram_weight > 0) {
+      AddFeature(FeatureHash('w', w), options_.unigram_weight, out, dim);
+    }
+    if (options_.bigram_weight > 0 && i + 1 < tokens.size()) {
+      AddFeature(FeatureHash('b', w, tokens[i + 1].key), options_.bigram_weight, out, dim);
+    }
+  }
+  L2Normalize(absl::MakeSpan(out, dim));
+}
+
+absl::Status HashNgramEncoder::EncodeBatch(absl::Span<const std::string> texts,
+                                           absl::Span<float> out) const {
+  if (out.size() != texts.size() * static_cast<size_t>(options_.dim)) {
+    return absl::InvalidArgumentError("EncodeBatch: output size != texts * dim");
+  }
+  for (size_t i = 0; i < texts.size(); ++i) EncodeInto(texts[i], out.data() + i * options_.dim);
+  return absl::OkStatus();
+}
+
+// ---- WordVectorEncoder ----
+
+void WordVectorEncoder::AddWord(absl::string_view word, const float* v) {
+  const std::string key = options_.lowercase ? absl::AsciiStrToLower(word) : std::string(word);
+  if (index_.contains(key)) return;  // first (most frequent) spelling wins
+  const int64_t row = static_cast<int64_t>(index_.size());
+  index_.emplace(key, row);
+  vectors_.insert(vectors_.end(), v, v + dim_);
+  L2Normalize(absl::MakeSpan(vectors_.data() + row * dim_, dim_));
+}
+
+absl::Status WordVectorEncoder::LoadBinary(const std::string& path, int64_t max_words) {
+  FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) return absl::NotFoundError(absl::StrCat(path, ": cannot open"));
+  std::unique_ptr<FILE, int (*)(FILE*)> closer(f, &std::fclose);
+  long long count = 0;
+  int dim = 0;
+  if (std::fscanf(f, "%lld %d", &count, &dim) != 2 || count < 0 || dim <= 0 || dim > 65536) {
+    return absl::DataLossError(absl::StrCat(path, ": bad word2vec binary header"));
+  }
+  dim_ = dim;
+  std::vector<float> v(dim);
+  std::string word;
+  for (long long n = 0; n < count && (max_words <= 0 || n < max_words); ++n) {
+    word.clear();
+    int c;
+    while ((c = std::fgetc(f)) != EOF && (c == '\n' || c == ' ')) {
+    }
+    while (c != EOF && c != ' ') {
+      word.push_back(static_cast<char>(c));
+      c = std::fgetc(f);
+    }
+    if (c == EOF || std::fread(v.data(), sizeof(float), dim, f) != static_cast<size_t>(dim)) {
+      return absl::DataLossError(absl::StrCat(path, ": truncated at word ", n + 1, " of ", count));
+    }
+    AddWord(word, v.data());
+  }
+  return absl::OkStatus();
+}
+
+absl::Status WordVectorEncoder::LoadText(const std::string& path, int64_t max_words) {
+  IBGR_ASSIGN_OR_RETURN(std::unique_ptr<kgstore::import_::LineReader> reader,
+                        kgstore::import_::LineReader::Open(path));
+  absl::string_view line;
+  std::vector<float> v;
+  int64_t words = 0;
+  while (reader->Next(&line) && (max_words <= 0 || words < max_words)) {
+    std::vector<absl::string_view> f =
+        absl::StrSplit(line, absl::ByAnyChar(" \t"), absl::SkipWhitespace());
+    if (f.empty()) continue;
+    if (reader->line_number() == 1 && f.size() == 2) {
+      int64_t count;
+      int dim;
+      if (absl::SimpleAtoi(f[0], &count) && absl::SimpleAtoi(f[1], &dim)) {
+        if (dim <= 0 || dim > 65536) {
+          return absl::DataLossError(absl::StrCat(path, ":1: bad dimension ", f[1]));
+        }
+        dim_ = dim;
+        continue;
+      }
+    }
+    if (dim_ == 0) dim_ = static_cast<int>(f.size()) - 1;
+    if (dim_ <= 0 || static_cast<int>(f.size()) != dim_ + 1) {
+      return absl::DataLossError(absl::StrCat(path, ":", reader->line_number(), ": expected ",
+                                              dim_ + 1, " fields, got ", f.size()));
+    }
+    v.resize(dim_);
+    for (int i = 0; i < dim_; ++i) {
+      if (!absl::SimpleAtof(f[i + 1], &v[i])) {
+        return absl::DataLossError(
+            absl::StrCat(path, ":", reader->line_number(), ": bad number \"", f[i + 1], "\""));
+      }
+    }
+    AddWord(f[0], v.data());
+    ++words;
+  }
+  IBGR_RETURN_IF_ERROR(reader->status());
+  if (dim_ == 0) return absl::DataLossError(absl::StrCat(path, ": no vectors"));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::unique_ptr<WordVectorEncoder>> WordVectorEncoder::Create(
+    const WordVectorEncoderOptions& options) {
+  std::error_code ec;
+  if (options.path.empty() || !std::filesystem::exists(options.path, ec)) {
+    return absl::NotFoundError(absl::StrCat("word vector file not found: \"", options.path, "\""));
+  }
+  std::unique_ptr<WordVectorEncoder> enc(new WordVectorEncoder());
+  enc->options_ = options;
+  WordVectorFormat format = options.format;
+  if (format == WordVectorFormat::kAuto) {
+    format = absl::EndsWith(options.path, ".bin") ? WordVectorFormat::kWord2VecBinary
+                                                  : WordVectorFormat::kText;
+  }
+  if (format == WordVectorFormat::kWord2VecBinary) {
+    IBGR_RETURN_IF_ERROR(enc->LoadBinary(options.path, options.max_words));
+  } else {
+    IBGR_RETURN_IF_ERROR(enc->LoadText(options.path, options.max_words));
+  }
+  std::string stem = std::filesystem::path(options.path).filename().string();
+  stem = stem.substr(0, stem.find('.'));
+  enc->id_ = absl::StrCat("wordvec-", stem, "-n", enc->index_.size(), "-d", enc->dim_);
+  return enc;
+}
+
+void WordVectorEncoder::EncodeInto(absl::string_view text, float* out) const {
+  std::fill(out, out + dim_, 0.0f);
+  for (const Token& t : Tokenize(text)) {
+    auto it = index_.end();
+    if (!options_.lowercase) it = index_.find(text.substr(t.begin, t.end - t.begin));
+    if (it == index_.end()) it = index_.find(t.lower);
+    if (it == index_.end() && t.key != t.lower) it = index_.find(t.key);
+    if (it == index_.end()) continue;
+    const float* v = vectors_.data() + it->second * dim_;
+    for (int i = 0; i < dim_; ++i) out[i] += v[i];
+  }
+  L2Normalize(absl::MakeSpan(out, dim_));
+}
+
+absl::Status WordVectorEncoder::EncodeBatch(absl::Span<const std::string> texts,
+                                            absl::Span<float> out) const {
+  if (out.size() != texts.size() * static_cast<size_t>(dim_)) {
+    return absl::InvalidArgumentError("EncodeBatch: output size != texts * dim");
+  }
+  for (size_t i = 0; i < texts.size(); ++i) EncodeInto(texts[i], out.data() + i * dim_);
+  return absl::OkStatus();
+}
+
+// ---- RemoteEmbeddingEncoder ----
+
+namespace {
+
+size_t AppendToString(char* data, size_t size, size_t n, void* user) {
+  static_cast<std::string*>(user)->append(data, size * n);
+  return size * n;
+}
+
+absl::Status HttpError(long code, absl::string_view body) {
+  std::string msg = absl::StrCat("embeddings endpoint answered HTTP ", code);
+  const std::string snippet(body.substr(0, 200));
+  if (!snippet.empty()) absl::StrAppend(&msg, ": ", snippet);
+  if (code == 401) return absl::UnauthenticatedError(msg);
+  if (code == 403) return absl::PermissionDeniedError(msg);
+  if (code == 404) return absl::NotFoundError(msg);
+  if (code == 429) return absl::ResourceExhaustedError(msg);
+  if (code >= 500) return absl::UnavailableError(msg);
+  return absl::InvalidArgumentError(msg);
+}
+
+}  // namespace
+
+RemoteEmbeddingEncoder::RemoteEmbeddingEncoder(const RemoteEmbeddingEncoderOptions& options,
+                                               std::string api_key)
+    : options_(options),
+      id_(absl::StrCat("openai-", options.model, "-d", options.dim)),
+      api_key_(std::move(api_key)) {}
+
+absl::StatusOr<std::unique_ptr<RemoteEmbeddingEncoder>> RemoteEmbeddingEncoder::Create(
+    const RemoteEmbeddingEncoderOptions& options) {
+  if (!absl::StartsWith(options.base_url, "http://") &&
+      !absl::StartsWith(options.base_url, "https://")) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("base_url: \"", options.base_url, "\" is not an http(s) URL"));
+  }
+  if (options.model.empty()) return absl::InvalidArgumentError("model: required");
+  if (options.dim <= 0 || options.dim > 65536) {
+    return absl::InvalidArgumentError(absl::StrCat("dim: ", options.dim, " outside 1..65536"));
+  }
+  if (options.batch_size <= 0) return absl::InvalidArgumentError("batch_size: must be > 0");
+  std::string key;
+  if (!options.api_key_env.empty()) {
+    const char* v = std::getenv(options.api_key_env.c_str());
+    if (v == nullptr || *v == '\0') {
+      return absl::FailedPreconditionError(
+          absl::StrCat("api_key_env: environment variable ", options.api_key_env, " is unset"));
+    }
+    key = v;
+  }
+  static std::once_flag curl_once;
+  std::call_once(curl_once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+  return std::unique_ptr<RemoteEmbeddingEncoder>(new RemoteEmbeddingEncoder(options, key));
+}
+
+absl::Status RemoteEmbeddingEncoder::Post(absl::Span<const std::string> texts, float* out) const {
+  std::string body;
+  try {
+    nlohmann::json req = {{"model", options_.model}, {"input", nlohmann::json::array()}};
+    // Empty strings are rejected by some servers; a space encodes as "nothing in particular".
+    for (const std::string& t : texts) req["input"].push_back(t.empty() ? " " : t);
+    body = req.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  } catch (const std::exception& e) {
+    return absl::InvalidArgumentError(absl::StrCat("cannot serialise texts: ", e.what()));
+  }
+  CURL* curl = curl_easy_init();
+  if (curl == nullptr) return absl::InternalError("curl_easy_init failed");
+  std::unique_ptr<CURL, void (*)(CURL*)> guard(curl, &curl_easy_cleanup);
+  const std::string url = absl::StrCat(options_.base_url, "/embeddings");
+  curl_slist* headers = curl_slist_append(nullptr, "Content-Type: application/json");
+  if (!api_key_.empty()) {
+    headers = curl_slist_append(headers, absl::StrCat("Authorization: Bearer ", api_key_).c_str());
+  }
+  std::unique_ptr<curl_slist, void (*)(curl_slist*)> header_guard(headers, &curl_slist_free_all);
+  std::string response;
+  curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
+  curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
+  curl_easy_setopt(curl, CURLOPT_POSTFIELDS, body.data());
+  curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE, static_cast<long>(body.size()));
+  curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, &AppendToString);
+  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &response);
+  curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS,
+                   static_cast<long>(absl::ToInt64Milliseconds(options_.timeout)));
+  curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+  const CURLcode rc = curl_easy_perform(curl);
+  if (rc == CURLE_OPERATION_TIMEDOUT) {
+    return absl::DeadlineExceededError(absl::StrCat("embeddings request to ", url, " timed out"));
+  }
+  if (rc != CURLE_OK) {
+    return absl::UnavailableError(
+        absl::StrCat("embeddings request to ", url, " failed: ", curl_easy_strerror(rc)));
+  }
+  long code = 0;
+  curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &code);
+  if (code != 200) return HttpError(code, response);
+  try {
+    const nlohmann::json j = nlohmann::json::parse(response);
+    const nlohmann::json& data = j.at("data");
+    if (!data.is_array() || data.size() != texts.size()) {
+      return absl::DataLossError(absl::StrCat("embeddings response has ", data.size(),
+                                              " vectors for ", texts.size(), " inputs"));
+    }
+    std::vector<bool> seen(texts.size(), false);
+    for (size_t i = 0; i < data.size(); ++i) {
+      const size_t index = data[i].contains("index") ? data[i].at("index").get<size_t>() : i;
+      const nlohmann::json& emb = data[i].at("embedding");
+      if (index >= texts.size() || seen[index]) {
+        return absl::DataLossError(absl::StrCat("embeddings response: bad index ", index));
+      }
+      if (static_cast<int>(emb.size()) != options_.dim) {
+        return absl::DataLossError(absl::StrCat("embeddings response: vector of length ",
+                                                emb.size(), ", configured dim is ", options_.dim));
+      }
+      seen[index] = true;
+      float* row = out + index * options_.dim;
+      for (int d = 0; d < options_.dim; ++d) row[d] = emb[d].get<float>();
+      L2Normalize(absl::MakeSpan(row, options_.dim));
+    }
+  } catch (const std::exception& e) {
+    return absl::DataLossError(absl::StrCat("malformed embeddings response: ", e.what()));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status RemoteEmbeddingEncoder::EncodeBatch(absl::Span<const std::string> texts,
+                                                 absl::Span<float> out) const {
+  if (out.size() != texts.size() * static_cast<size_t>(options_.dim)) {
+    return absl::InvalidArgumentError("EncodeBatch: output size != texts * dim");
+  }
+  for (size_t start = 0; start < texts.size(); start += options_.batch_size) {
+    const size_t n = std::min<size_t>(options_.batch_size, texts.size() - start);
+    IBGR_RETURN_IF_ERROR(Post(texts.subspan(start, n), out.data() + start * options_.dim));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::unique_ptr<TextEncoder>> CreateTextEncoder(const EncoderSpec& spec) {
+  if (spec.kind.empty() || spec.kind == "hash-ngram") {
+    IBGR_ASSIGN_OR_RETURN(auto enc, HashNgramEncoder::Create(spec.hash));
+    return std::unique_ptr<TextEncoder>(std::move(enc));
+  }
+  if (spec.kind == "word-vectors") {
+    IBGR_ASSIGN_OR_RETURN(auto enc, WordVectorEncoder::Create(spec.word_vectors));
+    return std::unique_ptr<TextEncoder>(std::move(enc));
+  }
+  if (spec.kind == "openai") {
+    IBGR_ASSIGN_OR_RETURN(auto enc, RemoteEmbeddingEncoder::Create(spec.remote));
+    return std::unique_ptr<TextEncoder>(std::move(enc));
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      "encoder.kind: \"", spec.kind, "\" is not one of hash-ngram, word-vectors, openai"));
+}
+
+}  // namespace ibgraphrag::alignment

@@ -1,0 +1,132 @@
+#include "services/alignment/text_normalize.h"
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+
+namespace ibgraphrag::alignment {
+namespace {
+
+bool IsWordByte(unsigned char c) { return absl::ascii_isalnum(c) || c >= 0x80; }
+
+bool EndsSentence(char c) { return c == '.' || c == '!' || c == '?' || c == ';' || c == '\n'; }
+
+}  // namespace
+
+std::string FoldPlural(absl::string_view w) {
+  if (w.size() <= 4) return std::string(w);
+  if (absl::EndsWith(w, "ss") || absl::EndsWith(w, "us") || absl::EndsWith(w, "is")) {
+    return std::string(w);
+  }
+  if (absl::EndsWith(w, "ies")) return absl::StrCat(w.substr(0, w.size() - 3), "y");
+  if (absl::EndsWith(w, "ches") || absl::EndsWith(w, "shes") || absl::EndsWith(w, "xes")) {
+    return std::string(w.substr(0, w.size() - 2));
+  }
+  if (absl::EndsWith(w, "s")) return std::string(w.substr(0, w.size() - 1));
+  return std::string(w);
+}
+
+std::vector<Token> Tokenize(absl::string_view text) {
+  std::vector<Token> tokens;
+  uint32_t sentence = 0;
+  size_t i = 0;
+  while (i < text.size()) {
+    const unsigned char c = static_cast<unsigned char>(text[i]);
+    if (!IsWordByte(c)) {
+      // A period between digits ("2.5") does not end a sentence.
+      const bool decimal_point = c == '.' && i > 0 && i + 1 < text.size() &&
+                                 absl::ascii_isdigit(static_cast<unsigned char>(text[i - 1])) &&
+                                 absl::ascii_isdigit(static_cast<unsigned char>(text[i + 1]));
+      if (EndsSentence(static_cast<char>(c)) && !decimal_point && !tokens.empty() &&
+          tokens.back().sentence == sentence) {
+        ++sentence;
+      }
+      ++i;
+      continue;
+    }
+    size_t j = i;
+    while (j < text.size() && IsWordByte(static_cast<unsigned char>(text[j]))) ++j;
+    Token t;
+    t.begin = static_cast<uint32_t>(i);
+    t.end = static_cast<uint32_t>(j);
+    t.sentence = sentence;
+    t.lower = absl::AsciiStrToLower(text.substr(i, j - i));
+    t.key = FoldPlural(t.lower);
+    tokens.push_back(std::move(t));
+    i = j;
+  }
+  return tokens;
+}
+
+std::string NormalizeForMatch(absl::string_view text) {
+  std::vector<Token> tokens = Tokenize(text);
+  std::string out;
+  for (const Token& t : tokens) {
+    if (!out.empty()) out.push_back(' ');
+    out += t.key;
+  }
+  return out;
+}
+
+bool IsAbbreviationLike(absl::string_view name) {
+  if (name.size() < 2 || name.size() > 10) return false;
+  bool upper = false;
+  for (const char c : name) {
+    if (c == ' ' || absl::ascii_islower(static_cast<unsigned char>(c))) return false;
+    if (static_cast<unsigned char>(c) >= 0x80) return false;
+    upper = upper || absl::ascii_isupper(static_cast<unsigned char>(c));
+  }
+  return upper;
+}
+
+bool IsValidUtf8(absl::string_view s) {
+  size_t i = 0;
+  while (i < s.size()) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    int n;
+    uint32_t cp;
+    if ((c & 0xE0) == 0xC0) {
+      n = 1;
+      cp = c & 0x1F;
+    } else if ((c & 0xF0) == 0xE0) {
+      n = 2;
+      cp = c & 0x0F;
+    } else if ((c & 0xF8) == 0xF0) {
+      n = 3;
+      cp = c & 0x07;
+    } else {
+      return false;
+    }
+    if (i + n >= s.size()) return false;
+    for (int k = 1; k <= n; ++k) {
+      const unsigned char cc = static_cast<unsigned char>(s[i + k]);
+      if ((cc & 0xC0) != 0x80) return false;
+      cp = (cp << 6) | (cc & 0x3F);
+    }
+    if ((n == 1 && cp < 0x80) || (n == 2 && cp < 0x800) || (n == 3 && cp < 0x10000)) return false;
+    if (cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return false;
+    i += n + 1;
+  }
+  return true;
+}
+
+bool IsStopWord(absl::string_view w) {
+  static const auto* const kStopWords = new absl::flat_hash_set<std::string>{
+      "a",         "an",    "and",  "are",   "as",    "at",   "be",    "but",   "by",    "for",
+      "from",      "has",   "have", "he",    "her",   "his",  "in",    "is",    "it",    "its",
+      "of",        "on",    "or",   "she",   "that",  "the",  "their", "there", "this",  "to",
+      "was",       "were",  "what", "which", "with",  "who",  "will",  "not",   "no",    "all",
+      "any",       "can",   "may",  "most",  "other", "some", "such",  "than",  "then",  "these",
+      "those",     "into",  "out",  "up",    "down",  "over", "under", "if",    "how",   "why",
+      "when",      "where", "do",   "does",  "did",   "been", "being", "had",   "i",     "you",
+      "we",        "they",  "him",  "them",  "our",   "your", "my",    "me",    "one",   "two",
+      "following", "type",  "left", "right", "old",   "year", "day",   "man",   "woman", "patient"};
+  return kStopWords->contains(std::string(w));
+}
+
+}  // namespace ibgraphrag::alignment
