@@ -6,6 +6,7 @@
 
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
+#include "tools/ibgr/align_commands.h"
 #include "tools/ibgr/cli_common.h"
 #include "tools/ibgr/kg_commands.h"
 
@@ -30,6 +31,12 @@ const std::map<std::string, Entry>& Commands() {
       {"kg subgraph", {ibgraphrag::cli::KgSubgraph, "print the subgraph around EXTERNAL_ID..."}},
       {"kg paths", {ibgraphrag::cli::KgPaths, "print shortest paths FROM TO"}},
       {"health", {ibgraphrag::cli::Health, "exit 0 when --target reports SERVING"}},
+      {"align build",
+       {ibgraphrag::cli::AlignBuild,
+        "build an alignment bundle (lexicon + FAISS index) under --base"}},
+      {"align",
+       {ibgraphrag::cli::AlignText,
+        "align TEXT with the newest bundle: kept/rejected entities with S, R, C"}},
   };
   return *commands;
 }

@@ -1,10 +1,11 @@
-// Linked into the `alignment` executable only. libopenblas (pulled in by FAISS) carries ~60 KiB
+// Linked (as the object library ibgr_thread_stack_floor) into every server executable that also
+// loads OpenBLAS through FAISS or LibTorch. libopenblas carries ~60 KiB
 // of static TLS, which glibc carves out of every thread's stack. civetweb (the Prometheus
 // /metrics server) starts its workers with a small fixed stack (compile-time USE_STACK_SIZE),
 // so with OpenBLAS loaded a worker overflows inside snprintf on the first scrape (SIGSEGV).
 // Interposing pthread_attr_setstacksize gives every explicitly sized thread at least 1 MiB of
 // (virtual, lazily committed) stack. A fix in common/metrics.cc would need an Exposer option
-// civetweb does not have, so the floor lives here.
+// civetweb does not have, so the floor is this interposer, linked only into executables.
 #include <dlfcn.h>
 #include <pthread.h>
 
