@@ -38,6 +38,8 @@ ABSL_FLAG(int, hops, 2, "hops");
 ABSL_FLAG(int, max_triples, 10000, "triple cap");
 ABSL_FLAG(int, max_fanout, 1000, "kgstore fan-out cap per node");
 ABSL_FLAG(uint64_t, seed, 42, "random seed");
+ABSL_FLAG(int, lookahead_bytes, 0,
+          "client HTTP/2 stream window (grpc.http2.lookahead_bytes); 0 keeps gRPC's default");
 ABSL_FLAG(int, warmup, 50, "unmeasured requests per client before measuring");
 
 namespace {
@@ -149,6 +151,9 @@ int main(int argc, char** argv) {
   absl::ParseCommandLine(argc, argv);
   auto channel_args = grpc::ChannelArguments();
   channel_args.SetMaxReceiveMessageSize(64 << 20);
+  if (absl::GetFlag(FLAGS_lookahead_bytes) > 0) {
+    channel_args.SetInt("grpc.http2.lookahead_bytes", absl::GetFlag(FLAGS_lookahead_bytes));
+  }
   // One channel per client thread: separate HTTP/2 connections, as separate callers would have.
   auto make_stub = [&](int) {
     return ibgraphrag::v1::KgStoreService::NewStub(grpc::CreateCustomChannel(

@@ -27,6 +27,7 @@ struct Fixture {
   std::unique_ptr<common::ServerRunner> runner;
   std::unique_ptr<ibgraphrag::v1::KgStoreService::Stub> stub;
   int64_t entities = 0;
+  bool keep_dir = false;
 
   Fixture() {
     const char* env = std::getenv("IBGR_BENCH_TRIPLES");
@@ -34,9 +35,13 @@ struct Fixture {
     options.num_triples = env != nullptr ? std::atoll(env) : 1'000'000;
     options.num_entities = std::max<int64_t>(1000, options.num_triples * 129375 / 8100498);
     KgData kg = import_::GenerateSyntheticPrimeKg(options);
-    dir =
-        (std::filesystem::temp_directory_path() / ("ibgr-query-bench-" + std::to_string(getpid())))
-            .string();
+    // IBGR_BENCH_KEEP_DIR keeps the snapshot (as <dir>/kg/1) for a kgstore to serve afterwards.
+    const char* keep = std::getenv("IBGR_BENCH_KEEP_DIR");
+    keep_dir = keep != nullptr && *keep != '\0';
+    dir = keep_dir ? std::string(keep)
+                   : (std::filesystem::temp_directory_path() /
+                      ("ibgr-query-bench-" + std::to_string(getpid())))
+                         .string();
     std::filesystem::remove_all(dir);
     SnapshotManifestInfo info;
     info.version = 1;
@@ -63,13 +68,20 @@ struct Fixture {
     runner->Shutdown();
     store.reset();
     holder.Swap(nullptr);
-    std::filesystem::remove_all(dir);
+    if (!keep_dir) std::filesystem::remove_all(dir);
   }
 };
 
+Fixture* g_fixture = nullptr;
+
+// Built on first use (generating and writing the graph is slow); removed at exit so the temp
+// snapshot does not outlive the run.
 Fixture& GetFixture() {
-  static Fixture* fixture = new Fixture();
-  return *fixture;
+  if (g_fixture == nullptr) {
+    g_fixture = new Fixture();
+    std::atexit([] { delete g_fixture; });
+  }
+  return *g_fixture;
 }
 
 void BM_StoreExtractSubgraph(benchmark::State& state) {
