@@ -10,6 +10,7 @@
 #include <fstream>
 
 #include "absl/strings/str_cat.h"
+#include "common/test_util/test_util.h"
 #include "gmock/gmock.h"
 #include "grpc/health/v1/health.grpc.pb.h"
 #include "gtest/gtest.h"
@@ -26,26 +27,6 @@ namespace pb = ::ibgraphrag::v1;
 using ::ibgraphrag::testing::BinDir;
 using ::ibgraphrag::testing::Subprocess;
 using ::testing::HasSubstr;
-
-std::string HttpGet(int port, const std::string& path) {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(port);
-  inet_pton(AF_INET, "127.0.0.1", &addr.sin_addr);
-  if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
-    close(fd);
-    return "";
-  }
-  const std::string req = absl::StrCat("GET ", path, " HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n");
-  (void)!write(fd, req.data(), req.size());
-  std::string out;
-  char buf[65536];
-  ssize_t n;
-  while ((n = read(fd, buf, sizeof(buf))) > 0) out.append(buf, n);
-  close(fd);
-  return out;
-}
 
 struct Started {
   std::unique_ptr<Subprocess> process;
@@ -94,7 +75,9 @@ TEST(AlignmentIntegrationTest, ServesABundleBuiltInTheTest) {
   EXPECT_EQ(response.bundle_version(), "1");
   EXPECT_TRUE(response.mentions(0).uncertain());  // "rule out MI"
 
-  const std::string metrics = HttpGet(s.ready["metrics_port"].get<int>(), "/metrics");
+  const std::string metrics =
+      ibgraphrag::common::test_util::HttpGet(s.ready["metrics_port"].get<int>(), "/metrics")
+          .value_or("");
   EXPECT_THAT(metrics, HasSubstr("ibgr_alignment_lexicon_entries 3"));
   // Question text is patient data: the default log never holds it.
   EXPECT_THAT(s.process->ReadLog(), ::testing::Not(HasSubstr("pneumonia with fever")));

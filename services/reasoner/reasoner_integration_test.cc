@@ -18,6 +18,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "common/test_util/test_util.h"
 #include "gmock/gmock.h"
 #include "grpc/health/v1/health.grpc.pb.h"
 #include "gtest/gtest.h"
@@ -34,27 +35,6 @@ using ::ibgraphrag::reasoner::testing::FakeOpenAiServer;
 using ::ibgraphrag::reasoner::testing::FakeResponse;
 using ::testing::HasSubstr;
 using ::testing::Not;
-
-std::string HttpGet(int port, const std::string& path) {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(port);
-  inet_pton(AF_INET, "127.0.0.1", &addr.sin_addr);
-  if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
-    close(fd);
-    return "";
-  }
-  const std::string request = absl::StrCat("GET ", path, " HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n");
-  (void)!write(fd, request.data(), request.size());
-  std::string out;
-  char buf[65536];
-  ssize_t n;
-  while ((n = read(fd, buf, sizeof(buf))) > 0) out.append(buf, n);
-  close(fd);
-  const size_t body = out.find("\r\n\r\n");
-  return body == std::string::npos ? "" : out.substr(body + 4);
-}
 
 void WriteFile(const std::string& path, const std::string& contents) {
   std::ofstream out(path);
@@ -158,7 +138,8 @@ TEST_F(ReasonerIntegrationTest, ServesHealthAndReasonsThroughTheConfiguredLlm) {
   ASSERT_EQ(fake_->request_count(), 1);
   EXPECT_THAT(fake_->requests()[0].body, HasSubstr("SMAD4"));
 
-  const std::string metrics = HttpGet(metrics_port, "/metrics");
+  const std::string metrics =
+      ibgraphrag::common::test_util::HttpGet(metrics_port, "/metrics").value_or("");
   EXPECT_THAT(metrics,
               HasSubstr("ibgr_reasoner_answers_total{backend=\"fake\",degraded=\"false\"} 1"));
   EXPECT_THAT(metrics, HasSubstr("ibgr_reasoner_llm_seconds_count{backend=\"fake\"} 1"));

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "common/test_util/test_util.h"
 #include "gmock/gmock.h"
 #include "grpc/health/v1/health.grpc.pb.h"
 #include "gtest/gtest.h"
@@ -23,27 +24,6 @@ namespace {
 
 namespace pb = ::ibgraphrag::v1;
 using ::testing::HasSubstr;
-
-std::string HttpGet(int port, const std::string& path) {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(port);
-  inet_pton(AF_INET, "127.0.0.1", &addr.sin_addr);
-  if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
-    close(fd);
-    return "";
-  }
-  const std::string req = absl::StrCat("GET ", path, " HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n");
-  (void)!write(fd, req.data(), req.size());
-  std::string out;
-  char buf[65536];
-  ssize_t n;
-  while ((n = read(fd, buf, sizeof(buf))) > 0) out.append(buf, n);
-  close(fd);
-  const size_t body = out.find("\r\n\r\n");
-  return body == std::string::npos ? "" : out.substr(body + 4);
-}
 
 class KgStoreIntegrationTest : public ::testing::Test {
  protected:
@@ -294,7 +274,8 @@ TEST_F(KgStoreIntegrationTest, MetricsEndpointPassesPromtool) {
     pb::GetEntitiesResponse resp;
     (void)stub_->GetEntities(&ctx, req, &resp);
   }
-  const std::string body = HttpGet(metrics_port_, "/metrics");
+  const std::string body =
+      ibgraphrag::common::test_util::HttpGet(metrics_port_, "/metrics").value_or("");
   EXPECT_THAT(body, HasSubstr("ibgr_kgstore_triples"));
   EXPECT_THAT(body, HasSubstr("code=\"INVALID_ARGUMENT\""));
   EXPECT_THAT(body, HasSubstr("ibgr_grpc_request_duration_seconds_bucket"));

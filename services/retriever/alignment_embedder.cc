@@ -1,0 +1,28 @@
+#include "services/retriever/alignment_embedder.h"
+
+#include <string>
+#include <vector>
+
+namespace ibgraphrag::retriever {
+
+TextEmbedder EmbedderFromEncoder(std::shared_ptr<const alignment::TextEncoder> encoder) {
+  TextEmbedder e;
+  e.id = encoder->id();
+  e.dim = encoder->dim();
+  e.embed = [encoder](std::string_view text) {
+    absl::StatusOr<std::vector<float>> v =
+        encoder->Encode(absl::string_view(text.data(), text.size()));
+    if (!v.ok()) return std::vector<float>(encoder->dim(), 0.0f);
+    return *std::move(v);
+  };
+  return e;
+}
+
+absl::StatusOr<TextEmbedder> DefaultTextEmbedder() {
+  absl::StatusOr<std::unique_ptr<alignment::HashNgramEncoder>> encoder =
+      alignment::HashNgramEncoder::Create(alignment::HashNgramEncoderOptions());
+  if (!encoder.ok()) return encoder.status();
+  return EmbedderFromEncoder(std::shared_ptr<const alignment::TextEncoder>(std::move(*encoder)));
+}
+
+}  // namespace ibgraphrag::retriever

@@ -1,0 +1,24 @@
+// Adapts the suite's text encoders (services/alignment/text_encoder.h) to the retriever's
+// TextEmbedder seam. The servers and the training tool embed through this, so the retriever's
+// artifacts and the alignment bundle can share one encoder (and its id).
+#ifndef IBGRAPHRAG_SERVICES_RETRIEVER_ALIGNMENT_EMBEDDER_H_
+#define IBGRAPHRAG_SERVICES_RETRIEVER_ALIGNMENT_EMBEDDER_H_
+
+#include <memory>
+
+#include "absl/status/statusor.h"
+#include "services/alignment/text_encoder.h"
+#include "services/retriever/text_embedder.h"
+
+namespace ibgraphrag::retriever {
+
+// Wraps `encoder` (shared; must be thread-safe, as alignment encoders are). An encoding error
+// (remote encoders) yields an all-zero vector: cosine 0, never a crash on the request path.
+TextEmbedder EmbedderFromEncoder(std::shared_ptr<const alignment::TextEncoder> encoder);
+
+// The default encoder of the suite: alignment's hashed n-gram encoder, default options.
+absl::StatusOr<TextEmbedder> DefaultTextEmbedder();
+
+}  // namespace ibgraphrag::retriever
+
+#endif  // IBGRAPHRAG_SERVICES_RETRIEVER_ALIGNMENT_EMBEDDER_H_

@@ -1,0 +1,94 @@
+// retriever: serves the IBRP triple retriever (`<base>/retriever/<version>/`) over gRPC.
+//
+//   retriever --base=artifacts [--model_version=N] [--kgstore=host:50052] [--device=auto]
+//             [--torch_threads=1] [--port=50054] [--metrics_port=9094] [--config=server.textproto]
+//
+// --kgstore empty opens the newest KG snapshot under --base in this process. --config is an
+// ibgraphrag.config.v1.ServerConfig in protobuf text format (TLS, drain, logging);
+// IBGR_* / IBGR_RETRIEVER_* environment variables override it; explicit flags override both.
+#include <cstdio>
+#include <cstdlib>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "common/config.h"
+#include "common/logging.h"
+#include "services/retriever/retriever_server.h"
+
+ABSL_FLAG(std::string, config, "", "ServerConfig text proto (TLS, drain, logging)");
+ABSL_FLAG(std::string, host, "", "listen address (default 0.0.0.0)");
+ABSL_FLAG(int, port, -2, "gRPC port (default 50054; 0 picks a free one)");
+ABSL_FLAG(int, metrics_port, -2, "Prometheus /metrics port (default 9094; -1 disables)");
+ABSL_FLAG(std::string, base, "artifacts", "artifact base directory holding retriever/<version>/");
+ABSL_FLAG(int64_t, model_version, 0, "serve this model version (default: the newest)");
+ABSL_FLAG(std::string, kgstore, "", "kgstore address; empty opens <base>/kg/ in process");
+ABSL_FLAG(std::string, device, "auto", "scoring device: auto, cpu or cuda:N");
+ABSL_FLAG(int, torch_threads, 1, "LibTorch intra-op threads");
+
+namespace {
+
+absl::Status Run() {
+  using ibgraphrag::retriever::RetrieverServer;
+  ibgraphrag::config::v1::ServerConfig config;
+  if (!absl::GetFlag(FLAGS_config).empty()) {
+    auto loaded = ibgraphrag::common::LoadTextProtoConfig<ibgraphrag::config::v1::ServerConfig>(
+        absl::GetFlag(FLAGS_config));
+    if (!loaded.ok()) return loaded.status();
+    config = *std::move(loaded);
+  }
+  if (auto s = ibgraphrag::common::ApplyEnvOverrides(&config, "IBGR_"); !s.ok()) return s;
+  if (auto s = ibgraphrag::common::ApplyEnvOverrides(&config, "IBGR_RETRIEVER_"); !s.ok()) {
+    return s;
+  }
+  if (!absl::GetFlag(FLAGS_host).empty()) config.set_listen_host(absl::GetFlag(FLAGS_host));
+  if (absl::GetFlag(FLAGS_port) != -2) config.set_port(absl::GetFlag(FLAGS_port));
+  if (absl::GetFlag(FLAGS_metrics_port) != -2) {
+    config.set_metrics_port(absl::GetFlag(FLAGS_metrics_port));
+  }
+  if (auto s = ibgraphrag::common::ApplyLoggingConfig(config); !s.ok()) return s;
+
+  ibgraphrag::common::ServerRunner::Options defaults;
+  defaults.service_name = "retriever";
+  defaults.port = ibgraphrag::retriever::kDefaultRetrieverPort;
+  defaults.metrics_port = ibgraphrag::retriever::kDefaultRetrieverMetricsPort;
+  auto server_options = ibgraphrag::common::OptionsFromConfig(config, defaults);
+  if (!server_options.ok()) return server_options.status();
+
+  RetrieverServer::Options options;
+  options.server = *server_options;
+  options.base_path = absl::GetFlag(FLAGS_base);
+  if (absl::GetFlag(FLAGS_model_version) > 0) {
+    options.pinned_model_version = absl::GetFlag(FLAGS_model_version);
+  }
+  options.kgstore_address = absl::GetFlag(FLAGS_kgstore);
+  options.device = absl::GetFlag(FLAGS_device);
+  options.torch_threads = absl::GetFlag(FLAGS_torch_threads);
+
+  // Signals arriving while the model loads must drain, not kill, the process.
+  if (auto s = ibgraphrag::common::ServerRunner::InstallTerminationSignalHandlers(); !s.ok()) {
+    return s;
+  }
+  auto server = RetrieverServer::BuildAndStart(options);
+  if (!server.ok()) return server.status();
+  ibgraphrag::common::LogInfo("retriever: ready",
+                              {{"port", (*server)->port()},
+                               {"metrics_port", (*server)->metrics_port()},
+                               {"model_loaded", (*server)->model_error().empty()}});
+  (*server)->WaitForTermination();
+  ibgraphrag::common::LogInfo("retriever: stopped");
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  absl::SetProgramUsageMessage("Serves the IBRP triple retriever over gRPC.");
+  absl::ParseCommandLine(argc, argv);
+  absl::Status status = Run();
+  if (!status.ok()) {
+    ibgraphrag::common::LogError("retriever: fatal", {{"error", status.ToString()}});
+    return 1;
+  }
+  return 0;
+}

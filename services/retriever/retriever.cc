@@ -1,0 +1,523 @@
+#include "services/retriever/retriever.h"
+
+#include <algorithm>
+#include <cmath>
+#include <deque>
+#include <limits>
+#include <numeric>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/time/clock.h"
+#include "common/status_macros.h"
+
+namespace ibgraphrag::retriever {
+namespace {
+
+double MsSince(absl::Time start) { return absl::ToDoubleMilliseconds(absl::Now() - start); }
+
+absl::Status CheckRange(const char* field, int value, int lo, int hi) {
+  if (value < lo || value > hi) {
+    return absl::InvalidArgumentError(absl::StrCat(field, ": ", value, " outside ", lo, "..", hi));
+  }
+  return absl::OkStatus();
+}
+
+// kgstore errors as the retriever's callers should see them.
+absl::Status MapSourceError(const absl::Status& s) {
+  switch (s.code()) {
+    case absl::StatusCode::kNotFound:
+      return absl::NotFoundError(absl::StrCat("topic_entity_ids: ", s.message()));
+    case absl::StatusCode::kDeadlineExceeded:
+    case absl::StatusCode::kUnavailable:
+    case absl::StatusCode::kCancelled:
+      return absl::UnavailableError(absl::StrCat("kgstore unavailable: ", s.message()));
+    default:
+      return s;
+  }
+}
+
+float Cosine(const float* a, const float* b, int n) {
+  double dot = 0, na = 0, nb = 0;
+  for (int i = 0; i < n; ++i) {
+    dot += static_cast<double>(a[i]) * b[i];
+    na += static_cast<double>(a[i]) * a[i];
+    nb += static_cast<double>(b[i]) * b[i];
+  }
+  if (na == 0 || nb == 0) return 0.0f;
+  return static_cast<float>(dot / std::sqrt(na * nb));
+}
+
+}  // namespace
+
+const char* ScoringModeName(ScoringMode mode) {
+  switch (mode) {
+    case ScoringMode::kIbrp:
+      return "ibrp";
+    case ScoringMode::kShortestPath:
+      return "shortest_path";
+    case ScoringMode::kCosine:
+      return "cosine";
+  }
+  return "unknown";
+}
+
+// ---- RetrieverModel ----
+
+absl::StatusOr<std::shared_ptr<const RetrieverModel>> RetrieverModel::Load(const std::string& dir,
+                                                                           const Options& options,
+                                                                           TextEmbedder embedder) {
+  IBGR_ASSIGN_OR_RETURN(LoadedRetrieverVersion version, LoadRetrieverVersion(dir));
+  return FromParts(std::move(version), options, std::move(embedder));
+}
+
+absl::StatusOr<std::shared_ptr<const RetrieverModel>> RetrieverModel::FromParts(
+    LoadedRetrieverVersion version, const Options& options, TextEmbedder embedder) {
+  if (!embedder.embed) {
+    absl::StatusOr<TextEmbedder> builtin = BuiltinEmbedderForId(version.manifest.encoder_id);
+    if (!builtin.ok()) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("encoder: ", builtin.status().message(), "; pass it to the server"));
+    }
+    embedder = *std::move(builtin);
+  }
+  if (embedder.id != version.manifest.encoder_id ||
+      embedder.dim != version.params.config.text_dim) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("encoder: artifacts were built with \"", version.manifest.encoder_id,
+                     "\" but the retriever runs \"", embedder.id, "\"; rebuild the artifacts"));
+  }
+  std::shared_ptr<RetrieverModel> model(new RetrieverModel());
+  IBGR_ASSIGN_OR_RETURN(model->torch_, TorchScorer::Create(version.params, options.device));
+  IBGR_ASSIGN_OR_RETURN(std::shared_ptr<const ScorerProjections> projections,
+                        model->torch_->Precompute(*version.entities, *version.relations));
+  model->fused_ = std::make_unique<FusedScorer>(std::move(projections));
+  model->use_torch_ = options.force_torch_scoring || model->torch_->device() != "cpu";
+  model->version_ = std::move(version);
+  model->embedder_ = std::move(embedder);
+  return std::shared_ptr<const RetrieverModel>(std::move(model));
+}
+
+absl::Status RetrieverModel::Score(const CandidateBatch& batch, absl::Span<float> out) const {
+  if (use_torch_) return torch_->ScoreFactorised(batch, out);
+  thread_local FusedScratch scratch;
+  return fused_->Score(batch, out, &scratch);
+}
+
+// ---- Helpers ----
+
+LocalGraph BuildLocalGraph(absl::Span<const uint32_t> topic_ids, absl::Span<const uint32_t> heads,
+                           absl::Span<const uint32_t> tails) {
+  LocalGraph g;
+  g.index.reserve(topic_ids.size() + heads.size());
+  auto local = [&g](uint32_t id) {
+    auto [it, inserted] = g.index.try_emplace(id, static_cast<int32_t>(g.nodes.size()));
+    if (inserted) g.nodes.push_back(id);
+    return it->second;
+  };
+  for (uint32_t t : topic_ids) {
+    const int32_t l = local(t);
+    if (std::find(g.topics.begin(), g.topics.end(), l) == g.topics.end()) g.topics.push_back(l);
+  }
+  g.heads.resize(heads.size());
+  g.tails.resize(tails.size());
+  for (size_t i = 0; i < heads.size(); ++i) {
+    g.heads[i] = local(heads[i]);
+    g.tails[i] = local(tails[i]);
+  }
+  return g;
+}
+
+std::vector<float> ShortestPathPriorScores(const LocalGraph& g, absl::Span<const uint32_t> hops) {
+  const size_t m = g.heads.size();
+  const int n = static_cast<int>(g.nodes.size());
+  std::vector<float> scores(m);
+  for (size_t i = 0; i < m; ++i) {
+    scores[i] = 0.5f / static_cast<float>(std::max<uint32_t>(1, i < hops.size() ? hops[i] : 1));
+  }
+  if (g.topics.size() < 2 || m == 0) return scores;
+  // Undirected adjacency (CSR) over the triples.
+  std::vector<int32_t> offsets(n + 1, 0), adj(2 * m);
+  for (size_t i = 0; i < m; ++i) {
+    ++offsets[g.heads[i] + 1];
+    ++offsets[g.tails[i] + 1];
+  }
+  std::partial_sum(offsets.begin(), offsets.end(), offsets.begin());
+  std::vector<int32_t> fill(offsets.begin(), offsets.end() - 1);
+  for (size_t i = 0; i < m; ++i) {
+    adj[fill[g.heads[i]]++] = g.tails[i];
+    adj[fill[g.tails[i]]++] = g.heads[i];
+  }
+  const int kUnreached = std::numeric_limits<int>::max();
+  std::vector<std::vector<int>> dist(g.topics.size());
+  for (size_t t = 0; t < g.topics.size(); ++t) {
+    std::vector<int>& d = dist[t];
+    d.assign(n, kUnreached);
+    std::deque<int32_t> queue = {g.topics[t]};
+    d[g.topics[t]] = 0;
+    while (!queue.empty()) {
+      const int32_t u = queue.front();
+      queue.pop_front();
+      for (int32_t k = offsets[u]; k < offsets[u + 1]; ++k) {
+        if (d[adj[k]] == kUnreached) {
+          d[adj[k]] = d[u] + 1;
+          queue.push_back(adj[k]);
+        }
+      }
+    }
+  }
+  for (size_t a = 0; a < g.topics.size(); ++a) {
+    for (size_t b = a + 1; b < g.topics.size(); ++b) {
+      const int len = dist[a][g.topics[b]];
+      if (len == kUnreached || len == 0) continue;
+      for (size_t i = 0; i < m; ++i) {
+        const int h = g.heads[i], t = g.tails[i];
+        const bool on = (dist[a][h] != kUnreached && dist[b][t] != kUnreached &&
+                         dist[a][h] + 1 + dist[b][t] == len) ||
+                        (dist[a][t] != kUnreached && dist[b][h] != kUnreached &&
+                         dist[a][t] + 1 + dist[b][h] == len);
+        if (on) scores[i] = std::max(scores[i], 1.0f - 0.01f * static_cast<float>(len));
+      }
+    }
+  }
+  return scores;
+}
+
+namespace {
+
+// Beam search for chains of up to `max_hops` triples starting at a topic entity, over the kept
+// triples; a step may walk a triple either way but never revisits an entity.
+std::vector<ScoredPath> RankPaths(const std::vector<ScoredTriple>& triples,
+                                  absl::Span<const uint32_t> topics, int max_hops, int max_paths) {
+  absl::flat_hash_map<uint32_t, std::vector<std::pair<uint32_t, bool>>> adj;  // (triple, reversed)
+  for (uint32_t i = 0; i < triples.size(); ++i) {
+    adj[triples[i].head].push_back({i, false});
+    adj[triples[i].tail].push_back({i, true});
+  }
+  struct State {
+    uint32_t node;
+    std::vector<uint32_t> steps;
+    std::vector<bool> reversed;
+    std::vector<uint32_t> visited;
+    double log_sum = 0;
+  };
+  const size_t beam = static_cast<size_t>(std::max(4 * max_paths, 16));
+  std::vector<State> frontier, done;
+  for (uint32_t t : topics) frontier.push_back({t, {}, {}, {t}, 0.0});
+  auto mean_log = [](const State& s) { return s.log_sum / static_cast<double>(s.steps.size()); };
+  for (int depth = 0; depth < max_hops && !frontier.empty(); ++depth) {
+    std::vector<State> next;
+    for (const State& s : frontier) {
+      auto it = adj.find(s.node);
+      if (it == adj.end()) continue;
+      for (const auto& [idx, rev] : it->second) {
+        const uint32_t other = rev ? triples[idx].head : triples[idx].tail;
+        if (std::find(s.visited.begin(), s.visited.end(), other) != s.visited.end()) continue;
+        State n = s;
+        n.node = other;
+        n.steps.push_back(idx);
+        n.reversed.push_back(rev);
+        n.visited.push_back(other);
+        n.log_sum += std::log(std::max(1e-6f, triples[idx].score));
+        next.push_back(std::move(n));
+      }
+    }
+    std::sort(next.begin(), next.end(),
+              [&](const State& a, const State& b) { return mean_log(a) > mean_log(b); });
+    if (next.size() > beam) next.resize(beam);
+    done.insert(done.end(), next.begin(), next.end());
+    frontier = std::move(next);
+  }
+  std::stable_sort(done.begin(), done.end(), [&](const State& a, const State& b) {
+    const double sa = mean_log(a), sb = mean_log(b);
+    if (sa != sb) return sa > sb;
+    return a.steps.size() > b.steps.size();
+  });
+  std::vector<ScoredPath> out;
+  for (const State& s : done) {
+    if (static_cast<int>(out.size()) >= max_paths) break;
+    // Skip a path that is a prefix of one already taken (it adds nothing to read).
+    bool prefix = false;
+    for (const ScoredPath& p : out) {
+      if (p.triple_indices.size() >= s.steps.size() &&
+          std::equal(s.steps.begin(), s.steps.end(), p.triple_indices.begin())) {
+        prefix = true;
+        break;
+      }
+    }
+    if (prefix) continue;
+    ScoredPath p;
+    p.triple_indices = s.steps;
+    p.reversed = s.reversed;
+    p.score = static_cast<float>(std::exp(mean_log(s)));
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+std::string RenderPath(const ScoredPath& path, const std::vector<ScoredTriple>& triples,
+                       const absl::flat_hash_map<uint32_t, EntityInfo>& entities,
+                       const absl::flat_hash_map<uint32_t, RelationInfo>& relations) {
+  auto name = [&](uint32_t id) {
+    auto it = entities.find(id);
+    return it == entities.end() ? absl::StrCat("#", id) : it->second.name;
+  };
+  auto rel = [&](uint32_t id) {
+    auto it = relations.find(id);
+    return it == relations.end() ? absl::StrCat("#", id) : it->second.name;
+  };
+  std::string out;
+  for (size_t i = 0; i < path.triple_indices.size(); ++i) {
+    const ScoredTriple& t = triples[path.triple_indices[i]];
+    const bool rev = path.reversed[i];
+    if (i == 0) out = name(rev ? t.tail : t.head);
+    if (rev) {
+      absl::StrAppend(&out, " <-[", rel(t.relation), "]- ", name(t.head));
+    } else {
+      absl::StrAppend(&out, " -[", rel(t.relation), "]-> ", name(t.tail));
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+// ---- Retriever ----
+
+Retriever::Retriever(const Options& options, std::shared_ptr<SubgraphSource> source,
+                     std::shared_ptr<const RetrieverModel> model, std::string model_error)
+    : options_(options),
+      source_(std::move(source)),
+      model_(std::move(model)),
+      model_error_(std::move(model_error)) {}
+
+void Retriever::SwapModel(std::shared_ptr<const RetrieverModel> model) {
+  absl::MutexLock lock(&mu_);
+  model_ = std::move(model);
+  model_error_.clear();
+}
+
+std::shared_ptr<const RetrieverModel> Retriever::model() const {
+  absl::MutexLock lock(&mu_);
+  return model_;
+}
+
+absl::StatusOr<RetrieveResult> Retriever::Retrieve(const RetrieveQuery& query) const {
+  const absl::Time start = absl::Now();
+  RetrieveResult result;
+  result.mode = query.mode;
+  // ---- Validation ----
+  if (query.question.size() > kMaxQuestionBytes) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("question: ", query.question.size(), " bytes, at most ", kMaxQuestionBytes));
+  }
+  const int topics = static_cast<int>(query.topic_ids.size() + query.topic_external_ids.size());
+  if (topics == 0) {
+    return absl::InvalidArgumentError(
+        "topic_entity_ids: at least one topic entity (id or external id) is required");
+  }
+  IBGR_RETURN_IF_ERROR(CheckRange("topic_entity_ids", topics, 1, kMaxTopicEntities));
+  const int top_k = query.top_k == 0 ? kDefaultTopK : query.top_k;
+  const int hops = query.max_hops == 0 ? kDefaultHops : query.max_hops;
+  const int max_candidates =
+      query.max_candidates == 0 ? kDefaultMaxCandidates : query.max_candidates;
+  const int max_paths = query.max_paths == 0 ? kDefaultMaxPaths : query.max_paths;
+  IBGR_RETURN_IF_ERROR(CheckRange("top_k", top_k, 1, kMaxTopK));
+  IBGR_RETURN_IF_ERROR(CheckRange("max_hops", hops, 1, kMaxHops));
+  IBGR_RETURN_IF_ERROR(CheckRange("max_candidates", max_candidates, 1, kMaxCandidates));
+  IBGR_RETURN_IF_ERROR(CheckRange("max_paths", max_paths, 1, kMaxPathsLimit));
+  std::shared_ptr<const RetrieverModel> model;
+  {
+    absl::MutexLock lock(&mu_);
+    model = model_;
+    if (model == nullptr && query.mode != ScoringMode::kShortestPath) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "no retriever model loaded (", model_error_.empty() ? "none configured" : model_error_,
+          "); only mode SHORTEST_PATH is available"));
+    }
+  }
+  if (model != nullptr) result.model_version = model->version();
+  if (absl::Now() >= query.deadline) {
+    return absl::DeadlineExceededError("deadline passed before the subgraph was requested");
+  }
+
+  // ---- Subgraph ----
+  absl::Time t0 = absl::Now();
+  SubgraphRequest request;
+  request.seed_ids = query.topic_ids;
+  request.seed_external_ids = query.topic_external_ids;
+  request.max_hops = hops;
+  request.max_triples = max_candidates;
+  request.max_fanout_per_node = options_.max_fanout_per_node;
+  request.deadline = std::min(query.deadline, absl::Now() + options_.subgraph_budget);
+  absl::StatusOr<CandidateSubgraph> subgraph = source_->Extract(request);
+  if (!subgraph.ok()) return MapSourceError(subgraph.status());
+  CandidateSubgraph& sg = *subgraph;
+  result.timings_ms.push_back({"subgraph", MsSince(t0)});
+  result.kg_version = sg.kg_version;
+  result.subgraph_truncated = sg.truncated;
+  result.subgraph_triples = static_cast<int64_t>(sg.heads.size());
+  result.topic_ids = sg.resolved_seeds;
+
+  // ---- Features ----
+  t0 = absl::Now();
+  const LocalGraph graph = BuildLocalGraph(sg.resolved_seeds, sg.heads, sg.tails);
+  result.subgraph_entities = static_cast<int64_t>(graph.nodes.size());
+  const size_t m = sg.heads.size();
+  std::vector<float> scores(m, 0.0f);
+  if (query.mode == ScoringMode::kShortestPath) {
+    scores = ShortestPathPriorScores(graph, sg.hops);
+    result.timings_ms.push_back({"score", MsSince(t0)});
+  } else {
+    // Candidates newer than the embeddings cannot be scored by the model; they get 0.
+    std::vector<uint32_t> index;
+    index.reserve(m);
+    const int64_t ne = model->entities().rows(), nr = model->relations().rows();
+    for (size_t i = 0; i < m; ++i) {
+      if (sg.heads[i] < ne && sg.tails[i] < ne && sg.relations[i] < nr) index.push_back(i);
+    }
+    result.unembedded_candidates = static_cast<int64_t>(m - index.size());
+    const std::vector<float> question = model->embedder().embed(query.question);
+    if (query.mode == ScoringMode::kCosine) {
+      const int d = model->entities().dim();
+      std::vector<float> sum(d);
+      for (uint32_t i : index) {
+        const float* h = model->entities().row(sg.heads[i]);
+        const float* r = model->relations().row(sg.relations[i]);
+        const float* t = model->entities().row(sg.tails[i]);
+        for (int k = 0; k < d; ++k) sum[k] = h[k] + r[k] + t[k];
+        scores[i] = 0.5f * (1.0f + Cosine(question.data(), sum.data(), d));
+      }
+      result.timings_ms.push_back({"score", MsSince(t0)});
+    } else {
+      IBGR_ASSIGN_OR_RETURN(DdeFeatures dde,
+                            ComputeDde(static_cast<int>(graph.nodes.size()), graph.heads,
+                                       graph.tails, graph.topics, model->manifest().dde));
+      result.timings_ms.push_back({"dde", MsSince(t0)});
+      t0 = absl::Now();
+      std::vector<uint32_t> heads, rels, tails;
+      std::vector<int32_t> hn, tn;
+      const bool all = index.size() == m;
+      if (!all) {
+        for (uint32_t i : index) {
+          heads.push_back(sg.heads[i]);
+          rels.push_back(sg.relations[i]);
+          tails.push_back(sg.tails[i]);
+          hn.push_back(graph.heads[i]);
+          tn.push_back(graph.tails[i]);
+        }
+      }
+      CandidateBatch batch;
+      batch.question = question;
+      batch.heads = all ? absl::MakeConstSpan(sg.heads) : absl::MakeConstSpan(heads);
+      batch.relations = all ? absl::MakeConstSpan(sg.relations) : absl::MakeConstSpan(rels);
+      batch.tails = all ? absl::MakeConstSpan(sg.tails) : absl::MakeConstSpan(tails);
+      batch.head_nodes = all ? absl::MakeConstSpan(graph.heads) : absl::MakeConstSpan(hn);
+      batch.tail_nodes = all ? absl::MakeConstSpan(graph.tails) : absl::MakeConstSpan(tn);
+      batch.dde = &dde;
+      std::vector<float> out(index.size());
+      IBGR_RETURN_IF_ERROR(model->Score(batch, absl::MakeSpan(out)));
+      for (size_t j = 0; j < index.size(); ++j) scores[index[j]] = out[j];
+      result.timings_ms.push_back({"score", MsSince(t0)});
+    }
+  }
+
+  // ---- Top K ----
+  t0 = absl::Now();
+  std::vector<uint32_t> order(m);
+  std::iota(order.begin(), order.end(), 0u);
+  const size_t k = std::min<size_t>(top_k, m);
+  std::partial_sort(order.begin(), order.begin() + k, order.end(), [&](uint32_t a, uint32_t b) {
+    if (scores[a] != scores[b]) return scores[a] > scores[b];
+    return a < b;  // BFS order: nearer hops first
+  });
+  result.triples.reserve(k);
+  for (size_t i = 0; i < k; ++i) {
+    const uint32_t j = order[i];
+    result.triples.push_back({sg.heads[j], sg.relations[j], sg.tails[j], scores[j], sg.hops[j]});
+  }
+  result.paths = RankPaths(result.triples, sg.resolved_seeds, hops, max_paths);
+  result.timings_ms.push_back({"rank", MsSince(t0)});
+
+  // ---- Names ----
+  t0 = absl::Now();
+  std::vector<uint32_t> ids;
+  absl::flat_hash_set<uint32_t> seen;
+  for (const ScoredTriple& t : result.triples) {
+    if (seen.insert(t.head).second) ids.push_back(t.head);
+    if (seen.insert(t.tail).second) ids.push_back(t.tail);
+  }
+  for (uint32_t t : sg.resolved_seeds) {
+    if (seen.insert(t).second) ids.push_back(t);
+  }
+  absl::StatusOr<std::vector<EntityInfo>> infos = source_->Describe(ids, query.deadline);
+  if (!infos.ok()) return MapSourceError(infos.status());
+  for (EntityInfo& e : *infos) result.entities[e.id] = std::move(e);
+  for (RelationInfo& r : sg.relation_info) result.relations[r.id] = std::move(r);
+  for (ScoredPath& p : result.paths) {
+    p.text = RenderPath(p, result.triples, result.entities, result.relations);
+  }
+  result.timings_ms.push_back({"describe", MsSince(t0)});
+  result.timings_ms.push_back({"retrieve", MsSince(start)});
+  return result;
+}
+
+absl::StatusOr<std::vector<float>> Retriever::ScoreTriples(const ScoreTriplesQuery& query) const {
+  if (query.question.size() > kMaxQuestionBytes) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("question: ", query.question.size(), " bytes, at most ", kMaxQuestionBytes));
+  }
+  IBGR_RETURN_IF_ERROR(CheckRange("topic_entity_ids", static_cast<int>(query.topic_ids.size()), 1,
+                                  kMaxTopicEntities));
+  const size_t m = query.heads.size();
+  if (query.relations.size() != m || query.tails.size() != m) {
+    return absl::InvalidArgumentError("triples: head/relation/tail lengths differ");
+  }
+  IBGR_RETURN_IF_ERROR(CheckRange(
+      "triples", static_cast<int>(std::min<size_t>(m, kMaxScoreTriples + 1)), 1, kMaxScoreTriples));
+  std::shared_ptr<const RetrieverModel> model;
+  {
+    absl::MutexLock lock(&mu_);
+    model = model_;
+    if (model == nullptr) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("no retriever model loaded (",
+                       model_error_.empty() ? "none configured" : model_error_, ")"));
+    }
+  }
+  const int64_t ne = model->entities().rows(), nr = model->relations().rows();
+  std::vector<uint32_t> unknown;
+  for (uint32_t t : query.topic_ids) {
+    if (t >= ne) unknown.push_back(t);
+  }
+  if (!unknown.empty()) {
+    return absl::NotFoundError(
+        absl::StrCat("topic_entity_ids: unknown entity id(s) ", absl::StrJoin(unknown, ", ")));
+  }
+  for (size_t i = 0; i < m; ++i) {
+    if (query.heads[i] >= ne || query.tails[i] >= ne || query.relations[i] >= nr) {
+      return absl::NotFoundError(absl::StrCat("triples[", i, "]: unknown entity or relation id (",
+                                              query.heads[i], ", ", query.relations[i], ", ",
+                                              query.tails[i], ")"));
+    }
+  }
+  const LocalGraph graph = BuildLocalGraph(query.topic_ids, query.heads, query.tails);
+  IBGR_ASSIGN_OR_RETURN(DdeFeatures dde,
+                        ComputeDde(static_cast<int>(graph.nodes.size()), graph.heads, graph.tails,
+                                   graph.topics, model->manifest().dde));
+  const std::vector<float> question = model->embedder().embed(query.question);
+  CandidateBatch batch;
+  batch.question = question;
+  batch.heads = query.heads;
+  batch.relations = query.relations;
+  batch.tails = query.tails;
+  batch.head_nodes = graph.heads;
+  batch.tail_nodes = graph.tails;
+  batch.dde = &dde;
+  std::vector<float> scores(m);
+  IBGR_RETURN_IF_ERROR(model->Score(batch, absl::MakeSpan(scores)));
+  return scores;
+}
+
+}  // namespace ibgraphrag::retriever

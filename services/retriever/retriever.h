@@ -1,0 +1,190 @@
+// Retriever: the IBRP triple retriever's core (plain C++, no gRPC). For a question and its topic
+// entities it extracts the candidate subgraph (SubgraphSource), computes DDE features, scores
+// every candidate (trained scorer, shortest-path prior or cosine baseline), keeps the top K and
+// ranks reasoning paths from the topic entities over them.
+#ifndef IBGRAPHRAG_SERVICES_RETRIEVER_RETRIEVER_H_
+#define IBGRAPHRAG_SERVICES_RETRIEVER_RETRIEVER_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "services/retriever/dde.h"
+#include "services/retriever/fused_scorer.h"
+#include "services/retriever/model_bundle.h"
+#include "services/retriever/subgraph_source.h"
+#include "services/retriever/text_embedder.h"
+#include "services/retriever/torch_scorer.h"
+
+namespace ibgraphrag::retriever {
+
+// Request limits (retriever.proto documents the same numbers).
+inline constexpr size_t kMaxQuestionBytes = 16 * 1024;
+inline constexpr int kMaxTopicEntities = 100;
+inline constexpr int kDefaultTopK = 100;
+inline constexpr int kMaxTopK = 1000;
+inline constexpr int kDefaultHops = 2;
+inline constexpr int kMaxHops = 4;
+inline constexpr int kDefaultMaxCandidates = 10000;
+inline constexpr int kMaxCandidates = 100000;
+inline constexpr int kDefaultMaxPaths = 10;
+inline constexpr int kMaxPathsLimit = 100;
+inline constexpr int kMaxScoreTriples = 100000;
+
+enum class ScoringMode {
+  kIbrp,          // trained scorer
+  kShortestPath,  // prior only: triples on shortest topic-topic paths first, then by hop
+  kCosine,        // untrained: cosine(question, head + relation + tail text)
+};
+const char* ScoringModeName(ScoringMode mode);
+
+// A loaded model version ready to score: manifest, tables, LibTorch scorer on its device and
+// the fused CPU scorer over the precomputed projections.
+class RetrieverModel {
+ public:
+  struct Options {
+    // "auto", "cpu" or "cuda:N" (see ResolveDevice).
+    std::string device = "auto";
+    // Score with LibTorch ops on the device even on CPU (the fused loop is used otherwise on
+    // CPU; on CUDA the torch path is always used).
+    bool force_torch_scoring = false;
+  };
+  // Loads `dir` (LoadRetrieverVersion) and precomputes projections. FAILED_PRECONDITION when
+  // `embedder` is not the encoder the artifacts were built with. An empty `embedder` (no
+  // `embed` function) picks the built-in encoder named by the manifest (BuiltinEmbedderForId).
+  static absl::StatusOr<std::shared_ptr<const RetrieverModel>> Load(const std::string& dir,
+                                                                    const Options& options,
+                                                                    TextEmbedder embedder);
+  // From parts already in memory (tests, the trainer's dev evaluation).
+  static absl::StatusOr<std::shared_ptr<const RetrieverModel>> FromParts(
+      LoadedRetrieverVersion version, const Options& options, TextEmbedder embedder);
+
+  const RetrieverManifest& manifest() const { return version_.manifest; }
+  std::string version() const { return std::to_string(version_.manifest.version); }
+  const TextEmbedder& embedder() const { return embedder_; }
+  const EmbeddingTable& entities() const { return *version_.entities; }
+  const EmbeddingTable& relations() const { return *version_.relations; }
+  const TorchScorer& torch_scorer() const { return *torch_; }
+  const std::string& device() const { return torch_->device(); }
+  // Scores with the fused loop on CPU, LibTorch ops on CUDA (or when forced).
+  absl::Status Score(const CandidateBatch& batch, absl::Span<float> out) const;
+
+ private:
+  RetrieverModel() = default;
+  LoadedRetrieverVersion version_;
+  TextEmbedder embedder_;
+  std::unique_ptr<TorchScorer> torch_;
+  std::unique_ptr<FusedScorer> fused_;
+  bool use_torch_ = false;
+};
+
+struct RetrieveQuery {
+  // UTF-8, at most kMaxQuestionBytes. Patient data: never logged.
+  std::string question;
+  // Topic entities; 1..kMaxTopicEntities over both lists.
+  std::vector<uint32_t> topic_ids;
+  std::vector<std::string> topic_external_ids;
+  int top_k = 0;           // 1..1000; 0 = 100
+  int max_hops = 0;        // 1..4; 0 = 2
+  int max_candidates = 0;  // 1..100,000; 0 = 10,000
+  int max_paths = 0;       // 1..100; 0 = 10
+  ScoringMode mode = ScoringMode::kIbrp;
+  absl::Time deadline = absl::InfiniteFuture();
+};
+
+struct ScoredTriple {
+  uint32_t head = 0;
+  uint32_t relation = 0;
+  uint32_t tail = 0;
+  float score = 0.0f;
+  uint32_t hop = 0;  // 1 = touches a topic entity
+};
+
+struct ScoredPath {
+  std::vector<uint32_t> triple_indices;  // into RetrieveResult::triples
+  std::vector<bool> reversed;            // step walked tail -> head
+  float score = 0.0f;                    // geometric mean of the step scores
+  std::string text;                      // "a -[rel]-> b <-[rel]- c"
+};
+
+struct RetrieveResult {
+  std::vector<ScoredTriple> triples;                      // best first
+  std::vector<ScoredPath> paths;                          // best first
+  absl::flat_hash_map<uint32_t, EntityInfo> entities;     // every entity of `triples`
+  absl::flat_hash_map<uint32_t, RelationInfo> relations;  // every relation of `triples`
+  std::vector<uint32_t> topic_ids;                        // resolved topic entities
+  int64_t subgraph_triples = 0;
+  int64_t subgraph_entities = 0;
+  bool subgraph_truncated = false;
+  // Candidates whose ids post-date the embeddings (ingested after training); scored 0.
+  int64_t unembedded_candidates = 0;
+  std::vector<std::pair<std::string, double>> timings_ms;  // stage -> wall ms
+  std::string model_version;
+  std::string kg_version;
+  ScoringMode mode = ScoringMode::kIbrp;
+};
+
+struct ScoreTriplesQuery {
+  std::string question;
+  std::vector<uint32_t> topic_ids;                // 1..100
+  std::vector<uint32_t> heads, relations, tails;  // 1..100,000 triples
+};
+
+class Retriever {
+ public:
+  struct Options {
+    // Cap on the time given to the subgraph call (the caller's deadline applies as well).
+    absl::Duration subgraph_budget = absl::Seconds(5);
+    // Edges kgstore follows per node; 0 = its automatic spread.
+    int max_fanout_per_node = 0;
+  };
+
+  // `model` may be null: only SHORTEST_PATH mode then works; IBRP and COSINE get
+  // FAILED_PRECONDITION with `model_error` as the reason.
+  Retriever(const Options& options, std::shared_ptr<SubgraphSource> source,
+            std::shared_ptr<const RetrieverModel> model, std::string model_error = "");
+
+  // Replaces the model; requests in flight finish on the one they started with.
+  void SwapModel(std::shared_ptr<const RetrieverModel> model);
+  std::shared_ptr<const RetrieverModel> model() const;
+
+  // INVALID_ARGUMENT naming the field for bad limits or no topic entities; NOT_FOUND listing
+  // unknown topic entities; UNAVAILABLE when the KG cannot be reached before the deadline.
+  absl::StatusOr<RetrieveResult> Retrieve(const RetrieveQuery& query) const;
+
+  // Scores caller-given triples with the trained model (scores[i] for triple i).
+  absl::StatusOr<std::vector<float>> ScoreTriples(const ScoreTriplesQuery& query) const;
+
+ private:
+  const Options options_;
+  std::shared_ptr<SubgraphSource> source_;
+  mutable absl::Mutex mu_;
+  std::shared_ptr<const RetrieverModel> model_ ABSL_GUARDED_BY(mu_);
+  std::string model_error_ ABSL_GUARDED_BY(mu_);
+};
+
+// Local node numbering of a triple set: topic entities first, then entities in triple order.
+struct LocalGraph {
+  absl::flat_hash_map<uint32_t, int32_t> index;  // global id -> local
+  std::vector<uint32_t> nodes;                   // local -> global
+  std::vector<int32_t> heads, tails;             // per triple
+  std::vector<int32_t> topics;                   // local indices of the topic entities
+};
+LocalGraph BuildLocalGraph(absl::Span<const uint32_t> topic_ids, absl::Span<const uint32_t> heads,
+                           absl::Span<const uint32_t> tails);
+
+// SHORTEST_PATH scores: 1 - 0.01 * length for triples on a shortest path (within the triples,
+// walked undirected) between two topic entities; 0.5 / hop for the rest.
+std::vector<float> ShortestPathPriorScores(const LocalGraph& graph,
+                                           absl::Span<const uint32_t> hops);
+
+}  // namespace ibgraphrag::retriever
+
+#endif  // IBGRAPHRAG_SERVICES_RETRIEVER_RETRIEVER_H_

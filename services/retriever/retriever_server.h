@@ -1,0 +1,84 @@
+// RetrieverServer: the retriever service on a ServerRunner. Opens its KG source (the kgstore
+// service over gRPC, or a snapshot in this process), loads the newest or pinned model version,
+// and reports SERVING only once the model is loaded. A missing or corrupt model is logged and
+// leaves health NOT_SERVING (RPCs other than SHORTEST_PATH Retrieve get FAILED_PRECONDITION
+// naming the problem) so orchestrators keep traffic away without a crash loop.
+#ifndef IBGRAPHRAG_SERVICES_RETRIEVER_RETRIEVER_SERVER_H_
+#define IBGRAPHRAG_SERVICES_RETRIEVER_RETRIEVER_SERVER_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "common/client.h"
+#include "common/server_runner.h"
+#include "services/kgstore/kg_store.h"
+#include "services/retriever/retriever.h"
+#include "services/retriever/retriever_service_impl.h"
+#include "services/retriever/text_embedder.h"
+
+namespace ibgraphrag::retriever {
+
+// Default ports of the service (gRPC, Prometheus).
+inline constexpr int kDefaultRetrieverPort = 50054;
+inline constexpr int kDefaultRetrieverMetricsPort = 9094;
+// gRPC service name, also the health-check entry.
+inline constexpr char kRetrieverServiceName[] = "ibgraphrag.v1.RetrieverService";
+
+class RetrieverServer {
+ public:
+  struct Options {
+    // Port, TLS, drain and logging settings; service_name defaults to "retriever".
+    common::ServerRunner::Options server;
+    // Artifact base: models in `<base_path>/retriever/<version>/`, and, when kgstore_address is
+    // empty, the KG snapshot in `<base_path>/kg/<version>/` (newest).
+    std::string base_path;
+    // Serve this model version instead of the newest.
+    std::optional<int64_t> pinned_model_version;
+    // kgstore service address ("host:port", "dns:///..."); empty = open the KG in process.
+    std::string kgstore_address;
+    // TLS towards kgstore.
+    common::ClientTlsOptions kgstore_tls;
+    // Scoring device: "auto", "cpu" or "cuda:N".
+    std::string device = "auto";
+    // LibTorch intra-op threads (projection precompute, torch scoring paths), >= 1.
+    int torch_threads = 1;
+    // Request-path options (subgraph budget, fan-out).
+    Retriever::Options retriever;
+    // Text encoder; must be the one the model's artifacts were built with. Default: the
+    // built-in encoder named by the model's manifest.
+    std::optional<TextEmbedder> embedder;
+  };
+
+  // Starts the gRPC server (NOT_SERVING), opens the KG source (an error here is fatal), loads
+  // the model (an error here is logged; health stays NOT_SERVING), then reports SERVING.
+  static absl::StatusOr<std::unique_ptr<RetrieverServer>> BuildAndStart(const Options& options);
+  ~RetrieverServer();
+
+  int port() const { return runner_->port(); }
+  int metrics_port() const { return runner_->metrics_port(); }
+  common::ServerRunner& runner() { return *runner_; }
+  const Retriever& retriever() const { return *retriever_; }
+  // Why no model is being served (empty when one is).
+  const std::string& model_error() const { return model_error_; }
+  std::shared_ptr<grpc::Channel> InProcessChannel() { return runner_->InProcessChannel(); }
+
+  // SIGTERM/SIGINT: NOT_SERVING, grace period, drain, return.
+  void WaitForTermination();
+  void Shutdown();
+
+ private:
+  RetrieverServer() = default;
+
+  std::shared_ptr<kgstore::KgStore> store_;  // in-process mode only
+  std::unique_ptr<Retriever> retriever_;
+  std::unique_ptr<RetrieverServiceImpl> service_;
+  std::unique_ptr<common::ServerRunner> runner_;
+  std::string model_error_;
+};
+
+}  // namespace ibgraphrag::retriever
+
+#endif  // IBGRAPHRAG_SERVICES_RETRIEVER_RETRIEVER_SERVER_H_

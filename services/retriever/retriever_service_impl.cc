@@ -1,0 +1,145 @@
+#include "services/retriever/retriever_service_impl.h"
+
+#include <chrono>
+
+#include "common/grpc_status.h"
+
+namespace ibgraphrag::retriever {
+namespace {
+
+namespace pb = ::ibgraphrag::v1;
+
+absl::Time DeadlineOf(const grpc::ServerContext& context) {
+  const auto deadline = context.deadline();
+  if (deadline == std::chrono::system_clock::time_point::max()) return absl::InfiniteFuture();
+  return absl::FromChrono(deadline);
+}
+
+ScoringMode FromProto(pb::ScoringMode mode) {
+  switch (mode) {
+    case pb::SCORING_MODE_SHORTEST_PATH:
+      return ScoringMode::kShortestPath;
+    case pb::SCORING_MODE_COSINE:
+      return ScoringMode::kCosine;
+    default:
+      return ScoringMode::kIbrp;
+  }
+}
+
+pb::ScoringMode ToProto(ScoringMode mode) {
+  switch (mode) {
+    case ScoringMode::kShortestPath:
+      return pb::SCORING_MODE_SHORTEST_PATH;
+    case ScoringMode::kCosine:
+      return pb::SCORING_MODE_COSINE;
+    case ScoringMode::kIbrp:
+      break;
+  }
+  return pb::SCORING_MODE_IBRP;
+}
+
+void FillRef(const RetrieveResult& result, uint32_t id, pb::EntityRef* ref) {
+  ref->set_id(id);
+  auto it = result.entities.find(id);
+  if (it == result.entities.end()) return;
+  ref->set_external_id(it->second.external_id);
+  ref->set_name(it->second.name);
+  ref->set_type(it->second.type);
+}
+
+// Values above the limit are clamped to limit + 1 so the core's range check names the limit.
+int Clamp(uint32_t v, int limit) {
+  return static_cast<int>(std::min<uint32_t>(v, static_cast<uint32_t>(limit) + 1));
+}
+
+}  // namespace
+
+RetrieveQuery FromProto(const pb::RetrieveRequest& request, absl::Time deadline) {
+  RetrieveQuery q;
+  q.question = request.question();
+  q.topic_ids.assign(request.topic_entity_ids().begin(), request.topic_entity_ids().end());
+  q.topic_external_ids.assign(request.topic_external_ids().begin(),
+                              request.topic_external_ids().end());
+  q.top_k = Clamp(request.top_k(), kMaxTopK);
+  q.max_hops = Clamp(request.max_hops(), kMaxHops);
+  q.max_candidates = Clamp(request.max_candidates(), kMaxCandidates);
+  q.max_paths = Clamp(request.max_paths(), kMaxPathsLimit);
+  q.mode = FromProto(request.mode());
+  q.deadline = deadline;
+  return q;
+}
+
+void ToProto(const RetrieveResult& result, const std::string& device,
+             pb::RetrieveResponse* response) {
+  response->mutable_triples()->Reserve(static_cast<int>(result.triples.size()));
+  for (const ScoredTriple& t : result.triples) {
+    pb::EvidenceTriple* e = response->add_triples();
+    FillRef(result, t.head, e->mutable_head());
+    FillRef(result, t.tail, e->mutable_tail());
+    auto rel = result.relations.find(t.relation);
+    if (rel != result.relations.end()) {
+      e->set_relation(rel->second.name);
+      e->set_relation_description(rel->second.description);
+    }
+    e->set_score(t.score);
+    e->set_hop(t.hop);
+  }
+  for (const ScoredPath& p : result.paths) {
+    pb::ReasoningPath* out = response->add_paths();
+    for (uint32_t i : p.triple_indices) out->add_triple_indices(i);
+    for (bool r : p.reversed) out->add_reversed(r);
+    out->set_score(p.score);
+    out->set_text(p.text);
+  }
+  response->set_subgraph_triples(static_cast<uint32_t>(result.subgraph_triples));
+  response->set_subgraph_entities(static_cast<uint32_t>(result.subgraph_entities));
+  response->set_subgraph_truncated(result.subgraph_truncated);
+  for (const auto& [stage, ms] : result.timings_ms) {
+    pb::StageTiming* t = response->add_timings();
+    t->set_stage(stage);
+    t->set_duration_ms(ms);
+  }
+  response->set_model_version(result.model_version);
+  response->set_kg_version(result.kg_version);
+  response->set_mode(ToProto(result.mode));
+  for (uint32_t id : result.topic_ids) response->add_topic_entity_ids(id);
+  response->set_unembedded_candidates(static_cast<uint32_t>(result.unembedded_candidates));
+  response->set_device(device);
+}
+
+grpc::Status RetrieverServiceImpl::Retrieve(grpc::ServerContext* context,
+                                            const pb::RetrieveRequest* request,
+                                            pb::RetrieveResponse* response) {
+  absl::StatusOr<RetrieveResult> result =
+      retriever_->Retrieve(FromProto(*request, DeadlineOf(*context)));
+  if (!result.ok()) return common::ToGrpcStatus(result.status());
+  std::shared_ptr<const RetrieverModel> model = retriever_->model();
+  const std::string device = model == nullptr ? "cpu" : model->device();
+  ToProto(*result, device, response);
+  return grpc::Status::OK;
+}
+
+grpc::Status RetrieverServiceImpl::ScoreTriples(grpc::ServerContext*,
+                                                const pb::ScoreTriplesRequest* request,
+                                                pb::ScoreTriplesResponse* response) {
+  ScoreTriplesQuery q;
+  q.question = request->question();
+  q.topic_ids.assign(request->topic_entity_ids().begin(), request->topic_entity_ids().end());
+  const int n = request->triples_size();
+  q.heads.reserve(n);
+  q.relations.reserve(n);
+  q.tails.reserve(n);
+  for (const pb::TripleRef& t : request->triples()) {
+    q.heads.push_back(t.head());
+    q.relations.push_back(t.relation());
+    q.tails.push_back(t.tail());
+  }
+  absl::StatusOr<std::vector<float>> scores = retriever_->ScoreTriples(q);
+  if (!scores.ok()) return common::ToGrpcStatus(scores.status());
+  response->mutable_scores()->Add(scores->begin(), scores->end());
+  std::shared_ptr<const RetrieverModel> model = retriever_->model();
+  if (model != nullptr) response->set_model_version(model->version());
+  return grpc::Status::OK;
+}
+
+}  // namespace ibgraphrag::retriever

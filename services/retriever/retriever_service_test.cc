@@ -1,0 +1,186 @@
+// RetrieverServer + RetrieverServiceImpl over gRPC on loopback, with the KG in process.
+#include <chrono>
+#include <filesystem>
+
+#include "gmock/gmock.h"
+#include "grpc/health/v1/health.grpc.pb.h"
+#include "grpcpp/grpcpp.h"
+#include "gtest/gtest.h"
+#include "ibgraphrag/v1/retriever.grpc.pb.h"
+#include "services/kgstore/kg_store_test_util.h"
+#include "services/retriever/retriever_server.h"
+#include "services/retriever/retriever_test_util.h"
+
+namespace ibgraphrag::retriever {
+namespace {
+
+namespace pb = ::ibgraphrag::v1;
+namespace kt = kgstore::testing;
+using ::testing::HasSubstr;
+
+RetrieverServer::Options ServerOptions(const std::string& base) {
+  RetrieverServer::Options o;
+  o.server.listen_host = "127.0.0.1";
+  o.server.port = 0;
+  o.server.metrics_port = -1;
+  o.server.termination_grace_period = absl::ZeroDuration();
+  o.base_path = base;
+  o.device = "cpu";
+  o.embedder = MakeHashedNgramEmbedder(32);
+  return o;
+}
+
+void WriteKg(const std::string& base) {
+  kgstore::SnapshotManifestInfo info;
+  info.version = 1;
+  ASSERT_TRUE(
+      kgstore::KgStore::WriteSnapshot(kt::SmallKg(), info, kgstore::SnapshotDir(base, 1)).ok());
+}
+
+std::unique_ptr<pb::RetrieverService::Stub> Stub(int port) {
+  return pb::RetrieverService::NewStub(
+      grpc::CreateChannel(absl::StrCat("127.0.0.1:", port), grpc::InsecureChannelCredentials()));
+}
+
+void SetDeadline(grpc::ClientContext* ctx, int ms = 10000) {
+  ctx->set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(ms));
+}
+
+grpc::health::v1::HealthCheckResponse::ServingStatus Health(int port) {
+  auto health = grpc::health::v1::Health::NewStub(
+      grpc::CreateChannel(absl::StrCat("127.0.0.1:", port), grpc::InsecureChannelCredentials()));
+  grpc::ClientContext ctx;
+  SetDeadline(&ctx);
+  grpc::health::v1::HealthCheckRequest req;
+  req.set_service(kRetrieverServiceName);
+  grpc::health::v1::HealthCheckResponse resp;
+  EXPECT_TRUE(health->Check(&ctx, req, &resp).ok());
+  return resp.status();
+}
+
+TEST(RetrieverServiceTest, RetrieveAndScoreTriplesOverGrpc) {
+  kt::ScratchDir dir;
+  WriteKg(dir.path());
+  testing::PublishTestVersion(dir.path(), kt::SmallKg());
+  auto server = RetrieverServer::BuildAndStart(ServerOptions(dir.path()));
+  ASSERT_TRUE(server.ok()) << server.status();
+  EXPECT_EQ(Health((*server)->port()), grpc::health::v1::HealthCheckResponse::SERVING);
+  auto stub = Stub((*server)->port());
+
+  grpc::ClientContext ctx;
+  SetDeadline(&ctx);
+  pb::RetrieveRequest req;
+  req.set_question("Which drug treats type 2 diabetes mellitus?");
+  req.add_topic_external_ids("DOID:9352");
+  req.set_top_k(5);
+  pb::RetrieveResponse resp;
+  grpc::Status s = stub->Retrieve(&ctx, req, &resp);
+  ASSERT_TRUE(s.ok()) << s.error_message();
+  ASSERT_EQ(resp.triples_size(), 5);
+  EXPECT_FALSE(resp.triples(0).head().name().empty());
+  EXPECT_FALSE(resp.triples(0).relation().empty());
+  EXPECT_FALSE(resp.triples(0).relation_description().empty());
+  EXPECT_EQ(resp.subgraph_triples(), 10u);
+  EXPECT_EQ(resp.model_version(), "1");
+  EXPECT_EQ(resp.kg_version(), "1");
+  EXPECT_EQ(resp.mode(), pb::SCORING_MODE_IBRP);
+  EXPECT_EQ(resp.device(), "cpu");
+  EXPECT_GT(resp.paths_size(), 0);
+  EXPECT_GT(resp.timings_size(), 0);
+  EXPECT_EQ(resp.topic_entity_ids(0), kt::kDiabetes);
+
+  grpc::ClientContext ctx2;
+  SetDeadline(&ctx2);
+  pb::ScoreTriplesRequest sreq;
+  sreq.set_question("Which drug treats type 2 diabetes mellitus?");
+  sreq.add_topic_entity_ids(kt::kDiabetes);
+  pb::TripleRef* t = sreq.add_triples();
+  t->set_head(kt::kMetformin);
+  t->set_relation(kt::kTreats);
+  t->set_tail(kt::kDiabetes);
+  pb::ScoreTriplesResponse sresp;
+  ASSERT_TRUE(stub->ScoreTriples(&ctx2, sreq, &sresp).ok());
+  ASSERT_EQ(sresp.scores_size(), 1);
+  EXPECT_GT(sresp.scores(0), 0.0f);
+}
+
+TEST(RetrieverServiceTest, BadRequestsGetPreciseCodes) {
+  kt::ScratchDir dir;
+  WriteKg(dir.path());
+  testing::PublishTestVersion(dir.path(), kt::SmallKg());
+  auto server = RetrieverServer::BuildAndStart(ServerOptions(dir.path()));
+  ASSERT_TRUE(server.ok()) << server.status();
+  auto stub = Stub((*server)->port());
+  auto call = [&](const pb::RetrieveRequest& req) {
+    grpc::ClientContext ctx;
+    SetDeadline(&ctx);
+    pb::RetrieveResponse resp;
+    return stub->Retrieve(&ctx, req, &resp);
+  };
+  pb::RetrieveRequest req;
+  req.set_question("q");
+  grpc::Status s = call(req);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(s.error_message(), HasSubstr("topic_entity_ids"));
+  req.add_topic_entity_ids(kt::kDiabetes);
+  req.set_top_k(5000);
+  s = call(req);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(s.error_message(), HasSubstr("top_k"));
+  req.set_top_k(10);
+  req.set_max_hops(9);
+  s = call(req);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(s.error_message(), HasSubstr("max_hops"));
+  req.set_max_hops(0);
+  req.add_topic_entity_ids(4242);
+  s = call(req);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::NOT_FOUND);
+  EXPECT_THAT(s.error_message(), HasSubstr("4242"));
+}
+
+TEST(RetrieverServiceTest, MissingOrCorruptModelStaysNotServing) {
+  kt::ScratchDir dir;
+  WriteKg(dir.path());
+  {
+    auto server = RetrieverServer::BuildAndStart(ServerOptions(dir.path()));
+    ASSERT_TRUE(server.ok()) << server.status();
+    EXPECT_EQ(Health((*server)->port()), grpc::health::v1::HealthCheckResponse::NOT_SERVING);
+    EXPECT_THAT((*server)->model_error(), HasSubstr("no retriever model"));
+  }
+  testing::PublishTestVersion(dir.path(), kt::SmallKg());
+  std::filesystem::resize_file(RetrieverVersionDir(dir.path(), 1) + "/model.bin", 100);
+  auto server = RetrieverServer::BuildAndStart(ServerOptions(dir.path()));
+  ASSERT_TRUE(server.ok()) << server.status();
+  EXPECT_EQ(Health((*server)->port()), grpc::health::v1::HealthCheckResponse::NOT_SERVING);
+  grpc::ClientContext ctx;
+  SetDeadline(&ctx);
+  pb::RetrieveRequest req;
+  req.set_question("q");
+  req.add_topic_entity_ids(kt::kDiabetes);
+  pb::RetrieveResponse resp;
+  grpc::Status s = Stub((*server)->port())->Retrieve(&ctx, req, &resp);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_THAT(s.error_message(), HasSubstr("model.bin"));
+}
+
+TEST(RetrieverServiceTest, KgStoreDownGivesUnavailableWithinTheDeadline) {
+  kt::ScratchDir dir;
+  testing::PublishTestVersion(dir.path(), kt::SmallKg());
+  RetrieverServer::Options options = ServerOptions(dir.path());
+  options.kgstore_address = "127.0.0.1:1";  // nothing listens on port 1
+  auto server = RetrieverServer::BuildAndStart(options);
+  ASSERT_TRUE(server.ok()) << server.status();
+  grpc::ClientContext ctx;
+  SetDeadline(&ctx, 3000);
+  pb::RetrieveRequest req;
+  req.set_question("q");
+  req.add_topic_entity_ids(kt::kDiabetes);
+  pb::RetrieveResponse resp;
+  grpc::Status s = Stub((*server)->port())->Retrieve(&ctx, req, &resp);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::UNAVAILABLE) << s.error_message();
+  EXPECT_THAT(s.error_message(), HasSubstr("kgstore"));
+}
+
+}  // namespace
+}  // namespace ibgraphrag::retriever

@@ -1,0 +1,198 @@
+// Retriever core over a small in-process KG: modes, ranking, paths, validation, failures.
+#include "services/retriever/retriever.h"
+
+#include <algorithm>
+#include <memory>
+#include <set>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "services/kgstore/kg_store_test_util.h"
+#include "services/retriever/retriever_test_util.h"
+
+namespace ibgraphrag::retriever {
+namespace {
+
+using ::testing::Contains;
+using ::testing::HasSubstr;
+using ::testing::Key;
+namespace kt = kgstore::testing;
+
+class RetrieverTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    store_ = kt::WriteAndOpen(kt::SmallKg(), dir_.path());
+    ASSERT_NE(store_, nullptr);
+    testing::PublishTestVersion(dir_.path(), kt::SmallKg());
+    auto model =
+        RetrieverModel::Load(RetrieverVersionDir(dir_.path(), 1),
+                             RetrieverModel::Options{"cpu", false}, MakeHashedNgramEmbedder(32));
+    ASSERT_TRUE(model.ok()) << model.status();
+    source_ = std::make_shared<InProcessSubgraphSource>(store_);
+    retriever_ = std::make_unique<Retriever>(Retriever::Options(), source_, *model);
+  }
+
+  RetrieveQuery Query(std::vector<uint32_t> topics) {
+    RetrieveQuery q;
+    q.question = "Which drug treats type 2 diabetes mellitus?";
+    q.topic_ids = std::move(topics);
+    return q;
+  }
+
+  kt::ScratchDir dir_;
+  std::shared_ptr<kgstore::KgStore> store_;
+  std::shared_ptr<InProcessSubgraphSource> source_;
+  std::unique_ptr<Retriever> retriever_;
+};
+
+TEST_F(RetrieverTest, IbrpReturnsTopKSortedWithNamesPathsAndTimings) {
+  RetrieveQuery q = Query({kt::kDiabetes});
+  q.top_k = 4;
+  auto r = retriever_->Retrieve(q);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->triples.size(), 4u);
+  for (size_t i = 1; i < r->triples.size(); ++i) {
+    EXPECT_GE(r->triples[i - 1].score, r->triples[i].score);
+  }
+  for (const ScoredTriple& t : r->triples) {
+    EXPECT_GT(t.score, 0.0f);
+    EXPECT_LT(t.score, 1.0f);
+    EXPECT_TRUE(r->entities.contains(t.head));
+    EXPECT_TRUE(r->entities.contains(t.tail));
+    EXPECT_TRUE(r->relations.contains(t.relation));
+  }
+  EXPECT_EQ(r->subgraph_triples, 10);  // every edge of SmallKg is within 2 hops of diabetes
+  EXPECT_EQ(r->subgraph_entities, 8);  // all but the isolated entity
+  EXPECT_EQ(r->model_version, "1");
+  EXPECT_EQ(r->kg_version, "1");
+  ASSERT_FALSE(r->paths.empty());
+  for (const ScoredPath& p : r->paths) {
+    const ScoredTriple& first = r->triples[p.triple_indices[0]];
+    EXPECT_EQ(p.reversed[0] ? first.tail : first.head, kt::kDiabetes);
+    EXPECT_THAT(p.text, HasSubstr("type 2 diabetes mellitus"));
+  }
+  EXPECT_THAT(r->timings_ms, Contains(Key("subgraph")));
+  EXPECT_THAT(r->timings_ms, Contains(Key("score")));
+}
+
+TEST_F(RetrieverTest, ShortestPathModeRanksTopicToTopicPathFirst) {
+  RetrieveQuery q = Query({kt::kMetformin, kt::kPparg});
+  q.mode = ScoringMode::kShortestPath;
+  q.top_k = 2;
+  auto r = retriever_->Retrieve(q);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->triples.size(), 2u);
+  std::set<std::pair<uint32_t, uint32_t>> got;
+  for (const auto& t : r->triples) got.insert({t.head, t.tail});
+  // metformin -treats-> diabetes -associates-> PPARG is the only 2-edge path between them.
+  EXPECT_EQ(got, (std::set<std::pair<uint32_t, uint32_t>>{{kt::kMetformin, kt::kDiabetes},
+                                                          {kt::kDiabetes, kt::kPparg}}));
+  EXPECT_FLOAT_EQ(r->triples[0].score, 0.98f);
+  ASSERT_FALSE(r->paths.empty());
+  EXPECT_EQ(r->paths[0].text,
+            "Metformin -[treats]-> type 2 diabetes mellitus -[associates]-> PPARG");
+}
+
+TEST_F(RetrieverTest, CosineModeScoresInUnitInterval) {
+  RetrieveQuery q = Query({kt::kDiabetes});
+  q.mode = ScoringMode::kCosine;
+  auto r = retriever_->Retrieve(q);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->triples.size(), 10u);
+  for (const auto& t : r->triples) {
+    EXPECT_GE(t.score, 0.0f);
+    EXPECT_LE(t.score, 1.0f);
+  }
+  // The question names the relation "treats": a treats triple should come first.
+  EXPECT_EQ(r->triples[0].relation, kt::kTreats);
+}
+
+TEST_F(RetrieverTest, ExternalTopicIdsResolve) {
+  RetrieveQuery q = Query({});
+  q.topic_external_ids = {"UMLS:C0011860"};
+  auto r = retriever_->Retrieve(q);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->topic_ids, std::vector<uint32_t>{kt::kDiabetes});
+}
+
+TEST_F(RetrieverTest, ValidationNamesTheField) {
+  struct Case {
+    RetrieveQuery query;
+    absl::StatusCode code;
+    std::string field;
+  };
+  std::vector<Case> cases;
+  cases.push_back({Query({}), absl::StatusCode::kInvalidArgument, "topic_entity_ids"});
+  RetrieveQuery q = Query({kt::kDiabetes});
+  q.top_k = 1001;
+  cases.push_back({q, absl::StatusCode::kInvalidArgument, "top_k"});
+  q = Query({kt::kDiabetes});
+  q.max_hops = 5;
+  cases.push_back({q, absl::StatusCode::kInvalidArgument, "max_hops"});
+  q = Query({kt::kDiabetes});
+  q.max_candidates = 100001;
+  cases.push_back({q, absl::StatusCode::kInvalidArgument, "max_candidates"});
+  q = Query({kt::kDiabetes});
+  q.question.assign(kMaxQuestionBytes + 1, 'x');
+  cases.push_back({q, absl::StatusCode::kInvalidArgument, "question"});
+  q = Query({kt::kDiabetes, 999, 1234});
+  cases.push_back({q, absl::StatusCode::kNotFound, "999, 1234"});
+  q = Query({});
+  q.topic_external_ids = {"DOID:404"};
+  cases.push_back({q, absl::StatusCode::kNotFound, "DOID:404"});
+  for (const Case& c : cases) {
+    auto r = retriever_->Retrieve(c.query);
+    EXPECT_EQ(r.status().code(), c.code) << c.field << ": " << r.status();
+    EXPECT_THAT(r.status().message(), HasSubstr(c.field));
+  }
+}
+
+TEST_F(RetrieverTest, KgStoreDownIsUnavailable) {
+  Retriever down(Retriever::Options(),
+                 std::make_shared<testing::FailingSource>(absl::UnavailableError("connect failed")),
+                 retriever_->model());
+  auto r = down.Retrieve(Query({kt::kDiabetes}));
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kUnavailable);
+  Retriever slow(Retriever::Options(),
+                 std::make_shared<testing::FailingSource>(absl::DeadlineExceededError("slow")),
+                 retriever_->model());
+  EXPECT_EQ(slow.Retrieve(Query({kt::kDiabetes})).status().code(), absl::StatusCode::kUnavailable);
+}
+
+TEST_F(RetrieverTest, WithoutModelOnlyShortestPathWorks) {
+  Retriever no_model(Retriever::Options(), source_, nullptr, "model.bin: corrupt");
+  auto r = no_model.Retrieve(Query({kt::kDiabetes}));
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(r.status().message(), HasSubstr("model.bin: corrupt"));
+  RetrieveQuery q = Query({kt::kDiabetes});
+  q.mode = ScoringMode::kShortestPath;
+  EXPECT_TRUE(no_model.Retrieve(q).ok());
+}
+
+TEST_F(RetrieverTest, ScoreTriplesScoresEachTripleAndRejectsUnknownIds) {
+  ScoreTriplesQuery q;
+  q.question = "Which drug treats type 2 diabetes mellitus?";
+  q.topic_ids = {kt::kDiabetes};
+  q.heads = {kt::kMetformin, kt::kDiabetes};
+  q.relations = {kt::kTreats, kt::kPresents};
+  q.tails = {kt::kDiabetes, kt::kPolyuria};
+  auto s = retriever_->ScoreTriples(q);
+  ASSERT_TRUE(s.ok()) << s.status();
+  ASSERT_EQ(s->size(), 2u);
+  EXPECT_NE((*s)[0], (*s)[1]);
+  q.heads[1] = 77;
+  EXPECT_EQ(retriever_->ScoreTriples(q).status().code(), absl::StatusCode::kNotFound);
+  q.topic_ids.clear();
+  EXPECT_EQ(retriever_->ScoreTriples(q).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST_F(RetrieverTest, EncoderMismatchIsRefused) {
+  auto model =
+      RetrieverModel::Load(RetrieverVersionDir(dir_.path(), 1),
+                           RetrieverModel::Options{"cpu", false}, MakeHashedNgramEmbedder(64));
+  EXPECT_EQ(model.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(model.status().message(), HasSubstr("hashed-ngram-v1-d32"));
+}
+
+}  // namespace
+}  // namespace ibgraphrag::retriever

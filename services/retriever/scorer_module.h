@@ -1,0 +1,76 @@
+// INTERNAL: the LibTorch module of the triple scorer, shared by torch_scorer.cc and trainer.cc
+// only (the two files allowed to include <torch/torch.h>). Everything else uses torch_scorer.h.
+#ifndef IBGRAPHRAG_SERVICES_RETRIEVER_SCORER_MODULE_H_
+#define IBGRAPHRAG_SERVICES_RETRIEVER_SCORER_MODULE_H_
+
+#include <torch/torch.h>
+
+#include <cstring>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "services/retriever/scorer_params.h"
+
+namespace ibgraphrag::retriever::internal {
+
+struct ScorerModuleImpl : torch::nn::Module {
+  explicit ScorerModuleImpl(const ScorerConfig& c)
+      : config(c),
+        fc1(register_module("fc1", torch::nn::Linear(c.input_dim(), c.hidden))),
+        fc2(register_module("fc2", torch::nn::Linear(c.hidden, 1))) {}
+
+  // Logits [N] for inputs [N x input_dim].
+  torch::Tensor forward(const torch::Tensor& z) {
+    return fc2->forward(torch::relu(fc1->forward(z))).squeeze(-1);
+  }
+
+  ScorerConfig config;
+  torch::nn::Linear fc1;
+  torch::nn::Linear fc2;
+};
+TORCH_MODULE(ScorerModule);
+
+inline void CopyParamsIn(const ScorerParams& p, ScorerModule& m) {
+  torch::NoGradGuard no_grad;
+  auto cpu = torch::TensorOptions().dtype(torch::kFloat32);
+  const int h = p.config.hidden, in = p.config.input_dim();
+  auto dev = m->fc1->weight.device();
+  m->fc1->weight.copy_(torch::from_blob(const_cast<float*>(p.w1.data()), {h, in}, cpu).to(dev));
+  m->fc1->bias.copy_(torch::from_blob(const_cast<float*>(p.b1.data()), {h}, cpu).to(dev));
+  m->fc2->weight.copy_(torch::from_blob(const_cast<float*>(p.w2.data()), {1, h}, cpu).to(dev));
+  m->fc2->bias.fill_(p.b2);
+}
+
+inline ScorerParams CopyParamsOut(ScorerModule& m) {
+  torch::NoGradGuard no_grad;
+  ScorerParams p;
+  p.config = m->config;
+  auto flat = [](const torch::Tensor& t) {
+    torch::Tensor c = t.detach().to(torch::kCPU).contiguous();
+    return std::vector<float>(c.data_ptr<float>(), c.data_ptr<float>() + c.numel());
+  };
+  p.w1 = flat(m->fc1->weight);
+  p.b1 = flat(m->fc1->bias);
+  p.w2 = flat(m->fc2->weight);
+  p.b2 = flat(m->fc2->bias)[0];
+  return p;
+}
+
+// Runs `fn`, turning LibTorch exceptions into INTERNAL (or FAILED_PRECONDITION for CUDA
+// problems) naming `what`.
+template <typename Fn>
+absl::Status TorchGuard(const char* what, Fn&& fn) {
+  try {
+    return fn();
+  } catch (const c10::Error& e) {
+    return absl::InternalError(
+        absl::StrCat(what, ": LibTorch error: ", e.what_without_backtrace()));
+  } catch (const std::exception& e) {
+    return absl::InternalError(absl::StrCat(what, ": ", e.what()));
+  }
+}
+
+}  // namespace ibgraphrag::retriever::internal
+
+#endif  // IBGRAPHRAG_SERVICES_RETRIEVER_SCORER_MODULE_H_

@@ -1,0 +1,228 @@
+// The three scorer implementations agree, and checkpoints round-trip or fail loudly.
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "services/kgstore/kg_store_test_util.h"
+#include "services/retriever/fused_scorer.h"
+#include "services/retriever/model_bundle.h"
+#include "services/retriever/scorer_params.h"
+#include "services/retriever/scorer_test_util.h"
+#include "services/retriever/torch_scorer.h"
+
+namespace ibgraphrag::retriever {
+namespace {
+
+using kgstore::testing::ScratchDir;
+using ::testing::HasSubstr;
+
+struct Dims {
+  int text_dim;
+  int hidden;
+};
+
+class ScorerAgreementTest : public ::testing::TestWithParam<Dims> {};
+
+TEST_P(ScorerAgreementTest, FactorisedAndFusedMatchPlainMlp) {
+  ScorerConfig config;
+  config.text_dim = GetParam().text_dim;
+  config.dde_dim = 5;
+  config.hidden = GetParam().hidden;
+  const ScorerParams params = InitScorerParams(config, 7);
+  auto data = testing::MakeRandomCandidates(config.text_dim, 5, 300, 12, 80, 1000, 11);
+  auto scorer = TorchScorer::Create(params, "cpu");
+  ASSERT_TRUE(scorer.ok()) << scorer.status();
+  auto projections = (*scorer)->Precompute(*data.entities, *data.relations);
+  ASSERT_TRUE(projections.ok()) << projections.status();
+
+  const CandidateBatch batch = data.batch();
+  const size_t n = batch.heads.size();
+  std::vector<float> mlp(n), factorised(n), fused(n);
+  ASSERT_TRUE(
+      (*scorer)->ScoreMlp(batch, *data.entities, *data.relations, absl::MakeSpan(mlp)).ok());
+  ASSERT_TRUE((*scorer)->ScoreFactorised(batch, absl::MakeSpan(factorised)).ok());
+  FusedScorer fused_scorer(*projections);
+  FusedScratch scratch;
+  ASSERT_TRUE(fused_scorer.Score(batch, absl::MakeSpan(fused), &scratch).ok());
+  double spread = 0;
+  for (size_t i = 0; i < n; ++i) {
+    ASSERT_NEAR(factorised[i], mlp[i], 1e-5) << i;
+    ASSERT_NEAR(fused[i], mlp[i], 1e-5) << i;
+    spread += std::abs(mlp[i] - mlp[0]);
+  }
+  EXPECT_GT(spread, 0.0) << "scores should differ between candidates";
+}
+
+INSTANTIATE_TEST_SUITE_P(Dims, ScorerAgreementTest,
+                         ::testing::Values(Dims{16, 32}, Dims{256, 256}, Dims{30, 13}));
+
+TEST(ScorerTest, RejectsBatchesThatDoNotFitTheModel) {
+  ScorerConfig config;
+  config.text_dim = 8;
+  config.hidden = 8;
+  auto data = testing::MakeRandomCandidates(8, 5, 10, 3, 4, 5, 1);
+  data.heads[2] = 10;  // outside the 10 entities
+  auto scorer = TorchScorer::Create(InitScorerParams(config, 1), "cpu");
+  ASSERT_TRUE(scorer.ok());
+  ASSERT_TRUE((*scorer)->Precompute(*data.entities, *data.relations).ok());
+  std::vector<float> out(5);
+  absl::Status s = (*scorer)->ScoreFactorised(data.batch(), absl::MakeSpan(out));
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("candidates[2]"));
+}
+
+TEST(ScorerTest, FusedRejectsANodeIndexNamingTwoEntities) {
+  ScorerConfig config;
+  config.text_dim = 8;
+  config.hidden = 8;
+  auto data = testing::MakeRandomCandidates(8, 5, 10, 3, 4, 5, 1);
+  data.head_nodes[1] = data.head_nodes[0];
+  data.heads[1] = (data.heads[0] + 1) % 10;
+  auto scorer = TorchScorer::Create(InitScorerParams(config, 1), "cpu");
+  ASSERT_TRUE(scorer.ok());
+  auto projections = (*scorer)->Precompute(*data.entities, *data.relations);
+  ASSERT_TRUE(projections.ok());
+  std::vector<float> out(5);
+  FusedScratch scratch;
+  absl::Status s = FusedScorer(*projections).Score(data.batch(), absl::MakeSpan(out), &scratch);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("two entities"));
+}
+
+TEST(ScorerTest, DeviceSpecsResolve) {
+  EXPECT_EQ(*ResolveDevice("cpu"), "cpu");
+  EXPECT_EQ(*ResolveDevice("auto"), CudaAvailable() ? "cuda:0" : "cpu");
+  EXPECT_EQ(ResolveDevice("tpu").status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(ResolveDevice("cuda:x").status().code(), absl::StatusCode::kInvalidArgument);
+  if (!CudaAvailable()) {
+    EXPECT_EQ(ResolveDevice("cuda:0").status().code(), absl::StatusCode::kFailedPrecondition);
+  }
+}
+
+TEST(ScorerParamsTest, SerializeRoundTripsAndRejectsTruncation) {
+  ScorerConfig config;
+  config.text_dim = 4;
+  config.hidden = 3;
+  const ScorerParams p = InitScorerParams(config, 3);
+  const std::string bytes = SerializeScorerParams(p);
+  auto back = ParseScorerParams(bytes);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->w1, p.w1);
+  EXPECT_EQ(back->b1, p.b1);
+  EXPECT_EQ(back->w2, p.w2);
+  EXPECT_EQ(back->b2, p.b2);
+  EXPECT_EQ(ParseScorerParams(bytes.substr(0, bytes.size() - 4)).status().code(),
+            absl::StatusCode::kDataLoss);
+  EXPECT_EQ(ParseScorerParams("nonsense").status().code(), absl::StatusCode::kDataLoss);
+}
+
+// Writes a complete version 1 under `base` with a small model and embeddings of SmallKg.
+void PublishSmallVersion(const std::string& base, ScorerParams* params_out) {
+  const TextEmbedder embedder = MakeHashedNgramEmbedder(16);
+  const std::string staging = base + "/retriever/1.tmp-test";
+  std::filesystem::create_directories(staging);
+  RetrieverManifest manifest;
+  manifest.version = 1;
+  manifest.kg_version = "1";
+  ASSERT_TRUE(BuildRetrieverArtifacts(ArtifactTextsFromKg(kgstore::testing::SmallKg()), embedder,
+                                      staging, &manifest)
+                  .ok());
+  ScorerConfig config;
+  config.text_dim = 16;
+  config.hidden = 8;
+  *params_out = InitScorerParams(config, 5);
+  manifest.training["lambda2"] = "0.5";
+  manifest.metrics["dev_recall@10"] = 0.5;
+  ASSERT_TRUE(PublishRetrieverVersion(base, staging, *params_out, manifest).ok());
+}
+
+TEST(ModelBundleTest, PublishedVersionLoadsBack) {
+  ScratchDir dir;
+  ScorerParams params;
+  PublishSmallVersion(dir.path(), &params);
+  auto resolved = ResolveRetrieverDir(dir.path(), std::nullopt);
+  ASSERT_TRUE(resolved.ok()) << resolved.status();
+  auto loaded = LoadRetrieverVersion(*resolved);
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_EQ(loaded->params.w1, params.w1);
+  EXPECT_EQ(loaded->manifest.encoder_id, "hashed-ngram-v1-d16");
+  EXPECT_EQ(loaded->manifest.dde.forward_rounds, 2);
+  EXPECT_EQ(loaded->manifest.training.at("lambda2"), "0.5");
+  EXPECT_DOUBLE_EQ(loaded->manifest.metrics.at("dev_recall@10"), 0.5);
+  EXPECT_EQ(loaded->entities->rows(), 9);
+  EXPECT_EQ(loaded->entities->dim(), 16);
+  EXPECT_EQ(*NextRetrieverVersion(dir.path()), 2);
+}
+
+TEST(ModelBundleTest, MissingOrCorruptFilesGiveClearErrors) {
+  ScorerParams params;
+  {
+    ScratchDir dir;
+    PublishSmallVersion(dir.path(), &params);
+    const std::string v = RetrieverVersionDir(dir.path(), 1);
+    {
+      std::fstream f(v + "/model.bin", std::ios::in | std::ios::out | std::ios::binary);
+      f.seekp(40);
+      f.put('\x7f');
+    }
+    auto loaded = LoadRetrieverVersion(v);
+    EXPECT_EQ(loaded.status().code(), absl::StatusCode::kDataLoss);
+    EXPECT_THAT(loaded.status().message(), HasSubstr("model.bin"));
+  }
+  {
+    ScratchDir dir;
+    PublishSmallVersion(dir.path(), &params);
+    const std::string v = RetrieverVersionDir(dir.path(), 1);
+    std::filesystem::remove(v + "/entity_embeddings.f32");
+    auto loaded = LoadRetrieverVersion(v);
+    EXPECT_EQ(loaded.status().code(), absl::StatusCode::kNotFound);
+    EXPECT_THAT(loaded.status().message(), HasSubstr("entity_embeddings.f32"));
+  }
+  {
+    ScratchDir dir;
+    PublishSmallVersion(dir.path(), &params);
+    const std::string v = RetrieverVersionDir(dir.path(), 1);
+    std::ofstream(v + "/manifest.json") << "{\"format_version\": 1";
+    EXPECT_EQ(LoadRetrieverVersion(v).status().code(), absl::StatusCode::kDataLoss);
+  }
+  ScratchDir empty;
+  EXPECT_EQ(ResolveRetrieverDir(empty.path(), std::nullopt).status().code(),
+            absl::StatusCode::kNotFound);
+  EXPECT_EQ(ResolveRetrieverDir(empty.path(), 3).status().code(), absl::StatusCode::kNotFound);
+}
+
+TEST(EmbeddingTableTest, TruncatedFileIsDataLoss) {
+  ScratchDir dir;
+  const std::string path = dir.path() + "/t.f32";
+  ASSERT_TRUE(WriteEmbeddingTable(path, std::vector<float>(12, 1.0f), 4).ok());
+  auto table = EmbeddingTable::Open(path);
+  ASSERT_TRUE(table.ok());
+  EXPECT_EQ((*table)->rows(), 3);
+  EXPECT_FLOAT_EQ((*table)->row(2)[3], 1.0f);
+  std::filesystem::resize_file(path, std::filesystem::file_size(path) - 4);
+  EXPECT_EQ(EmbeddingTable::Open(path).status().code(), absl::StatusCode::kDataLoss);
+  EXPECT_EQ(EmbeddingTable::Open(path + ".none").status().code(), absl::StatusCode::kNotFound);
+}
+
+TEST(TextEmbedderTest, DeterministicNormalisedAndSimilarForSimilarText) {
+  const TextEmbedder e = MakeHashedNgramEmbedder(64);
+  const auto a = e.embed("type 2 diabetes mellitus");
+  EXPECT_EQ(a, e.embed("Type 2 Diabetes Mellitus"));
+  double norm = 0, dot_similar = 0, dot_other = 0;
+  const auto b = e.embed("diabetes mellitus");
+  const auto c = e.embed("asthma");
+  for (int i = 0; i < 64; ++i) {
+    norm += a[i] * a[i];
+    dot_similar += a[i] * b[i];
+    dot_other += a[i] * c[i];
+  }
+  EXPECT_NEAR(norm, 1.0, 1e-5);
+  EXPECT_GT(dot_similar, dot_other);
+}
+
+}  // namespace
+}  // namespace ibgraphrag::retriever

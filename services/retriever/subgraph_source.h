@@ -1,0 +1,88 @@
+// Where the retriever gets candidate subgraphs and entity names: the kgstore service over gRPC
+// (GrpcSubgraphSource, in retriever_service) or a KgStore opened in this process
+// (InProcessSubgraphSource: tests, training and the all-in-one mode). Plain C++.
+#ifndef IBGRAPHRAG_SERVICES_RETRIEVER_SUBGRAPH_SOURCE_H_
+#define IBGRAPHRAG_SERVICES_RETRIEVER_SUBGRAPH_SOURCE_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "absl/types/span.h"
+#include "services/kgstore/kg_store.h"
+
+namespace ibgraphrag::retriever {
+
+struct SubgraphRequest {
+  // Seed entities by internal id (1..100).
+  std::vector<uint32_t> seed_ids;
+  // Seed entities by external id or xref alias; resolved by the source.
+  std::vector<std::string> seed_external_ids;
+  // Hops from the seeds, 1..4.
+  int max_hops = 2;
+  // Cap on triples, 1..100,000.
+  int max_triples = 10000;
+  // Edges followed per node; 0 = kgstore's automatic spread.
+  int max_fanout_per_node = 0;
+  // Give up (DEADLINE_EXCEEDED or UNAVAILABLE) after this.
+  absl::Time deadline = absl::InfiniteFuture();
+};
+
+struct RelationInfo {
+  uint32_t id = 0;
+  std::string name;
+  std::string description;
+};
+
+// Columnar triples, BFS order (hop 1 first), as kgstore returns them.
+struct CandidateSubgraph {
+  std::vector<uint32_t> heads;
+  std::vector<uint32_t> relations;
+  std::vector<uint32_t> tails;
+  std::vector<uint32_t> hops;
+  // Seeds after resolving external ids: seed_ids first, then the resolved external ids.
+  std::vector<uint32_t> resolved_seeds;
+  // Every relation used by the triples.
+  std::vector<RelationInfo> relation_info;
+  bool truncated = false;
+  std::string kg_version;
+};
+
+struct EntityInfo {
+  uint32_t id = 0;
+  std::string external_id;
+  std::string name;
+  std::string type;
+};
+
+class SubgraphSource {
+ public:
+  virtual ~SubgraphSource() = default;
+  // NOT_FOUND listing unknown seeds; INVALID_ARGUMENT for out-of-range limits; UNAVAILABLE or
+  // DEADLINE_EXCEEDED when the store cannot answer in time.
+  virtual absl::StatusOr<CandidateSubgraph> Extract(const SubgraphRequest& request) = 0;
+  // Names of `ids`, in order. NOT_FOUND listing unknown ids.
+  virtual absl::StatusOr<std::vector<EntityInfo>> Describe(absl::Span<const uint32_t> ids,
+                                                           absl::Time deadline) = 0;
+};
+
+// Reads a KgStore in this process (no copy, no serialisation).
+class InProcessSubgraphSource : public SubgraphSource {
+ public:
+  explicit InProcessSubgraphSource(std::shared_ptr<const kgstore::KgStore> store)
+      : store_(std::move(store)) {}
+  absl::StatusOr<CandidateSubgraph> Extract(const SubgraphRequest& request) override;
+  absl::StatusOr<std::vector<EntityInfo>> Describe(absl::Span<const uint32_t> ids,
+                                                   absl::Time deadline) override;
+  const kgstore::KgStore& store() const { return *store_; }
+
+ private:
+  std::shared_ptr<const kgstore::KgStore> store_;
+};
+
+}  // namespace ibgraphrag::retriever
+
+#endif  // IBGRAPHRAG_SERVICES_RETRIEVER_SUBGRAPH_SOURCE_H_
