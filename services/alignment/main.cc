@@ -15,13 +15,11 @@
 #include "absl/flags/usage.h"
 #include "common/config.h"
 #include "common/logging.h"
+#include "common/server_flags.h"
 #include "ibgraphrag/config/v1/alignment_config.pb.h"
 #include "services/alignment/alignment_server.h"
 
 ABSL_FLAG(std::string, config, "", "AlignmentConfig text proto (encoder, defaults, LLM, TLS)");
-ABSL_FLAG(std::string, host, "", "listen address (default 0.0.0.0)");
-ABSL_FLAG(int, port, -2, "gRPC port (default 50053; 0 picks a free one)");
-ABSL_FLAG(int, metrics_port, -2, "Prometheus /metrics port (default 9093; -1 disables)");
 ABSL_FLAG(std::string, base, "",
           "artifact base directory holding alignment/<version>/ "
           "(default: config base_path, else \"artifacts\")");
@@ -81,16 +79,9 @@ absl::Status Run() {
     config = *std::move(loaded);
   }
   cfg::ServerConfig* server_config = config.mutable_server();
-  if (auto s = ibgraphrag::common::ApplyEnvOverrides(server_config, "IBGR_"); !s.ok()) return s;
-  if (auto s = ibgraphrag::common::ApplyEnvOverrides(server_config, "IBGR_ALIGNMENT_"); !s.ok()) {
+  if (auto s = ibgraphrag::common::ApplyServerFlagsAndEnv(server_config, "IBGR_ALIGNMENT_");
+      !s.ok())
     return s;
-  }
-  if (!absl::GetFlag(FLAGS_host).empty()) server_config->set_listen_host(absl::GetFlag(FLAGS_host));
-  if (absl::GetFlag(FLAGS_port) != -2) server_config->set_port(absl::GetFlag(FLAGS_port));
-  if (absl::GetFlag(FLAGS_metrics_port) != -2) {
-    server_config->set_metrics_port(absl::GetFlag(FLAGS_metrics_port));
-  }
-  if (auto s = ibgraphrag::common::ApplyLoggingConfig(*server_config); !s.ok()) return s;
 
   ibgraphrag::common::ServerRunner::Options defaults;
   defaults.service_name = "alignment";

@@ -14,12 +14,10 @@
 #include "absl/flags/usage.h"
 #include "common/config.h"
 #include "common/logging.h"
+#include "common/server_flags.h"
 #include "services/kgstore/kgstore_server.h"
 
 ABSL_FLAG(std::string, config, "", "ServerConfig text proto (TLS, drain, logging)");
-ABSL_FLAG(std::string, host, "", "listen address (default 0.0.0.0)");
-ABSL_FLAG(int, port, -2, "gRPC port (default 50052; 0 picks a free one)");
-ABSL_FLAG(int, metrics_port, -2, "Prometheus /metrics port (default 9092; -1 disables)");
 ABSL_FLAG(std::string, base, "artifacts", "artifact base directory holding kg/<version>/");
 ABSL_FLAG(int64_t, kg_version, 0, "serve this snapshot version (default: the newest)");
 ABSL_FLAG(std::string, snapshot_dir, "", "serve exactly this snapshot directory");
@@ -38,14 +36,8 @@ absl::Status Run() {
     if (!loaded.ok()) return loaded.status();
     config = *std::move(loaded);
   }
-  if (auto s = ibgraphrag::common::ApplyEnvOverrides(&config, "IBGR_"); !s.ok()) return s;
-  if (auto s = ibgraphrag::common::ApplyEnvOverrides(&config, "IBGR_KGSTORE_"); !s.ok()) return s;
-  if (!absl::GetFlag(FLAGS_host).empty()) config.set_listen_host(absl::GetFlag(FLAGS_host));
-  if (absl::GetFlag(FLAGS_port) != -2) config.set_port(absl::GetFlag(FLAGS_port));
-  if (absl::GetFlag(FLAGS_metrics_port) != -2) {
-    config.set_metrics_port(absl::GetFlag(FLAGS_metrics_port));
-  }
-  if (auto s = ibgraphrag::common::ApplyLoggingConfig(config); !s.ok()) return s;
+  if (auto s = ibgraphrag::common::ApplyServerFlagsAndEnv(&config, "IBGR_KGSTORE_"); !s.ok())
+    return s;
 
   ibgraphrag::common::ServerRunner::Options defaults;
   defaults.service_name = "kgstore";

@@ -19,14 +19,12 @@
 #include "absl/strings/str_cat.h"
 #include "common/config.h"
 #include "common/logging.h"
+#include "common/server_flags.h"
 #include "ibgraphrag/config/v1/reasoner_config.pb.h"
 #include "services/reasoner/reasoner_config.h"
 #include "services/reasoner/reasoner_server.h"
 
 ABSL_FLAG(std::string, config, "", "ReasonerConfig text proto (backends, prompts, server)");
-ABSL_FLAG(std::string, host, "", "listen address (default 0.0.0.0)");
-ABSL_FLAG(int, port, -2, "gRPC port (default 50055; 0 picks a free one)");
-ABSL_FLAG(int, metrics_port, -2, "Prometheus /metrics port (default 9095; -1 disables)");
 ABSL_FLAG(std::string, prompt_dir, "",
           "directory of prompt templates <kind>.v<N>.txt (overrides prompts.directory)");
 
@@ -43,17 +41,11 @@ absl::Status Run() {
     config = *std::move(loaded);
   }
   ibgraphrag::config::v1::ServerConfig* server = config.mutable_server();
-  if (auto s = ibgraphrag::common::ApplyEnvOverrides(server, "IBGR_"); !s.ok()) return s;
-  if (auto s = ibgraphrag::common::ApplyEnvOverrides(server, "IBGR_REASONER_"); !s.ok()) return s;
-  if (!absl::GetFlag(FLAGS_host).empty()) server->set_listen_host(absl::GetFlag(FLAGS_host));
-  if (absl::GetFlag(FLAGS_port) != -2) server->set_port(absl::GetFlag(FLAGS_port));
-  if (absl::GetFlag(FLAGS_metrics_port) != -2) {
-    server->set_metrics_port(absl::GetFlag(FLAGS_metrics_port));
-  }
+  if (auto s = ibgraphrag::common::ApplyServerFlagsAndEnv(server, "IBGR_REASONER_"); !s.ok())
+    return s;
   if (!absl::GetFlag(FLAGS_prompt_dir).empty()) {
     config.mutable_prompts()->set_directory(absl::GetFlag(FLAGS_prompt_dir));
   }
-  if (auto s = ibgraphrag::common::ApplyLoggingConfig(*server); !s.ok()) return s;
 
   auto options = ibgraphrag::reasoner::ReasonerServerOptionsFromConfig(config);
   if (!options.ok()) {

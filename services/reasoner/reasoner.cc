@@ -109,8 +109,11 @@ absl::StatusOr<ReasonResult> Reasoner::Run(const ReasonRequest& request, absl::T
     const LlmClient& client = *clients_.at(request.backend);
     const absl::Time llm_start = absl::Now();
     result = RunLlm(request, task, client, deadline, on_token);
+    // Fall back only while the caller can still use the answer: a fallback that lands at the
+    // deadline races the caller's own DEADLINE_EXCEEDED, so callers would see either at random.
+    constexpr absl::Duration kMinFallbackBudget = absl::Milliseconds(50);
     if (!result.ok() && options_.on_llm_failure == LlmFailurePolicy::kFallBackToExtractive &&
-        absl::Now() < deadline) {
+        deadline - absl::Now() >= kMinFallbackBudget) {
       const absl::Status error = result.status();
       const double llm_ms = Milliseconds(absl::Now() - llm_start);
       result = RunExtractive(request, task);

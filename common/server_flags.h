@@ -1,0 +1,23 @@
+// The command-line flags every service binary shares (--host, --port, --metrics_port) and the one
+// precedence rule they follow: flags > environment > config file > program defaults.
+// Linked only into service executables (library ibgr_server_flags), so tools do not grow
+// server flags.
+#ifndef IBGRAPHRAG_COMMON_SERVER_FLAGS_H_
+#define IBGRAPHRAG_COMMON_SERVER_FLAGS_H_
+
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
+#include "ibgraphrag/config/v1/server_config.pb.h"
+
+namespace ibgraphrag::common {
+
+// Applies, in order: environment overrides with prefix "IBGR_", then with
+// `service_env_prefix` (e.g. "IBGR_KGSTORE_", which wins), then the --host/--port/--metrics_port
+// flags given on the command line, then the resulting logging settings (ApplyLoggingConfig).
+// INVALID_ARGUMENT naming the variable or field when a value does not parse.
+absl::Status ApplyServerFlagsAndEnv(ibgraphrag::config::v1::ServerConfig* config,
+                                    absl::string_view service_env_prefix);
+
+}  // namespace ibgraphrag::common
+
+#endif  // IBGRAPHRAG_COMMON_SERVER_FLAGS_H_
