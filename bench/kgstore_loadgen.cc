@@ -40,6 +40,8 @@ ABSL_FLAG(int, max_fanout, 1000, "kgstore fan-out cap per node");
 ABSL_FLAG(uint64_t, seed, 42, "random seed");
 ABSL_FLAG(int, lookahead_bytes, 0,
           "client HTTP/2 stream window (grpc.http2.lookahead_bytes); 0 keeps gRPC's default");
+ABSL_FLAG(int, max_frame_bytes, 0,
+          "client HTTP/2 max frame size to advertise (grpc.http2.max_frame_size); 0 = default");
 ABSL_FLAG(int, warmup, 50, "unmeasured requests per client before measuring");
 
 namespace {
@@ -151,6 +153,9 @@ int main(int argc, char** argv) {
   absl::ParseCommandLine(argc, argv);
   auto channel_args = grpc::ChannelArguments();
   channel_args.SetMaxReceiveMessageSize(64 << 20);
+  if (absl::GetFlag(FLAGS_max_frame_bytes) > 0) {
+    channel_args.SetInt("grpc.http2.max_frame_size", absl::GetFlag(FLAGS_max_frame_bytes));
+  }
   if (absl::GetFlag(FLAGS_lookahead_bytes) > 0) {
     channel_args.SetInt("grpc.http2.lookahead_bytes", absl::GetFlag(FLAGS_lookahead_bytes));
   }
