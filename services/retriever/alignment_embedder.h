@@ -5,6 +5,7 @@
 #define IBGRAPHRAG_SERVICES_RETRIEVER_ALIGNMENT_EMBEDDER_H_
 
 #include <memory>
+#include <string_view>
 
 #include "absl/status/statusor.h"
 #include "services/alignment/text_encoder.h"
@@ -18,6 +19,14 @@ TextEmbedder EmbedderFromEncoder(std::shared_ptr<const alignment::TextEncoder> e
 
 // The default encoder of the suite: alignment's hashed n-gram encoder, default options.
 absl::StatusOr<TextEmbedder> DefaultTextEmbedder();
+
+// Alignment's hashed n-gram encoder with `dim` dimensions (16..65536) and default n-gram options.
+absl::StatusOr<TextEmbedder> HashNgramEmbedder(int dim);
+
+// The encoder a model manifest names, when it can be rebuilt from its id alone (the hashed n-gram
+// encoder: "hash-ngram-v1-d<dim>"); NOT_FOUND otherwise (word-vector or remote encoders must be
+// configured and passed in explicitly).
+absl::StatusOr<TextEmbedder> EmbedderForId(std::string_view id);
 
 }  // namespace ibgraphrag::retriever
 

@@ -11,6 +11,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "common/status_macros.h"
+#include "services/retriever/alignment_embedder.h"
 
 namespace ibgraphrag::retriever {
 namespace {
@@ -75,7 +76,7 @@ absl::StatusOr<std::shared_ptr<const RetrieverModel>> RetrieverModel::Load(const
 absl::StatusOr<std::shared_ptr<const RetrieverModel>> RetrieverModel::FromParts(
     LoadedRetrieverVersion version, const Options& options, TextEmbedder embedder) {
   if (!embedder.embed) {
-    absl::StatusOr<TextEmbedder> builtin = BuiltinEmbedderForId(version.manifest.encoder_id);
+    absl::StatusOr<TextEmbedder> builtin = EmbedderForId(version.manifest.encoder_id);
     if (!builtin.ok()) {
       return absl::FailedPreconditionError(
           absl::StrCat("encoder: ", builtin.status().message(), "; pass it to the server"));

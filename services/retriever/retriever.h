@@ -58,7 +58,8 @@ class RetrieverModel {
   };
   // Loads `dir` (LoadRetrieverVersion) and precomputes projections. FAILED_PRECONDITION when
   // `embedder` is not the encoder the artifacts were built with. An empty `embedder` (no
-  // `embed` function) picks the built-in encoder named by the manifest (BuiltinEmbedderForId).
+  // `embed` function) picks the built-in encoder named by the manifest (EmbedderForId,
+  // alignment_embedder.h).
   static absl::StatusOr<std::shared_ptr<const RetrieverModel>> Load(const std::string& dir,
                                                                     const Options& options,
                                                                     TextEmbedder embedder);

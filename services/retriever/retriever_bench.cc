@@ -15,6 +15,7 @@
 
 #include "services/kgstore/kg_store.h"
 #include "services/kgstore/snapshot_manifest.h"
+#include "services/retriever/alignment_embedder.h"
 #include "services/retriever/retriever.h"
 #include "services/retriever/scorer_test_util.h"
 #include "services/retriever/torch_scorer.h"
@@ -119,7 +120,7 @@ RetrieveFixture& Retrieval() {
     (void)SetTorchThreads(1);
     RetrieverModel::Options mo;
     mo.device = "cpu";
-    auto model = RetrieverModel::Load(*model_dir, mo, MakeHashedNgramEmbedder(256));
+    auto model = RetrieverModel::Load(*model_dir, mo, HashNgramEmbedder(256).value());
     if (!model.ok()) {
       f->error = model.status().ToString();
       return f;

@@ -8,6 +8,7 @@
 #include "gtest/gtest.h"
 #include "ibgraphrag/v1/retriever.grpc.pb.h"
 #include "services/kgstore/kg_store_test_util.h"
+#include "services/retriever/alignment_embedder.h"
 #include "services/retriever/retriever_server.h"
 #include "services/retriever/retriever_test_util.h"
 
@@ -26,7 +27,7 @@ RetrieverServer::Options ServerOptions(const std::string& base) {
   o.server.termination_grace_period = absl::ZeroDuration();
   o.base_path = base;
   o.device = "cpu";
-  o.embedder = MakeHashedNgramEmbedder(32);
+  o.embedder = HashNgramEmbedder(32).value();
   return o;
 }
 

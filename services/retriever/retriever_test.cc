@@ -8,6 +8,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "services/kgstore/kg_store_test_util.h"
+#include "services/retriever/alignment_embedder.h"
 #include "services/retriever/retriever_test_util.h"
 
 namespace ibgraphrag::retriever {
@@ -26,7 +27,7 @@ class RetrieverTest : public ::testing::Test {
     testing::PublishTestVersion(dir_.path(), kt::SmallKg());
     auto model =
         RetrieverModel::Load(RetrieverVersionDir(dir_.path(), 1),
-                             RetrieverModel::Options{"cpu", false}, MakeHashedNgramEmbedder(32));
+                             RetrieverModel::Options{"cpu", false}, HashNgramEmbedder(32).value());
     ASSERT_TRUE(model.ok()) << model.status();
     source_ = std::make_shared<InProcessSubgraphSource>(store_);
     retriever_ = std::make_unique<Retriever>(Retriever::Options(), source_, *model);
@@ -189,9 +190,9 @@ TEST_F(RetrieverTest, ScoreTriplesScoresEachTripleAndRejectsUnknownIds) {
 TEST_F(RetrieverTest, EncoderMismatchIsRefused) {
   auto model =
       RetrieverModel::Load(RetrieverVersionDir(dir_.path(), 1),
-                           RetrieverModel::Options{"cpu", false}, MakeHashedNgramEmbedder(64));
+                           RetrieverModel::Options{"cpu", false}, HashNgramEmbedder(64).value());
   EXPECT_EQ(model.status().code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_THAT(model.status().message(), HasSubstr("hashed-ngram-v1-d32"));
+  EXPECT_THAT(model.status().message(), HasSubstr("hash-ngram-v1-d32"));
 }
 
 }  // namespace

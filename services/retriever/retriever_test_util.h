@@ -7,6 +7,7 @@
 
 #include "gtest/gtest.h"
 #include "services/kgstore/kg_types.h"
+#include "services/retriever/alignment_embedder.h"
 #include "services/retriever/model_bundle.h"
 #include "services/retriever/scorer_params.h"
 #include "services/retriever/subgraph_source.h"
@@ -18,7 +19,7 @@ namespace ibgraphrag::retriever::testing {
 // `text_dim` and a randomly initialised scorer with `hidden` units.
 inline void PublishTestVersion(const std::string& base, const kgstore::KgData& kg,
                                int text_dim = 32, int hidden = 16, int64_t version = 1) {
-  const TextEmbedder embedder = MakeHashedNgramEmbedder(text_dim);
+  const TextEmbedder embedder = HashNgramEmbedder(text_dim).value();
   const std::string staging = base + "/retriever/" + std::to_string(version) + ".tmp-test";
   std::filesystem::create_directories(staging);
   RetrieverManifest manifest;

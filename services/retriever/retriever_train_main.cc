@@ -25,6 +25,7 @@
 #include "nlohmann/json.hpp"
 #include "services/kgstore/kg_store.h"
 #include "services/kgstore/snapshot_manifest.h"
+#include "services/retriever/alignment_embedder.h"
 #include "services/retriever/evaluation.h"
 #include "services/retriever/model_bundle.h"
 #include "services/retriever/retriever.h"
@@ -134,7 +135,7 @@ absl::Status Run(int argc, char** argv) {
   IBGR_ASSIGN_OR_RETURN(int64_t version, NextRetrieverVersion(base));
   const std::string staging = absl::StrCat(base, "/retriever/", version, ".tmp-", getpid());
   std::filesystem::create_directories(staging);
-  const TextEmbedder embedder = MakeHashedNgramEmbedder(256);
+  const TextEmbedder embedder = HashNgramEmbedder(256).value();
   RetrieverManifest manifest;
   manifest.version = version;
   manifest.kg_version = kg_version;

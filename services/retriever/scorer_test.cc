@@ -8,6 +8,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "services/kgstore/kg_store_test_util.h"
+#include "services/retriever/alignment_embedder.h"
 #include "services/retriever/fused_scorer.h"
 #include "services/retriever/model_bundle.h"
 #include "services/retriever/scorer_params.h"
@@ -122,7 +123,7 @@ TEST(ScorerParamsTest, SerializeRoundTripsAndRejectsTruncation) {
 
 // Writes a complete version 1 under `base` with a small model and embeddings of SmallKg.
 void PublishSmallVersion(const std::string& base, ScorerParams* params_out) {
-  const TextEmbedder embedder = MakeHashedNgramEmbedder(16);
+  const TextEmbedder embedder = HashNgramEmbedder(16).value();
   const std::string staging = base + "/retriever/1.tmp-test";
   std::filesystem::create_directories(staging);
   RetrieverManifest manifest;
@@ -149,7 +150,7 @@ TEST(ModelBundleTest, PublishedVersionLoadsBack) {
   auto loaded = LoadRetrieverVersion(*resolved);
   ASSERT_TRUE(loaded.ok()) << loaded.status();
   EXPECT_EQ(loaded->params.w1, params.w1);
-  EXPECT_EQ(loaded->manifest.encoder_id, "hashed-ngram-v1-d16");
+  EXPECT_EQ(loaded->manifest.encoder_id, "hash-ngram-v1-d16");
   EXPECT_EQ(loaded->manifest.dde.forward_rounds, 2);
   EXPECT_EQ(loaded->manifest.training.at("lambda2"), "0.5");
   EXPECT_DOUBLE_EQ(loaded->manifest.metrics.at("dev_recall@10"), 0.5);
@@ -209,7 +210,7 @@ TEST(EmbeddingTableTest, TruncatedFileIsDataLoss) {
 }
 
 TEST(TextEmbedderTest, DeterministicNormalisedAndSimilarForSimilarText) {
-  const TextEmbedder e = MakeHashedNgramEmbedder(64);
+  const TextEmbedder e = HashNgramEmbedder(64).value();
   const auto a = e.embed("type 2 diabetes mellitus");
   EXPECT_EQ(a, e.embed("Type 2 Diabetes Mellitus"));
   double norm = 0, dot_similar = 0, dot_other = 0;

@@ -1,8 +1,6 @@
-// The seam through which the retriever embeds entity, relation and question texts. The suite's
-// encoders live in services/alignment (TextEncoder); until the retriever is switched to that
-// interface it takes any function of this shape, and ships a small deterministic hashed
-// word + character-trigram encoder (the same family as alignment's default) so it is never
-// blocked on weights.
+// The seam through which the retriever embeds entity, relation and question texts. The encoders
+// themselves are the suite's (services/alignment/text_encoder.h); alignment_embedder.h adapts them,
+// so the retriever's artifacts and the alignment bundle share one encoder and one encoder id.
 #ifndef IBGRAPHRAG_SERVICES_RETRIEVER_TEXT_EMBEDDER_H_
 #define IBGRAPHRAG_SERVICES_RETRIEVER_TEXT_EMBEDDER_H_
 
@@ -11,12 +9,10 @@
 #include <string_view>
 #include <vector>
 
-#include "absl/status/statusor.h"
-
 namespace ibgraphrag::retriever {
 
 struct TextEmbedder {
-  // Stable id recorded in artifact manifests ("hashed-ngram-v1-d256"); a model refuses
+  // Stable id recorded in artifact manifests ("hash-ngram-v1-d256"); a model refuses
   // embeddings built by a different encoder.
   std::string id;
   // Length of every vector `embed` returns.
@@ -24,14 +20,6 @@ struct TextEmbedder {
   // Thread-safe; returns an L2-normalised vector of `dim` floats (all zero for empty text).
   std::function<std::vector<float>(std::string_view)> embed;
 };
-
-// Deterministic, weight-free encoder: lower-cased words and character trigrams (with word
-// boundaries) hashed with FNV-1a into `dim` signed buckets, then L2-normalised. dim >= 8.
-TextEmbedder MakeHashedNgramEmbedder(int dim = 256);
-
-// The built-in encoder with this id ("hashed-ngram-v1-d<dim>"); NOT_FOUND for other ids (those
-// encoders must be passed in explicitly, e.g. through alignment_embedder.h).
-absl::StatusOr<TextEmbedder> BuiltinEmbedderForId(std::string_view id);
 
 }  // namespace ibgraphrag::retriever
 
