@@ -26,4 +26,16 @@ absl::Status ApplyServerFlagsAndEnv(ibgraphrag::config::v1::ServerConfig* config
   return ApplyLoggingConfig(*config);
 }
 
+absl::StatusOr<ServerRunner::Options> LoadServerOptions(const std::string& config_path,
+                                                        absl::string_view service_env_prefix,
+                                                        const ServerRunner::Options& defaults) {
+  ibgraphrag::config::v1::ServerConfig config;
+  if (!config_path.empty()) {
+    IBGR_ASSIGN_OR_RETURN(config,
+                          LoadTextProtoConfig<ibgraphrag::config::v1::ServerConfig>(config_path));
+  }
+  IBGR_RETURN_IF_ERROR(ApplyServerFlagsAndEnv(&config, service_env_prefix));
+  return OptionsFromConfig(config, defaults);
+}
+
 }  // namespace ibgraphrag::common

@@ -5,8 +5,12 @@
 #ifndef IBGRAPHRAG_COMMON_SERVER_FLAGS_H_
 #define IBGRAPHRAG_COMMON_SERVER_FLAGS_H_
 
+#include <string>
+
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "common/server_runner.h"
 #include "ibgraphrag/config/v1/server_config.pb.h"
 
 namespace ibgraphrag::common {
@@ -17,6 +21,12 @@ namespace ibgraphrag::common {
 // INVALID_ARGUMENT naming the variable or field when a value does not parse.
 absl::Status ApplyServerFlagsAndEnv(ibgraphrag::config::v1::ServerConfig* config,
                                     absl::string_view service_env_prefix);
+
+// For services whose config file is a plain ServerConfig: loads `config_path` (empty = no file),
+// applies ApplyServerFlagsAndEnv and maps the result onto `defaults` (OptionsFromConfig).
+absl::StatusOr<ServerRunner::Options> LoadServerOptions(const std::string& config_path,
+                                                        absl::string_view service_env_prefix,
+                                                        const ServerRunner::Options& defaults);
 
 }  // namespace ibgraphrag::common
 

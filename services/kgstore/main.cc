@@ -29,21 +29,12 @@ namespace {
 
 absl::Status Run() {
   using ibgraphrag::kgstore::KgStoreServer;
-  ibgraphrag::config::v1::ServerConfig config;
-  if (!absl::GetFlag(FLAGS_config).empty()) {
-    auto loaded = ibgraphrag::common::LoadTextProtoConfig<ibgraphrag::config::v1::ServerConfig>(
-        absl::GetFlag(FLAGS_config));
-    if (!loaded.ok()) return loaded.status();
-    config = *std::move(loaded);
-  }
-  if (auto s = ibgraphrag::common::ApplyServerFlagsAndEnv(&config, "IBGR_KGSTORE_"); !s.ok())
-    return s;
-
   ibgraphrag::common::ServerRunner::Options defaults;
   defaults.service_name = "kgstore";
   defaults.port = ibgraphrag::kgstore::kDefaultKgStorePort;
   defaults.metrics_port = ibgraphrag::kgstore::kDefaultKgStoreMetricsPort;
-  auto server_options = ibgraphrag::common::OptionsFromConfig(config, defaults);
+  auto server_options =
+      ibgraphrag::common::LoadServerOptions(absl::GetFlag(FLAGS_config), "IBGR_KGSTORE_", defaults);
   if (!server_options.ok()) return server_options.status();
 
   KgStoreServer::Options options;

@@ -28,21 +28,12 @@ namespace {
 
 absl::Status Run() {
   using ibgraphrag::retriever::RetrieverServer;
-  ibgraphrag::config::v1::ServerConfig config;
-  if (!absl::GetFlag(FLAGS_config).empty()) {
-    auto loaded = ibgraphrag::common::LoadTextProtoConfig<ibgraphrag::config::v1::ServerConfig>(
-        absl::GetFlag(FLAGS_config));
-    if (!loaded.ok()) return loaded.status();
-    config = *std::move(loaded);
-  }
-  if (auto s = ibgraphrag::common::ApplyServerFlagsAndEnv(&config, "IBGR_RETRIEVER_"); !s.ok())
-    return s;
-
   ibgraphrag::common::ServerRunner::Options defaults;
   defaults.service_name = "retriever";
   defaults.port = ibgraphrag::retriever::kDefaultRetrieverPort;
   defaults.metrics_port = ibgraphrag::retriever::kDefaultRetrieverMetricsPort;
-  auto server_options = ibgraphrag::common::OptionsFromConfig(config, defaults);
+  auto server_options = ibgraphrag::common::LoadServerOptions(absl::GetFlag(FLAGS_config),
+                                                              "IBGR_RETRIEVER_", defaults);
   if (!server_options.ok()) return server_options.status();
 
   RetrieverServer::Options options;
