@@ -14,6 +14,7 @@ endif()
 find_package(prometheus-cpp CONFIG REQUIRED)  # prometheus-cpp::pull, prometheus-cpp::core
 find_package(nlohmann_json CONFIG REQUIRED)
 find_package(CURL REQUIRED)
+find_package(OpenSSL REQUIRED)                # OpenSSL::Crypto (gateway API key hashes)
 
 # FAISS's CMake config expects these targets to exist already.
 find_package(OpenMP REQUIRED)

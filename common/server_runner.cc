@@ -122,9 +122,13 @@ absl::Status ValidateOptions(const ServerRunner::Options& options) {
   if (options.listen_host.empty()) {
     return absl::InvalidArgumentError("listen_host: must not be empty");
   }
-  if (options.port < 0 || options.port > 65535) {
+  if ((options.port < 0 && options.port != ServerRunner::kInProcessOnly) || options.port > 65535) {
     return absl::InvalidArgumentError(
-        absl::StrCat("port: ", options.port, " is outside [0, 65535]"));
+        absl::StrCat("port: ", options.port, " is outside [0, 65535] (or -1 for in-process only)"));
+  }
+  if (options.metrics_registry != nullptr && options.metrics_port != -1) {
+    return absl::InvalidArgumentError(
+        "metrics_port: must be -1 when metrics_registry is given (its owner serves /metrics)");
   }
   if (options.metrics_port < -1 || options.metrics_port > 65535) {
     return absl::InvalidArgumentError(
@@ -255,10 +259,15 @@ absl::StatusOr<std::unique_ptr<ServerRunner>> ServerRunner::BuildAndStart(
     }
   }
 
-  MetricsRegistry::Options metrics_options;
-  metrics_options.listen_host = options.listen_host;
-  metrics_options.port = options.metrics_port;
-  IBGR_ASSIGN_OR_RETURN(runner->metrics_, MetricsRegistry::Create(metrics_options));
+  if (options.metrics_registry != nullptr) {
+    runner->metrics_ = options.metrics_registry;
+    runner->owns_metrics_endpoint_ = false;
+  } else {
+    MetricsRegistry::Options metrics_options;
+    metrics_options.listen_host = options.listen_host;
+    metrics_options.port = options.metrics_port;
+    IBGR_ASSIGN_OR_RETURN(runner->metrics_, MetricsRegistry::Create(metrics_options));
+  }
   IBGR_ASSIGN_OR_RETURN(
       std::unique_ptr<RpcObservabilityInterceptorFactory> interceptor_factory,
       RpcObservabilityInterceptorFactory::Create(options.service_name, runner->metrics_.get()));
@@ -268,9 +277,11 @@ absl::StatusOr<std::unique_ptr<ServerRunner>> ServerRunner::BuildAndStart(
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
 
   grpc::ServerBuilder builder;
-  const std::string address = HostPort(options.listen_host, options.port);
+  const bool in_process_only = options.port == kInProcessOnly;
+  const std::string address =
+      in_process_only ? std::string("in-process") : HostPort(options.listen_host, options.port);
   int selected_port = 0;
-  builder.AddListeningPort(address, credentials, &selected_port);
+  if (!in_process_only) builder.AddListeningPort(address, credentials, &selected_port);
   for (grpc::Service* service : services) builder.RegisterService(service);
   // Without this a second instance could bind the same port (SO_REUSEPORT) and silently take
   // half the connections; a busy port must be an error.
@@ -297,14 +308,14 @@ absl::StatusOr<std::unique_ptr<ServerRunner>> ServerRunner::BuildAndStart(
   builder.experimental().SetInterceptorCreators(std::move(creators));
 
   runner->server_ = builder.BuildAndStart();
-  if (runner->server_ == nullptr || selected_port == 0) {
+  if (runner->server_ == nullptr || (!in_process_only && selected_port == 0)) {
     if (runner->server_ != nullptr) runner->server_->Shutdown();
     runner->server_.reset();
     return absl::UnavailableError(
         absl::StrCat("port: cannot listen on ", address,
                      " (in use, not permitted, or a service registered twice; see gRPC's log)"));
   }
-  runner->port_ = selected_port;
+  runner->port_ = in_process_only ? kInProcessOnly : selected_port;
   // The default health service starts with "" SERVING; flip everything to NOT_SERVING before
   // the caller loads its data. (A probe in the microseconds between start and here could still
   // see SERVING for ""; kubelet's first probe comes much later.)
@@ -315,11 +326,12 @@ absl::StatusOr<std::unique_ptr<ServerRunner>> ServerRunner::BuildAndStart(
     LogWarning("payload logging is ON: request payloads (patient data) will be logged",
                {{"server", options.service_name}});
   }
-  LogInfo("server started", {{"server", options.service_name},
-                             {"address", HostPort(options.listen_host, selected_port)},
-                             {"port", selected_port},
-                             {"metrics_port", runner->metrics_->port()},
-                             {"tls", TlsMode(options.tls)}});
+  LogInfo("server started",
+          {{"server", options.service_name},
+           {"address", in_process_only ? address : HostPort(options.listen_host, selected_port)},
+           {"port", selected_port},
+           {"metrics_port", runner->metrics_->port()},
+           {"tls", TlsMode(options.tls)}});
   return runner;
 }
 
@@ -361,7 +373,7 @@ void ServerRunner::Shutdown() {
   // waits for their handlers to return.
   server_->Shutdown(ToChronoDeadline(options_.drain_deadline));
   server_->Wait();
-  metrics_->StopEndpoint();
+  if (owns_metrics_endpoint_) metrics_->StopEndpoint();
   LogInfo("server stopped", {{"server", options_.service_name}});
   {
     std::lock_guard<std::mutex> lock(mu_);

@@ -38,6 +38,9 @@ namespace ibgraphrag::common {
 
 class ServerRunner {
  public:
+  // Options::port value for a server without a listening port (in-process channels only).
+  static constexpr int kInProcessOnly = -1;
+
   // Server-side TLS. Both paths empty = plaintext.
   struct TlsOptions {
     // PEM file with the server certificate chain; requires key_path.
@@ -58,11 +61,17 @@ class ServerRunner {
     // Address the gRPC and metrics ports bind to. "0.0.0.0" = all IPv4 interfaces; "::" or
     // "[::]" = all IPv6 (and IPv4 on dual-stack hosts); tests use "127.0.0.1".
     std::string listen_host = "0.0.0.0";
-    // gRPC port; 0 = the OS picks a free one (read it back with port()).
+    // gRPC port; 0 = the OS picks a free one (read it back with port()); kInProcessOnly = no
+    // listening port at all, reachable only through InProcessChannel() (the internal services
+    // of the all-in-one binary).
     int port = 0;
     // Prometheus /metrics HTTP port: -1 = no endpoint (metrics are still recorded), 0 = the OS
     // picks a free one (read it back with metrics_port()).
     int metrics_port = -1;
+    // Record into this registry instead of creating one (several runners in one process that
+    // share one /metrics endpoint, owned by whoever created the registry). metrics_port must
+    // then be -1.
+    std::shared_ptr<MetricsRegistry> metrics_registry;
     // TLS / mTLS of the gRPC port. The metrics port is plaintext (scraped inside the cluster;
     // protect it with a NetworkPolicy).
     TlsOptions tls;
@@ -105,7 +114,7 @@ class ServerRunner {
   ServerRunner(const ServerRunner&) = delete;
   ServerRunner& operator=(const ServerRunner&) = delete;
 
-  // The bound gRPC port.
+  // The bound gRPC port (kInProcessOnly when there is none).
   int port() const { return port_; }
   // The bound metrics port, or -1 when the endpoint is disabled.
   int metrics_port() const { return metrics_->port(); }
@@ -113,6 +122,7 @@ class ServerRunner {
 
   // Where services add their own metrics; valid for the runner's lifetime.
   MetricsRegistry& metrics() { return *metrics_; }
+  const std::shared_ptr<MetricsRegistry>& shared_metrics() const { return metrics_; }
 
   // Health of "" and every registered name: SERVING only once the service's data is loaded.
   // Ignored after Shutdown() began.
@@ -155,7 +165,8 @@ class ServerRunner {
   std::vector<std::string> health_names_;
   // Declared before server_ so it outlives it: the interceptors record into it until the
   // server is destroyed.
-  std::unique_ptr<MetricsRegistry> metrics_;
+  std::shared_ptr<MetricsRegistry> metrics_;
+  bool owns_metrics_endpoint_ = true;
   std::unique_ptr<grpc::Server> server_;
   int port_ = 0;
 

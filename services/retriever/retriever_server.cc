@@ -24,7 +24,10 @@ absl::StatusOr<std::unique_ptr<RetrieverServer>> RetrieverServer::BuildAndStart(
 
   // KG source first: without it nothing can be served.
   std::shared_ptr<SubgraphSource> source;
-  if (options.kgstore_address.empty()) {
+  if (options.kg_store != nullptr) {
+    server->store_ = options.kg_store;
+    source = std::make_shared<InProcessSubgraphSource>(server->store_);
+  } else if (options.kgstore_address.empty()) {
     IBGR_ASSIGN_OR_RETURN(std::string dir,
                           kgstore::ResolveSnapshotDir(options.base_path, std::nullopt));
     kgstore::KgStoreOptions store_options;

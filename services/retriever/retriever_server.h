@@ -41,6 +41,10 @@ class RetrieverServer {
     std::string kgstore_address;
     // TLS towards kgstore.
     common::ClientTlsOptions kgstore_tls;
+    // A KG already open in this process (the all-in-one binary shares kgstore's); takes
+    // precedence over kgstore_address and the snapshot under base_path. Snapshot swaps of its
+    // owner are not followed.
+    std::shared_ptr<kgstore::KgStore> kg_store;
     // Scoring device: "auto", "cpu" or "cuda:N".
     std::string device = "auto";
     // LibTorch intra-op threads (projection precompute, torch scoring paths), >= 1.

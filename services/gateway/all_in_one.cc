@@ -1,0 +1,107 @@
+#include "services/gateway/all_in_one.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "common/logging.h"
+#include "common/status_macros.h"
+
+namespace ibgraphrag::gateway {
+namespace {
+
+// An internal server: no port, no endpoint of its own, the process-wide registry.
+common::ServerRunner::Options Internal(const common::ServerRunner::Options& base,
+                                       const std::string& name,
+                                       std::shared_ptr<common::MetricsRegistry> registry) {
+  common::ServerRunner::Options options;
+  options.service_name = name;
+  options.port = common::ServerRunner::kInProcessOnly;
+  options.metrics_port = -1;
+  options.metrics_registry = std::move(registry);
+  options.drain_deadline = base.drain_deadline;
+  options.termination_grace_period = absl::ZeroDuration();
+  options.log_payloads = base.log_payloads;
+  options.max_receive_message_bytes = base.max_receive_message_bytes;
+  options.max_send_message_bytes = base.max_send_message_bytes;
+  return options;
+}
+
+}  // namespace
+
+AllInOne::~AllInOne() { Shutdown(); }
+
+absl::StatusOr<std::unique_ptr<AllInOne>> AllInOne::Start(const AllInOneOptions& options) {
+  if (options.base_path.empty()) {
+    return absl::InvalidArgumentError("base_path: required (run `ibgr artifacts build` first)");
+  }
+  common::MetricsRegistry::Options metrics_options;
+  metrics_options.listen_host = options.server.listen_host;
+  metrics_options.port = options.server.metrics_port;
+  IBGR_ASSIGN_OR_RETURN(std::shared_ptr<common::MetricsRegistry> registry,
+                        common::MetricsRegistry::Create(metrics_options));
+
+  std::unique_ptr<AllInOne> suite(new AllInOne());
+  kgstore::KgStoreServer::Options kg;
+  kg.server = Internal(options.server, "kgstore", registry);
+  kg.base_path = options.base_path;
+  IBGR_ASSIGN_OR_RETURN(suite->kgstore_, kgstore::KgStoreServer::BuildAndStart(kg));
+
+  alignment::AlignmentServer::Options align = options.alignment;
+  align.server = Internal(options.server, "alignment", registry);
+  align.base_path = options.base_path;
+  IBGR_ASSIGN_OR_RETURN(suite->alignment_, alignment::AlignmentServer::BuildAndStart(align));
+  if (!suite->alignment_->serving()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "alignment bundle: ", suite->alignment_->load_status().message(),
+        " (build the artifacts with `ibgr artifacts build --base=", options.base_path, "`)"));
+  }
+
+  reasoner::ReasonerServer::Options reason = options.reasoner;
+  reason.server = Internal(options.server, "reasoner", registry);
+  IBGR_ASSIGN_OR_RETURN(suite->reasoner_, reasoner::ReasonerServer::BuildAndStart(reason));
+
+  retriever::RetrieverServer::Options retrieve;
+  retrieve.server = Internal(options.server, "retriever", registry);
+  retrieve.base_path = options.base_path;
+  retrieve.kg_store = suite->kgstore_->store();
+  retrieve.device = options.device;
+  retrieve.torch_threads = options.torch_threads;
+  IBGR_ASSIGN_OR_RETURN(suite->retriever_, retriever::RetrieverServer::BuildAndStart(retrieve));
+  if (!suite->retriever_->model_error().empty()) {
+    common::LogWarning(
+        "all-in-one: retriever has no model; answers will carry shortest-path evidence flagged "
+        "degraded",
+        {{"error", suite->retriever_->model_error()}});
+  }
+
+  GatewayServer::Options gw;
+  gw.server = options.server;
+  if (gw.server.service_name.empty()) gw.server.service_name = "gateway";
+  gw.server.metrics_registry = registry;
+  gw.server.metrics_port = -1;
+  gw.upstreams =
+      Upstreams{suite->alignment_->InProcessChannel(), suite->retriever_->InProcessChannel(),
+                suite->reasoner_->InProcessChannel(), suite->kgstore_->InProcessChannel()};
+  gw.api_keys_file = options.api_keys_file;
+  gw.rate_limit_qps = options.rate_limit_qps;
+  gw.rate_limit_burst = options.rate_limit_burst;
+  gw.pipeline = options.pipeline;
+  IBGR_ASSIGN_OR_RETURN(suite->gateway_, GatewayServer::BuildAndStart(gw));
+  return suite;
+}
+
+void AllInOne::WaitForTermination() {
+  gateway_->WaitForTermination();
+  Shutdown();
+}
+
+void AllInOne::Shutdown() {
+  // Outside in: the gateway stops taking answers before the services it calls go away.
+  if (gateway_ != nullptr) gateway_->Shutdown();
+  if (retriever_ != nullptr) retriever_->Shutdown();
+  if (alignment_ != nullptr) alignment_->Shutdown();
+  if (reasoner_ != nullptr) reasoner_->Shutdown();
+  if (kgstore_ != nullptr) kgstore_->Shutdown();
+}
+
+}  // namespace ibgraphrag::gateway

@@ -1,0 +1,73 @@
+// AllInOne: the whole suite in one process (the embedded default a new user starts with one
+// command). kgstore, alignment, retriever and reasoner run as in-process gRPC servers without a
+// listening port; the gateway is the only port, and reaches them through in-process channels,
+// so every hop still crosses a real protobuf boundary with the same interceptors (request ids,
+// metrics, access log) as the distributed deployment. One /metrics endpoint carries every
+// service's series. The retriever reads the KG kgstore has open (no second copy).
+#ifndef IBGRAPHRAG_SERVICES_GATEWAY_ALL_IN_ONE_H_
+#define IBGRAPHRAG_SERVICES_GATEWAY_ALL_IN_ONE_H_
+
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "common/server_runner.h"
+#include "services/alignment/alignment_server.h"
+#include "services/gateway/gateway_server.h"
+#include "services/kgstore/kgstore_server.h"
+#include "services/reasoner/reasoner_server.h"
+#include "services/retriever/retriever_server.h"
+
+namespace ibgraphrag::gateway {
+
+struct AllInOneOptions {
+  // The public port (the gateway's): address, TLS, drain, logging; metrics_port is the one
+  // /metrics endpoint of the process.
+  common::ServerRunner::Options server;
+  // Artifact base: kg/<v>/, alignment/<v>/, retriever/<v>/ (`ibgr artifacts build`).
+  std::string base_path = "artifacts";
+  // Gateway settings (addresses are ignored: the channels are in-process).
+  std::string api_keys_file;
+  double rate_limit_qps = 0;
+  double rate_limit_burst = 0;
+  PipelineConfig pipeline;
+  // Reasoner backends and prompts (its `server` field is ignored).
+  reasoner::ReasonerServer::Options reasoner;
+  // Alignment encoder and MSCA defaults (its server/base fields are ignored).
+  alignment::AlignmentServer::Options alignment;
+  // Retriever scoring device and threads.
+  std::string device = "auto";
+  int torch_threads = 1;
+};
+
+class AllInOne {
+ public:
+  // Opens the KG, loads the alignment bundle (required: without it there is no grounded
+  // answer) and the retriever model (optional: without one, answers carry shortest-path
+  // evidence flagged degraded), creates the reasoner, then starts the gateway port.
+  static absl::StatusOr<std::unique_ptr<AllInOne>> Start(const AllInOneOptions& options);
+  ~AllInOne();
+
+  int port() const { return gateway_->port(); }
+  int metrics_port() const { return gateway_->metrics_port(); }
+  // Why the retriever serves no model (empty when it does).
+  const std::string& retriever_model_error() const { return retriever_->model_error(); }
+  GatewayServer& gateway() { return *gateway_; }
+
+  // SIGTERM/SIGINT: the gateway drains first, then the internal services stop.
+  void WaitForTermination();
+  void Shutdown();
+
+ private:
+  AllInOne() = default;
+
+  std::unique_ptr<kgstore::KgStoreServer> kgstore_;
+  std::unique_ptr<alignment::AlignmentServer> alignment_;
+  std::unique_ptr<reasoner::ReasonerServer> reasoner_;
+  std::unique_ptr<retriever::RetrieverServer> retriever_;
+  std::unique_ptr<GatewayServer> gateway_;
+};
+
+}  // namespace ibgraphrag::gateway
+
+#endif  // IBGRAPHRAG_SERVICES_GATEWAY_ALL_IN_ONE_H_

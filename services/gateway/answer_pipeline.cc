@@ -1,0 +1,358 @@
+#include "services/gateway/answer_pipeline.h"
+
+#include <grpcpp/client_context.h>
+
+#include <algorithm>
+#include <chrono>
+#include <utility>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "common/client.h"
+#include "common/grpc_status.h"
+#include "common/server_interceptor.h"
+#include "services/reasoner/reasoner.h"
+#include "services/reasoner/reasoner_service_impl.h"
+#include "services/retriever/grpc_subgraph_source.h"
+#include "services/retriever/retriever.h"
+#include "services/retriever/retriever_service_impl.h"
+
+namespace ibgraphrag::gateway {
+namespace pb = ibgraphrag::v1;
+namespace {
+
+absl::Time CallerDeadline(const grpc::ServerContext& context) {
+  const auto deadline = context.deadline();
+  if (deadline == std::chrono::system_clock::time_point::max()) return absl::InfiniteFuture();
+  return absl::FromChrono(deadline);
+}
+
+double Ms(absl::Duration d) { return absl::ToDoubleMilliseconds(d); }
+
+void AddTiming(pb::AnswerResponse* response, absl::string_view stage, double ms) {
+  pb::StageTiming* t = response->add_timings();
+  t->set_stage(std::string(stage));
+  t->set_duration_ms(ms);
+}
+
+// Upstream timings, prefixed with the stage they belong to ("retrieve.score").
+void AddUpstreamTimings(pb::AnswerResponse* response, absl::string_view prefix,
+                        const google::protobuf::RepeatedPtrField<pb::StageTiming>& timings) {
+  for (const pb::StageTiming& t : timings) {
+    AddTiming(response, absl::StrCat(prefix, ".", t.stage()), t.duration_ms());
+  }
+}
+
+void AddDegraded(pb::AnswerResponse* response, absl::string_view component,
+                 absl::string_view reason) {
+  pb::Degradation* d = response->add_degraded();
+  d->set_component(std::string(component));
+  d->set_reason(std::string(reason));
+}
+
+std::string Describe(const grpc::Status& status) {
+  return absl::StrCat(common::GrpcStatusCodeName(status.error_code()), ": ",
+                      status.error_message());
+}
+
+// Budget for a stage: `share` of the time left, at least min(half of it, 250 ms), at most `cap`.
+absl::Duration StageBudget(absl::Time deadline, double share, absl::Duration cap) {
+  const absl::Duration left = deadline - absl::Now();
+  if (left <= absl::ZeroDuration()) return absl::ZeroDuration();
+  if (left == absl::InfiniteDuration()) return cap;
+  const absl::Duration floor = std::min(left / 2, absl::Milliseconds(250));
+  return std::min(cap, std::max(floor, left * share));
+}
+
+bool Expired(absl::Time deadline) { return absl::Now() >= deadline; }
+
+grpc::Status DeadlineExceeded(absl::string_view stage) {
+  return grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED,
+                      absl::StrCat("deadline exceeded during ", stage,
+                                   "; give the call more time (a typical answer with the "
+                                   "extractive backend takes tens of milliseconds, with an "
+                                   "LLM seconds)"));
+}
+
+}  // namespace
+
+AnswerPipeline::AnswerPipeline(const PipelineConfig& config, const Upstreams& upstreams)
+    : config_(config),
+      alignment_(pb::AlignmentService::NewStub(upstreams.alignment)),
+      retriever_(pb::RetrieverService::NewStub(upstreams.retriever)),
+      reasoner_(pb::ReasonerService::NewStub(upstreams.reasoner)) {
+  if (upstreams.kgstore != nullptr) {
+    fallback_retriever_ = std::make_unique<retriever::Retriever>(
+        retriever::Retriever::Options(),
+        std::make_shared<retriever::GrpcSubgraphSource>(upstreams.kgstore), nullptr,
+        "the gateway's fallback has no model");
+  }
+  absl::StatusOr<std::unique_ptr<reasoner::Reasoner>> extractive =
+      reasoner::Reasoner::Create(reasoner::ReasonerOptions());
+  if (extractive.ok()) fallback_reasoner_ = *std::move(extractive);
+}
+
+AnswerPipeline::~AnswerPipeline() = default;
+
+grpc::Status AnswerPipeline::Run(const grpc::ServerContext& context,
+                                 const pb::AnswerRequest& request, pb::AnswerResponse* response,
+                                 PipelineSink* sink) const {
+  const absl::Time start = absl::Now();
+  const absl::Time deadline = std::min(CallerDeadline(context), start + config_.default_deadline);
+  if (deadline - start < config_.min_deadline) {
+    return grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED,
+                        absl::StrCat("deadline: less than ", Ms(config_.min_deadline),
+                                     " ms left when the request arrived; nothing was run"));
+  }
+
+  // 1. Alignment: without entities there is no grounded answer.
+  absl::Time stage_start = absl::Now();
+  grpc::Status status = Align(context, deadline, request, response);
+  if (!status.ok()) return status;
+  const double align_ms = Ms(absl::Now() - stage_start);
+  AddTiming(response, "align", align_ms);
+  if (sink != nullptr) {
+    pb::StageEvent event;
+    event.set_stage("align");
+    event.set_duration_ms(align_ms);
+    event.set_summary(absl::StrCat(response->entities_size(), " entities kept"));
+    sink->OnStage(event);
+  }
+
+  // 2. Retrieval (degrades to shortest paths).
+  stage_start = absl::Now();
+  Retrieve(context, deadline, request, response);
+  if (Expired(deadline)) return DeadlineExceeded("retrieve");
+  const double retrieve_ms = Ms(absl::Now() - stage_start);
+  AddTiming(response, "retrieve", retrieve_ms);
+  if (sink != nullptr) {
+    pb::StageEvent event;
+    event.set_stage("retrieve");
+    event.set_duration_ms(retrieve_ms);
+    event.set_summary(absl::StrCat(response->evidence_size(), " evidence triples, ",
+                                   response->paths_size(), " paths"));
+    sink->OnStage(event);
+  }
+
+  // 3. Reasoning (degrades to the gateway's extractive answer).
+  stage_start = absl::Now();
+  status = Reason(context, deadline, request, response, sink);
+  if (!status.ok()) return status;
+  const double reason_ms = Ms(absl::Now() - stage_start);
+  AddTiming(response, "reason", reason_ms);
+  if (sink != nullptr) {
+    pb::StageEvent event;
+    event.set_stage("reason");
+    event.set_duration_ms(reason_ms);
+    event.set_summary(absl::StrCat("answered by ", response->answer().backend(),
+                                   response->answer().used_llm() ? " (LLM)" : ""));
+    sink->OnStage(event);
+  }
+  const double total_ms = Ms(absl::Now() - start);
+  AddTiming(response, "total", total_ms);
+  AddTiming(response, "gateway_overhead",
+            std::max(0.0, total_ms - align_ms - retrieve_ms - reason_ms));
+  if (Expired(deadline)) return DeadlineExceeded("reason");
+  return grpc::Status::OK;
+}
+
+grpc::Status AnswerPipeline::Align(const grpc::ServerContext& context, absl::Time deadline,
+                                   const pb::AnswerRequest& request,
+                                   pb::AnswerResponse* response) const {
+  pb::AlignRequest align;
+  // Options are aligned with the question: their entities become topic entities too, so the
+  // evidence can connect the question to each option. Spans index into this text.
+  std::string text = request.question();
+  for (const std::string& option : request.options()) absl::StrAppend(&text, "\n", option);
+  if (text.size() > 16 * 1024) text = request.question();
+  align.set_text(std::move(text));
+  const pb::PipelineOptions& p = request.pipeline();
+  pb::AlignOptions* o = align.mutable_options();
+  o->set_msca_enabled(p.has_msca_enabled() ? p.msca_enabled() : config_.msca_enabled);
+  if (p.has_lambda()) o->set_lambda(p.lambda());
+  if (p.has_tau()) o->set_tau(p.tau());
+  if (p.has_align_top_k()) o->set_top_k(p.align_top_k());
+
+  const absl::Duration budget = StageBudget(deadline, config_.align_share, config_.align_cap);
+  std::unique_ptr<grpc::ClientContext> child = common::MakeChildContext(context, budget);
+  pb::AlignResponse aligned;
+  const grpc::Status status = alignment_->Align(child.get(), align, &aligned);
+  if (!status.ok()) {
+    if (Expired(deadline)) return DeadlineExceeded("align");
+    switch (status.error_code()) {
+      case grpc::StatusCode::INVALID_ARGUMENT:
+        return grpc::Status(
+            grpc::StatusCode::INVALID_ARGUMENT,
+            absl::StrCat("alignment refused the request: ", status.error_message()));
+      case grpc::StatusCode::DEADLINE_EXCEEDED:
+        return grpc::Status(
+            grpc::StatusCode::DEADLINE_EXCEEDED,
+            absl::StrCat("alignment did not answer within its budget of ", Ms(budget), " ms"));
+      default:
+        return grpc::Status(grpc::StatusCode::UNAVAILABLE,
+                            absl::StrCat("alignment unavailable (no entities, so no grounded "
+                                         "answer): ",
+                                         Describe(status)));
+    }
+  }
+  *response->mutable_entities() = aligned.kept();
+  AddUpstreamTimings(response, "align", aligned.timings());
+  for (const pb::Degradation& d : aligned.degraded()) *response->add_degraded() = d;
+  pb::ArtifactVersions* v = response->mutable_versions();
+  v->set_alignment_bundle_version(aligned.bundle_version());
+  v->set_encoder_id(aligned.encoder_id());
+  v->set_kg_version(aligned.kg_version());
+  return grpc::Status::OK;
+}
+
+void AnswerPipeline::Retrieve(const grpc::ServerContext& context, absl::Time deadline,
+                              const pb::AnswerRequest& request,
+                              pb::AnswerResponse* response) const {
+  if (response->entities_size() == 0) return;  // nothing to start from
+  const pb::PipelineOptions& p = request.pipeline();
+  pb::RetrieveRequest retrieve;
+  retrieve.set_question(request.question());
+  absl::flat_hash_set<uint32_t> seen;
+  for (const pb::AlignedEntity& e : response->entities()) {
+    if (seen.insert(e.entity().id()).second && retrieve.topic_entity_ids_size() < 100) {
+      retrieve.add_topic_entity_ids(e.entity().id());
+    }
+  }
+  retrieve.set_top_k(p.has_top_k() ? p.top_k() : config_.top_k);
+  retrieve.set_max_hops(p.has_max_hops() ? p.max_hops() : config_.max_hops);
+  retrieve.set_max_candidates(config_.max_candidates);
+  retrieve.set_max_paths(config_.max_paths);
+  const bool ibrp = p.has_ibrp_enabled() ? p.ibrp_enabled() : config_.ibrp_enabled;
+  retrieve.set_mode(ibrp ? pb::SCORING_MODE_IBRP : pb::SCORING_MODE_SHORTEST_PATH);
+
+  const absl::Duration budget = StageBudget(deadline, config_.retrieve_share, config_.retrieve_cap);
+  std::unique_ptr<grpc::ClientContext> child = common::MakeChildContext(context, budget);
+  pb::RetrieveResponse retrieved;
+  const grpc::Status status = retriever_->Retrieve(child.get(), retrieve, &retrieved);
+  if (status.ok()) {
+    *response->mutable_evidence() = std::move(*retrieved.mutable_triples());
+    *response->mutable_paths() = std::move(*retrieved.mutable_paths());
+    AddUpstreamTimings(response, "retrieve", retrieved.timings());
+    response->mutable_versions()->set_retriever_model_version(retrieved.model_version());
+    if (response->versions().kg_version().empty()) {
+      response->mutable_versions()->set_kg_version(retrieved.kg_version());
+    }
+    return;
+  }
+  if (Expired(deadline)) return;
+  RetrieveShortestPathFallback(deadline, retrieve, response,
+                               absl::StrCat("retriever ", Describe(status)));
+}
+
+void AnswerPipeline::RetrieveShortestPathFallback(absl::Time deadline,
+                                                  const pb::RetrieveRequest& request,
+                                                  pb::AnswerResponse* response,
+                                                  const std::string& why) const {
+  if (fallback_retriever_ == nullptr) {
+    AddDegraded(response, "retriever",
+                absl::StrCat(why,
+                             "; no kgstore configured for shortest-path evidence, so the "
+                             "answer has no evidence"));
+    return;
+  }
+  retriever::RetrieveQuery query = retriever::FromProto(request, deadline);
+  query.mode = retriever::ScoringMode::kShortestPath;
+  const absl::Time start = absl::Now();
+  absl::StatusOr<retriever::RetrieveResult> result = fallback_retriever_->Retrieve(query);
+  AddTiming(response, "retrieve.fallback", Ms(absl::Now() - start));
+  if (!result.ok()) {
+    AddDegraded(response, "retriever",
+                absl::StrCat(why, "; shortest-path evidence from kgstore failed too (",
+                             result.status().ToString(), "), so the answer has no evidence"));
+    return;
+  }
+  pb::RetrieveResponse converted;
+  retriever::ToProto(*result, "gateway", &converted);
+  *response->mutable_evidence() = std::move(*converted.mutable_triples());
+  *response->mutable_paths() = std::move(*converted.mutable_paths());
+  AddDegraded(response, "retriever",
+              absl::StrCat(why, "; used shortest-path evidence from kgstore (no IBRP scoring)"));
+}
+
+grpc::Status AnswerPipeline::Reason(const grpc::ServerContext& context, absl::Time deadline,
+                                    const pb::AnswerRequest& request, pb::AnswerResponse* response,
+                                    PipelineSink* sink) const {
+  pb::ReasonRequest reason;
+  reason.set_task(request.task());
+  reason.set_question(request.question());
+  *reason.mutable_options() = request.options();
+  *reason.mutable_evidence() = response->evidence();
+  *reason.mutable_paths() = response->paths();
+  for (const pb::AlignedEntity& e : response->entities()) {
+    *reason.add_topic_entities() = e.entity();
+  }
+  reason.set_backend(request.pipeline().reasoner_backend());
+  *reason.mutable_self_consistency() = request.pipeline().self_consistency();
+
+  const absl::Duration left = deadline - absl::Now();
+  const absl::Duration budget =
+      left == absl::InfiniteDuration() ? absl::InfiniteDuration() : left - config_.reply_reserve;
+  if (budget <= absl::ZeroDuration()) return DeadlineExceeded("reason");
+  std::unique_ptr<grpc::ClientContext> child = common::MakeChildContext(context, budget);
+  pb::ReasonResponse reasoned;
+  grpc::Status status;
+  if (sink == nullptr) {
+    status = reasoner_->Reason(child.get(), reason, &reasoned);
+  } else {
+    pb::ReasonStreamRequest stream_request;
+    *stream_request.mutable_request() = reason;
+    std::unique_ptr<grpc::ClientReader<pb::ReasonStreamResponse>> reader =
+        reasoner_->ReasonStream(child.get(), stream_request);
+    pb::ReasonStreamResponse message;
+    while (reader->Read(&message)) {
+      if (message.has_result()) {
+        reasoned = std::move(*message.mutable_result());
+      } else {
+        sink->OnToken(message.token());
+      }
+    }
+    status = reader->Finish();
+  }
+  if (status.ok()) {
+    *response->mutable_answer() = std::move(*reasoned.mutable_answer());
+    AddUpstreamTimings(response, "reason", reasoned.timings());
+    for (const pb::Degradation& d : reasoned.degraded()) *response->add_degraded() = d;
+    response->mutable_versions()->set_prompt_version(response->answer().prompt_version());
+    return grpc::Status::OK;
+  }
+  if (Expired(deadline)) return DeadlineExceeded("reason");
+  if (status.error_code() == grpc::StatusCode::INVALID_ARGUMENT) {
+    // A request the reasoner refuses (an unknown backend, too many samples) is the caller's
+    // error, not an outage: say so rather than answering with something else.
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                        absl::StrCat("reasoner refused the request: ", status.error_message()));
+  }
+  if (fallback_reasoner_ == nullptr) {
+    return grpc::Status(grpc::StatusCode::UNAVAILABLE,
+                        absl::StrCat("reasoner unavailable: ", Describe(status)));
+  }
+  // The reasoner service itself failed: answer extractively here.
+  pb::ReasonRequest extractive = reason;
+  extractive.set_backend("");
+  extractive.clear_self_consistency();
+  absl::StatusOr<reasoner::ReasonRequest> core = reasoner::FromProto(extractive);
+  absl::StatusOr<reasoner::ReasonResult> result =
+      core.ok() ? fallback_reasoner_->Reason(*core, deadline) : core.status();
+  if (!result.ok()) {
+    return grpc::Status(
+        grpc::StatusCode::UNAVAILABLE,
+        absl::StrCat("reasoner unavailable (", Describe(status),
+                     ") and the extractive fallback failed: ", result.status().ToString()));
+  }
+  pb::ReasonResponse converted;
+  reasoner::ToProto(*result, &converted);
+  *response->mutable_answer() = std::move(*converted.mutable_answer());
+  response->mutable_versions()->set_prompt_version(response->answer().prompt_version());
+  AddDegraded(response, "reasoner",
+              absl::StrCat("reasoner ", Describe(status),
+                           "; extractive answer computed by the gateway from the evidence"));
+  return grpc::Status::OK;
+}
+
+}  // namespace ibgraphrag::gateway

@@ -1,0 +1,117 @@
+// AnswerPipeline: the gateway's answer flow. alignment.Align → retriever.Retrieve →
+// reasoner.Reason(Stream), each call over a gRPC channel (in-process in the all-in-one binary)
+// with a share of the caller's deadline, and a degrade-rather-than-fail policy:
+//
+//   alignment fails               → UNAVAILABLE (no entities, no grounded answer)
+//   retriever fails / has no model → shortest-path evidence computed by the gateway from kgstore,
+//                                    flagged degraded{component: "retriever"}
+//   reasoner service fails         → extractive answer computed by the gateway,
+//                                    flagged degraded{component: "reasoner"}
+//   LLM fails (inside the reasoner)→ the reasoner's extractive fallback, its flag passed through
+//   the caller's deadline expires  → DEADLINE_EXCEEDED (never a hang, never a late answer)
+#ifndef IBGRAPHRAG_SERVICES_GATEWAY_ANSWER_PIPELINE_H_
+#define IBGRAPHRAG_SERVICES_GATEWAY_ANSWER_PIPELINE_H_
+
+#include <grpcpp/channel.h>
+#include <grpcpp/server_context.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "absl/time/time.h"
+#include "ibgraphrag/v1/alignment.grpc.pb.h"
+#include "ibgraphrag/v1/gateway.pb.h"
+#include "ibgraphrag/v1/reasoner.grpc.pb.h"
+#include "ibgraphrag/v1/retriever.grpc.pb.h"
+
+namespace ibgraphrag::reasoner {
+class Reasoner;
+}
+namespace ibgraphrag::retriever {
+class Retriever;
+}
+
+namespace ibgraphrag::gateway {
+
+// Channels to the four services. kgstore is only used for the degraded evidence path; without
+// it a failed retriever leaves the answer without evidence (still flagged).
+struct Upstreams {
+  std::shared_ptr<grpc::Channel> alignment;
+  std::shared_ptr<grpc::Channel> retriever;
+  std::shared_ptr<grpc::Channel> reasoner;
+  std::shared_ptr<grpc::Channel> kgstore;
+};
+
+struct PipelineConfig {
+  // Defaults for PipelineOptions fields a request leaves unset. MSCA λ, τ and K left unset go to
+  // the alignment service's own defaults (calibrated for its encoder).
+  uint32_t top_k = 100;
+  uint32_t max_hops = 2;
+  bool msca_enabled = true;
+  bool ibrp_enabled = true;
+  // Candidate triples the retriever scores per request.
+  uint32_t max_candidates = 10000;
+  // Reasoning paths returned.
+  uint32_t max_paths = 10;
+  // Deadline applied when the caller sets none.
+  absl::Duration default_deadline = absl::Seconds(30);
+  // Below this much time left at the start, DEADLINE_EXCEEDED at once.
+  absl::Duration min_deadline = absl::Milliseconds(5);
+  // Stage budgets: a share of the time left when the stage starts, capped. The reasoner gets
+  // whatever is left.
+  double align_share = 0.2;
+  absl::Duration align_cap = absl::Seconds(3);
+  double retrieve_share = 0.35;
+  absl::Duration retrieve_cap = absl::Seconds(8);
+  // Time kept back from the reasoner's budget for the gateway's own fallback and reply.
+  absl::Duration reply_reserve = absl::Milliseconds(3);
+};
+
+// Receives AnswerStream's progress; called on the handler thread, in order.
+class PipelineSink {
+ public:
+  virtual ~PipelineSink() = default;
+  virtual void OnStage(const ibgraphrag::v1::StageEvent& event) = 0;
+  virtual void OnToken(const std::string& token) = 0;
+};
+
+class AnswerPipeline {
+ public:
+  // alignment, retriever and reasoner channels are required.
+  AnswerPipeline(const PipelineConfig& config, const Upstreams& upstreams);
+  ~AnswerPipeline();
+
+  // Runs the flow for a validated request. `sink` (may be null) gets stage events and tokens.
+  // The returned status is the RPC's; `response` is complete when it is OK.
+  grpc::Status Run(const grpc::ServerContext& context, const ibgraphrag::v1::AnswerRequest& request,
+                   ibgraphrag::v1::AnswerResponse* response, PipelineSink* sink) const;
+
+ private:
+  grpc::Status Align(const grpc::ServerContext& context, absl::Time deadline,
+                     const ibgraphrag::v1::AnswerRequest& request,
+                     ibgraphrag::v1::AnswerResponse* response) const;
+  void Retrieve(const grpc::ServerContext& context, absl::Time deadline,
+                const ibgraphrag::v1::AnswerRequest& request,
+                ibgraphrag::v1::AnswerResponse* response) const;
+  grpc::Status Reason(const grpc::ServerContext& context, absl::Time deadline,
+                      const ibgraphrag::v1::AnswerRequest& request,
+                      ibgraphrag::v1::AnswerResponse* response, PipelineSink* sink) const;
+  void RetrieveShortestPathFallback(absl::Time deadline,
+                                    const ibgraphrag::v1::RetrieveRequest& request,
+                                    ibgraphrag::v1::AnswerResponse* response,
+                                    const std::string& why) const;
+
+  const PipelineConfig config_;
+  std::unique_ptr<ibgraphrag::v1::AlignmentService::Stub> alignment_;
+  std::unique_ptr<ibgraphrag::v1::RetrieverService::Stub> retriever_;
+  std::unique_ptr<ibgraphrag::v1::ReasonerService::Stub> reasoner_;
+  // Shortest-path evidence from kgstore when the retriever fails (null without kgstore).
+  std::unique_ptr<retriever::Retriever> fallback_retriever_;
+  // Extractive answers when the reasoner service fails.
+  std::unique_ptr<reasoner::Reasoner> fallback_reasoner_;
+};
+
+}  // namespace ibgraphrag::gateway
+
+#endif  // IBGRAPHRAG_SERVICES_GATEWAY_ANSWER_PIPELINE_H_

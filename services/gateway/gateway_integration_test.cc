@@ -1,0 +1,350 @@
+// Integration test of the distributed suite: the real kgstore, alignment, retriever, reasoner and
+// gateway binaries on loopback (artifacts built in the test; the LLM is the scripted fake
+// OpenAI server). Checks answers with evidence, authentication, rate limiting, bad input, and
+// the failure modes: LLM down → extractive answer flagged, retriever killed → shortest-path
+// evidence flagged, reasoner killed → the gateway's extractive answer flagged, alignment killed
+// → UNAVAILABLE, deadline too short → DEADLINE_EXCEEDED.
+#include <grpcpp/grpcpp.h>
+#include <signal.h>
+
+#include <chrono>
+#include <filesystem>
+#include <memory>
+#include <set>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "common/test_util/test_util.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "ibgraphrag/v1/gateway.grpc.pb.h"
+#include "services/gateway/api_keys.h"
+#include "services/gateway/testing/small_suite.h"
+#include "services/reasoner/testing/fake_openai_server.h"
+#include "tests/test_util/subprocess.h"
+
+namespace ibgraphrag::gateway {
+namespace {
+
+namespace pb = ibgraphrag::v1;
+using ::ibgraphrag::reasoner::testing::FakeOpenAiServer;
+using ::ibgraphrag::reasoner::testing::FakeResponse;
+using ::ibgraphrag::testing::BinDir;
+using ::ibgraphrag::testing::MakeTempDir;
+using ::ibgraphrag::testing::Subprocess;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+constexpr char kKey[] = "s3cret-clinic-key";
+constexpr char kFloodKey[] = "flood-key";
+
+std::string HexSha256(absl::string_view key) {
+  static const char* kHex = "0123456789abcdef";
+  std::string out;
+  for (uint8_t b : Sha256(key)) {
+    out.push_back(kHex[b >> 4]);
+    out.push_back(kHex[b & 15]);
+  }
+  return out;
+}
+
+struct Service {
+  std::unique_ptr<Subprocess> process;
+  int port = 0;
+};
+
+class GatewayIntegrationTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new std::string(MakeTempDir("gateway-it"));
+    base_ = new std::string(*dir_ + "/art");
+    testing::PublishSmallSuite(*base_);
+    if (::testing::Test::HasFatalFailure()) return;
+    auto fake = FakeOpenAiServer::Start();
+    ASSERT_TRUE(fake.ok()) << fake.status();
+    fake_ = fake->release();
+    fake_->SetDefault(
+        FakeResponse::Completion("ans: A\nwhy: (Metformin, drug treats disease, "
+                                 "type 2 diabetes mellitus)"));
+    const std::string reasoner_config = *dir_ + "/reasoner.textproto";
+    common::test_util::WriteFileOrDie(
+        reasoner_config,
+        absl::StrCat("server { termination_grace_seconds: 0 drain_deadline_seconds: 1 }\n"
+                     "backends {\n  name: \"llm\"\n  base_url: \"",
+                     fake_->base_url(),
+                     "\"\n  model: \"fake-model\"\n  timeout_seconds: 2\n  max_retries: 0\n}\n"));
+    keys_file_ = new std::string(*dir_ + "/api_keys");
+    common::test_util::WriteFileOrDie(*keys_file_,
+                                      absl::StrCat("# test keys\nclinic:", HexSha256(kKey),
+                                                   "\nflood:", HexSha256(kFloodKey), "\n"));
+
+    kgstore_ = Launch("kgstore", {"--base=" + *base_, "--read_only"});
+    alignment_ = Launch("alignment", {"--base=" + *base_});
+    retriever_ = Launch("retriever", {"--base=" + *base_, "--device=cpu",
+                                      absl::StrCat("--kgstore=127.0.0.1:", kgstore_->port)});
+    reasoner_ = Launch("reasoner", {"--config=" + reasoner_config});
+    gateway_ = Launch("gateway", {absl::StrCat("--alignment=127.0.0.1:", alignment_->port),
+                                  absl::StrCat("--retriever=127.0.0.1:", retriever_->port),
+                                  absl::StrCat("--reasoner=127.0.0.1:", reasoner_->port),
+                                  absl::StrCat("--kgstore=127.0.0.1:", kgstore_->port),
+                                  "--api_keys_file=" + *keys_file_, "--rate_limit_qps=20",
+                                  "--rate_limit_burst=20"});
+  }
+
+  static Service* Launch(const std::string& name, std::vector<std::string> args) {
+    std::vector<std::string> argv = {BinDir() + "/" + name, "--host=127.0.0.1", "--port=0",
+                                     "--metrics_port=-1"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    auto process = Subprocess::Start(argv, *dir_ + "/" + name + ".log");
+    EXPECT_TRUE(process.ok()) << process.status();
+    if (!process.ok()) return nullptr;
+    auto* service = new Service;
+    service->process = std::make_unique<Subprocess>(std::move(*process));
+    auto port = service->process->WaitForReadyPort(name, absl::Seconds(60));
+    EXPECT_TRUE(port.ok()) << name << ": " << port.status();
+    if (port.ok()) service->port = *port;
+    return service;
+  }
+
+  static void TearDownTestSuite() {
+    for (Service** s : {&gateway_, &reasoner_, &retriever_, &alignment_, &kgstore_}) {
+      delete *s;
+      *s = nullptr;
+    }
+    if (fake_ != nullptr) fake_->Stop();
+    delete fake_;
+    fake_ = nullptr;
+  }
+
+  void SetUp() override {
+    ASSERT_NE(gateway_, nullptr);
+    ASSERT_NE(gateway_->port, 0);
+    stub_ = pb::GatewayService::NewStub(grpc::CreateChannel(
+        absl::StrCat("127.0.0.1:", gateway_->port), grpc::InsecureChannelCredentials()));
+  }
+
+  static pb::AnswerRequest DiabetesQuestion() {
+    pb::AnswerRequest request;
+    request.set_question("Which drug treats type 2 diabetes mellitus?");
+    request.add_options("Metformin");
+    request.add_options("Polyuria");
+    request.set_task(pb::TASK_MULTIPLE_CHOICE);
+    // tau 0 keeps every linked candidate: the test is about the flow, not MSCA calibration.
+    request.mutable_pipeline()->set_tau(0.0f);
+    return request;
+  }
+
+  grpc::Status Ask(const pb::AnswerRequest& request, pb::AnswerResponse* response,
+                   const std::string& key = kKey, int deadline_ms = 15000) {
+    grpc::ClientContext ctx;
+    ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(deadline_ms));
+    if (!key.empty()) ctx.AddMetadata("authorization", "Bearer " + key);
+    return stub_->Answer(&ctx, request, response);
+  }
+
+  static bool HasDegraded(const pb::AnswerResponse& r, const std::string& component) {
+    for (const auto& d : r.degraded()) {
+      if (d.component() == component) return true;
+    }
+    return false;
+  }
+
+  static bool HasEvidence(const pb::AnswerResponse& r, const std::string& head,
+                          const std::string& tail) {
+    for (const auto& t : r.evidence()) {
+      if (t.head().name() == head && t.tail().name() == tail) return true;
+    }
+    return false;
+  }
+
+  static std::string* dir_;
+  static std::string* base_;
+  static std::string* keys_file_;
+  static FakeOpenAiServer* fake_;
+  static Service* kgstore_;
+  static Service* alignment_;
+  static Service* retriever_;
+  static Service* reasoner_;
+  static Service* gateway_;
+  std::unique_ptr<pb::GatewayService::Stub> stub_;
+};
+
+std::string* GatewayIntegrationTest::dir_ = nullptr;
+std::string* GatewayIntegrationTest::base_ = nullptr;
+std::string* GatewayIntegrationTest::keys_file_ = nullptr;
+FakeOpenAiServer* GatewayIntegrationTest::fake_ = nullptr;
+Service* GatewayIntegrationTest::kgstore_ = nullptr;
+Service* GatewayIntegrationTest::alignment_ = nullptr;
+Service* GatewayIntegrationTest::retriever_ = nullptr;
+Service* GatewayIntegrationTest::reasoner_ = nullptr;
+Service* GatewayIntegrationTest::gateway_ = nullptr;
+
+TEST_F(GatewayIntegrationTest, AnswersWithEntitiesEvidenceTimingsAndVersions) {
+  pb::AnswerResponse response;
+  grpc::Status status = Ask(DiabetesQuestion(), &response);
+  ASSERT_TRUE(status.ok()) << status.error_code() << " " << status.error_message();
+  bool diabetes = false;
+  for (const auto& e : response.entities()) {
+    diabetes |= e.entity().external_id() == "DOID:9352";
+  }
+  EXPECT_TRUE(diabetes) << response.DebugString();
+  EXPECT_TRUE(HasEvidence(response, "Metformin", "type 2 diabetes mellitus"))
+      << response.DebugString();
+  EXPECT_GT(response.paths_size(), 0);
+  EXPECT_EQ(response.answer().option_index(), 0) << response.answer().DebugString();
+  EXPECT_EQ(response.answer().backend(), "extractive");
+  EXPECT_FALSE(HasDegraded(response, "retriever"));
+  EXPECT_FALSE(HasDegraded(response, "reasoner"));
+  std::set<std::string> stages;
+  for (const auto& t : response.timings()) stages.insert(t.stage());
+  for (const char* stage : {"align", "retrieve", "reason", "total", "gateway_overhead"}) {
+    EXPECT_TRUE(stages.count(stage)) << stage;
+  }
+  EXPECT_EQ(response.versions().kg_version(), "1");
+  EXPECT_EQ(response.versions().alignment_bundle_version(), "1");
+  EXPECT_EQ(response.versions().retriever_model_version(), "1");
+  EXPECT_FALSE(response.versions().prompt_version().empty());
+  EXPECT_EQ(response.request_id().size(), 32u);
+}
+
+TEST_F(GatewayIntegrationTest, LlmBackendAnswers) {
+  pb::AnswerRequest request = DiabetesQuestion();
+  request.mutable_pipeline()->set_reasoner_backend("llm");
+  pb::AnswerResponse response;
+  grpc::Status status = Ask(request, &response);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  EXPECT_TRUE(response.answer().used_llm());
+  EXPECT_EQ(response.answer().option_letter(), "A");
+  EXPECT_FALSE(HasDegraded(response, "llm"));
+}
+
+TEST_F(GatewayIntegrationTest, StreamSendsStagesThenResult) {
+  grpc::ClientContext ctx;
+  ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(15));
+  ctx.AddMetadata("x-api-key", kKey);
+  pb::AnswerStreamRequest request;
+  *request.mutable_request() = DiabetesQuestion();
+  auto reader = stub_->AnswerStream(&ctx, request);
+  std::vector<std::string> stages;
+  pb::AnswerStreamResponse message;
+  bool result_last = false;
+  while (reader->Read(&message)) {
+    result_last = message.has_result();
+    if (message.has_stage()) stages.push_back(message.stage().stage());
+  }
+  grpc::Status status = reader->Finish();
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  EXPECT_EQ(stages, (std::vector<std::string>{"align", "retrieve", "reason"}));
+  EXPECT_TRUE(result_last);
+}
+
+TEST_F(GatewayIntegrationTest, RefusesMissingOrWrongKeys) {
+  pb::AnswerResponse response;
+  EXPECT_EQ(Ask(DiabetesQuestion(), &response, "").error_code(), grpc::StatusCode::UNAUTHENTICATED);
+  EXPECT_EQ(Ask(DiabetesQuestion(), &response, "not-the-key").error_code(),
+            grpc::StatusCode::UNAUTHENTICATED);
+}
+
+TEST_F(GatewayIntegrationTest, RotatesKeysWithoutRestart) {
+  const std::string rotated = "rotated-key";
+  common::test_util::WriteFileOrDie(
+      *keys_file_, absl::StrCat("clinic:", HexSha256(kKey), "\nflood:", HexSha256(kFloodKey),
+                                "\nnew:", HexSha256(rotated), "\n"));
+  pb::AnswerResponse response;
+  grpc::Status status;
+  for (int i = 0; i < 40; ++i) {  // the gateway re-checks the file every 2 s
+    status = Ask(DiabetesQuestion(), &response, rotated);
+    if (status.ok()) break;
+    absl::SleepFor(absl::Milliseconds(200));
+  }
+  EXPECT_TRUE(status.ok()) << status.error_message();
+}
+
+TEST_F(GatewayIntegrationTest, BadInputNamesTheField) {
+  pb::AnswerResponse response;
+  pb::AnswerRequest request = DiabetesQuestion();
+  request.set_question(std::string(16 * 1024 + 1, 'a'));
+  grpc::Status status = Ask(request, &response);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(status.error_message(), HasSubstr("question"));
+  request = DiabetesQuestion();
+  request.mutable_pipeline()->set_top_k(5000);
+  status = Ask(request, &response);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(status.error_message(), HasSubstr("pipeline.top_k"));
+  request = DiabetesQuestion();
+  request.mutable_pipeline()->set_reasoner_backend("no-such-backend");
+  status = Ask(request, &response);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(status.error_message(), HasSubstr("no-such-backend"));
+}
+
+TEST_F(GatewayIntegrationTest, RateLimitsPerCaller) {
+  pb::AnswerRequest empty;  // refused after the rate limit check, so requests are cheap
+  int exhausted = 0;
+  for (int i = 0; i < 60; ++i) {
+    pb::AnswerResponse response;
+    if (Ask(empty, &response, kFloodKey).error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED) {
+      ++exhausted;
+    }
+  }
+  EXPECT_GT(exhausted, 0);
+  // Another caller is not affected.
+  pb::AnswerResponse response;
+  EXPECT_TRUE(Ask(DiabetesQuestion(), &response).ok());
+}
+
+TEST_F(GatewayIntegrationTest, DeadlineTooShortIsDeadlineExceeded) {
+  pb::AnswerResponse response;
+  grpc::Status status = Ask(DiabetesQuestion(), &response, kKey, /*deadline_ms=*/1);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::DEADLINE_EXCEEDED);
+}
+
+// Runs last (gtest keeps declaration order): it kills services one by one.
+TEST_F(GatewayIntegrationTest, ZDegradesWhenServicesFail) {
+  // LLM down: the reasoner answers extractively and says so.
+  fake_->SetDefault(FakeResponse::Error(503, "overloaded"));
+  pb::AnswerRequest llm = DiabetesQuestion();
+  llm.mutable_pipeline()->set_reasoner_backend("llm");
+  pb::AnswerResponse response;
+  grpc::Status status = Ask(llm, &response);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  EXPECT_TRUE(HasDegraded(response, "llm")) << response.DebugString();
+  EXPECT_FALSE(response.answer().used_llm());
+
+  // Retriever killed: shortest-path evidence from kgstore, flagged.
+  ASSERT_TRUE(retriever_->process->Stop(SIGKILL, absl::Seconds(5)).ok());
+  response.Clear();
+  status = Ask(DiabetesQuestion(), &response);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  EXPECT_TRUE(HasDegraded(response, "retriever")) << response.DebugString();
+  EXPECT_TRUE(HasEvidence(response, "Metformin", "type 2 diabetes mellitus"));
+  EXPECT_EQ(response.answer().option_index(), 0);
+
+  // Reasoner killed: the gateway answers extractively, flagged.
+  ASSERT_TRUE(reasoner_->process->Stop(SIGKILL, absl::Seconds(5)).ok());
+  response.Clear();
+  status = Ask(DiabetesQuestion(), &response);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  EXPECT_TRUE(HasDegraded(response, "reasoner")) << response.DebugString();
+  EXPECT_EQ(response.answer().backend(), "extractive");
+  EXPECT_EQ(response.answer().option_index(), 0);
+
+  // Alignment killed: no entities, no grounded answer.
+  ASSERT_TRUE(alignment_->process->Stop(SIGKILL, absl::Seconds(5)).ok());
+  response.Clear();
+  status = Ask(DiabetesQuestion(), &response);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::UNAVAILABLE) << status.error_message();
+  EXPECT_THAT(status.error_message(), HasSubstr("alignment"));
+
+  // The gateway itself stays up and healthy, and drains on SIGTERM.
+  auto exit = gateway_->process->Stop(SIGTERM, absl::Seconds(30));
+  ASSERT_TRUE(exit.ok()) << exit.status();
+  EXPECT_EQ(*exit, 0);
+  const std::string log = gateway_->process->ReadLog();
+  EXPECT_THAT(log, HasSubstr("\"msg\":\"gateway: audit\""));
+  EXPECT_THAT(log, Not(HasSubstr("type 2 diabetes")));  // question text never logged
+}
+
+}  // namespace
+}  // namespace ibgraphrag::gateway

@@ -1,0 +1,109 @@
+#include "services/gateway/gateway_server.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "common/logging.h"
+#include "common/status_macros.h"
+
+namespace ibgraphrag::gateway {
+namespace {
+
+absl::StatusOr<std::shared_ptr<grpc::Channel>> Channel(absl::string_view field,
+                                                       const std::string& target,
+                                                       const common::ClientTlsOptions& tls,
+                                                       bool required) {
+  if (target.empty()) {
+    if (!required) return std::shared_ptr<grpc::Channel>();
+    return absl::InvalidArgumentError(
+        absl::StrCat(field, ": required (host:port or dns:///name:port of the service)"));
+  }
+  common::ChannelOptions options;
+  options.target = target;
+  options.tls = tls;
+  absl::StatusOr<std::shared_ptr<grpc::Channel>> channel = common::MakeChannel(options);
+  if (!channel.ok()) {
+    return absl::Status(channel.status().code(),
+                        absl::StrCat(field, ": ", channel.status().message()));
+  }
+  return channel;
+}
+
+}  // namespace
+
+GatewayServer::~GatewayServer() { Shutdown(); }
+
+absl::StatusOr<std::unique_ptr<GatewayServer>> GatewayServer::BuildAndStart(
+    const Options& options) {
+  Upstreams upstreams;
+  if (options.upstreams.has_value()) {
+    upstreams = *options.upstreams;
+  } else {
+    const common::ClientTlsOptions& tls = options.upstream_tls;
+    IBGR_ASSIGN_OR_RETURN(upstreams.alignment,
+                          Channel("alignment", options.alignment_address, tls, true));
+    IBGR_ASSIGN_OR_RETURN(upstreams.retriever,
+                          Channel("retriever", options.retriever_address, tls, true));
+    IBGR_ASSIGN_OR_RETURN(upstreams.reasoner,
+                          Channel("reasoner", options.reasoner_address, tls, true));
+    IBGR_ASSIGN_OR_RETURN(upstreams.kgstore,
+                          Channel("kgstore", options.kgstore_address, tls, false));
+  }
+  if (upstreams.alignment == nullptr || upstreams.retriever == nullptr ||
+      upstreams.reasoner == nullptr) {
+    return absl::InvalidArgumentError("upstreams: alignment, retriever and reasoner are required");
+  }
+  if (options.rate_limit_qps < 0 || options.rate_limit_burst < 0) {
+    return absl::InvalidArgumentError("rate_limit_qps, rate_limit_burst: must not be negative");
+  }
+  std::unique_ptr<ApiKeyStore> keys;
+  if (!options.api_keys_file.empty()) {
+    IBGR_ASSIGN_OR_RETURN(
+        keys, ApiKeyStore::Load(options.api_keys_file, options.api_keys_reload_interval));
+  } else {
+    common::LogWarning(
+        "gateway: no api_keys_file; callers are NOT authenticated (development only)");
+  }
+  std::unique_ptr<RateLimiter> limiter;
+  if (options.rate_limit_qps > 0) {
+    limiter = std::make_unique<RateLimiter>(options.rate_limit_qps, options.rate_limit_burst > 0
+                                                                        ? options.rate_limit_burst
+                                                                        : options.rate_limit_qps);
+  }
+
+  common::ServerRunner::Options runner_options = options.server;
+  if (runner_options.service_name.empty()) runner_options.service_name = "gateway";
+  // The service records into the registry before the runner exists, so the registry is made
+  // here (or given, when several servers share one /metrics endpoint).
+  if (runner_options.metrics_registry == nullptr) {
+    common::MetricsRegistry::Options metrics_options;
+    metrics_options.listen_host = runner_options.listen_host;
+    metrics_options.port = runner_options.metrics_port;
+    IBGR_ASSIGN_OR_RETURN(std::unique_ptr<common::MetricsRegistry> registry,
+                          common::MetricsRegistry::Create(metrics_options));
+    runner_options.metrics_registry = std::move(registry);
+    runner_options.metrics_port = -1;
+  }
+  std::unique_ptr<GatewayServer> server(new GatewayServer());
+  IBGR_ASSIGN_OR_RETURN(
+      server->service_,
+      GatewayServiceImpl::Create(std::make_unique<AnswerPipeline>(options.pipeline, upstreams),
+                                 std::move(keys), std::move(limiter),
+                                 runner_options.metrics_registry.get()));
+  IBGR_ASSIGN_OR_RETURN(
+      server->runner_, common::ServerRunner::BuildAndStart(runner_options, {server->service_.get()},
+                                                           {kGatewayServiceName}));
+  server->runner_->SetServing(true);
+  return server;
+}
+
+void GatewayServer::WaitForTermination() {
+  runner_->WaitForTermination();
+  Shutdown();
+}
+
+void GatewayServer::Shutdown() {
+  if (runner_ != nullptr) runner_->Shutdown();
+}
+
+}  // namespace ibgraphrag::gateway

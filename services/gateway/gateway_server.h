@@ -1,0 +1,73 @@
+// GatewayServer: the public gateway on a ServerRunner: channels to the four services (client-side
+// round robin, retries on UNAVAILABLE, optional TLS/mTLS), caller authentication, rate limit,
+// and the answer pipeline. The gateway holds no data, so it reports SERVING as soon as it starts;
+// an unreachable service shows up per request (UNAVAILABLE or a degraded answer), not as a dead
+// gateway.
+#ifndef IBGRAPHRAG_SERVICES_GATEWAY_GATEWAY_SERVER_H_
+#define IBGRAPHRAG_SERVICES_GATEWAY_GATEWAY_SERVER_H_
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "common/client.h"
+#include "common/metrics.h"
+#include "common/server_runner.h"
+#include "services/gateway/answer_pipeline.h"
+#include "services/gateway/gateway_service_impl.h"
+
+namespace ibgraphrag::gateway {
+
+inline constexpr int kDefaultGatewayPort = 50051;
+inline constexpr int kDefaultGatewayMetricsPort = 9091;
+inline constexpr char kGatewayServiceName[] = "ibgraphrag.v1.GatewayService";
+
+class GatewayServer {
+ public:
+  struct Options {
+    // Port, TLS, drain and logging settings; service_name defaults to "gateway".
+    common::ServerRunner::Options server;
+    // Service addresses ("host:port", "dns:///name.ns.svc.cluster.local:port" for a headless
+    // Service). alignment, retriever and reasoner are required unless `upstreams` is given;
+    // kgstore is optional (the degraded evidence path when the retriever fails).
+    std::string alignment_address;
+    std::string retriever_address;
+    std::string reasoner_address;
+    std::string kgstore_address;
+    // TLS/mTLS towards the services.
+    common::ClientTlsOptions upstream_tls;
+    // Channels to use instead of the addresses (the all-in-one binary's in-process channels).
+    std::optional<Upstreams> upstreams;
+    // API key file (see api_keys.h); empty = no authentication (logged as a warning).
+    std::string api_keys_file;
+    absl::Duration api_keys_reload_interval = absl::Seconds(2);
+    // Per-caller token bucket; qps <= 0 disables it.
+    double rate_limit_qps = 0;
+    double rate_limit_burst = 0;
+    PipelineConfig pipeline;
+  };
+
+  static absl::StatusOr<std::unique_ptr<GatewayServer>> BuildAndStart(const Options& options);
+  ~GatewayServer();
+
+  int port() const { return runner_->port(); }
+  int metrics_port() const { return runner_->metrics_port(); }
+  common::ServerRunner& runner() { return *runner_; }
+  std::shared_ptr<grpc::Channel> InProcessChannel() { return runner_->InProcessChannel(); }
+
+  // SIGTERM/SIGINT: NOT_SERVING, grace period, drain, return.
+  void WaitForTermination();
+  void Shutdown();
+
+ private:
+  GatewayServer() = default;
+
+  std::unique_ptr<GatewayServiceImpl> service_;
+  std::unique_ptr<common::ServerRunner> runner_;
+};
+
+}  // namespace ibgraphrag::gateway
+
+#endif  // IBGRAPHRAG_SERVICES_GATEWAY_GATEWAY_SERVER_H_

@@ -1,0 +1,194 @@
+#include "services/gateway/gateway_service_impl.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/time/clock.h"
+#include "common/logging.h"
+#include "common/server_interceptor.h"
+#include "common/status_macros.h"
+#include "prometheus/counter.h"
+#include "prometheus/family.h"
+#include "prometheus/histogram.h"
+#include "services/gateway/request_validation.h"
+
+namespace ibgraphrag::gateway {
+namespace pb = ibgraphrag::v1;
+namespace {
+
+std::string Metadata(const grpc::ServerContext& context, const char* key) {
+  const auto& md = context.client_metadata();
+  auto it = md.find(key);
+  if (it == md.end()) return "";
+  return std::string(it->second.data(), it->second.size());
+}
+
+}  // namespace
+
+struct GatewayServiceImpl::Metrics {
+  prometheus::Counter* answers_ok = nullptr;
+  prometheus::Counter* answers_degraded = nullptr;
+  prometheus::Family<prometheus::Counter>* degraded = nullptr;
+  prometheus::Counter* auth_failures = nullptr;
+  prometheus::Counter* rate_limited = nullptr;
+  prometheus::Family<prometheus::Histogram>* stage_seconds = nullptr;
+};
+
+GatewayServiceImpl::~GatewayServiceImpl() = default;
+
+absl::StatusOr<std::unique_ptr<GatewayServiceImpl>> GatewayServiceImpl::Create(
+    std::unique_ptr<AnswerPipeline> pipeline, std::unique_ptr<ApiKeyStore> keys,
+    std::unique_ptr<RateLimiter> rate_limiter, common::MetricsRegistry* metrics) {
+  std::unique_ptr<GatewayServiceImpl> service(new GatewayServiceImpl());
+  service->pipeline_ = std::move(pipeline);
+  service->keys_ = std::move(keys);
+  service->rate_limiter_ = std::move(rate_limiter);
+  auto m = std::make_unique<Metrics>();
+  const char* answers_help = "Answers returned, by whether anything was degraded.";
+  IBGR_ASSIGN_OR_RETURN(m->answers_ok, metrics->GetCounter("ibgr_gateway_answers_total",
+                                                           answers_help, {{"degraded", "false"}}));
+  IBGR_ASSIGN_OR_RETURN(
+      m->answers_degraded,
+      metrics->GetCounter("ibgr_gateway_answers_total", answers_help, {{"degraded", "true"}}));
+  IBGR_ASSIGN_OR_RETURN(
+      m->degraded,
+      metrics->GetCounterFamily("ibgr_gateway_degraded_total",
+                                "Degradations in returned answers, by component (retriever, "
+                                "reasoner, llm, alignment_llm, ...)."));
+  IBGR_ASSIGN_OR_RETURN(m->auth_failures,
+                        metrics->GetCounter("ibgr_gateway_auth_failures_total",
+                                            "Requests refused for a missing or invalid API key."));
+  IBGR_ASSIGN_OR_RETURN(m->rate_limited,
+                        metrics->GetCounter("ibgr_gateway_rate_limited_total",
+                                            "Requests refused by the per-caller rate limit."));
+  IBGR_ASSIGN_OR_RETURN(m->stage_seconds,
+                        metrics->GetHistogramFamily(
+                            "ibgr_gateway_stage_seconds",
+                            "Wall time of each answer stage (align, retrieve, reason, total)."));
+  service->metrics_ = std::move(m);
+  return service;
+}
+
+grpc::Status GatewayServiceImpl::Admit(const grpc::ServerContext& context,
+                                       const pb::AnswerRequest& request, std::string* caller) {
+  *caller = "anonymous";
+  if (keys_ != nullptr) {
+    absl::StatusOr<std::string> key_id = keys_->Authenticate(
+        PresentedKey(Metadata(context, "authorization"), Metadata(context, "x-api-key")));
+    if (!key_id.ok()) {
+      metrics_->auth_failures->Increment();
+      return grpc::Status(grpc::StatusCode::UNAUTHENTICATED,
+                          std::string(key_id.status().message()));
+    }
+    *caller = *std::move(key_id);
+  }
+  if (rate_limiter_ != nullptr && !rate_limiter_->Allow(*caller, absl::Now())) {
+    metrics_->rate_limited->Increment();
+    return grpc::Status(
+        grpc::StatusCode::RESOURCE_EXHAUSTED,
+        absl::StrCat("rate limit exceeded for caller '", *caller, "'; retry later with backoff"));
+  }
+  absl::Status valid = ValidateAnswerRequest(request);
+  if (!valid.ok()) {
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, std::string(valid.message()));
+  }
+  return grpc::Status::OK;
+}
+
+void GatewayServiceImpl::Audit(const grpc::ServerContext& context, absl::string_view rpc,
+                               const std::string& caller, const grpc::Status& status,
+                               const pb::AnswerResponse& response, double latency_ms) const {
+  std::vector<common::LogField> fields = {
+      {"rpc", std::string(rpc)},
+      {"caller", caller},
+      {"request_id", common::RequestIdOf(context)},
+      {"code", std::string(common::GrpcStatusCodeName(status.error_code()))},
+      {"latency_ms", latency_ms}};
+  if (status.ok()) {
+    std::vector<std::string> timings;
+    for (const pb::StageTiming& t : response.timings()) {
+      if (t.stage().find('.') != std::string::npos) continue;  // top-level stages only
+      timings.push_back(absl::StrCat(t.stage(), "=", absl::StrFormat("%.2f", t.duration_ms())));
+      metrics_->stage_seconds
+          ->Add({{"stage", t.stage()}},
+                prometheus::Histogram::BucketBoundaries{0.001, 0.0025, 0.005, 0.01, 0.025, 0.05,
+                                                        0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30})
+          .Observe(t.duration_ms() / 1e3);
+    }
+    std::vector<std::string> degraded;
+    for (const pb::Degradation& d : response.degraded()) {
+      degraded.push_back(d.component());
+      metrics_->degraded->Add({{"component", d.component()}}).Increment();
+    }
+    (degraded.empty() ? metrics_->answers_ok : metrics_->answers_degraded)->Increment();
+    fields.push_back({"timings_ms", absl::StrJoin(timings, ",")});
+    fields.push_back({"entities", response.entities_size()});
+    fields.push_back({"evidence", response.evidence_size()});
+    fields.push_back({"degraded", absl::StrJoin(degraded, ",")});
+    fields.push_back({"backend", response.answer().backend()});
+  }
+  common::LogInfo("gateway: audit", fields);
+}
+
+grpc::Status GatewayServiceImpl::Answer(grpc::ServerContext* context,
+                                        const pb::AnswerRequest* request,
+                                        pb::AnswerResponse* response) {
+  const absl::Time start = absl::Now();
+  std::string caller;
+  grpc::Status status = Admit(*context, *request, &caller);
+  if (status.ok()) {
+    response->set_request_id(common::RequestIdOf(*context));
+    status = pipeline_->Run(*context, *request, response, nullptr);
+  }
+  Audit(*context, "Answer", caller, status, *response,
+        absl::ToDoubleMilliseconds(absl::Now() - start));
+  return status;
+}
+
+namespace {
+
+class WriterSink : public PipelineSink {
+ public:
+  explicit WriterSink(grpc::ServerWriter<pb::AnswerStreamResponse>* writer) : writer_(writer) {}
+  void OnStage(const pb::StageEvent& event) override {
+    pb::AnswerStreamResponse message;
+    *message.mutable_stage() = event;
+    writer_->Write(message);
+  }
+  void OnToken(const std::string& token) override {
+    pb::AnswerStreamResponse message;
+    message.set_token(token);
+    writer_->Write(message);
+  }
+
+ private:
+  grpc::ServerWriter<pb::AnswerStreamResponse>* writer_;
+};
+
+}  // namespace
+
+grpc::Status GatewayServiceImpl::AnswerStream(
+    grpc::ServerContext* context, const pb::AnswerStreamRequest* request,
+    grpc::ServerWriter<pb::AnswerStreamResponse>* writer) {
+  const absl::Time start = absl::Now();
+  std::string caller;
+  pb::AnswerResponse response;
+  grpc::Status status = Admit(*context, request->request(), &caller);
+  if (status.ok()) {
+    response.set_request_id(common::RequestIdOf(*context));
+    WriterSink sink(writer);
+    status = pipeline_->Run(*context, request->request(), &response, &sink);
+    if (status.ok()) {
+      pb::AnswerStreamResponse last;
+      *last.mutable_result() = response;
+      writer->Write(last);
+    }
+  }
+  Audit(*context, "AnswerStream", caller, status, response,
+        absl::ToDoubleMilliseconds(absl::Now() - start));
+  return status;
+}
+
+}  // namespace ibgraphrag::gateway

@@ -1,0 +1,97 @@
+// gateway: the public IBGraphRAG API (Answer, AnswerStream) in front of the four services.
+//
+//   gateway --alignment=HOST:50053 --retriever=HOST:50054 --reasoner=HOST:50055
+//           [--kgstore=HOST:50052] [--api_keys_file=/etc/ibgr/keys/api_keys]
+//           [--rate_limit_qps=20 --rate_limit_burst=40]
+//           [--upstream_ca=ca.pem [--upstream_cert=c.pem --upstream_key=k.pem]]
+//           [--port=50051] [--metrics_port=9091] [--config=server.textproto]
+//
+// Addresses may be dns:///name:port of a headless Service (client-side round robin over its
+// pods). --config is an ibgraphrag.config.v1.ServerConfig (TLS of the public port, drain,
+// logging); IBGR_* / IBGR_GATEWAY_* environment variables override it; flags override both.
+#include <cstdio>
+#include <cstdlib>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "common/logging.h"
+#include "common/server_flags.h"
+#include "services/gateway/gateway_server.h"
+
+ABSL_FLAG(std::string, config, "", "ServerConfig text proto (TLS, drain, logging)");
+ABSL_FLAG(std::string, alignment, "", "alignment service address (required)");
+ABSL_FLAG(std::string, retriever, "", "retriever service address (required)");
+ABSL_FLAG(std::string, reasoner, "", "reasoner service address (required)");
+ABSL_FLAG(std::string, kgstore, "",
+          "kgstore address, for shortest-path evidence when the retriever fails (optional)");
+ABSL_FLAG(std::string, api_keys_file, "",
+          "file of '<key id>:<sha256 hex>' lines; re-read on change; empty = no authentication");
+ABSL_FLAG(double, rate_limit_qps, 0, "requests per second per caller (0 = unlimited)");
+ABSL_FLAG(double, rate_limit_burst, 0, "burst per caller (default: rate_limit_qps)");
+ABSL_FLAG(std::string, upstream_ca, "", "PEM CA of the services' certificates (enables TLS)");
+ABSL_FLAG(std::string, upstream_cert, "", "PEM client certificate for mTLS to the services");
+ABSL_FLAG(std::string, upstream_key, "", "PEM client key for mTLS to the services");
+ABSL_FLAG(std::string, upstream_server_name, "",
+          "name checked against the services' certificates instead of their host names");
+ABSL_FLAG(int, default_deadline_ms, 30000, "deadline for callers that set none");
+
+namespace {
+
+absl::Status Run() {
+  using ibgraphrag::gateway::GatewayServer;
+  ibgraphrag::common::ServerRunner::Options defaults;
+  defaults.service_name = "gateway";
+  defaults.port = ibgraphrag::gateway::kDefaultGatewayPort;
+  defaults.metrics_port = ibgraphrag::gateway::kDefaultGatewayMetricsPort;
+  auto server_options =
+      ibgraphrag::common::LoadServerOptions(absl::GetFlag(FLAGS_config), "IBGR_GATEWAY_", defaults);
+  if (!server_options.ok()) return server_options.status();
+
+  GatewayServer::Options options;
+  options.server = *server_options;
+  options.alignment_address = absl::GetFlag(FLAGS_alignment);
+  options.retriever_address = absl::GetFlag(FLAGS_retriever);
+  options.reasoner_address = absl::GetFlag(FLAGS_reasoner);
+  options.kgstore_address = absl::GetFlag(FLAGS_kgstore);
+  if (!absl::GetFlag(FLAGS_upstream_ca).empty()) {
+    options.upstream_tls.enabled = true;
+    options.upstream_tls.ca_cert_path = absl::GetFlag(FLAGS_upstream_ca);
+    options.upstream_tls.cert_path = absl::GetFlag(FLAGS_upstream_cert);
+    options.upstream_tls.key_path = absl::GetFlag(FLAGS_upstream_key);
+    options.upstream_tls.server_name_override = absl::GetFlag(FLAGS_upstream_server_name);
+  } else if (!absl::GetFlag(FLAGS_upstream_cert).empty()) {
+    return absl::InvalidArgumentError("--upstream_cert: needs --upstream_ca");
+  }
+  options.api_keys_file = absl::GetFlag(FLAGS_api_keys_file);
+  options.rate_limit_qps = absl::GetFlag(FLAGS_rate_limit_qps);
+  options.rate_limit_burst = absl::GetFlag(FLAGS_rate_limit_burst);
+  if (absl::GetFlag(FLAGS_default_deadline_ms) < 1) {
+    return absl::InvalidArgumentError("--default_deadline_ms: must be >= 1");
+  }
+  options.pipeline.default_deadline = absl::Milliseconds(absl::GetFlag(FLAGS_default_deadline_ms));
+
+  if (auto s = ibgraphrag::common::ServerRunner::InstallTerminationSignalHandlers(); !s.ok()) {
+    return s;
+  }
+  auto server = GatewayServer::BuildAndStart(options);
+  if (!server.ok()) return server.status();
+  ibgraphrag::common::LogInfo(
+      "gateway: ready", {{"port", (*server)->port()}, {"metrics_port", (*server)->metrics_port()}});
+  (*server)->WaitForTermination();
+  ibgraphrag::common::LogInfo("gateway: stopped");
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  absl::SetProgramUsageMessage("The IBGraphRAG gateway: answers clinical questions over gRPC.");
+  absl::ParseCommandLine(argc, argv);
+  absl::Status status = Run();
+  if (!status.ok()) {
+    ibgraphrag::common::LogError("gateway: fatal", {{"error", status.ToString()}});
+    return 1;
+  }
+  return 0;
+}
