@@ -6,6 +6,10 @@ cd "$(dirname "$0")/.."
 scripts/install_deps.sh
 scripts/build.sh
 scripts/lint_protos.sh
+# The interop test's Node client (@grpc/grpc-js, pinned by package-lock.json).
+if [[ ! -d tools/grpc-js-client/node_modules/@grpc/grpc-js ]]; then
+  (cd tools/grpc-js-client && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+fi
 exclude=(-LE gpu)
 [[ "${IBGR_TEST_GPU:-0}" == 1 ]] && exclude=()
 ctest --test-dir build --output-on-failure -j "${IBGR_TEST_JOBS:-2}" "${exclude[@]}" "$@"
