@@ -1,16 +1,19 @@
 #!/usr/bin/env bash
-# The suite's main job on a fresh machine: install dependencies, build, build the embedded default
-# KG from the real data (once), and serve it with kgstore in the foreground (Ctrl-C drains).
+# The suite's main job on a fresh machine: install dependencies, build, build the artifacts from
+# the real data where missing (KG snapshot, alignment bundle, retriever model; a few minutes the
+# first time), and serve the whole suite in one process (`ibgraphrag`: gateway on :50051, metrics
+# on :9091) in the foreground (Ctrl-C drains).
 #
-#   scripts/start.sh [extra kgstore flags, e.g. --port=50052 --metrics_port=9092]
+#   scripts/start.sh [extra ibgraphrag flags, e.g. --port=50051 --api_keys_file=keys]
 #
 # Environment: IBGR_DATA_DIR (default ../shared/data), IBGR_ARTIFACTS (default ./artifacts).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install_deps.sh
-scripts/build.sh --target ibgr kgstore
+scripts/build.sh --target ibgr retriever_train ibgraphrag
 ARTIFACTS="${IBGR_ARTIFACTS:-$PWD/artifacts}"
 DATA_DIR="${IBGR_DATA_DIR:-$PWD/../shared/data}"
-build/bin/ibgr kg build --if_missing --base="$ARTIFACTS" --data_dir="$DATA_DIR"
-echo "starting kgstore on :50052 (metrics :9092); try: build/bin/ibgr kg stats --target=127.0.0.1:50052"
-exec build/bin/kgstore --base="$ARTIFACTS" "$@"
+build/bin/ibgr artifacts build --base="$ARTIFACTS" --data_dir="$DATA_DIR"
+echo "starting ibgraphrag on :50051 (metrics :9091); try:" \
+  "build/bin/ibgr ask --gateway=127.0.0.1:50051 \"Which drug treats asthma?\""
+exec build/bin/ibgraphrag --base="$ARTIFACTS" "$@"

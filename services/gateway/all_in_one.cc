@@ -44,6 +44,9 @@ absl::StatusOr<std::unique_ptr<AllInOne>> AllInOne::Start(const AllInOneOptions&
   kgstore::KgStoreServer::Options kg;
   kg.server = Internal(options.server, "kgstore", registry);
   kg.base_path = options.base_path;
+  // Only the gateway is exposed, so nothing ingests: read-only lets several processes (and the
+  // artifact builder) share the snapshot.
+  kg.store.read_only = true;
   IBGR_ASSIGN_OR_RETURN(suite->kgstore_, kgstore::KgStoreServer::BuildAndStart(kg));
 
   alignment::AlignmentServer::Options align = options.alignment;

@@ -7,7 +7,10 @@
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "tools/ibgr/align_commands.h"
+#include "tools/ibgr/artifacts_commands.h"
+#include "tools/ibgr/ask_commands.h"
 #include "tools/ibgr/cli_common.h"
+#include "tools/ibgr/eval_commands.h"
 #include "tools/ibgr/kg_commands.h"
 
 namespace {
@@ -34,9 +37,19 @@ const std::map<std::string, Entry>& Commands() {
       {"align build",
        {ibgraphrag::cli::AlignBuild,
         "build an alignment bundle (lexicon + FAISS index) under --base"}},
+      {"artifacts build",
+       {ibgraphrag::cli::ArtifactsBuild,
+        "build what is missing or stale under --base: KG snapshot, alignment bundle, "
+        "retriever model"}},
       {"align",
        {ibgraphrag::cli::AlignText,
         "align TEXT with the newest bundle: kept/rejected entities with S, R, C"}},
+      {"ask",
+       {ibgraphrag::cli::Ask,
+        "answer a question through --gateway: answer, entities, evidence, timings"}},
+      {"eval",
+       {ibgraphrag::cli::Eval,
+        "run QA benchmarks (--dataset) through --gateway: accuracy, hit rate, latency"}},
   };
   return *commands;
 }

@@ -1,0 +1,197 @@
+#include "tools/eval/eval_metrics.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+
+namespace ibgraphrag::eval {
+namespace {
+
+// `needle` occurs in `haystack` as a run of whole words (both normalised).
+bool ContainsWords(const std::string& haystack, const std::string& needle) {
+  if (needle.empty()) return false;
+  return absl::StrContains(absl::StrCat(" ", haystack, " "), absl::StrCat(" ", needle, " "));
+}
+
+EntityHit MatchName(const std::string& gold, const std::string& name) {
+  if (name.empty()) return EntityHit::kNone;
+  if (name == gold) return EntityHit::kExact;
+  const std::string& shorter = name.size() < gold.size() ? name : gold;
+  const std::string& longer = name.size() < gold.size() ? gold : name;
+  if (shorter.size() >= kMinPartialHitChars && ContainsWords(longer, shorter)) {
+    return EntityHit::kPartial;
+  }
+  return EntityHit::kNone;
+}
+
+double Ratio(double numerator, double denominator) {
+  return denominator > 0 ? numerator / denominator : 0;
+}
+
+}  // namespace
+
+std::string NormalizeName(absl::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  bool pending_space = false;
+  for (const char raw : text) {
+    const unsigned char c = static_cast<unsigned char>(raw);
+    const bool keep =
+        c >= 0x80 || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+    if (!keep) {
+      pending_space = !out.empty();
+      continue;
+    }
+    if (pending_space) out.push_back(' ');
+    pending_space = false;
+    out.push_back((c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : raw);
+  }
+  return out;
+}
+
+bool IsCorrect(const QaItem& item, const v1::Answer& answer) {
+  if (item.task == v1::TASK_FACT_VERIFICATION) {
+    return item.gold_label != v1::FACT_LABEL_UNSPECIFIED && answer.label() == item.gold_label;
+  }
+  if (item.gold_index < 0) return false;
+  const int chosen = answer.option_index();
+  if (chosen < 0 || chosen >= static_cast<int>(item.options.size())) return false;
+  if (chosen == item.gold_index) return true;
+  return NormalizeName(item.options[chosen]) == NormalizeName(item.gold_text);
+}
+
+EntityHit AnswerEntityHit(absl::string_view gold_text, const v1::AnswerResponse& response) {
+  const std::string gold = NormalizeName(gold_text);
+  if (gold.empty()) return EntityHit::kNone;
+  EntityHit best = EntityHit::kNone;
+  for (const v1::EvidenceTriple& triple : response.evidence()) {
+    for (const v1::EntityRef* entity : {&triple.head(), &triple.tail()}) {
+      const EntityHit hit = MatchName(gold, NormalizeName(entity->name()));
+      if (hit == EntityHit::kExact) return hit;
+      if (hit == EntityHit::kPartial) best = hit;
+    }
+  }
+  return best;
+}
+
+ItemOutcome ScoreAnswer(const QaItem& item, const v1::AnswerResponse& response, double latency_ms) {
+  ItemOutcome outcome;
+  outcome.latency_ms = latency_ms;
+  const v1::Answer& answer = response.answer();
+  outcome.correct = IsCorrect(item, answer);
+  if (item.task == v1::TASK_FACT_VERIFICATION) {
+    if (answer.label() != v1::FACT_LABEL_UNSPECIFIED) {
+      absl::string_view name = v1::FactLabel_Name(answer.label());
+      absl::ConsumePrefix(&name, "FACT_LABEL_");
+      outcome.predicted = std::string(name);
+    }
+    outcome.abstained =
+        answer.label() != v1::FACT_LABEL_SUPPORTED && answer.label() != v1::FACT_LABEL_REFUTED;
+  } else {
+    outcome.predicted = answer.option_letter();
+    outcome.abstained = answer.option_index() < 0;
+  }
+  outcome.hit_applicable = item.gold_is_entity;
+  if (outcome.hit_applicable) outcome.hit = AnswerEntityHit(item.gold_text, response);
+  outcome.entities = response.entities_size();
+  outcome.evidence = response.evidence_size();
+  std::set<std::string> seen;
+  for (const v1::Degradation& degradation : response.degraded()) {
+    if (seen.insert(degradation.component()).second) {
+      outcome.degraded_components.push_back(degradation.component());
+    }
+  }
+  for (const v1::StageTiming& timing : response.timings()) {
+    outcome.stage_ms.emplace_back(timing.stage(), timing.duration_ms());
+  }
+  outcome.low_confidence = answer.low_confidence();
+  outcome.insufficient_evidence = answer.insufficient_evidence();
+  return outcome;
+}
+
+ItemOutcome ErrorOutcome(absl::StatusCode code, std::string message, double latency_ms) {
+  ItemOutcome outcome;
+  outcome.code = code == absl::StatusCode::kOk ? absl::StatusCode::kUnknown : code;
+  outcome.error = std::move(message);
+  outcome.latency_ms = latency_ms;
+  return outcome;
+}
+
+double Percentile(std::vector<double> values, double p) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  p = std::clamp(p, 0.0, 100.0);
+  const size_t rank = static_cast<size_t>(std::ceil(p / 100.0 * values.size()));
+  return values[rank == 0 ? 0 : rank - 1];
+}
+
+std::string StatusCodeName(absl::StatusCode code) { return absl::StatusCodeToString(code); }
+
+RunSummary Summarize(const std::string& dataset, const std::string& config,
+                     const std::vector<ItemOutcome>& outcomes, double wall_seconds) {
+  RunSummary s;
+  s.dataset = dataset;
+  s.config = config;
+  s.total = static_cast<int>(outcomes.size());
+  s.wall_seconds = wall_seconds;
+  std::vector<double> latencies;
+  double entities = 0;
+  double evidence = 0;
+  std::vector<std::pair<std::string, std::pair<double, int>>> stages;  // name -> (sum, count)
+  for (const ItemOutcome& o : outcomes) {
+    if (o.code != absl::StatusCode::kOk) {
+      ++s.errors;
+      ++s.errors_by_code[StatusCodeName(o.code)];
+      continue;
+    }
+    ++s.answered;
+    if (o.correct) ++s.correct;
+    if (o.hit_applicable) {
+      ++s.hit_applicable;
+      if (o.hit == EntityHit::kExact) ++s.hit_exact;
+      if (o.hit != EntityHit::kNone) ++s.hit_partial_or_exact;
+    }
+    if (o.entities > 0) ++s.with_entities;
+    entities += o.entities;
+    evidence += o.evidence;
+    if (o.abstained) ++s.abstained;
+    if (o.low_confidence) ++s.low_confidence;
+    if (o.insufficient_evidence) ++s.insufficient_evidence;
+    if (!o.degraded_components.empty()) ++s.degraded_answers;
+    for (const std::string& component : o.degraded_components) {
+      ++s.degraded_by_component[component];
+    }
+    latencies.push_back(o.latency_ms);
+    for (const auto& [stage, ms] : o.stage_ms) {
+      auto it = std::find_if(stages.begin(), stages.end(),
+                             [&](const auto& entry) { return entry.first == stage; });
+      if (it == stages.end()) it = stages.insert(stages.end(), {stage, {0.0, 0}});
+      it->second.first += ms;
+      ++it->second.second;
+    }
+  }
+  s.accuracy = Ratio(s.correct, s.total);
+  s.accuracy_answered = Ratio(s.correct, s.answered);
+  s.hit_rate_exact = Ratio(s.hit_exact, s.hit_applicable);
+  s.hit_rate_partial = Ratio(s.hit_partial_or_exact, s.hit_applicable);
+  s.coverage = Ratio(s.with_entities, s.answered);
+  s.mean_entities = Ratio(entities, s.answered);
+  s.mean_evidence = Ratio(evidence, s.answered);
+  double latency_sum = 0;
+  for (double ms : latencies) latency_sum += ms;
+  s.latency_mean_ms = Ratio(latency_sum, latencies.size());
+  s.latency_p50_ms = Percentile(latencies, 50);
+  s.latency_p95_ms = Percentile(latencies, 95);
+  s.latency_p99_ms = Percentile(latencies, 99);
+  for (const auto& [stage, sum_count] : stages) {
+    s.mean_stage_ms.emplace_back(stage, Ratio(sum_count.first, sum_count.second));
+  }
+  s.throughput_qps = Ratio(s.answered, wall_seconds);
+  return s;
+}
+
+}  // namespace ibgraphrag::eval

@@ -1,0 +1,132 @@
+// What `ibgr eval` measures: each answer is scored into an ItemOutcome (correctness, answer-entity
+// hit in the evidence, alignment coverage, degradations, latency); Summarize aggregates the
+// outcomes of one dataset under one pipeline configuration. Definitions are in
+// docs/evaluation.md; the code here is the reference.
+#ifndef IBGRAPHRAG_TOOLS_EVAL_EVAL_METRICS_H_
+#define IBGRAPHRAG_TOOLS_EVAL_EVAL_METRICS_H_
+
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
+#include "ibgraphrag/v1/gateway.pb.h"
+#include "tools/eval/qa_datasets.h"
+
+namespace ibgraphrag::eval {
+
+// How the gold answer appears among the evidence entity names (heads and tails).
+enum class EntityHit {
+  kNone,
+  // Some evidence entity name containing the gold text, or contained in it, as a whole-word
+  // phrase of at least kMinPartialHitChars characters (after normalisation).
+  kPartial,
+  // Some evidence entity name equal to the gold text (after normalisation).
+  kExact,
+};
+inline constexpr size_t kMinPartialHitChars = 4;
+
+// The outcome of one question.
+struct ItemOutcome {
+  // OK, or the RPC's code (absl and gRPC share the numbers).
+  absl::StatusCode code = absl::StatusCode::kOk;
+  // The RPC's error message (never the question text).
+  std::string error;
+  // Client-side wall time of the call, milliseconds.
+  double latency_ms = 0;
+  // The answer matches the gold option (by index or by option text) or the gold label.
+  bool correct = false;
+  // What was answered: "B", "SUPPORTED", ... ("" when nothing was chosen).
+  std::string predicted;
+  // Answered without choosing: no option (option_index -1), or the label UNKNOWN/unset.
+  bool abstained = false;
+  // The gold answer names an entity (see QaItem::gold_is_entity) and the call succeeded.
+  bool hit_applicable = false;
+  EntityHit hit = EntityHit::kNone;
+  int entities = 0;
+  int evidence = 0;
+  // Components reported in AnswerResponse.degraded (each at most once per answer).
+  std::vector<std::string> degraded_components;
+  // Per-stage durations as reported by the gateway, in response order.
+  std::vector<std::pair<std::string, double>> stage_ms;
+  bool low_confidence = false;
+  bool insufficient_evidence = false;
+};
+
+// Lower-cases ASCII letters, turns every other ASCII character that is not a letter or a digit
+// into a space, collapses runs of spaces and trims (bytes >= 0x80 are kept as they are).
+// "Type-2 Diabetes  Mellitus." -> "type 2 diabetes mellitus".
+std::string NormalizeName(absl::string_view text);
+
+// Whether `answer` matches the item's gold answer. Multiple choice: the chosen option_index is
+// the gold index, or names an option whose normalised text equals the gold text (datasets repeat
+// options). Fact verification: the label equals the gold label (UNKNOWN is never correct).
+bool IsCorrect(const QaItem& item, const v1::Answer& answer);
+
+// The best EntityHit of `gold_text` over the evidence heads' and tails' names.
+EntityHit AnswerEntityHit(absl::string_view gold_text, const v1::AnswerResponse& response);
+
+// Scores a successful answer.
+ItemOutcome ScoreAnswer(const QaItem& item, const v1::AnswerResponse& response, double latency_ms);
+// A failed call.
+ItemOutcome ErrorOutcome(absl::StatusCode code, std::string message, double latency_ms);
+
+// Nearest-rank percentile (p in [0, 100]) of `values`: the smallest value with at least p% of
+// the values at or below it. 0 for no values.
+double Percentile(std::vector<double> values, double p);
+
+// Aggregates over one dataset and configuration. Rates are in [0, 1].
+struct RunSummary {
+  std::string dataset;
+  std::string config;
+  int total = 0;     // questions sent
+  int answered = 0;  // calls that returned OK
+  int errors = 0;    // calls that failed
+  int correct = 0;
+  // correct / total: failed calls count as wrong.
+  double accuracy = 0;
+  // correct / answered.
+  double accuracy_answered = 0;
+  // Answer-entity hit rate over answered questions whose gold answer names an entity.
+  int hit_applicable = 0;
+  int hit_exact = 0;
+  int hit_partial_or_exact = 0;
+  double hit_rate_exact = 0;
+  double hit_rate_partial = 0;
+  // Alignment coverage over answered questions: share with >= 1 entity, mean entities.
+  int with_entities = 0;
+  double coverage = 0;
+  double mean_entities = 0;
+  double mean_evidence = 0;
+  // Answered calls that chose no option / gave no SUPPORTED or REFUTED verdict.
+  int abstained = 0;
+  int low_confidence = 0;
+  int insufficient_evidence = 0;
+  // Answers with at least one degradation, and answers by degraded component.
+  int degraded_answers = 0;
+  std::map<std::string, int> degraded_by_component;
+  // Failed calls by gRPC code name ("UNAVAILABLE", ...).
+  std::map<std::string, int> errors_by_code;
+  // Client-side latency of answered calls, milliseconds.
+  double latency_mean_ms = 0;
+  double latency_p50_ms = 0;
+  double latency_p95_ms = 0;
+  double latency_p99_ms = 0;
+  // Mean duration of each stage over the answered calls that report it, in first-seen order.
+  std::vector<std::pair<std::string, double>> mean_stage_ms;
+  // Wall time of the whole run and answered calls per second over it.
+  double wall_seconds = 0;
+  double throughput_qps = 0;
+};
+
+RunSummary Summarize(const std::string& dataset, const std::string& config,
+                     const std::vector<ItemOutcome>& outcomes, double wall_seconds);
+
+// "UNAVAILABLE", "DEADLINE_EXCEEDED", ...
+std::string StatusCodeName(absl::StatusCode code);
+
+}  // namespace ibgraphrag::eval
+
+#endif  // IBGRAPHRAG_TOOLS_EVAL_EVAL_METRICS_H_

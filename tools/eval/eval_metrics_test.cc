@@ -1,0 +1,233 @@
+#include "tools/eval/eval_metrics.h"
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "tools/eval/eval_report.h"
+
+namespace ibgraphrag::eval {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::Pair;
+
+QaItem Mcq(std::vector<std::string> options, int gold) {
+  QaItem item;
+  item.task = v1::TASK_MULTIPLE_CHOICE;
+  item.options = std::move(options);
+  item.gold_index = gold;
+  item.gold_text = item.options[gold];
+  item.gold_is_entity = true;
+  return item;
+}
+
+QaItem Claim(v1::FactLabel gold) {
+  QaItem item;
+  item.task = v1::TASK_FACT_VERIFICATION;
+  item.gold_label = gold;
+  item.gold_text = gold == v1::FACT_LABEL_SUPPORTED ? "true" : "false";
+  return item;
+}
+
+v1::AnswerResponse Answered(int option_index) {
+  v1::AnswerResponse response;
+  response.mutable_answer()->set_option_index(option_index);
+  if (option_index >= 0) {
+    response.mutable_answer()->set_option_letter(std::string(1, 'A' + option_index));
+  }
+  return response;
+}
+
+void AddEvidence(v1::AnswerResponse* response, const std::string& head, const std::string& tail) {
+  v1::EvidenceTriple* triple = response->add_evidence();
+  triple->mutable_head()->set_name(head);
+  triple->set_relation("drug treats disease");
+  triple->mutable_tail()->set_name(tail);
+}
+
+TEST(NormalizeNameTest, LowercasesAndCollapsesPunctuation) {
+  EXPECT_EQ(NormalizeName("  Type-2 Diabetes  Mellitus. "), "type 2 diabetes mellitus");
+  EXPECT_EQ(NormalizeName("HLA-B"), "hla b");
+  EXPECT_EQ(NormalizeName("Sjögren's"), "sjögren s");
+  EXPECT_EQ(NormalizeName("--"), "");
+}
+
+TEST(IsCorrectTest, MultipleChoiceByIndexOrByRepeatedOptionText) {
+  const QaItem item = Mcq({"ZFHX3", "HLA-DQA1", "EPDR1", "hla-dqa1"}, 1);
+  EXPECT_TRUE(IsCorrect(item, Answered(1).answer()));
+  EXPECT_TRUE(IsCorrect(item, Answered(3).answer()));  // same option text, other position
+  EXPECT_FALSE(IsCorrect(item, Answered(0).answer()));
+  EXPECT_FALSE(IsCorrect(item, Answered(-1).answer()));
+  EXPECT_FALSE(IsCorrect(item, Answered(7).answer()));
+}
+
+TEST(IsCorrectTest, FactLabelMustMatchAndUnknownIsWrong) {
+  v1::Answer answer;
+  answer.set_label(v1::FACT_LABEL_SUPPORTED);
+  EXPECT_TRUE(IsCorrect(Claim(v1::FACT_LABEL_SUPPORTED), answer));
+  EXPECT_FALSE(IsCorrect(Claim(v1::FACT_LABEL_REFUTED), answer));
+  answer.set_label(v1::FACT_LABEL_UNKNOWN);
+  EXPECT_FALSE(IsCorrect(Claim(v1::FACT_LABEL_SUPPORTED), answer));
+  EXPECT_FALSE(IsCorrect(Claim(v1::FACT_LABEL_REFUTED), answer));
+}
+
+TEST(AnswerEntityHitTest, ExactPartialAndNone) {
+  v1::AnswerResponse response;
+  AddEvidence(&response, "metformin", "type 2 diabetes mellitus");
+  AddEvidence(&response, "HLA-B", "psoriasis");
+  EXPECT_EQ(AnswerEntityHit("Type 2 Diabetes Mellitus", response), EntityHit::kExact);
+  EXPECT_EQ(AnswerEntityHit("hla-b", response), EntityHit::kExact);  // tail or head
+  // Whole-word containment either way.
+  EXPECT_EQ(AnswerEntityHit("Metformin 500 mg", response), EntityHit::kPartial);
+  EXPECT_EQ(AnswerEntityHit("diabetes mellitus", response), EntityHit::kPartial);
+  // Not on word boundaries, or the shorter side under kMinPartialHitChars.
+  EXPECT_EQ(AnswerEntityHit("formin", response), EntityHit::kNone);
+  EXPECT_EQ(AnswerEntityHit("hla", response), EntityHit::kNone);
+  v1::AnswerResponse short_names;
+  AddEvidence(&short_names, "B", "ab");
+  EXPECT_EQ(AnswerEntityHit("vitamin B deficiency", short_names), EntityHit::kNone);
+  EXPECT_EQ(AnswerEntityHit("aspirin", v1::AnswerResponse()), EntityHit::kNone);
+}
+
+TEST(PercentileTest, NearestRank) {
+  std::vector<double> values;
+  for (int i = 100; i >= 1; --i) values.push_back(i);  // unsorted on purpose
+  EXPECT_EQ(Percentile(values, 50), 50);
+  EXPECT_EQ(Percentile(values, 95), 95);
+  EXPECT_EQ(Percentile(values, 99), 99);
+  EXPECT_EQ(Percentile(values, 100), 100);
+  EXPECT_EQ(Percentile(values, 0), 1);
+  EXPECT_EQ(Percentile({7}, 99), 7);
+  EXPECT_EQ(Percentile({1, 2, 3, 4}, 50), 2);
+  EXPECT_EQ(Percentile({1, 2, 3, 4}, 51), 3);
+  EXPECT_EQ(Percentile({}, 50), 0);
+}
+
+TEST(ScoreAnswerTest, RecordsEntitiesDegradationsTimingsAndPrediction) {
+  const QaItem item = Mcq({"aspirin", "metformin"}, 1);
+  v1::AnswerResponse response = Answered(1);
+  response.add_entities()->mutable_entity()->set_name("type 2 diabetes mellitus");
+  AddEvidence(&response, "metformin", "type 2 diabetes mellitus");
+  response.add_degraded()->set_component("retriever");
+  response.add_degraded()->set_component("retriever");  // counted once per answer
+  response.add_degraded()->set_component("llm");
+  auto* timing = response.add_timings();
+  timing->set_stage("align");
+  timing->set_duration_ms(2.5);
+  response.mutable_answer()->set_low_confidence(true);
+  const ItemOutcome outcome = ScoreAnswer(item, response, 12.0);
+  EXPECT_TRUE(outcome.correct);
+  EXPECT_EQ(outcome.predicted, "B");
+  EXPECT_TRUE(outcome.hit_applicable);
+  EXPECT_EQ(outcome.hit, EntityHit::kExact);
+  EXPECT_EQ(outcome.entities, 1);
+  EXPECT_EQ(outcome.evidence, 1);
+  EXPECT_THAT(outcome.degraded_components, ElementsAre("retriever", "llm"));
+  EXPECT_THAT(outcome.stage_ms, ElementsAre(Pair("align", 2.5)));
+  EXPECT_TRUE(outcome.low_confidence);
+  EXPECT_FALSE(outcome.abstained);
+  EXPECT_TRUE(ScoreAnswer(item, Answered(-1), 1.0).abstained);
+
+  v1::AnswerResponse verdict;
+  verdict.mutable_answer()->set_label(v1::FACT_LABEL_REFUTED);
+  const ItemOutcome claim = ScoreAnswer(Claim(v1::FACT_LABEL_REFUTED), verdict, 1.0);
+  EXPECT_TRUE(claim.correct);
+  EXPECT_EQ(claim.predicted, "REFUTED");
+  EXPECT_FALSE(claim.hit_applicable);
+  EXPECT_FALSE(claim.abstained);
+  verdict.mutable_answer()->set_label(v1::FACT_LABEL_UNKNOWN);
+  EXPECT_TRUE(ScoreAnswer(Claim(v1::FACT_LABEL_REFUTED), verdict, 1.0).abstained);
+}
+
+TEST(SummarizeTest, AggregatesAccuracyHitsCoverageDegradationsErrorsAndLatency) {
+  const QaItem item = Mcq({"aspirin", "metformin"}, 1);
+  std::vector<ItemOutcome> outcomes;
+  // 1: correct, exact hit, 2 entities, retriever degraded, 10 ms.
+  {
+    v1::AnswerResponse r = Answered(1);
+    r.add_entities();
+    r.add_entities();
+    AddEvidence(&r, "metformin", "x");
+    r.add_degraded()->set_component("retriever");
+    auto* t = r.add_timings();
+    t->set_stage("align");
+    t->set_duration_ms(2);
+    t = r.add_timings();
+    t->set_stage("retrieve");
+    t->set_duration_ms(6);
+    outcomes.push_back(ScoreAnswer(item, r, 10));
+  }
+  // 2: wrong, partial hit, no entity, 20 ms.
+  {
+    v1::AnswerResponse r = Answered(0);
+    AddEvidence(&r, "metformin hydrochloride", "x");
+    auto* t = r.add_timings();
+    t->set_stage("align");
+    t->set_duration_ms(4);
+    outcomes.push_back(ScoreAnswer(item, r, 20));
+  }
+  // 3: correct, no hit, 1 entity, 30 ms.
+  {
+    v1::AnswerResponse r = Answered(1);
+    r.add_entities();
+    outcomes.push_back(ScoreAnswer(item, r, 30));
+  }
+  // 4 and 5: failed calls.
+  outcomes.push_back(ErrorOutcome(absl::StatusCode::kUnavailable, "down", 1));
+  outcomes.push_back(ErrorOutcome(absl::StatusCode::kDeadlineExceeded, "slow", 30000));
+
+  const RunSummary s = Summarize("set", "msca=on", outcomes, 2.0);
+  EXPECT_EQ(s.total, 5);
+  EXPECT_EQ(s.answered, 3);
+  EXPECT_EQ(s.errors, 2);
+  EXPECT_EQ(s.correct, 2);
+  EXPECT_DOUBLE_EQ(s.accuracy, 2.0 / 5);
+  EXPECT_DOUBLE_EQ(s.accuracy_answered, 2.0 / 3);
+  EXPECT_EQ(s.hit_applicable, 3);
+  EXPECT_EQ(s.hit_exact, 1);
+  EXPECT_EQ(s.hit_partial_or_exact, 2);
+  EXPECT_DOUBLE_EQ(s.hit_rate_exact, 1.0 / 3);
+  EXPECT_DOUBLE_EQ(s.hit_rate_partial, 2.0 / 3);
+  EXPECT_EQ(s.with_entities, 2);
+  EXPECT_DOUBLE_EQ(s.coverage, 2.0 / 3);
+  EXPECT_DOUBLE_EQ(s.mean_entities, 1.0);
+  EXPECT_EQ(s.degraded_answers, 1);
+  EXPECT_THAT(s.degraded_by_component, ElementsAre(Pair("retriever", 1)));
+  EXPECT_THAT(s.errors_by_code, ElementsAre(Pair("DEADLINE_EXCEEDED", 1), Pair("UNAVAILABLE", 1)));
+  // Latency over answered calls only.
+  EXPECT_DOUBLE_EQ(s.latency_mean_ms, 20);
+  EXPECT_DOUBLE_EQ(s.latency_p50_ms, 20);
+  EXPECT_DOUBLE_EQ(s.latency_p99_ms, 30);
+  // Stage means over the answers that report the stage, in first-seen order.
+  EXPECT_THAT(s.mean_stage_ms, ElementsAre(Pair("align", 3.0), Pair("retrieve", 6.0)));
+  EXPECT_DOUBLE_EQ(s.throughput_qps, 1.5);
+
+  ReportMeta meta;
+  meta.gateway = "127.0.0.1:50051";
+  meta.concurrency = 8;
+  meta.command = "ibgr eval --dataset=x";
+  const nlohmann::json json = nlohmann::json::parse(ReportJson(meta, {s}));
+  EXPECT_EQ(json["runs"][0]["accuracy"], 0.4);
+  EXPECT_EQ(json["runs"][0]["errors_by_code"]["UNAVAILABLE"], 1);
+  EXPECT_EQ(json["runs"][0]["latency_ms"]["p99"], 30.0);
+  EXPECT_EQ(json["runs"][0]["mean_stage_ms"]["retrieve"], 6.0);
+  const std::string md = ReportMarkdown(meta, {s});
+  EXPECT_THAT(md,
+              HasSubstr("| set | msca=on | 5 | 40.0% | 33.3% | 66.7% | 66.7% | 1.00 | 1 | 2 |"));
+  EXPECT_THAT(md, HasSubstr("errors 2 (DEADLINE_EXCEEDED 1, UNAVAILABLE 1)"));
+  EXPECT_THAT(md, HasSubstr("abstained 0;"));
+  EXPECT_EQ(json["runs"][0]["abstained"], 0);
+}
+
+TEST(SummarizeTest, EmptyRunHasZeroRatesNotNaN) {
+  const RunSummary s = Summarize("empty", "", {}, 0);
+  EXPECT_EQ(s.accuracy, 0);
+  EXPECT_EQ(s.coverage, 0);
+  EXPECT_EQ(s.latency_p99_ms, 0);
+  EXPECT_EQ(s.throughput_qps, 0);
+  EXPECT_THAT(ReportMarkdown(ReportMeta(), {s}), HasSubstr("| n/a | n/a |"));
+}
+
+}  // namespace
+}  // namespace ibgraphrag::eval

@@ -1,0 +1,123 @@
+#include "tools/eval/eval_report.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "nlohmann/json.hpp"
+
+namespace ibgraphrag::eval {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+std::string Percent(double rate) { return absl::StrFormat("%.1f%%", 100.0 * rate); }
+
+// Markdown table cells must not contain pipes or newlines.
+std::string Cell(std::string text) {
+  for (char& c : text) {
+    if (c == '|' || c == '\n') c = ' ';
+  }
+  return text;
+}
+
+Json SummaryJson(const RunSummary& s) {
+  Json stages = Json::object();
+  for (const auto& [stage, ms] : s.mean_stage_ms) stages[stage] = ms;
+  Json degraded = Json::object();
+  for (const auto& [component, count] : s.degraded_by_component) degraded[component] = count;
+  Json errors = Json::object();
+  for (const auto& [code, count] : s.errors_by_code) errors[code] = count;
+  return Json{
+      {"dataset", s.dataset},
+      {"config", s.config},
+      {"total", s.total},
+      {"answered", s.answered},
+      {"errors", s.errors},
+      {"correct", s.correct},
+      {"accuracy", s.accuracy},
+      {"accuracy_answered", s.accuracy_answered},
+      {"answer_entity_hit",
+       {{"applicable", s.hit_applicable},
+        {"exact", s.hit_exact},
+        {"partial_or_exact", s.hit_partial_or_exact},
+        {"rate_exact", s.hit_rate_exact},
+        {"rate_partial", s.hit_rate_partial}}},
+      {"alignment",
+       {{"with_entities", s.with_entities},
+        {"coverage", s.coverage},
+        {"mean_entities", s.mean_entities}}},
+      {"mean_evidence", s.mean_evidence},
+      {"abstained", s.abstained},
+      {"low_confidence", s.low_confidence},
+      {"insufficient_evidence", s.insufficient_evidence},
+      {"degraded_answers", s.degraded_answers},
+      {"degraded_by_component", degraded},
+      {"errors_by_code", errors},
+      {"latency_ms",
+       {{"mean", s.latency_mean_ms},
+        {"p50", s.latency_p50_ms},
+        {"p95", s.latency_p95_ms},
+        {"p99", s.latency_p99_ms}}},
+      {"mean_stage_ms", stages},
+      {"wall_seconds", s.wall_seconds},
+      {"throughput_qps", s.throughput_qps},
+  };
+}
+
+std::string CountsText(const std::map<std::string, int>& counts) {
+  if (counts.empty()) return "";
+  std::vector<std::string> parts;
+  for (const auto& [name, count] : counts) parts.push_back(absl::StrCat(name, " ", count));
+  return absl::StrCat(" (", absl::StrJoin(parts, ", "), ")");
+}
+
+}  // namespace
+
+std::string ReportJson(const ReportMeta& meta, const std::vector<RunSummary>& runs) {
+  Json json{{"tool", "ibgr eval"},
+            {"gateway", meta.gateway},
+            {"command", meta.command},
+            {"started_at", meta.started_at},
+            {"concurrency", meta.concurrency},
+            {"deadline_ms", meta.deadline_ms},
+            {"limit", meta.limit},
+            {"runs", Json::array()}};
+  for (const RunSummary& run : runs) json["runs"].push_back(SummaryJson(run));
+  return json.dump(2) + "\n";
+}
+
+std::string ReportMarkdown(const ReportMeta& meta, const std::vector<RunSummary>& runs) {
+  std::string md = absl::StrFormat(
+      "Command: `%s`  \nGateway %s, concurrency %d, deadline %d ms, started %s.\n\n",
+      Cell(meta.command), Cell(meta.gateway), meta.concurrency, meta.deadline_ms, meta.started_at);
+  absl::StrAppend(&md,
+                  "| dataset | config | n | accuracy | hit exact | hit partial | coverage | "
+                  "entities | degraded | errors | p50 ms | p95 ms | p99 ms | q/s |\n",
+                  "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
+  for (const RunSummary& s : runs) {
+    const bool hit = s.hit_applicable > 0;
+    absl::StrAppendFormat(
+        &md, "| %s | %s | %d | %s | %s | %s | %s | %.2f | %d | %d | %.1f | %.1f | %.1f | %.1f |\n",
+        Cell(s.dataset), Cell(s.config), s.total, Percent(s.accuracy),
+        hit ? Percent(s.hit_rate_exact) : "n/a", hit ? Percent(s.hit_rate_partial) : "n/a",
+        Percent(s.coverage), s.mean_entities, s.degraded_answers, s.errors, s.latency_p50_ms,
+        s.latency_p95_ms, s.latency_p99_ms, s.throughput_qps);
+  }
+  absl::StrAppend(&md,
+                  "\nPer run: abstentions (answered without choosing), mean stage times (ms), "
+                  "degradations and errors.\n\n");
+  for (const RunSummary& s : runs) {
+    std::vector<std::string> stages;
+    for (const auto& [stage, ms] : s.mean_stage_ms) {
+      stages.push_back(absl::StrFormat("%s %.2f", stage, ms));
+    }
+    absl::StrAppendFormat(&md, "- %s, %s: abstained %d; stages %s; degraded %d%s; errors %d%s\n",
+                          Cell(s.dataset), Cell(s.config), s.abstained,
+                          stages.empty() ? "none" : absl::StrJoin(stages, ", "), s.degraded_answers,
+                          CountsText(s.degraded_by_component), s.errors,
+                          CountsText(s.errors_by_code));
+  }
+  return md;
+}
+
+}  // namespace ibgraphrag::eval

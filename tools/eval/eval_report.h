@@ -1,0 +1,32 @@
+// The `ibgr eval` report: a JSON document (every figure, for machines) and a Markdown table
+// (for docs), from the run summaries.
+#ifndef IBGRAPHRAG_TOOLS_EVAL_EVAL_REPORT_H_
+#define IBGRAPHRAG_TOOLS_EVAL_EVAL_REPORT_H_
+
+#include <string>
+#include <vector>
+
+#include "tools/eval/eval_metrics.h"
+
+namespace ibgraphrag::eval {
+
+// How the run was made, recorded in the report.
+struct ReportMeta {
+  std::string gateway;
+  int concurrency = 0;
+  int64_t deadline_ms = 0;
+  // 0 = every question.
+  int64_t limit = 0;
+  // The command line without secrets, for reproducibility.
+  std::string command;
+  // UTC, RFC 3339.
+  std::string started_at;
+};
+
+// One summary per (dataset, configuration), in run order.
+std::string ReportJson(const ReportMeta& meta, const std::vector<RunSummary>& runs);
+std::string ReportMarkdown(const ReportMeta& meta, const std::vector<RunSummary>& runs);
+
+}  // namespace ibgraphrag::eval
+
+#endif  // IBGRAPHRAG_TOOLS_EVAL_EVAL_REPORT_H_

@@ -1,0 +1,585 @@
+#include "tools/eval/qa_datasets.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "nlohmann/json.hpp"
+
+namespace ibgraphrag::eval {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+constexpr absl::string_view kFormatNames[] = {"auto", "medqa",        "medmcqa",  "pubmedqa",
+                                              "mmlu", "biomixqa_mcq", "truefalse"};
+
+absl::Status LineError(const std::string& path, int line, absl::string_view what) {
+  return absl::InvalidArgumentError(absl::StrCat(path, ":", line, ": ", what));
+}
+
+// 1-based line of byte `offset` in `content`.
+int LineOfOffset(absl::string_view content, size_t offset) {
+  offset = std::min(offset, content.size());
+  return 1 + static_cast<int>(std::count(content.begin(), content.begin() + offset, '\n'));
+}
+
+std::string Letter(size_t index) { return std::string(1, static_cast<char>('A' + index)); }
+
+// A required non-empty string member of a JSON object.
+absl::StatusOr<std::string> StringField(const Json& object, const char* key,
+                                        const std::string& path, int line) {
+  auto it = object.find(key);
+  if (it == object.end()) return LineError(path, line, absl::StrCat("missing field \"", key, "\""));
+  if (!it->is_string()) {
+    return LineError(path, line, absl::StrCat("field \"", key, "\" must be a string"));
+  }
+  std::string value = it->get<std::string>();
+  if (absl::StripAsciiWhitespace(value).empty()) {
+    return LineError(path, line, absl::StrCat("field \"", key, "\" is empty"));
+  }
+  return value;
+}
+
+// Calls `parse_line(json, line)` for every non-blank line of a JSON-lines file.
+template <typename ParseLine>
+absl::StatusOr<std::vector<QaItem>> ParseJsonLines(absl::string_view content,
+                                                   const std::string& path, ParseLine parse_line) {
+  std::vector<QaItem> items;
+  int line = 0;
+  for (absl::string_view text : absl::StrSplit(content, '\n')) {
+    ++line;
+    if (absl::StripAsciiWhitespace(text).empty()) continue;
+    Json json;
+    try {
+      json = Json::parse(text.begin(), text.end());
+    } catch (const Json::exception& e) {
+      return LineError(path, line, absl::StrCat("not valid JSON: ", e.what()));
+    }
+    if (!json.is_object()) return LineError(path, line, "expected a JSON object");
+    absl::StatusOr<QaItem> item = parse_line(json, line);
+    if (!item.ok()) return item.status();
+    item->line = line;
+    if (item->id.empty()) item->id = absl::StrCat("line:", line);
+    items.push_back(*std::move(item));
+  }
+  if (items.empty()) return absl::InvalidArgumentError(absl::StrCat(path, ": no questions"));
+  return items;
+}
+
+bool IsHeaderlessMmluRow(const std::vector<std::string>& fields) {
+  if (fields.size() != 6) return false;
+  const std::string answer(absl::StripAsciiWhitespace(fields[5]));
+  return answer.size() == 1 && answer[0] >= 'A' && answer[0] <= 'D';
+}
+
+// Column index of `name` in a header row, or -1.
+int ColumnOf(const std::vector<std::string>& header, absl::string_view name) {
+  for (size_t i = 0; i < header.size(); ++i) {
+    if (absl::StripAsciiWhitespace(header[i]) == name) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+absl::StatusOr<std::string> ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    return absl::NotFoundError(absl::StrCat("cannot read ", path, ": ", std::strerror(errno)));
+  }
+  std::ostringstream out;
+  out << in.rdbuf();
+  if (in.bad()) return absl::DataLossError(absl::StrCat("error reading ", path));
+  return out.str();
+}
+
+}  // namespace
+
+absl::string_view DatasetFormatName(DatasetFormat format) {
+  return kFormatNames[static_cast<int>(format)];
+}
+
+absl::StatusOr<DatasetFormat> ParseDatasetFormat(absl::string_view name) {
+  for (size_t i = 0; i < std::size(kFormatNames); ++i) {
+    if (kFormatNames[i] == name) return static_cast<DatasetFormat>(i);
+  }
+  return absl::InvalidArgumentError(absl::StrCat("--format: unknown format \"", name, "\"; one of ",
+                                                 absl::StrJoin(kFormatNames, ", ")));
+}
+
+absl::StatusOr<std::vector<CsvRecord>> ParseCsvRecords(absl::string_view content,
+                                                       const std::string& path) {
+  std::vector<CsvRecord> records;
+  CsvRecord record;
+  std::string field;
+  bool in_quotes = false;
+  bool record_open = false;  // a record has begun on this line (even an empty first field)
+  int line = 1;
+  int quote_line = 0;
+  auto end_field = [&] {
+    record.fields.push_back(std::move(field));
+    field.clear();
+  };
+  auto end_record = [&] {
+    end_field();
+    records.push_back(std::move(record));
+    record = CsvRecord();
+    record_open = false;
+  };
+  for (size_t i = 0; i < content.size(); ++i) {
+    const char c = content[i];
+    if (!record_open) {
+      record.line = line;
+      record_open = true;
+    }
+    if (in_quotes) {
+      if (c == '"') {
+        if (i + 1 < content.size() && content[i + 1] == '"') {
+          field.push_back('"');
+          ++i;
+        } else {
+          in_quotes = false;
+        }
+      } else {
+        if (c == '\n') ++line;
+        field.push_back(c);
+      }
+      continue;
+    }
+    switch (c) {
+      case '"':
+        in_quotes = true;
+        quote_line = line;
+        break;
+      case ',':
+        end_field();
+        break;
+      case '\r':
+        break;
+      case '\n':
+        end_record();
+        ++line;
+        break;
+      default:
+        field.push_back(c);
+    }
+  }
+  if (in_quotes) return LineError(path, quote_line, "quoted field is never closed");
+  if (record_open) end_record();
+  // Blank lines are not records.
+  records.erase(std::remove_if(
+                    records.begin(), records.end(),
+                    [](const CsvRecord& r) { return r.fields.size() == 1 && r.fields[0].empty(); }),
+                records.end());
+  return records;
+}
+
+absl::StatusOr<std::vector<QaItem>> ParseMedQa(absl::string_view content, const std::string& path) {
+  return ParseJsonLines(content, path, [&](const Json& json, int line) -> absl::StatusOr<QaItem> {
+    QaItem item;
+    item.task = v1::TASK_MULTIPLE_CHOICE;
+    item.gold_is_entity = true;
+    absl::StatusOr<std::string> question = StringField(json, "question", path, line);
+    if (!question.ok()) return question.status();
+    item.question = *std::move(question);
+    auto options = json.find("options");
+    if (options == json.end()) return LineError(path, line, "missing field \"options\"");
+    std::vector<std::string> letters;
+    if (options->is_object()) {
+      // Keyed by letter; ordered by letter so "A" is option 0 whatever the file order.
+      std::vector<std::pair<std::string, std::string>> by_letter;
+      for (auto it = options->begin(); it != options->end(); ++it) {
+        if (!it.value().is_string()) {
+          return LineError(path, line, absl::StrCat("option \"", it.key(), "\" must be a string"));
+        }
+        by_letter.emplace_back(it.key(), it.value().get<std::string>());
+      }
+      std::sort(by_letter.begin(), by_letter.end());
+      for (auto& [letter, text] : by_letter) {
+        letters.push_back(letter);
+        item.options.push_back(std::move(text));
+      }
+    } else if (options->is_array()) {
+      for (const Json& option : *options) {
+        if (!option.is_string()) return LineError(path, line, "options must be strings");
+        letters.push_back(Letter(item.options.size()));
+        item.options.push_back(option.get<std::string>());
+      }
+    } else {
+      return LineError(path, line, "field \"options\" must be an object or an array");
+    }
+    if (item.options.size() < 2 || item.options.size() > 26) {
+      return LineError(path, line,
+                       absl::StrCat("expected 2..26 options, found ", item.options.size()));
+    }
+    if (auto idx = json.find("answer_idx"); idx != json.end()) {
+      if (!idx->is_string()) return LineError(path, line, "field \"answer_idx\" must be a string");
+      const std::string letter = idx->get<std::string>();
+      auto pos = std::find(letters.begin(), letters.end(), letter);
+      if (pos == letters.end()) {
+        return LineError(path, line,
+                         absl::StrCat("answer_idx \"", letter, "\" is not one of the options"));
+      }
+      item.gold_index = static_cast<int>(pos - letters.begin());
+    } else if (auto answer = json.find("answer"); answer != json.end() && answer->is_string()) {
+      auto pos = std::find(item.options.begin(), item.options.end(), answer->get<std::string>());
+      if (pos == item.options.end()) {
+        return LineError(path, line, "field \"answer\" matches no option");
+      }
+      item.gold_index = static_cast<int>(pos - item.options.begin());
+    } else {
+      return LineError(path, line, "missing field \"answer_idx\" (or \"answer\")");
+    }
+    item.gold_text = item.options[item.gold_index];
+    if (auto id = json.find("id"); id != json.end() && id->is_string()) item.id = *id;
+    return item;
+  });
+}
+
+absl::StatusOr<std::vector<QaItem>> ParseMedMcqa(absl::string_view content,
+                                                 const std::string& path) {
+  return ParseJsonLines(content, path, [&](const Json& json, int line) -> absl::StatusOr<QaItem> {
+    QaItem item;
+    item.task = v1::TASK_MULTIPLE_CHOICE;
+    item.gold_is_entity = true;
+    absl::StatusOr<std::string> question = StringField(json, "question", path, line);
+    if (!question.ok()) return question.status();
+    item.question = *std::move(question);
+    for (const char* key : {"opa", "opb", "opc", "opd"}) {
+      auto it = json.find(key);
+      if (it == json.end() || !it->is_string()) {
+        return LineError(path, line, absl::StrCat("missing string field \"", key, "\""));
+      }
+      item.options.push_back(it->get<std::string>());
+    }
+    auto cop = json.find("cop");
+    if (cop == json.end() || !cop->is_number_integer()) {
+      return LineError(path, line, "missing integer field \"cop\"");
+    }
+    const int64_t correct = cop->get<int64_t>();
+    if (correct < 1 || correct > 4) {
+      return LineError(path, line, absl::StrCat("cop must be 1..4 (1 = opa), got ", correct));
+    }
+    item.gold_index = static_cast<int>(correct - 1);
+    item.gold_text = item.options[item.gold_index];
+    if (auto id = json.find("id"); id != json.end() && id->is_string()) item.id = *id;
+    return item;
+  });
+}
+
+absl::StatusOr<std::vector<QaItem>> ParsePubMedQa(absl::string_view content,
+                                                  const std::string& path) {
+  Json json;
+  try {
+    json = Json::parse(content.begin(), content.end());
+  } catch (const Json::parse_error& e) {
+    return LineError(path, LineOfOffset(content, e.byte),
+                     absl::StrCat("not valid JSON: ", e.what()));
+  } catch (const Json::exception& e) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": not valid JSON: ", e.what()));
+  }
+  if (!json.is_object()) {
+    return LineError(path, 1, "expected a JSON object of id -> {QUESTION, final_decision}");
+  }
+  static const std::vector<std::string> kOptions = {"yes", "no", "maybe"};
+  std::vector<QaItem> items;
+  size_t search_from = 0;
+  for (auto it = json.begin(); it != json.end(); ++it) {
+    // The entry's line: where its quoted key appears (entries are searched in file order).
+    const size_t at = content.find(absl::StrCat("\"", it.key(), "\""), search_from);
+    const int line = at == absl::string_view::npos ? 0 : LineOfOffset(content, at);
+    if (at != absl::string_view::npos) search_from = at + 1;
+    if (!it.value().is_object()) {
+      return LineError(path, line, absl::StrCat("entry \"", it.key(), "\" is not an object"));
+    }
+    QaItem item;
+    item.id = it.key();
+    item.line = line;
+    item.task = v1::TASK_MULTIPLE_CHOICE;
+    absl::StatusOr<std::string> question = StringField(it.value(), "QUESTION", path, line);
+    if (!question.ok()) return question.status();
+    item.question = *std::move(question);
+    absl::StatusOr<std::string> decision = StringField(it.value(), "final_decision", path, line);
+    if (!decision.ok()) return decision.status();
+    auto pos = std::find(kOptions.begin(), kOptions.end(), absl::AsciiStrToLower(*decision));
+    if (pos == kOptions.end()) {
+      return LineError(
+          path, line,
+          absl::StrCat("final_decision must be yes, no or maybe, got \"", *decision, "\""));
+    }
+    item.options = kOptions;
+    item.gold_index = static_cast<int>(pos - kOptions.begin());
+    item.gold_text = *pos;
+    items.push_back(std::move(item));
+  }
+  if (items.empty()) return absl::InvalidArgumentError(absl::StrCat(path, ": no questions"));
+  return items;
+}
+
+absl::StatusOr<std::vector<QaItem>> ParseMmlu(absl::string_view content, const std::string& path) {
+  absl::StatusOr<std::vector<CsvRecord>> records = ParseCsvRecords(content, path);
+  if (!records.ok()) return records.status();
+  std::vector<QaItem> items;
+  for (CsvRecord& record : *records) {
+    if (record.fields.size() != 6) {
+      return LineError(path, record.line,
+                       absl::StrCat("expected 6 columns (question, A, B, C, D, answer), found ",
+                                    record.fields.size()));
+    }
+    const std::string answer(absl::StripAsciiWhitespace(record.fields[5]));
+    if (answer.size() != 1 || answer[0] < 'A' || answer[0] > 'D') {
+      return LineError(path, record.line,
+                       absl::StrCat("answer must be a letter A..D, got \"", answer, "\""));
+    }
+    if (absl::StripAsciiWhitespace(record.fields[0]).empty()) {
+      return LineError(path, record.line, "question is empty");
+    }
+    QaItem item;
+    item.id = absl::StrCat("line:", record.line);
+    item.line = record.line;
+    item.task = v1::TASK_MULTIPLE_CHOICE;
+    item.gold_is_entity = true;
+    item.question = std::move(record.fields[0]);
+    for (int i = 1; i <= 4; ++i) item.options.push_back(std::move(record.fields[i]));
+    item.gold_index = answer[0] - 'A';
+    item.gold_text = item.options[item.gold_index];
+    items.push_back(std::move(item));
+  }
+  if (items.empty()) return absl::InvalidArgumentError(absl::StrCat(path, ": no questions"));
+  return items;
+}
+
+absl::StatusOr<std::vector<QaItem>> ParseBiomixMcq(absl::string_view content,
+                                                   const std::string& path) {
+  absl::StatusOr<std::vector<CsvRecord>> records = ParseCsvRecords(content, path);
+  if (!records.ok()) return records.status();
+  if (records->empty()) return absl::InvalidArgumentError(absl::StrCat(path, ": empty file"));
+  const std::vector<std::string>& header = records->front().fields;
+  const int gold_col = ColumnOf(header, "correct_node");
+  const int options_col = ColumnOf(header, "options_combined");
+  const int text_col = ColumnOf(header, "text");
+  if (gold_col < 0 || options_col < 0 || text_col < 0) {
+    return LineError(path, 1, "header must name the columns correct_node, options_combined, text");
+  }
+  std::vector<QaItem> items;
+  for (size_t r = 1; r < records->size(); ++r) {
+    CsvRecord& record = (*records)[r];
+    if (record.fields.size() != header.size()) {
+      return LineError(
+          path, record.line,
+          absl::StrCat("expected ", header.size(), " columns, found ", record.fields.size()));
+    }
+    QaItem item;
+    item.id = absl::StrCat("line:", record.line);
+    item.line = record.line;
+    item.task = v1::TASK_MULTIPLE_CHOICE;
+    item.gold_is_entity = true;
+    item.question = record.fields[text_col];
+    if (absl::StripAsciiWhitespace(item.question).empty()) {
+      return LineError(path, record.line, "column text is empty");
+    }
+    for (absl::string_view option : absl::StrSplit(record.fields[options_col], ',')) {
+      option = absl::StripAsciiWhitespace(option);
+      if (!option.empty()) item.options.emplace_back(option);
+    }
+    const std::string gold(absl::StripAsciiWhitespace(record.fields[gold_col]));
+    auto pos = std::find(item.options.begin(), item.options.end(), gold);
+    if (pos == item.options.end()) {
+      return LineError(path, record.line,
+                       absl::StrCat("correct_node \"", gold, "\" is not in options_combined"));
+    }
+    if (item.options.size() < 2 || item.options.size() > 26) {
+      return LineError(path, record.line,
+                       absl::StrCat("expected 2..26 options, found ", item.options.size()));
+    }
+    item.gold_index = static_cast<int>(pos - item.options.begin());
+    item.gold_text = gold;
+    items.push_back(std::move(item));
+  }
+  if (items.empty()) return absl::InvalidArgumentError(absl::StrCat(path, ": no questions"));
+  return items;
+}
+
+absl::StatusOr<std::vector<QaItem>> ParseTrueFalse(absl::string_view content,
+                                                   const std::string& path) {
+  absl::StatusOr<std::vector<CsvRecord>> records = ParseCsvRecords(content, path);
+  if (!records.ok()) return records.status();
+  if (records->empty()) return absl::InvalidArgumentError(absl::StrCat(path, ": empty file"));
+  const std::vector<std::string>& header = records->front().fields;
+  const int text_col = ColumnOf(header, "text");
+  const int label_col = ColumnOf(header, "label");
+  if (text_col < 0 || label_col < 0) {
+    return LineError(path, 1, "header must name the columns text and label");
+  }
+  std::vector<QaItem> items;
+  for (size_t r = 1; r < records->size(); ++r) {
+    CsvRecord& record = (*records)[r];
+    if (record.fields.size() != header.size()) {
+      return LineError(
+          path, record.line,
+          absl::StrCat("expected ", header.size(), " columns, found ", record.fields.size()));
+    }
+    QaItem item;
+    item.line = record.line;
+    item.id = (text_col != 0 && !record.fields[0].empty()) ? record.fields[0]
+                                                           : absl::StrCat("line:", record.line);
+    item.task = v1::TASK_FACT_VERIFICATION;
+    item.question = record.fields[text_col];
+    if (absl::StripAsciiWhitespace(item.question).empty()) {
+      return LineError(path, record.line, "column text is empty");
+    }
+    const std::string label =
+        absl::AsciiStrToLower(absl::StripAsciiWhitespace(record.fields[label_col]));
+    if (label == "true") {
+      item.gold_label = v1::FACT_LABEL_SUPPORTED;
+    } else if (label == "false") {
+      item.gold_label = v1::FACT_LABEL_REFUTED;
+    } else {
+      return LineError(
+          path, record.line,
+          absl::StrCat("label must be True or False, got \"", record.fields[label_col], "\""));
+    }
+    item.gold_text = label;
+    items.push_back(std::move(item));
+  }
+  if (items.empty()) return absl::InvalidArgumentError(absl::StrCat(path, ": no questions"));
+  return items;
+}
+
+absl::StatusOr<DatasetFormat> DetectDatasetFormat(const std::string& path,
+                                                  absl::string_view content) {
+  auto unknown = [&](absl::string_view why) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": cannot detect the dataset format (", why,
+                     "); pass --format=medqa|medmcqa|pubmedqa|mmlu|biomixqa_mcq|truefalse"));
+  };
+  if (absl::EndsWith(path, ".jsonl")) {
+    int line = 0;
+    for (absl::string_view text : absl::StrSplit(content, '\n')) {
+      ++line;
+      if (absl::StripAsciiWhitespace(text).empty()) continue;
+      Json json;
+      try {
+        json = Json::parse(text.begin(), text.end());
+      } catch (const Json::exception& e) {
+        return LineError(path, line, absl::StrCat("not valid JSON: ", e.what()));
+      }
+      if (json.is_object() && json.contains("cop") && json.contains("opa")) {
+        return DatasetFormat::kMedMcqa;
+      }
+      if (json.is_object() && json.contains("options") &&
+          (json.contains("answer_idx") || json.contains("answer"))) {
+        return DatasetFormat::kMedQa;
+      }
+      return unknown(absl::StrCat("line ", line,
+                                  " has neither cop/opa (MedMCQA) nor options/answer_idx (MedQA)"));
+    }
+    return unknown("no records");
+  }
+  if (absl::EndsWith(path, ".json")) {
+    const absl::string_view body = absl::StripLeadingAsciiWhitespace(content);
+    if (!body.empty() && body.front() == '{' && absl::StrContains(body, "\"QUESTION\"")) {
+      return DatasetFormat::kPubMedQa;
+    }
+    return unknown("a .json file must be PubMedQA's id -> {QUESTION, final_decision} object");
+  }
+  if (absl::EndsWith(path, ".csv")) {
+    absl::StatusOr<std::vector<CsvRecord>> records = ParseCsvRecords(content, path);
+    if (!records.ok()) return records.status();
+    if (!records.ok() || records->empty()) return unknown("no CSV records");
+    const std::vector<std::string>& first = records->front().fields;
+    if (ColumnOf(first, "correct_node") >= 0) return DatasetFormat::kBiomixMcq;
+    if (ColumnOf(first, "text") >= 0 && ColumnOf(first, "label") >= 0) {
+      return DatasetFormat::kTrueFalse;
+    }
+    if (IsHeaderlessMmluRow(first)) return DatasetFormat::kMmlu;
+    return unknown("line 1 is neither a BiomixQA header nor an MMLU row of 6 columns");
+  }
+  return unknown("expected a .jsonl, .json or .csv file");
+}
+
+absl::StatusOr<QaDataset> LoadDataset(const std::string& path, DatasetFormat format) {
+  absl::StatusOr<std::string> content = ReadFile(path);
+  if (!content.ok()) return content.status();
+  if (format == DatasetFormat::kAuto) {
+    absl::StatusOr<DatasetFormat> detected = DetectDatasetFormat(path, *content);
+    if (!detected.ok()) return detected.status();
+    format = *detected;
+  }
+  QaDataset dataset;
+  dataset.path = path;
+  dataset.name = std::filesystem::path(path).stem().string();
+  dataset.format = format;
+  absl::StatusOr<std::vector<QaItem>> items;
+  switch (format) {
+    case DatasetFormat::kMedQa:
+      items = ParseMedQa(*content, path);
+      break;
+    case DatasetFormat::kMedMcqa:
+      items = ParseMedMcqa(*content, path);
+      break;
+    case DatasetFormat::kPubMedQa:
+      items = ParsePubMedQa(*content, path);
+      break;
+    case DatasetFormat::kMmlu:
+      items = ParseMmlu(*content, path);
+      break;
+    case DatasetFormat::kBiomixMcq:
+      items = ParseBiomixMcq(*content, path);
+      break;
+    case DatasetFormat::kTrueFalse:
+      items = ParseTrueFalse(*content, path);
+      break;
+    case DatasetFormat::kAuto:
+      return absl::InternalError("format not resolved");
+  }
+  if (!items.ok()) return items.status();
+  dataset.items = *std::move(items);
+  return dataset;
+}
+
+absl::StatusOr<std::vector<std::string>> ExpandDatasetPaths(const std::string& spec) {
+  std::vector<std::string> paths;
+  for (absl::string_view part : absl::StrSplit(spec, ',', absl::SkipWhitespace())) {
+    const std::string entry(absl::StripAsciiWhitespace(part));
+    std::error_code ec;
+    if (std::filesystem::is_directory(entry, ec)) {
+      std::vector<std::string> found;
+      for (const auto& file : std::filesystem::directory_iterator(entry, ec)) {
+        const std::string name = file.path().string();
+        if (file.is_regular_file(ec) &&
+            (absl::EndsWith(name, ".jsonl") || absl::EndsWith(name, ".json") ||
+             absl::EndsWith(name, ".csv"))) {
+          found.push_back(name);
+        }
+      }
+      if (ec) {
+        return absl::NotFoundError(absl::StrCat("cannot list ", entry, ": ", ec.message()));
+      }
+      std::sort(found.begin(), found.end());
+      if (found.empty()) {
+        return absl::NotFoundError(absl::StrCat(entry, ": no .jsonl, .json or .csv files"));
+      }
+      paths.insert(paths.end(), found.begin(), found.end());
+    } else if (std::filesystem::exists(entry, ec)) {
+      paths.push_back(entry);
+    } else {
+      return absl::NotFoundError(absl::StrCat("--dataset: ", entry, " does not exist"));
+    }
+  }
+  if (paths.empty()) return absl::InvalidArgumentError("--dataset: no file or directory given");
+  return paths;
+}
+
+}  // namespace ibgraphrag::eval

@@ -1,0 +1,101 @@
+// Loaders for the question-answering benchmarks `ibgr eval` runs through the gateway: MedQA
+// JSONL, MedMCQA JSONL, PubMedQA JSON, MMLU CSV, BiomixQA multiple-choice CSV and the BiomixQA
+// true/false CSV. Each file becomes a list of QaItems with the question, options, task and gold
+// answer; malformed input is an INVALID_ARGUMENT naming the file and line.
+#ifndef IBGRAPHRAG_TOOLS_EVAL_QA_DATASETS_H_
+#define IBGRAPHRAG_TOOLS_EVAL_QA_DATASETS_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "ibgraphrag/v1/common.pb.h"
+
+namespace ibgraphrag::eval {
+
+enum class DatasetFormat {
+  kAuto,       // detect from the file name and first record
+  kMedQa,      // JSON lines: question, options {"A": ..}, answer_idx "A" (and/or answer text)
+  kMedMcqa,    // JSON lines: question, opa..opd, cop (1-based: 1 = opa)
+  kPubMedQa,   // JSON object id -> {QUESTION, CONTEXTS, final_decision yes|no|maybe}
+  kMmlu,       // CSV without header: question, A, B, C, D, answer letter
+  kBiomixMcq,  // CSV with header: ...,correct_node,...,options_combined,text
+  kTrueFalse,  // CSV with header: ,text,label (True/False)
+};
+
+// "auto", "medqa", "medmcqa", "pubmedqa", "mmlu", "biomixqa_mcq", "truefalse".
+absl::string_view DatasetFormatName(DatasetFormat format);
+// Inverse of DatasetFormatName; INVALID_ARGUMENT listing the accepted names otherwise.
+absl::StatusOr<DatasetFormat> ParseDatasetFormat(absl::string_view name);
+
+// One benchmark question with its gold answer.
+struct QaItem {
+  // Stable id within the file: the dataset's own id when it has one, else "line:N".
+  std::string id;
+  // 1-based line where the record starts in the source file (for messages).
+  int line = 0;
+  std::string question;
+  // Answer options in file order (A, B, ...); empty for fact verification.
+  std::vector<std::string> options;
+  v1::Task task = v1::TASK_UNSPECIFIED;
+  // Multiple choice: 0-based index of the gold option.
+  int gold_index = -1;
+  // Fact verification: FACT_LABEL_SUPPORTED (true) or FACT_LABEL_REFUTED (false).
+  v1::FactLabel gold_label = v1::FACT_LABEL_UNSPECIFIED;
+  // The gold answer as text: the gold option's text, or "true"/"false" for claims.
+  std::string gold_text;
+  // Whether gold_text names something that can appear as a KG entity (drug, gene, disease...).
+  // False for yes/no/maybe and true/false answers: they are excluded from the answer-entity
+  // hit rate.
+  bool gold_is_entity = false;
+};
+
+struct QaDataset {
+  std::string path;
+  // File name without directory and extension, e.g. "medmcqa-dev".
+  std::string name;
+  DatasetFormat format = DatasetFormat::kAuto;
+  std::vector<QaItem> items;
+};
+
+// Parsers over a file's whole content; `path` is used in error messages only.
+absl::StatusOr<std::vector<QaItem>> ParseMedQa(absl::string_view content, const std::string& path);
+absl::StatusOr<std::vector<QaItem>> ParseMedMcqa(absl::string_view content,
+                                                 const std::string& path);
+absl::StatusOr<std::vector<QaItem>> ParsePubMedQa(absl::string_view content,
+                                                  const std::string& path);
+absl::StatusOr<std::vector<QaItem>> ParseMmlu(absl::string_view content, const std::string& path);
+absl::StatusOr<std::vector<QaItem>> ParseBiomixMcq(absl::string_view content,
+                                                   const std::string& path);
+absl::StatusOr<std::vector<QaItem>> ParseTrueFalse(absl::string_view content,
+                                                   const std::string& path);
+
+// The format of a file from its name (.jsonl / .json / .csv) and its first record; INVALID_ARGUMENT
+// naming the file when it matches none.
+absl::StatusOr<DatasetFormat> DetectDatasetFormat(const std::string& path,
+                                                  absl::string_view content);
+
+// Reads and parses one file. NOT_FOUND when it cannot be read; INVALID_ARGUMENT naming the file
+// and line for malformed content or an undetectable format.
+absl::StatusOr<QaDataset> LoadDataset(const std::string& path,
+                                      DatasetFormat format = DatasetFormat::kAuto);
+
+// The files `spec` names: a file; a directory (its *.jsonl, *.json and *.csv files, sorted by
+// name); or a comma-separated list of those. NOT_FOUND naming the missing path.
+absl::StatusOr<std::vector<std::string>> ExpandDatasetPaths(const std::string& spec);
+
+// One CSV record and the 1-based line it starts on.
+struct CsvRecord {
+  int line = 0;
+  std::vector<std::string> fields;
+};
+
+// RFC 4180 records: quoted fields may hold commas, doubled quotes and newlines; CRLF is accepted.
+// INVALID_ARGUMENT naming `path` and the line of a quote that is never closed.
+absl::StatusOr<std::vector<CsvRecord>> ParseCsvRecords(absl::string_view content,
+                                                       const std::string& path);
+
+}  // namespace ibgraphrag::eval
+
+#endif  // IBGRAPHRAG_TOOLS_EVAL_QA_DATASETS_H_

@@ -1,0 +1,294 @@
+#include "tools/eval/qa_datasets.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace ibgraphrag::eval {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+std::string QaDir() {
+  const char* data = std::getenv("IBGR_DATA_DIR");
+  return data == nullptr ? "" : std::string(data) + "/qa";
+}
+
+// Writes `content` to a fresh file under the test's temporary directory.
+std::string WriteFixture(const std::string& name, const std::string& content) {
+  const std::filesystem::path dir =
+      std::filesystem::path(::testing::TempDir()) / "qa_datasets_test";
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / name).string();
+  std::ofstream(path, std::ios::binary) << content;
+  return path;
+}
+
+class RealDataTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (QaDir().empty() || !std::filesystem::is_directory(QaDir())) {
+      GTEST_SKIP() << "IBGR_DATA_DIR/qa not found";
+    }
+  }
+};
+
+TEST_F(RealDataTest, MedMcqaDevHas4183QuestionsWithOneBasedGold) {
+  auto dataset = LoadDataset(QaDir() + "/medmcqa-dev.jsonl");
+  ASSERT_TRUE(dataset.ok()) << dataset.status();
+  EXPECT_EQ(dataset->format, DatasetFormat::kMedMcqa);
+  EXPECT_EQ(dataset->name, "medmcqa-dev");
+  ASSERT_EQ(dataset->items.size(), 4183u);
+  const QaItem& first = dataset->items.front();
+  EXPECT_EQ(first.question, "Which of the following is not true for myelinated nerve fibers:");
+  EXPECT_EQ(first.id, "45258d3d-b974-44dd-a161-c3fccbdadd88");
+  EXPECT_EQ(first.line, 1);
+  EXPECT_EQ(first.task, v1::TASK_MULTIPLE_CHOICE);
+  ASSERT_EQ(first.options.size(), 4u);
+  EXPECT_EQ(first.gold_index, 0);  // cop 1 = opa
+  EXPECT_EQ(first.gold_text,
+            "Impulse through myelinated fibers is slower than non-myelinated fibers");
+  EXPECT_TRUE(first.gold_is_entity);
+  EXPECT_EQ(dataset->items.back().id, "0c49a620-48a0-4240-9754-acf9310cd53c");
+  EXPECT_EQ(dataset->items.back().line, 4183);
+  std::map<int, int> gold_counts;
+  for (const QaItem& item : dataset->items) ++gold_counts[item.gold_index];
+  EXPECT_EQ(gold_counts, (std::map<int, int>{{0, 1348}, {1, 1085}, {2, 925}, {3, 825}}));
+}
+
+TEST_F(RealDataTest, PubMedQaTestIsYesNoMaybeMultipleChoiceInFileOrder) {
+  auto dataset = LoadDataset(QaDir() + "/pubmedqa-test.json");
+  ASSERT_TRUE(dataset.ok()) << dataset.status();
+  EXPECT_EQ(dataset->format, DatasetFormat::kPubMedQa);
+  ASSERT_EQ(dataset->items.size(), 500u);
+  const QaItem& first = dataset->items.front();
+  EXPECT_EQ(first.id, "12377809");
+  EXPECT_EQ(first.line, 2);
+  EXPECT_EQ(first.question, "Is anorectal endosonography valuable in dyschesia?");
+  EXPECT_THAT(first.options, ElementsAre("yes", "no", "maybe"));
+  EXPECT_EQ(first.gold_index, 0);
+  EXPECT_FALSE(first.gold_is_entity);
+  EXPECT_EQ(dataset->items.back().id, "26134053");
+  EXPECT_EQ(dataset->items.back().gold_text, "maybe");
+  std::map<std::string, int> decisions;
+  for (const QaItem& item : dataset->items) ++decisions[item.gold_text];
+  EXPECT_EQ(decisions, (std::map<std::string, int>{{"yes", 276}, {"no", 169}, {"maybe", 55}}));
+}
+
+TEST_F(RealDataTest, MmluFilesHave1089QuestionsWithLetterGold) {
+  const std::map<std::string, size_t> expected = {
+      {"anatomy", 135},          {"clinical_knowledge", 265}, {"college_biology", 144},
+      {"college_medicine", 173}, {"medical_genetics", 100},   {"professional_medicine", 272}};
+  size_t total = 0;
+  for (const auto& [subject, count] : expected) {
+    auto dataset = LoadDataset(QaDir() + "/mmlu-" + subject + "-test.csv");
+    ASSERT_TRUE(dataset.ok()) << dataset.status();
+    EXPECT_EQ(dataset->format, DatasetFormat::kMmlu) << subject;
+    EXPECT_EQ(dataset->items.size(), count) << subject;
+    for (const QaItem& item : dataset->items) {
+      ASSERT_EQ(item.options.size(), 4u);
+      ASSERT_GE(item.gold_index, 0);
+      ASSERT_LT(item.gold_index, 4);
+      ASSERT_EQ(item.gold_text, item.options[item.gold_index]);
+    }
+    total += dataset->items.size();
+  }
+  EXPECT_EQ(total, 1089u);
+  auto anatomy = LoadDataset(QaDir() + "/mmlu-anatomy-test.csv");
+  ASSERT_TRUE(anatomy.ok());
+  const QaItem& first = anatomy->items.front();
+  EXPECT_EQ(first.question,
+            "A lesion causing compression of the facial nerve at the stylomastoid foramen will "
+            "cause ipsilateral");
+  EXPECT_EQ(first.gold_index, 0);
+  EXPECT_EQ(first.gold_text, "paralysis of the facial muscles.");
+  // A quoted field with doubled quotes.
+  EXPECT_EQ(anatomy->items[1].question, "A \"dished face\" profile is often associated with");
+  EXPECT_EQ(anatomy->items[1].gold_index, 1);
+  EXPECT_EQ(anatomy->items[1].line, 2);
+}
+
+TEST_F(RealDataTest, BiomixTrueFalseHas311ClaimsWithLabels) {
+  auto dataset = LoadDataset(QaDir() + "/biomixqa-true-false.csv");
+  ASSERT_TRUE(dataset.ok()) << dataset.status();
+  EXPECT_EQ(dataset->format, DatasetFormat::kTrueFalse);
+  ASSERT_EQ(dataset->items.size(), 311u);
+  const QaItem& first = dataset->items.front();
+  EXPECT_EQ(first.id, "0");
+  EXPECT_EQ(first.line, 2);
+  EXPECT_EQ(first.question, "enhanced S-cone syndrome is not a vitreoretinal degeneration");
+  EXPECT_EQ(first.task, v1::TASK_FACT_VERIFICATION);
+  EXPECT_EQ(first.gold_label, v1::FACT_LABEL_REFUTED);
+  EXPECT_TRUE(first.options.empty());
+  EXPECT_FALSE(first.gold_is_entity);
+  EXPECT_EQ(dataset->items.back().id, "321");
+  EXPECT_EQ(dataset->items.back().gold_label, v1::FACT_LABEL_SUPPORTED);
+  int supported = 0;
+  for (const QaItem& item : dataset->items)
+    supported += item.gold_label == v1::FACT_LABEL_SUPPORTED;
+  EXPECT_EQ(supported, 197);
+}
+
+TEST_F(RealDataTest, DirectoryExpandsToEveryQaFileSorted) {
+  auto paths = ExpandDatasetPaths(QaDir());
+  ASSERT_TRUE(paths.ok()) << paths.status();
+  ASSERT_EQ(paths->size(), 9u);
+  EXPECT_THAT(paths->front(), HasSubstr("biomixqa-true-false.csv"));
+  EXPECT_THAT(paths->back(), HasSubstr("pubmedqa-test.json"));
+  for (const std::string& path : *paths) {
+    EXPECT_TRUE(LoadDataset(path).ok()) << path;
+  }
+}
+
+// MedQA and BiomixQA multiple choice are not in the data directory: small fixtures in their
+// published formats.
+TEST(MedQaTest, ParsesLetterKeyedOptionsAndAnswerIdx) {
+  const std::string path = WriteFixture(
+      "medqa.jsonl",
+      R"({"question": "A 23-year-old woman ... Which drug?", "answer": "Nitrofurantoin", )"
+      R"("options": {"A": "Ampicillin", "B": "Ceftriaxone", "C": "Doxycycline", )"
+      R"("D": "Nitrofurantoin"}, "meta_info": "step2&3", "answer_idx": "D"})"
+      "\n\n"
+      R"({"question": "Second?", "options": ["x", "y", "z"], "answer": "y"})"
+      "\n");
+  auto dataset = LoadDataset(path);
+  ASSERT_TRUE(dataset.ok()) << dataset.status();
+  EXPECT_EQ(dataset->format, DatasetFormat::kMedQa);
+  ASSERT_EQ(dataset->items.size(), 2u);
+  EXPECT_THAT(dataset->items[0].options,
+              ElementsAre("Ampicillin", "Ceftriaxone", "Doxycycline", "Nitrofurantoin"));
+  EXPECT_EQ(dataset->items[0].gold_index, 3);
+  EXPECT_EQ(dataset->items[0].gold_text, "Nitrofurantoin");
+  EXPECT_EQ(dataset->items[0].id, "line:1");
+  EXPECT_EQ(dataset->items[1].line, 3);
+  EXPECT_EQ(dataset->items[1].gold_index, 1);
+}
+
+TEST(MedQaTest, AnswerIdxOutsideOptionsNamesFileAndLine) {
+  auto items = ParseMedQa(
+      "{\"question\": \"q\", \"options\": {\"A\": \"a\", \"B\": \"b\"}, \"answer_idx\": \"A\"}\n"
+      "{\"question\": \"q\", \"options\": {\"A\": \"a\", \"B\": \"b\"}, \"answer_idx\": \"E\"}\n",
+      "medqa.jsonl");
+  ASSERT_FALSE(items.ok());
+  EXPECT_EQ(items.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(items.status().message(), HasSubstr("medqa.jsonl:2:"));
+  EXPECT_THAT(items.status().message(), HasSubstr("answer_idx \"E\""));
+}
+
+TEST(BiomixMcqTest, ParsesOptionsCombinedAndCorrectNode) {
+  const std::string path = WriteFixture(
+      "mcq_questions.csv",
+      "disease_pair,correct_node,negative_samples,disease_1,disease_2,options_combined,text\n"
+      "\"('psoriasis', \"\"Takayasu's arteritis\"\")\",HLA-B,\"SHTN1, DTNB, BTBD9, SLC14A2\","
+      "psoriasis,Takayasu's arteritis,\"SHTN1, HLA-B,  SLC14A2,  BTBD9,  DTNB\",\"Out of the "
+      "given list, which Gene is associated with psoriasis and Takayasu's arteritis. Given list "
+      "is: SHTN1, HLA-B,  SLC14A2,  BTBD9,  DTNB\"\n"
+      "\"('a', 'b')\",HLA-DQA1,\"X\",a,b,\" ZFHX3,  HLA-DQA1, EPDR1,  CRTC1, HLA-DQA1\",\"Which "
+      "gene?\"\n");
+  auto dataset = LoadDataset(path);
+  ASSERT_TRUE(dataset.ok()) << dataset.status();
+  EXPECT_EQ(dataset->format, DatasetFormat::kBiomixMcq);
+  ASSERT_EQ(dataset->items.size(), 2u);
+  const QaItem& first = dataset->items[0];
+  EXPECT_THAT(first.options, ElementsAre("SHTN1", "HLA-B", "SLC14A2", "BTBD9", "DTNB"));
+  EXPECT_EQ(first.gold_index, 1);
+  EXPECT_EQ(first.gold_text, "HLA-B");
+  EXPECT_THAT(first.question, HasSubstr("psoriasis and Takayasu's arteritis"));
+  EXPECT_TRUE(first.gold_is_entity);
+  EXPECT_EQ(first.line, 2);
+  // The gold gene is listed twice: the first occurrence is the gold index.
+  EXPECT_EQ(dataset->items[1].gold_index, 1);
+  EXPECT_EQ(dataset->items[1].options.size(), 5u);
+}
+
+TEST(BiomixMcqTest, CorrectNodeMissingFromOptionsIsAnError) {
+  auto items = ParseBiomixMcq("correct_node,options_combined,text\nTP53,\"A, B\",q\n", "mcq.csv");
+  ASSERT_FALSE(items.ok());
+  EXPECT_THAT(items.status().message(), HasSubstr("mcq.csv:2:"));
+  EXPECT_THAT(items.status().message(), HasSubstr("correct_node \"TP53\""));
+}
+
+TEST(CsvTest, QuotedFieldsKeepCommasQuotesNewlinesAndRecordLines) {
+  auto records = ParseCsvRecords("a,\"b, \"\"c\"\"\",d\r\n\"multi\nline\",x,\n\nlast\n", "f.csv");
+  ASSERT_TRUE(records.ok()) << records.status();
+  ASSERT_EQ(records->size(), 3u);
+  EXPECT_THAT((*records)[0].fields, ElementsAre("a", "b, \"c\"", "d"));
+  EXPECT_EQ((*records)[0].line, 1);
+  EXPECT_THAT((*records)[1].fields, ElementsAre("multi\nline", "x", ""));
+  EXPECT_EQ((*records)[1].line, 2);
+  EXPECT_THAT((*records)[2].fields, ElementsAre("last"));
+  EXPECT_EQ((*records)[2].line, 5);
+}
+
+TEST(CsvTest, UnclosedQuoteNamesItsLine) {
+  auto records = ParseCsvRecords("a,b\nc,\"open\n...", "f.csv");
+  ASSERT_FALSE(records.ok());
+  EXPECT_EQ(records.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(records.status().message(), HasSubstr("f.csv:2: quoted field is never closed"));
+}
+
+TEST(BadInputTest, MalformedRowsNameFileAndLine) {
+  struct Case {
+    DatasetFormat format;
+    std::string name;
+    std::string content;
+    std::string expected;
+  };
+  const std::vector<Case> cases = {
+      {DatasetFormat::kMedMcqa, "m.jsonl",
+       "{\"question\":\"q\",\"opa\":\"a\",\"opb\":\"b\",\"opc\":\"c\",\"opd\":\"d\",\"cop\":2}\n"
+       "{\"question\":\"q\",\"opa\":\"a\"",
+       "m.jsonl:2: not valid JSON"},
+      {DatasetFormat::kMedMcqa, "m2.jsonl",
+       "{\"question\":\"q\",\"opa\":\"a\",\"opb\":\"b\",\"opc\":\"c\",\"opd\":\"d\",\"cop\":5}\n",
+       "m2.jsonl:1: cop must be 1..4"},
+      {DatasetFormat::kMedMcqa, "m3.jsonl", "{\"question\":\"q\",\"opa\":\"a\",\"cop\":1}\n",
+       "m3.jsonl:1: missing string field \"opb\""},
+      {DatasetFormat::kMmlu, "x.csv", "q,a,b,c,d,A\nq,a,b,c,d,E\n",
+       "x.csv:2: answer must be a letter A..D"},
+      {DatasetFormat::kMmlu, "y.csv", "q,a,b,c,d,A\n\nq,a,b\n", "y.csv:3: expected 6 columns"},
+      {DatasetFormat::kTrueFalse, "t.csv", ",text,label\n0,claim,True\n1,claim,Maybe\n",
+       "t.csv:3: label must be True or False"},
+      {DatasetFormat::kPubMedQa, "p.json",
+       "{\n \"1\": {\"QUESTION\": \"q\", \"final_decision\": \"yes\"},\n"
+       " \"2\": {\"QUESTION\": \"q\", \"final_decision\": \"perhaps\"}\n}\n",
+       "p.json:3: final_decision must be yes, no or maybe"},
+      {DatasetFormat::kPubMedQa, "p2.json", "{\n \"1\": {\"QUESTION\": \"q\",\n oops}\n}",
+       "p2.json:3: not valid JSON"},
+  };
+  for (const Case& c : cases) {
+    auto dataset = LoadDataset(WriteFixture(c.name, c.content), c.format);
+    ASSERT_FALSE(dataset.ok()) << c.name;
+    EXPECT_EQ(dataset.status().code(), absl::StatusCode::kInvalidArgument) << c.name;
+    EXPECT_THAT(std::string(dataset.status().message()), HasSubstr(c.expected));
+  }
+}
+
+TEST(BadInputTest, UnknownFormatAndMissingFileAreClearErrors) {
+  auto unknown = LoadDataset(WriteFixture("notes.txt", "hello\n"));
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_EQ(unknown.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(unknown.status().message(), HasSubstr("notes.txt: cannot detect the dataset format"));
+  auto csv = LoadDataset(WriteFixture("odd.csv", "a,b,c\n"));
+  ASSERT_FALSE(csv.ok());
+  EXPECT_THAT(csv.status().message(), HasSubstr("odd.csv: cannot detect"));
+  auto missing = LoadDataset("/nonexistent/medqa.jsonl");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(missing.status().message(), HasSubstr("/nonexistent/medqa.jsonl"));
+  auto paths = ExpandDatasetPaths("/nonexistent/dir");
+  ASSERT_FALSE(paths.ok());
+  EXPECT_EQ(paths.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(ParseDatasetFormat("csv").status().code(), absl::StatusCode::kInvalidArgument);
+  ASSERT_TRUE(ParseDatasetFormat("biomixqa_mcq").ok());
+  EXPECT_EQ(*ParseDatasetFormat("biomixqa_mcq"), DatasetFormat::kBiomixMcq);
+  EXPECT_EQ(DatasetFormatName(DatasetFormat::kTrueFalse), "truefalse");
+}
+
+}  // namespace
+}  // namespace ibgraphrag::eval

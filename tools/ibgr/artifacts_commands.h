@@ -1,0 +1,15 @@
+// `ibgr artifacts build`: everything the suite serves, under one artifact base, built only where
+// missing or stale — the KG snapshot (kg/<v>/), the alignment bundle (alignment/<v>/) and the
+// retriever model (retriever/<v>/, trained by the `retriever_train` binary next to `ibgr`).
+// Idempotent: the main start script and the Kubernetes artifact Job run it on every start.
+#ifndef IBGRAPHRAG_TOOLS_IBGR_ARTIFACTS_COMMANDS_H_
+#define IBGRAPHRAG_TOOLS_IBGR_ARTIFACTS_COMMANDS_H_
+
+#include <string>
+#include <vector>
+
+namespace ibgraphrag::cli {
+int ArtifactsBuild(const std::vector<std::string>& args);  // ibgr artifacts build
+}  // namespace ibgraphrag::cli
+
+#endif  // IBGRAPHRAG_TOOLS_IBGR_ARTIFACTS_COMMANDS_H_

@@ -1,0 +1,224 @@
+#include "tools/ibgr/eval_commands.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+
+#include "absl/flags/declare.h"
+#include "absl/flags/flag.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
+#include "absl/time/clock.h"
+#include "tools/eval/eval_report.h"
+#include "tools/eval/eval_runner.h"
+#include "tools/eval/qa_datasets.h"
+#include "tools/ibgr/ask_commands.h"
+
+ABSL_DECLARE_FLAG(std::string, gateway);
+
+ABSL_FLAG(std::string, dataset, "",
+          "eval: a QA file, a directory of them, or a comma-separated list");
+ABSL_FLAG(std::string, format, "auto",
+          "eval: auto | medqa | medmcqa | pubmedqa | mmlu | biomixqa_mcq | truefalse");
+ABSL_FLAG(int64_t, limit, 0, "eval: first N questions of each file (0 = all)");
+ABSL_FLAG(int, concurrency, 8, "eval: calls in flight at once, 1..256");
+ABSL_FLAG(bool, grid, false,
+          "eval: run the ablation grid --grid_msca x --grid_ibrp x --grid_top_k");
+ABSL_FLAG(std::string, grid_msca, "true,false", "eval --grid: MSCA values");
+ABSL_FLAG(std::string, grid_ibrp, "true,false", "eval --grid: IBRP values");
+ABSL_FLAG(std::string, grid_top_k, "10,100", "eval --grid: top_k values (evidence triples)");
+ABSL_FLAG(std::string, out_json, "", "eval: write the JSON report here");
+ABSL_FLAG(std::string, out_md, "", "eval: write the Markdown table here");
+
+namespace ibgraphrag::cli {
+namespace {
+
+constexpr char kEvalUsage[] =
+    "usage: ibgr eval --dataset=FILE|DIR[,...] [--gateway=127.0.0.1:50051] "
+    "[--format=auto|medqa|medmcqa|pubmedqa|mmlu|biomixqa_mcq|truefalse]\n"
+    "                 [--limit=N] [--concurrency=8] [--deadline_ms=30000] [--grid "
+    "[--grid_msca=true,false] [--grid_ibrp=true,false] [--grid_top_k=10,100]]\n"
+    "                 [--out_json=FILE] [--out_md=FILE] [--top_k --msca --ibrp --lambda --tau "
+    "--hops --backend] [--tls_ca=PEM] [--api_key=KEY]";
+
+int Usage(const std::string& problem) {
+  if (!problem.empty()) std::fprintf(stderr, "ibgr eval: %s\n", problem.c_str());
+  std::fprintf(stderr, "%s\n", kEvalUsage);
+  return 2;
+}
+
+int Fail(const absl::Status& status) {
+  std::fprintf(stderr, "error: %s\n", status.ToString().c_str());
+  return 1;
+}
+
+absl::StatusOr<std::vector<bool>> ParseBools(const char* flag, const std::string& text) {
+  std::vector<bool> values;
+  for (absl::string_view part : absl::StrSplit(text, ',', absl::SkipWhitespace())) {
+    bool value = false;
+    if (!absl::SimpleAtob(part, &value)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--", flag, ": \"", part, "\" is not true or false"));
+    }
+    values.push_back(value);
+  }
+  if (values.empty()) return absl::InvalidArgumentError(absl::StrCat("--", flag, ": empty"));
+  return values;
+}
+
+absl::StatusOr<std::vector<uint32_t>> ParseTopKs(const std::string& text) {
+  std::vector<uint32_t> values;
+  for (absl::string_view part : absl::StrSplit(text, ',', absl::SkipWhitespace())) {
+    uint32_t value = 0;
+    if (!absl::SimpleAtoi(part, &value) || value < 1 || value > 1000) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--grid_top_k: \"", part, "\" is not an integer in [1, 1000]"));
+    }
+    values.push_back(value);
+  }
+  if (values.empty()) return absl::InvalidArgumentError("--grid_top_k: empty");
+  return values;
+}
+
+absl::StatusOr<std::vector<eval::PipelineConfig>> Configs() {
+  auto base = PipelineFromFlags();
+  if (!base.ok()) return base.status();
+  if (!absl::GetFlag(FLAGS_grid)) return std::vector<eval::PipelineConfig>{*base};
+  auto msca = ParseBools("grid_msca", absl::GetFlag(FLAGS_grid_msca));
+  if (!msca.ok()) return msca.status();
+  auto ibrp = ParseBools("grid_ibrp", absl::GetFlag(FLAGS_grid_ibrp));
+  if (!ibrp.ok()) return ibrp.status();
+  auto top_k = ParseTopKs(absl::GetFlag(FLAGS_grid_top_k));
+  if (!top_k.ok()) return top_k.status();
+  return eval::AblationGrid(*base, *msca, *ibrp, *top_k);
+}
+
+// Progress on stderr: redrawn in place on a terminal (at most 5 times a second), else a line
+// every 10% so that logs stay short.
+class ProgressPrinter {
+ public:
+  ProgressPrinter() : tty_(isatty(STDERR_FILENO) == 1) {}
+
+  void Update(const eval::RunProgress& progress) {
+    const absl::Time now = absl::Now();
+    const bool last = progress.done == progress.total;
+    if (tty_) {
+      if (!last && now - last_print_ < absl::Milliseconds(200)) return;
+      std::fprintf(stderr, "\r%s%s", eval::FormatProgress(progress).c_str(), last ? "\n" : "");
+    } else {
+      const size_t decile = progress.total == 0 ? 10 : progress.done * 10 / progress.total;
+      if (!last && decile == last_decile_) return;
+      last_decile_ = decile;
+      std::fprintf(stderr, "%s\n", eval::FormatProgress(progress).c_str());
+    }
+    last_print_ = now;
+    std::fflush(stderr);
+  }
+
+ private:
+  const bool tty_;
+  absl::Time last_print_ = absl::InfinitePast();
+  size_t last_decile_ = 0;
+};
+
+absl::Status WriteText(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+  out.close();
+  if (!out) return absl::UnavailableError(absl::StrCat("cannot write ", path));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+int Eval(const std::vector<std::string>& args) {
+  if (!args.empty()) return Usage("takes flags only");
+  const std::string spec = absl::GetFlag(FLAGS_dataset);
+  if (spec.empty()) return Usage("--dataset is required");
+  auto format = eval::ParseDatasetFormat(absl::GetFlag(FLAGS_format));
+  if (!format.ok()) return Usage(std::string(format.status().message()));
+  const int64_t limit = absl::GetFlag(FLAGS_limit);
+  if (limit < 0) return Usage(absl::StrCat("--limit: must be >= 0, got ", limit));
+  const int concurrency = absl::GetFlag(FLAGS_concurrency);
+  if (concurrency < 1 || concurrency > eval::kMaxConcurrency) {
+    return Usage(absl::StrCat("--concurrency: must be in [1, ", eval::kMaxConcurrency, "], got ",
+                              concurrency));
+  }
+  auto deadline = DeadlineFromFlags();
+  if (!deadline.ok()) return Usage(std::string(deadline.status().message()));
+  auto configs = Configs();
+  if (!configs.ok()) return Usage(std::string(configs.status().message()));
+
+  auto paths = eval::ExpandDatasetPaths(spec);
+  if (!paths.ok()) return Fail(paths.status());
+  std::vector<eval::QaDataset> datasets;
+  for (const std::string& path : *paths) {
+    auto dataset = eval::LoadDataset(path, *format);
+    if (!dataset.ok()) return Fail(dataset.status());
+    if (limit > 0 && dataset->items.size() > static_cast<size_t>(limit)) {
+      dataset->items.resize(limit);
+    }
+    std::fprintf(stderr, "loaded %s: %zu questions (%s)\n", path.c_str(), dataset->items.size(),
+                 std::string(eval::DatasetFormatName(dataset->format)).c_str());
+    datasets.push_back(*std::move(dataset));
+  }
+  auto stub = GatewayStubFromFlags();
+  if (!stub.ok()) return Fail(stub.status());
+
+  eval::ReportMeta meta;
+  meta.gateway = absl::GetFlag(FLAGS_gateway);
+  meta.concurrency = concurrency;
+  meta.deadline_ms = absl::ToInt64Milliseconds(*deadline);
+  meta.limit = limit;
+  meta.command = RedactedCommandLineForReports();
+  meta.started_at = absl::FormatTime(absl::RFC3339_sec, absl::Now(), absl::UTCTimeZone());
+
+  eval::RunOptions options;
+  options.concurrency = concurrency;
+  options.deadline = *deadline;
+  options.api_key = ApiKeyFromFlags();
+  std::vector<eval::RunSummary> summaries;
+  int answered = 0;
+  for (const eval::QaDataset& dataset : datasets) {
+    for (const eval::PipelineConfig& config : *configs) {
+      std::fprintf(stderr, "%s [%s]\n", dataset.name.c_str(), config.Label().c_str());
+      ProgressPrinter printer;
+      options.pipeline = config;
+      options.on_progress = [&printer](const eval::RunProgress& p) { printer.Update(p); };
+      const absl::Time start = absl::Now();
+      auto outcomes = eval::RunItems(stub->get(), dataset.items, options);
+      if (!outcomes.ok()) return Fail(outcomes.status());
+      const eval::RunSummary summary = eval::Summarize(dataset.name, config.Label(), *outcomes,
+                                                       absl::ToDoubleSeconds(absl::Now() - start));
+      answered += summary.answered;
+      std::fprintf(stderr,
+                   "  accuracy %.1f%%, coverage %.1f%%, errors %d, p50 %.1f ms, p99 %.1f ms\n",
+                   100 * summary.accuracy, 100 * summary.coverage, summary.errors,
+                   summary.latency_p50_ms, summary.latency_p99_ms);
+      for (const auto& [code, count] : summary.errors_by_code) {
+        std::fprintf(stderr, "  %d x %s\n", count, code.c_str());
+      }
+      summaries.push_back(summary);
+    }
+  }
+  const std::string markdown = eval::ReportMarkdown(meta, summaries);
+  std::printf("%s", markdown.c_str());
+  if (const std::string path = absl::GetFlag(FLAGS_out_json); !path.empty()) {
+    if (auto s = WriteText(path, eval::ReportJson(meta, summaries)); !s.ok()) return Fail(s);
+    std::fprintf(stderr, "wrote %s\n", path.c_str());
+  }
+  if (const std::string path = absl::GetFlag(FLAGS_out_md); !path.empty()) {
+    if (auto s = WriteText(path, markdown); !s.ok()) return Fail(s);
+    std::fprintf(stderr, "wrote %s\n", path.c_str());
+  }
+  if (answered == 0) {
+    std::fprintf(stderr, "error: no question was answered (see the errors above)\n");
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace ibgraphrag::cli
