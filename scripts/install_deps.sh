@@ -13,8 +13,10 @@ BUILD_PKGS=(
   libopenblas0-pthread libopenblas-dev liblapack-dev
   prometheus-cpp-dev nlohmann-json3-dev libcurl4-openssl-dev zlib1g-dev libpq-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  # test and benchmark peers: promtool (metrics lint), PostgreSQL (benchmark anchor), node (buf lint)
-  prometheus postgresql nodejs npm
+  # test and benchmark peers: promtool (metrics lint, alert rules), PostgreSQL (benchmark anchor),
+  # node (buf lint, manifest validation), yamllint (deploy/ and docker/ YAML); kubectl with kustomize
+  # (deploy checks) is not a Debian package: these machines have kubectl 1.32 installed.
+  prometheus postgresql nodejs npm yamllint
 )
 RUNTIME_PKGS=(
   ca-certificates libgrpc++1.51 libprotobuf32 librocksdb7.8 libfaiss1.7.3 libtorch1.13

@@ -284,8 +284,10 @@ grpc::Status AnswerPipeline::Reason(const grpc::ServerContext& context, absl::Ti
   *reason.mutable_options() = request.options();
   *reason.mutable_evidence() = response->evidence();
   *reason.mutable_paths() = response->paths();
+  // The reasoner's topic entities are the question's own: entities found in the option lines
+  // (aligned so the retriever connects them) would make every option its own evidence.
   for (const pb::AlignedEntity& e : response->entities()) {
-    *reason.add_topic_entities() = e.entity();
+    if (e.mention().begin() < request.question().size()) *reason.add_topic_entities() = e.entity();
   }
   reason.set_backend(request.pipeline().reasoner_backend());
   *reason.mutable_self_consistency() = request.pipeline().self_consistency();
