@@ -112,8 +112,17 @@ LinkedCandidate Aligner::MakeCandidate(uint32_t entry, uint32_t name_index,
   c.name = e.name;
   c.type = e.type;
   c.similarity = similarity;
-  const std::vector<std::string> names = e.AllNames();
-  c.matched_name = name_index < names.size() ? names[name_index] : e.name;
+  // Name index in AllNames() order (name, synonyms, abbreviations), without copying them all.
+  size_t i = name_index;
+  if (i == 0) {
+    c.matched_name = e.name;
+  } else if (--i < e.synonyms.size()) {
+    c.matched_name = e.synonyms[i];
+  } else if ((i -= e.synonyms.size()) < e.abbreviations.size()) {
+    c.matched_name = e.abbreviations[i];
+  } else {
+    c.matched_name = e.name;
+  }
   return c;
 }
 
@@ -202,7 +211,7 @@ absl::Status Aligner::LinkMentions(const std::vector<Mention>& mentions, int top
   for (size_t i = 0; i < mentions.size(); ++i) {
     for (const NameRef& r : mentions[i].matches) {
       dictionary.push_back({i, r});
-      texts.push_back(bundle_->lexicon.entries[r.entry].AllNames()[r.name_index]);
+      texts.push_back(MakeCandidate(r.entry, r.name_index, 0).matched_name);
     }
   }
   std::vector<float> vectors(texts.size() * dim);
@@ -286,15 +295,23 @@ absl::StatusOr<AlignResult> Aligner::Align(absl::string_view text, const MscaOpt
   // linked it best.
   std::vector<ScoredEntity> candidates;
   absl::flat_hash_map<uint32_t, size_t> at;
+  // Candidates proposed only by mentions that name another entity exactly (look-alikes).
+  std::vector<bool> lookalike;
   for (size_t i = 0; i < links.size(); ++i) {
+    bool named = false;
+    for (const LinkedCandidate& c : links[i].candidates) named = named || c.dictionary_match;
     for (const LinkedCandidate& c : links[i].candidates) {
       auto [it, inserted] = at.try_emplace(c.entry, candidates.size());
+      if (inserted) lookalike.push_back(named);
+      if (!named) lookalike[it->second] = false;
       if (!inserted) {
         ScoredEntity& existing = candidates[it->second];
+        const bool dictionary = existing.candidate.dictionary_match || c.dictionary_match;
         if (c.similarity > existing.candidate.similarity) {
           existing.candidate = c;
           existing.mention_index = static_cast<int>(i);
         }
+        existing.candidate.dictionary_match = dictionary;
         continue;
       }
       ScoredEntity s;
@@ -307,11 +324,31 @@ absl::StatusOr<AlignResult> Aligner::Align(absl::string_view text, const MscaOpt
   // Scores: only the question is encoded here; v_e come precomputed from the bundle.
   const int dim = encoder_->dim();
   IBGR_ASSIGN_OR_RETURN(std::vector<float> question, encoder_->Encode(text));
+  const ScoreCalibration& cal = bundle_->manifest.calibration;
+  const bool calibrate = options.calibrated && cal.method == "null-z-v1";
+  out.effective.calibrated = calibrate;
   const size_t n = candidates.size();
+  // Calibration of S: the question's cosine with random entities (mean and spread).
+  double question_mean = 0, question_sd = 0;
+  if (calibrate && n > 0 && cal.reference_entries > 0) {
+    double sum = 0, sum2 = 0;
+    for (int64_t r = 0; r < cal.reference_entries; ++r) {
+      const double cos = Dot(bundle_->reference_enriched.data() + r * dim, question.data(), dim);
+      sum += cos;
+      sum2 += cos * cos;
+    }
+    question_mean = sum / cal.reference_entries;
+    question_sd =
+        std::sqrt(std::max(0.0, sum2 / cal.reference_entries - question_mean * question_mean));
+  }
+  auto scale = [](double raw, double mean, double sd, double full_z) {
+    if (!(sd > 1e-6) || !(full_z > 0)) return 0.0f;
+    return static_cast<float>(std::clamp((raw - mean) / sd / full_z, 0.0, 1.0));
+  };
   std::vector<double> related_sum(n, 0.0);
   for (size_t a = 0; a < n; ++a) {
     const float* va = bundle_->enriched_row(candidates[a].candidate.entry);
-    candidates[a].question_similarity = Dot(va, question.data(), dim);
+    candidates[a].raw_question_similarity = Dot(va, question.data(), dim);
     for (size_t b = a + 1; b < n; ++b) {
       const float cos = Dot(va, bundle_->enriched_row(candidates[b].candidate.entry), dim);
       related_sum[a] += cos;
@@ -320,7 +357,28 @@ absl::StatusOr<AlignResult> Aligner::Align(absl::string_view text, const MscaOpt
   }
   for (size_t a = 0; a < n; ++a) {
     ScoredEntity& s = candidates[a];
-    s.relatedness = n > 1 ? static_cast<float>(related_sum[a] / static_cast<double>(n - 1)) : 0.0f;
+    s.raw_relatedness =
+        n > 1 ? static_cast<float>(related_sum[a] / static_cast<double>(n - 1)) : 0.0f;
+    if (calibrate) {
+      s.question_similarity =
+          scale(s.raw_question_similarity, question_mean, question_sd, cal.question_full_z);
+      // The mention names this entity (dictionary): direct evidence that the question is
+      // about it, however long the question (a long vignette dilutes its vector).
+      // The same evidence counts against look-alikes found for those words ("type 1
+      // diabetes" when the question says "type 2 diabetes"): they keep 1 - evidence of S*.
+      if (s.candidate.dictionary_match) {
+        s.question_similarity = std::max(s.question_similarity, cal.dictionary_evidence);
+      } else if (lookalike[a]) {
+        s.lookalike = true;
+        s.question_similarity *= 1.0f - cal.dictionary_evidence;
+      }
+      s.relatedness = n > 1 ? scale(s.raw_relatedness, cal.relatedness_null_mean,
+                                    cal.relatedness_null_sd, cal.relatedness_full_z)
+                            : 0.0f;
+    } else {
+      s.question_similarity = s.raw_question_similarity;
+      s.relatedness = s.raw_relatedness;
+    }
     s.consistency =
         (1.0f - options.lambda) * s.question_similarity + options.lambda * s.relatedness;
     const LexiconEntry& e = bundle_->lexicon.entries[s.candidate.entry];
@@ -335,27 +393,22 @@ absl::StatusOr<AlignResult> Aligner::Align(absl::string_view text, const MscaOpt
   std::sort(out.rejected.begin(), out.rejected.end(), ByConsistency);
   clock.Lap("score");
 
-  if (options.msca_enabled && options.llm_choice_below > 0 &&
+  // Without an LLM the step does not exist: not a degradation (Degradation means "did not work
+  // as configured"); a configured LLM that fails is one.
+  if (options.msca_enabled && options.llm_choice_below > 0 && llm_ != nullptr &&
       static_cast<int>(out.kept.size()) < options.llm_choice_below && !out.rejected.empty()) {
-    if (llm_ == nullptr) {
+    absl::StatusOr<int> choice = LlmSelect(text, out.rejected, deadline);
+    if (!choice.ok()) {
       out.degraded.push_back(
-          {"alignment_llm",
-           absl::StrCat(out.kept.size(), " candidate(s) kept (fewer than ",
-                        options.llm_choice_below, "); no LLM configured, selection step skipped")});
-    } else {
-      absl::StatusOr<int> choice = LlmSelect(text, out.rejected, deadline);
-      if (!choice.ok()) {
-        out.degraded.push_back(
-            {"alignment_llm", absl::StrCat("LLM selection failed (", choice.status().ToString(),
-                                           "); threshold result returned")});
-      } else if (*choice >= 0) {
-        ScoredEntity chosen = std::move(out.rejected[*choice]);
-        out.rejected.erase(out.rejected.begin() + *choice);
-        chosen.chosen_by_llm = true;
-        out.kept.push_back(std::move(chosen));
-      }
-      clock.Lap("llm");
+          {"alignment_llm", absl::StrCat("LLM selection failed (", choice.status().ToString(),
+                                         "); threshold result returned")});
+    } else if (*choice >= 0) {
+      ScoredEntity chosen = std::move(out.rejected[*choice]);
+      out.rejected.erase(out.rejected.begin() + *choice);
+      chosen.chosen_by_llm = true;
+      out.kept.push_back(std::move(chosen));
     }
+    clock.Lap("llm");
   }
   return out;
 }
@@ -419,9 +472,10 @@ absl::StatusOr<int> Aligner::LlmSelect(absl::string_view text,
 
 std::string FormatAlignResultTable(const AlignResult& r) {
   std::string out = absl::StrFormat(
-      "bundle v%d  encoder %s  lambda=%.2f tau=%.2f top_k=%d msca=%s  mentions=%d\n",
+      "bundle v%d  encoder %s  lambda=%.2f tau=%.2f top_k=%d msca=%s scores=%s  mentions=%d\n",
       r.bundle_version, r.encoder_id, r.effective.lambda, r.effective.tau, r.effective.top_k,
-      r.effective.msca_enabled ? "on" : "off", r.mentions.size());
+      r.effective.msca_enabled ? "on" : "off", r.effective.calibrated ? "calibrated" : "raw",
+      r.mentions.size());
   auto section = [&](absl::string_view title, const std::vector<ScoredEntity>& list) {
     absl::StrAppendFormat(&out, "%s (%d)\n", title, list.size());
     if (list.empty()) return;
@@ -431,6 +485,8 @@ std::string FormatAlignResultTable(const AlignResult& r) {
       const Mention& m = r.mentions[s.mention_index];
       std::string flags = m.negated ? " [negated]" : (m.uncertain ? " [uncertain]" : "");
       if (s.chosen_by_llm) flags += " [llm]";
+      if (s.candidate.dictionary_match) flags += " [dict]";
+      if (s.lookalike) flags += " [look-alike]";
       absl::StrAppendFormat(&out, "  %-7.3f %-7.3f %-7.3f %-6.3f %-18s %-12s %-36s \"%s\"%s\n",
                             s.consistency, s.question_similarity, s.relatedness,
                             s.candidate.similarity, s.candidate.external_id, s.candidate.type,
@@ -464,6 +520,10 @@ std::string FormatAlignResultJson(const AlignResult& r) {
                           {"mention", mention_json(r.mentions[s.mention_index])},
                           {"question_similarity", s.question_similarity},
                           {"relatedness", s.relatedness},
+                          {"raw_question_similarity", s.raw_question_similarity},
+                          {"raw_relatedness", s.raw_relatedness},
+                          {"dictionary_match", s.candidate.dictionary_match},
+                          {"lookalike", s.lookalike},
                           {"consistency", s.consistency},
                           {"link_similarity", s.candidate.similarity},
                           {"matched_name", s.candidate.matched_name},
@@ -477,6 +537,7 @@ std::string FormatAlignResultJson(const AlignResult& r) {
   j["tau"] = r.effective.tau;
   j["top_k"] = r.effective.top_k;
   j["msca_enabled"] = r.effective.msca_enabled;
+  j["calibrated"] = r.effective.calibrated;
   j["mentions"] = nlohmann::json::array();
   for (const Mention& m : r.mentions) j["mentions"].push_back(mention_json(m));
   j["kept"] = nlohmann::json::array();

@@ -45,6 +45,9 @@ struct MscaOptions {
   int llm_choice_below = 5;
   // Also ask the LLM for mentions and merge them with dictionary mentions.
   bool llm_mentions = false;
+  // Put S and R on the bundle's calibrated [0, 1] evidence scale before forming C (see
+  // ScoreCalibration in bundle.h); false uses raw cosines, as the paper does with BioWordVec.
+  bool calibrated = true;
 };
 
 // INVALID_ARGUMENT naming the field when text is empty, > 16 KiB or not UTF-8.
@@ -84,9 +87,17 @@ struct ScoredEntity {
   LinkedCandidate candidate;
   // Index into AlignResult::mentions of the mention it came from (the best-linked one).
   int mention_index = 0;
+  // The S and R that C is formed from: calibrated when AlignResult::effective.calibrated and
+  // the bundle has a calibration, else the raw cosines.
   float question_similarity = 0;  // S
   float relatedness = 0;          // R
-  float consistency = 0;          // C
+  float consistency = 0;          // C = (1 - lambda) S + lambda R
+  // The paper's raw cosines: cos(v_e, v_Q) and the mean cosine to the other candidates.
+  float raw_question_similarity = 0;
+  float raw_relatedness = 0;
+  // Calibrated scores only: every mention that proposed this entity names another entity
+  // exactly (dictionary), so S was scaled by 1 - dictionary_evidence (ScoreCalibration).
+  bool lookalike = false;
   bool chosen_by_llm = false;
   std::vector<std::string> source_ids;  // external id and xrefs
 };
@@ -110,6 +121,7 @@ struct AlignResult {
   std::vector<ScoredEntity> rejected;
   std::vector<StageTiming> timings;
   std::vector<Degradation> degraded;
+  // `calibrated` is false here when the bundle has no calibration ("none").
   MscaOptions effective;
   int64_t bundle_version = 0;
   std::string encoder_id;

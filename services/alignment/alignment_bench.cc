@@ -12,7 +12,9 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "absl/strings/str_split.h"
@@ -55,14 +57,22 @@ BenchState* State() {
     std::filesystem::remove_all(s->base, ec);
     BundleBuildOptions build;
     build.base_path = s->base;
-    auto built = BuildAlignmentBundle(s->lexicon, *s->encoder, build);
-    if (!built.ok()) {
-      std::fprintf(stderr, "bundle: %s\n", built.status().ToString().c_str());
-      std::exit(1);
+    // IBGR_ALIGN_BENCH_BUNDLE=<bundle dir> reuses a bundle (profiling runs); otherwise one is
+    // built here, as BM_BuildEmbeddedBundle does.
+    std::string dir;
+    if (const char* reuse = std::getenv("IBGR_ALIGN_BENCH_BUNDLE"); reuse != nullptr) {
+      dir = reuse;
+    } else {
+      auto built = BuildAlignmentBundle(s->lexicon, *s->encoder, build);
+      if (!built.ok()) {
+        std::fprintf(stderr, "bundle: %s\n", built.status().ToString().c_str());
+        std::exit(1);
+      }
+      dir = built->dir;
     }
     // Single-threaded figures, as the server runs FAISS (IndexConfig.omp_threads = 1).
     omp_set_num_threads(1);
-    auto bundle = LoadAlignmentBundle(built->dir);
+    auto bundle = LoadAlignmentBundle(dir);
     s->aligner = *Aligner::Create(*bundle, s->encoder, nullptr);
     auto sets = eval::ReadQuestionSets(DataDir());
     for (const eval::QuestionSet& set : *sets) {
@@ -84,6 +94,7 @@ void BM_AlignMedQaLength(benchmark::State& state) {
   MscaOptions options;
   std::vector<double> ms;
   size_t i = 0, kept = 0, mentions = 0;
+  std::map<std::string, double> stage_ms;
   for (auto _ : state) {
     const absl::Time start = absl::Now();
     auto result = s->aligner->Align(s->questions[i++ % s->questions.size()], options);
@@ -93,6 +104,7 @@ void BM_AlignMedQaLength(benchmark::State& state) {
       break;
     }
     kept += result->kept.size();
+    for (const StageTiming& t : result->timings) stage_ms[t.stage] += t.duration_ms;
     mentions += result->mentions.size();
     benchmark::DoNotOptimize(result);
   }
@@ -103,6 +115,7 @@ void BM_AlignMedQaLength(benchmark::State& state) {
   state.counters["questions"] = static_cast<double>(s->questions.size());
   state.counters["mentions_per_q"] = static_cast<double>(mentions) / ms.size();
   state.counters["kept_per_q"] = static_cast<double>(kept) / ms.size();
+  for (const auto& [stage, total] : stage_ms) state.counters[stage + "_ms"] = total / ms.size();
 }
 BENCHMARK(BM_AlignMedQaLength)->Unit(benchmark::kMillisecond)->MinTime(5.0);
 

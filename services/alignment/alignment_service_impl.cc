@@ -1,8 +1,14 @@
 #include "services/alignment/alignment_service_impl.h"
 
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+#include <google/protobuf/wire_format_lite.h>
+#include <grpcpp/impl/codegen/method_handler.h>
 #include <grpcpp/server_context.h>
+#include <grpcpp/support/byte_buffer.h>
 
 #include <chrono>
+#include <functional>
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
@@ -36,6 +42,10 @@ void ToProto(const ScoredEntity& s, const std::vector<Mention>& mentions, pb::Al
   for (const std::string& id : s.source_ids) out->add_source_ids(id);
   out->set_chosen_by_llm(s.chosen_by_llm);
   out->set_link_similarity(s.candidate.similarity);
+  out->set_raw_question_similarity(s.raw_question_similarity);
+  out->set_raw_relatedness(s.raw_relatedness);
+  out->set_dictionary_match(s.candidate.dictionary_match);
+  out->set_lookalike(s.lookalike);
 }
 
 void AddTimings(const std::vector<StageTiming>& timings,
@@ -56,7 +66,86 @@ void AddDegradations(const std::vector<Degradation>& degraded,
   }
 }
 
+// A handler that receives the request as bytes, parses it keeping `text` as sent (see
+// ParseRequestKeepingRawText) and calls the typed method.
+template <typename Request, typename Response>
+grpc::internal::MethodHandler* RawTextHandler(
+    std::function<grpc::Status(grpc::ServerContext*, const Request*, Response*)> typed) {
+  using Streamer = grpc::ServerUnaryStreamer<grpc::ByteBuffer, grpc::ByteBuffer>;
+  return new grpc::internal::StreamedUnaryHandler<grpc::ByteBuffer, grpc::ByteBuffer>(
+      [typed = std::move(typed)](grpc::ServerContext* context, Streamer* stream) {
+        grpc::ByteBuffer in;
+        if (!stream->Read(&in)) {
+          return grpc::Status(grpc::StatusCode::INTERNAL, "no request message");
+        }
+        std::vector<grpc::Slice> slices;
+        if (!in.Dump(&slices).ok()) {
+          return grpc::Status(grpc::StatusCode::INTERNAL, "unreadable request message");
+        }
+        std::string wire;
+        for (const grpc::Slice& s : slices) {
+          wire.append(reinterpret_cast<const char*>(s.begin()), s.size());
+        }
+        Request request;
+        std::string text;
+        if (!ParseRequestKeepingRawText(wire, 1, &request, &text)) {
+          return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                              "request: not a valid serialized message");
+        }
+        request.set_text(std::move(text));
+        Response response;
+        grpc::Status status = typed(context, &request, &response);
+        if (!status.ok()) return status;
+        std::string out;
+        response.SerializeToString(&out);
+        grpc::Slice slice(std::move(out));
+        grpc::ByteBuffer buffer(&slice, 1);
+        if (!stream->Write(buffer)) {
+          return grpc::Status(grpc::StatusCode::INTERNAL, "response could not be written");
+        }
+        return grpc::Status::OK;
+      });
+}
+
 }  // namespace
+
+bool ParseRequestKeepingRawText(absl::string_view wire, int text_field,
+                                google::protobuf::Message* request, std::string* text) {
+  using google::protobuf::internal::WireFormatLite;
+  google::protobuf::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(wire.data()),
+                                            static_cast<int>(wire.size()));
+  std::string rest;
+  {
+    google::protobuf::io::StringOutputStream rest_stream(&rest);
+    google::protobuf::io::CodedOutputStream out(&rest_stream);
+    text->clear();
+    while (const uint32_t tag = in.ReadTag()) {
+      if (WireFormatLite::GetTagFieldNumber(tag) == text_field &&
+          WireFormatLite::GetTagWireType(tag) == WireFormatLite::WIRETYPE_LENGTH_DELIMITED) {
+        uint32_t length = 0;
+        // The last occurrence wins, as in protobuf's own parser.
+        if (!in.ReadVarint32(&length) || !in.ReadString(text, static_cast<int>(length))) {
+          return false;
+        }
+        continue;
+      }
+      if (!WireFormatLite::SkipField(&in, tag, &out)) return false;  // copies tag and value
+    }
+    if (!in.ConsumedEntireMessage()) return false;
+  }
+  return request->ParseFromString(rest);
+}
+
+AlignmentServiceImpl::AlignmentServiceImpl(const AlignerHolder* holder) : holder_(holder) {
+  // Method indices follow the rpc order in alignment.proto; the gRPC tests call all three.
+  using namespace std::placeholders;  // NOLINT(build/namespaces)
+  MarkMethodStreamed(0, RawTextHandler<pb::ExtractMentionsRequest, pb::ExtractMentionsResponse>(
+                            std::bind(&AlignmentServiceImpl::ExtractMentions, this, _1, _2, _3)));
+  MarkMethodStreamed(1, RawTextHandler<pb::LinkRequest, pb::LinkResponse>(
+                            std::bind(&AlignmentServiceImpl::Link, this, _1, _2, _3)));
+  MarkMethodStreamed(2, RawTextHandler<pb::AlignRequest, pb::AlignResponse>(
+                            std::bind(&AlignmentServiceImpl::Align, this, _1, _2, _3)));
+}
 
 MscaOptions MergeAlignOptions(const pb::AlignOptions& request, const MscaOptions& defaults) {
   MscaOptions o = defaults;
@@ -70,6 +159,7 @@ MscaOptions MergeAlignOptions(const pb::AlignOptions& request, const MscaOptions
     o.llm_choice_below = static_cast<int>(std::min<uint32_t>(request.llm_choice_below(), 1u << 30));
   }
   o.llm_mentions = request.llm_mentions();
+  if (request.has_calibrated()) o.calibrated = request.calibrated();
   return o;
 }
 
@@ -97,6 +187,7 @@ void ToProto(const AlignResult& r, const std::string& kg_version, pb::AlignRespo
   for (const Mention& m : r.mentions) ToProto(m, out->add_mentions());
   out->set_msca_enabled(r.effective.msca_enabled);
   out->set_kg_version(kg_version);
+  out->set_calibrated(r.effective.calibrated);
 }
 
 absl::StatusOr<std::shared_ptr<const Aligner>> AlignmentServiceImpl::Current() const {

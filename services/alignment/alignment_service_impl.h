@@ -9,6 +9,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "ibgraphrag/v1/alignment.grpc.pb.h"
 #include "services/alignment/aligner.h"
@@ -42,10 +43,18 @@ void ToProto(const Mention& mention, ibgraphrag::v1::Mention* out);
 void ToProto(const AlignResult& result, const std::string& kg_version,
              ibgraphrag::v1::AlignResponse* out);
 
+// Parses a serialized request whose field `text_field` is a proto3 `string`, keeping that field's
+// bytes as sent even when they are not UTF-8 (protobuf's own parser rejects such a message,
+// which gRPC reports as INTERNAL before any handler runs); the core then answers
+// INVALID_ARGUMENT "text: not valid UTF-8". False for a malformed message.
+bool ParseRequestKeepingRawText(absl::string_view wire, int text_field,
+                                google::protobuf::Message* request, std::string* text);
+
 class AlignmentServiceImpl final : public ibgraphrag::v1::AlignmentService::Service {
  public:
-  // `holder` must outlive the service.
-  explicit AlignmentServiceImpl(const AlignerHolder* holder) : holder_(holder) {}
+  // `holder` must outlive the service. The three RPCs are registered with byte-level handlers
+  // that parse requests with ParseRequestKeepingRawText and then call the typed methods below.
+  explicit AlignmentServiceImpl(const AlignerHolder* holder);
 
   grpc::Status ExtractMentions(grpc::ServerContext* context,
                                const ibgraphrag::v1::ExtractMentionsRequest* request,

@@ -11,6 +11,7 @@
 #include "grpc/health/v1/health.grpc.pb.h"
 #include "gtest/gtest.h"
 #include "services/alignment/alignment_server.h"
+#include "services/alignment/alignment_service_impl.h"
 #include "services/alignment/bundle.h"
 #include "services/alignment/testing/test_fixtures.h"
 
@@ -111,6 +112,21 @@ TEST_F(AlignmentServiceTest, AlignReturnsScoresSettingsAndStageTimings) {
     EXPECT_NEAR(e.consistency(), 0.6f * e.question_similarity() + 0.4f * e.relatedness(), 1e-5);
     EXPECT_FALSE(e.entity().external_id().empty());
     EXPECT_FALSE(e.mention().text().empty());
+    // All three entities are named in the text: calibrated S carries the dictionary evidence.
+    EXPECT_TRUE(e.dictionary_match()) << e.entity().external_id();
+    EXPECT_FALSE(e.lookalike());
+    EXPECT_GE(e.question_similarity(), 0.9f - 1e-6f);
+  }
+  EXPECT_TRUE(response.calibrated());
+  // The paper's raw cosines on request.
+  request.mutable_options()->set_calibrated(false);
+  pb::AlignResponse raw;
+  ASSERT_TRUE(Align(request, &raw).ok());
+  EXPECT_FALSE(raw.calibrated());
+  ASSERT_EQ(raw.kept_size(), 3);
+  for (const pb::AlignedEntity& e : raw.kept()) {
+    EXPECT_EQ(e.question_similarity(), e.raw_question_similarity());
+    EXPECT_EQ(e.relatedness(), e.raw_relatedness());
   }
   std::set<std::string> stages;
   for (const pb::StageTiming& t : response.timings()) stages.insert(t.stage());
@@ -150,15 +166,62 @@ TEST_F(AlignmentServiceTest, InvalidRequestsNameTheField) {
   EXPECT_THAT(status.error_message(), HasSubstr("top_k"));
 }
 
-TEST_F(AlignmentServiceTest, InvalidUtf8IsRejected) {
+TEST_F(AlignmentServiceTest, InvalidUtf8IsRejectedNamingTheField) {
+  // The client library serialises the bytes as given; the server must answer INVALID_ARGUMENT
+  // naming `text` (protobuf's own proto3 parser would fail first and gRPC would say INTERNAL).
   pb::AlignRequest request;
   request.set_text("bad \xFF text");
+  request.mutable_options()->set_tau(0.5f);
   pb::AlignResponse response;
-  const grpc::Status status = Align(request, &response);
-  // Protobuf refuses to parse a proto3 string that is not UTF-8 before the handler runs, so the
-  // code is gRPC's parse failure (INTERNAL, empty message); the core's own check
-  // (INVALID_ARGUMENT "text: not valid UTF-8") covers in-process callers.
-  EXPECT_EQ(status.error_code(), grpc::StatusCode::INTERNAL) << status.error_message();
+  grpc::Status status = Align(request, &response);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << status.error_message();
+  EXPECT_THAT(status.error_message(), HasSubstr("text"));
+  EXPECT_THAT(status.error_message(), HasSubstr("UTF-8"));
+
+  grpc::ClientContext link_ctx;
+  Deadline(&link_ctx);
+  pb::LinkRequest link;
+  link.set_text("\xC3\x28 pneumonia");  // broken two-byte sequence
+  pb::LinkResponse link_response;
+  status = stub_->Link(&link_ctx, link, &link_response);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(status.error_message(), HasSubstr("text"));
+
+  grpc::ClientContext extract_ctx;
+  Deadline(&extract_ctx);
+  pb::ExtractMentionsRequest extract;
+  extract.set_text("\xED\xA0\x80 surrogate");
+  pb::ExtractMentionsResponse extract_response;
+  status = stub_->ExtractMentions(&extract_ctx, extract, &extract_response);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(status.error_message(), HasSubstr("text"));
+
+  // Valid non-ASCII text still works, and the other fields of the request are honoured.
+  request.set_text("Pneumonia \xC3\xA9t\xC3\xA9 with fever");
+  response.Clear();
+  status = Align(request, &response);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  EXPECT_FLOAT_EQ(response.tau(), 0.5f);
+  ASSERT_GE(response.mentions_size(), 1);
+  EXPECT_EQ(response.mentions(0).text(), "Pneumonia");
+}
+
+TEST(ParseRequestKeepingRawTextTest, KeepsBytesAndParsesTheRest) {
+  pb::AlignRequest request;
+  request.set_text("ok");
+  request.mutable_options()->set_top_k(7);
+  std::string wire = request.SerializeAsString();
+  // Replace the text bytes "ok" with invalid UTF-8 of the same length.
+  const size_t at = wire.find("ok");
+  ASSERT_NE(at, std::string::npos);
+  wire[at] = '\xFF';
+  wire[at + 1] = '\xFE';
+  pb::AlignRequest parsed;
+  std::string text;
+  ASSERT_TRUE(ParseRequestKeepingRawText(wire, 1, &parsed, &text));
+  EXPECT_EQ(text, "\xFF\xFE");
+  EXPECT_EQ(parsed.options().top_k(), 7u);
+  EXPECT_FALSE(ParseRequestKeepingRawText(wire.substr(0, wire.size() - 1), 1, &parsed, &text));
 }
 
 TEST_F(AlignmentServiceTest, ExtractMentionsAndLink) {

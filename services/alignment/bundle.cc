@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -93,7 +94,61 @@ int64_t ParseVersion(const std::string& name) {
   return absl::SimpleAtoi(name, &v) ? v : 0;
 }
 
+nlohmann::json CalibrationToJson(const ScoreCalibration& c) {
+  return {{"method", c.method},
+          {"reference_entries", c.reference_entries},
+          {"relatedness_null_mean", c.relatedness_null_mean},
+          {"relatedness_null_sd", c.relatedness_null_sd},
+          {"question_full_z", c.question_full_z},
+          {"relatedness_full_z", c.relatedness_full_z},
+          {"dictionary_evidence", c.dictionary_evidence}};
+}
+
+ScoreCalibration CalibrationFromJson(const nlohmann::json& j) {
+  ScoreCalibration c;
+  c.method = j.at("method").get<std::string>();
+  c.reference_entries = j.at("reference_entries").get<int64_t>();
+  c.relatedness_null_mean = j.at("relatedness_null_mean").get<float>();
+  c.relatedness_null_sd = j.at("relatedness_null_sd").get<float>();
+  c.question_full_z = j.at("question_full_z").get<float>();
+  c.relatedness_full_z = j.at("relatedness_full_z").get<float>();
+  c.dictionary_evidence = j.at("dictionary_evidence").get<float>();
+  return c;
+}
+
 }  // namespace
+
+ScoreCalibration FitScoreCalibration(const std::vector<float>& enriched, int dim) {
+  ScoreCalibration c;
+  const int64_t n = dim > 0 ? static_cast<int64_t>(enriched.size() / dim) : 0;
+  c.reference_entries = std::min(n, kMaxCalibrationReferences);
+  double sum = 0, sum2 = 0;
+  int64_t pairs = 0;
+  auto add = [&](int64_t a, int64_t b) {
+    const double cos = Dot(enriched.data() + a * dim, enriched.data() + b * dim, dim);
+    sum += cos;
+    sum2 += cos * cos;
+    ++pairs;
+  };
+  if (n <= 200) {
+    for (int64_t a = 0; a < n; ++a) {
+      for (int64_t b = a + 1; b < n; ++b) add(a, b);
+    }
+  } else {
+    std::mt19937_64 rng(20240601);  // fixed: the same lexicon always gets the same calibration
+    while (pairs < 20000) {
+      const int64_t a = static_cast<int64_t>(rng() % n), b = static_cast<int64_t>(rng() % n);
+      if (a != b) add(a, b);
+    }
+  }
+  if (pairs > 0) {
+    const double mean = sum / pairs;
+    c.relatedness_null_mean = static_cast<float>(mean);
+    c.relatedness_null_sd =
+        static_cast<float>(std::sqrt(std::max(0.0, sum2 / pairs - mean * mean)));
+  }
+  return c;
+}
 
 std::string BundleManifestToJson(const BundleManifest& m) {
   nlohmann::json j = {{"format_version", m.format_version},
@@ -110,6 +165,7 @@ std::string BundleManifestToJson(const BundleManifest& m) {
                       {"created_time", m.created_time},
                       {"build_seconds", m.build_seconds},
                       {"created_by", m.created_by},
+                      {"score_calibration", CalibrationToJson(m.calibration)},
                       {"files",
                        {{"lexicon", kLexiconFile},
                         {"index", kIndexFile},
@@ -136,6 +192,11 @@ absl::StatusOr<BundleManifest> BundleManifestFromJson(const std::string& json) {
     m.created_time = j.at("created_time").get<std::string>();
     m.build_seconds = j.at("build_seconds").get<double>();
     m.created_by = j.at("created_by").get<std::string>();
+    if (j.contains("score_calibration")) {
+      m.calibration = CalibrationFromJson(j.at("score_calibration"));
+    } else {
+      m.calibration.reference_entries = -1;  // fitted by LoadAlignmentBundle
+    }
   } catch (const std::exception& e) {
     return absl::DataLossError(absl::StrCat("manifest.json: ", e.what()));
   }
@@ -242,6 +303,7 @@ absl::StatusOr<BundleBuildResult> BuildAlignmentBundle(const Lexicon& lexicon,
     for (const LexiconEntry& e : lexicon.entries) enriched_texts.push_back(e.EnrichedText());
     std::vector<float> enriched;
     IBGR_RETURN_IF_ERROR(encode_all(enriched_texts, &enriched));
+    const ScoreCalibration calibration = FitScoreCalibration(enriched, dim);
     IBGR_RETURN_IF_ERROR(WriteEnriched((tmp / kEnrichedFile).string(), enriched, dim));
     IBGR_RETURN_IF_ERROR(WriteLexicon(lexicon, (tmp / kLexiconFile).string()));
 
@@ -260,6 +322,7 @@ absl::StatusOr<BundleBuildResult> BuildAlignmentBundle(const Lexicon& lexicon,
     m.created_time = absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", now, absl::UTCTimeZone());
     m.build_seconds = absl::ToDoubleSeconds(now - start);
     m.created_by = options.created_by;
+    m.calibration = calibration;
     IBGR_RETURN_IF_ERROR(WriteString((tmp / kManifestFile).string(), BundleManifestToJson(m)));
     for (const char* f : {kManifestFile, kLexiconFile, kIndexFile, kRowsFile, kEnrichedFile}) {
       IBGR_RETURN_IF_ERROR(FsyncPath((tmp / f).string(), false));
@@ -318,6 +381,19 @@ absl::StatusOr<std::shared_ptr<const AlignmentBundle>> LoadAlignmentBundle(
   }
   IBGR_ASSIGN_OR_RETURN(bundle->enriched,
                         ReadEnriched((fs::path(dir) / kEnrichedFile).string(), m.dim, m.entries));
+  if (bundle->manifest.calibration.reference_entries < 0) {
+    bundle->manifest.calibration = FitScoreCalibration(bundle->enriched, m.dim);
+  }
+  const int64_t refs = bundle->manifest.calibration.reference_entries;
+  if (refs < 0 || refs > m.entries) {
+    return absl::DataLossError(absl::StrCat(dir, ": score_calibration.reference_entries ", refs,
+                                            " outside 0..", m.entries));
+  }
+  bundle->reference_enriched.reserve(static_cast<size_t>(refs) * m.dim);
+  for (int64_t i = 0; i < refs; ++i) {
+    const float* row = bundle->enriched_row(static_cast<uint32_t>(i * m.entries / refs));
+    bundle->reference_enriched.insert(bundle->reference_enriched.end(), row, row + m.dim);
+  }
   bundle->extractor = std::make_unique<MentionExtractor>(bundle->lexicon);
   return std::shared_ptr<const AlignmentBundle>(std::move(bundle));
 }

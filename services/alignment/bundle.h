@@ -23,6 +23,40 @@ namespace ibgraphrag::alignment {
 // Bumped when the files of a bundle change incompatibly; loaders refuse other formats.
 inline constexpr int kBundleFormatVersion = 1;
 
+// How the raw MSCA cosines of this bundle's encoder are put on a common [0, 1] evidence scale
+// before C = (1 - lambda) S + lambda R is formed (docs/alignment.md, "Score calibration"). Raw
+// cosines of different encoders live on different scales (a hashed n-gram vector of a long
+// question has cosine ~0.15 with the entity it names; averaged word vectors give ~0.7), so a
+// threshold tau only means the same thing across encoders after this map:
+//   S* = clamp(((S - mean_Q) / sd_Q) / question_full_z, 0, 1)
+//        mean_Q, sd_Q: mean and standard deviation of the question's cosine with the enriched
+//        vectors of `reference_entries` evenly spaced lexicon entries (random entities)
+//   S* = max(S*, dictionary_evidence) when the mention names the entity exactly (dictionary);
+//   S* = S* * (1 - dictionary_evidence) for a look-alike: a candidate proposed only by
+//        mentions that name another entity exactly
+//   R* = clamp(((R - relatedness_null_mean) / relatedness_null_sd) / relatedness_full_z, 0, 1)
+//        null: cosine between the enriched vectors of two random entries, fitted at build time
+// So 0 means "no more similar than a random KG entity" and 1 means "question_full_z (resp.
+// relatedness_full_z) standard deviations above random, or named verbatim".
+struct ScoreCalibration {
+  // "null-z-v1", or "none" for raw cosines (the paper's scale; bundles of other tools).
+  std::string method = "null-z-v1";
+  int64_t reference_entries = 0;
+  float relatedness_null_mean = 0;
+  float relatedness_null_sd = 0;
+  // Chosen on the real question sets with the default encoder (docs/alignment.md).
+  float question_full_z = 5.0f;
+  float relatedness_full_z = 3.0f;
+  float dictionary_evidence = 0.9f;
+};
+
+// Reference entries S is standardised against (at most 1,024, evenly spaced).
+inline constexpr int64_t kMaxCalibrationReferences = 1024;
+
+// Fits the null of R from the enriched vectors (all pairs for <= 200 entries, else 20,000
+// seeded random pairs; deterministic) and sets reference_entries.
+ScoreCalibration FitScoreCalibration(const std::vector<float>& enriched, int dim);
+
 struct BundleManifest {
   int format_version = kBundleFormatVersion;
   // Directory name under <base>/alignment/.
@@ -44,6 +78,8 @@ struct BundleManifest {
   std::string created_time;
   double build_seconds = 0;
   std::string created_by;
+  // Absent in bundles written before calibration existed: fitted when they are loaded.
+  ScoreCalibration calibration;
 };
 
 std::string BundleManifestToJson(const BundleManifest& manifest);
@@ -87,6 +123,9 @@ struct AlignmentBundle {
   // entries x dim, unit rows: v_e of MSCA.
   std::vector<float> enriched;
   std::unique_ptr<MentionExtractor> extractor;
+  // manifest.calibration.reference_entries rows of `enriched`, contiguous (entries
+  // i * entries / reference_entries), for S calibration.
+  std::vector<float> reference_enriched;
 
   const float* enriched_row(uint32_t entry) const {
     return enriched.data() + static_cast<size_t>(entry) * manifest.dim;

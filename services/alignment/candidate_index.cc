@@ -10,8 +10,56 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "services/alignment/text_encoder.h"
 
 namespace ibgraphrag::alignment {
+namespace {
+
+// Inner products for the HNSW graph with the suite's SIMD Dot: the Debian FAISS build only has
+// a scalar kernel, which was most of the time of a search and of building the graph. Same
+// vectors, same metric; only the order of float additions differs.
+struct SimdInnerProductComputer final : faiss::FlatCodesDistanceComputer {
+  explicit SimdInnerProductComputer(const faiss::IndexFlat& index)
+      : faiss::FlatCodesDistanceComputer(index.codes.data(), index.code_size),
+        base(index.get_xb()),
+        dim(static_cast<int>(index.d)) {}
+  void set_query(const float* x) override { query = x; }
+  float distance_to_code(const uint8_t* code) override {
+    return Dot(query, reinterpret_cast<const float*>(code), dim);
+  }
+  float symmetric_dis(idx_t i, idx_t j) override {
+    return Dot(base + i * dim, base + j * dim, dim);
+  }
+  const float* base;
+  int dim;
+  const float* query = nullptr;
+};
+
+// IndexFlatIP whose distance computer (what IndexHNSW uses on its storage) is the one above.
+// Serialised exactly as IndexFlatIP, so bundles stay readable by stock FAISS.
+struct SimdIndexFlatIP final : faiss::IndexFlatIP {
+  explicit SimdIndexFlatIP(faiss::Index::idx_t d) : faiss::IndexFlatIP(d) {}
+  faiss::FlatCodesDistanceComputer* get_FlatCodesDistanceComputer() const override {
+    return new SimdInnerProductComputer(*this);
+  }
+};
+
+// Swaps the flat inner-product storage of an HNSW index for SimdIndexFlatIP (moving the codes).
+void UseSimdStorage(faiss::IndexHNSW* hnsw) {
+  auto* flat = dynamic_cast<faiss::IndexFlat*>(hnsw->storage);
+  if (flat == nullptr || flat->metric_type != faiss::METRIC_INNER_PRODUCT ||
+      dynamic_cast<SimdIndexFlatIP*>(flat) != nullptr) {
+    return;
+  }
+  auto* simd = new SimdIndexFlatIP(flat->d);
+  simd->codes = std::move(flat->codes);
+  simd->ntotal = flat->ntotal;
+  if (hnsw->own_fields) delete flat;
+  hnsw->storage = simd;
+  hnsw->own_fields = true;
+}
+
+}  // namespace
 
 CandidateIndex::~CandidateIndex() = default;
 
@@ -37,6 +85,7 @@ absl::StatusOr<std::unique_ptr<CandidateIndex>> CandidateIndex::Build(
           std::make_unique<faiss::IndexHNSWFlat>(dim, options.hnsw_m, faiss::METRIC_INNER_PRODUCT);
       hnsw->hnsw.efConstruction = options.hnsw_ef_construction;
       hnsw->hnsw.efSearch = options.hnsw_ef_search;
+      UseSimdStorage(hnsw.get());
       out->index_ = std::move(hnsw);
     } else {
       out->index_ = std::make_unique<faiss::IndexFlatIP>(dim);
@@ -82,6 +131,7 @@ absl::StatusOr<std::unique_ptr<CandidateIndex>> CandidateIndex::Read(
   if (auto* hnsw = dynamic_cast<faiss::IndexHNSWFlat*>(out->index_.get()); hnsw != nullptr) {
     out->hnsw_ = true;
     hnsw->hnsw.efSearch = options.hnsw_ef_search;
+    UseSimdStorage(hnsw);
   }
   out->ef_search_ = options.hnsw_ef_search;
   FILE* f = std::fopen(rows_path.c_str(), "rb");

@@ -21,6 +21,8 @@ ABSL_FLAG(double, lambda, 0.4, "align: MSCA lambda in [0, 1]");
 ABSL_FLAG(double, tau, 0.6, "align: MSCA tau in [0, 1]");
 ABSL_FLAG(int, top_k, 10, "align: candidates per mention, 1..1000");
 ABSL_FLAG(bool, msca, true, "align: MSCA on (false = plain top-1 linking per mention)");
+ABSL_FLAG(bool, calibrated, true,
+          "align: calibrated S and R (false = the paper's raw cosines; docs/alignment.md)");
 ABSL_FLAG(bool, json, false, "print JSON instead of a table");
 
 namespace ibgraphrag::cli {
@@ -85,6 +87,7 @@ int AlignText(const std::vector<std::string>& args) {
   msca.tau = static_cast<float>(absl::GetFlag(FLAGS_tau));
   msca.top_k = absl::GetFlag(FLAGS_top_k);
   msca.msca_enabled = absl::GetFlag(FLAGS_msca);
+  msca.calibrated = absl::GetFlag(FLAGS_calibrated);
   auto result = (*aligner)->Align(absl::StrJoin(args, " "), msca);
   if (!result.ok()) return Fail(result.status());
   const std::string out = absl::GetFlag(FLAGS_json) ? alignment::FormatAlignResultJson(*result)
