@@ -8,12 +8,20 @@
 namespace ibgraphrag::retriever {
 
 std::map<std::string, double> EvalMetrics::ToMap(const std::string& prefix) const {
-  return {{prefix + "questions", questions},
-          {prefix + "recall@10", recall_at_10},
-          {prefix + "recall@50", recall_at_50},
-          {prefix + "recall@100", recall_at_100},
-          {prefix + "evidence_precision@10", evidence_precision_at_10},
-          {prefix + "mean_retrieve_ms", mean_retrieve_ms}};
+  std::map<std::string, double> out = {{prefix + "questions", questions},
+                                       {prefix + "recall@10", recall_at_10},
+                                       {prefix + "recall@50", recall_at_50},
+                                       {prefix + "recall@100", recall_at_100},
+                                       {prefix + "evidence_precision@10", evidence_precision_at_10},
+                                       {prefix + "mean_retrieve_ms", mean_retrieve_ms}};
+  for (const auto& [name, t] : by_template) {
+    const std::string p = prefix + name + "/";
+    out[p + "questions"] = t.questions;
+    out[p + "recall@10"] = t.recall_at_10;
+    out[p + "recall@100"] = t.recall_at_100;
+    out[p + "evidence_precision@10"] = t.evidence_precision_at_10;
+  }
+  return out;
 }
 
 absl::StatusOr<EvalMetrics> EvaluateRetriever(const Retriever& retriever,
@@ -48,16 +56,30 @@ absl::StatusOr<EvalMetrics> EvaluateRetriever(const Retriever& retriever,
       }
       return static_cast<double>(found.size()) / static_cast<double>(answers.size());
     };
-    m.recall_at_10 += recall_at(10);
+    const double r10 = recall_at(10), r100 = recall_at(100);
+    m.recall_at_10 += r10;
     m.recall_at_50 += recall_at(50);
-    m.recall_at_100 += recall_at(100);
+    m.recall_at_100 += r100;
     int hits = 0;
     const size_t k = std::min<size_t>(10, r->triples.size());
     for (size_t i = 0; i < k; ++i) {
       const ScoredTriple& t = r->triples[i];
       hits += evidence.contains({t.head, t.relation, t.tail}) ? 1 : 0;
     }
-    m.evidence_precision_at_10 += k == 0 ? 0.0 : static_cast<double>(hits) / 10.0;
+    const double p10 = k == 0 ? 0.0 : static_cast<double>(hits) / 10.0;
+    m.evidence_precision_at_10 += p10;
+    if (!q.template_name.empty()) {
+      EvalMetrics::PerTemplate& t = m.by_template[q.template_name];
+      ++t.questions;
+      t.recall_at_10 += r10;
+      t.recall_at_100 += r100;
+      t.evidence_precision_at_10 += p10;
+    }
+  }
+  for (auto& [name, t] : m.by_template) {
+    t.recall_at_10 /= t.questions;
+    t.recall_at_100 /= t.questions;
+    t.evidence_precision_at_10 /= t.questions;
   }
   m.questions = static_cast<int>(n);
   if (n > 0) {

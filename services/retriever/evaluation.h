@@ -30,7 +30,15 @@ struct EvalMetrics {
   double recall_at_100 = 0;
   double evidence_precision_at_10 = 0;
   double mean_retrieve_ms = 0;
-  // "recall@10" ... as a flat map (manifest metrics, JSON output).
+  // The same means per question template (GeneratedQuestion::template_name).
+  struct PerTemplate {
+    int questions = 0;
+    double recall_at_10 = 0;
+    double recall_at_100 = 0;
+    double evidence_precision_at_10 = 0;
+  };
+  std::map<std::string, PerTemplate> by_template;
+  // "recall@10" ... and "drug_treats/recall@10" ... as a flat map (manifest metrics, JSON).
   std::map<std::string, double> ToMap(const std::string& prefix) const;
 };
 

@@ -30,6 +30,21 @@ __attribute__((target_clones("arch=haswell", "default"))) float HiddenDot(
   return total;
 }
 
+// dst = a + b over `h` floats (per-node row setup; AVX2 clone like HiddenDot).
+__attribute__((target_clones("arch=haswell", "default"))) void AddRows(float* __restrict dst,
+                                                                       const float* __restrict a,
+                                                                       const float* __restrict b,
+                                                                       int h) {
+  for (int j = 0; j < h; ++j) dst[j] = a[j] + b[j];
+}
+
+// dst += v * w over `h` floats.
+__attribute__((target_clones("arch=haswell", "default"))) void Axpy(float* __restrict dst, float v,
+                                                                    const float* __restrict w,
+                                                                    int h) {
+  for (int j = 0; j < h; ++j) dst[j] += v * w[j];
+}
+
 }  // namespace
 
 absl::Status ValidateCandidateBatch(const CandidateBatch& b, const ScorerConfig& config,
@@ -47,6 +62,11 @@ absl::Status ValidateCandidateBatch(const CandidateBatch& b, const ScorerConfig&
     return absl::InvalidArgumentError(absl::StrCat("dde: width ", b.dde == nullptr ? 0 : b.dde->dim,
                                                    ", model expects ", config.dde_dim,
                                                    " (DDE rounds differ from training?)"));
+  }
+  if (b.prior.size() != n * static_cast<size_t>(config.prior_dim)) {
+    return absl::InvalidArgumentError(absl::StrCat("prior: ", b.prior.size(),
+                                                   " floats, model expects ", n, " candidates x ",
+                                                   config.prior_dim));
   }
   for (size_t i = 0; i < n; ++i) {
     if (b.heads[i] >= num_entities || b.tails[i] >= num_entities) {
@@ -86,6 +106,7 @@ ScorerProjections ProjectionsSkeleton(const ScorerParams& params) {
   p.b1 = params.b1;
   p.w2 = params.w2;
   p.b2 = params.b2;
+  p.w_prior = params.w_prior;
   return p;
 }
 
@@ -134,33 +155,30 @@ absl::Status FusedScorer::Score(const CandidateBatch& batch, absl::Span<float> o
     if (scratch->head_entity[n] >= 0) {
       float* a = scratch->node_head.data() + static_cast<size_t>(n) * h;
       const float* ph = p.head.data() + static_cast<size_t>(scratch->head_entity[n]) * h;
-      for (int j = 0; j < h; ++j) a[j] = scratch->query[j] + ph[j];
+      AddRows(a, scratch->query.data(), ph, h);
       for (int k = 0; k < s_dim; ++k) {
-        const float v = s[k];
-        if (v == 0.0f) continue;
-        const float* w = p.w_sh_t.data() + static_cast<size_t>(k) * h;
-        for (int j = 0; j < h; ++j) a[j] += v * w[j];
+        if (s[k] != 0.0f) Axpy(a, s[k], p.w_sh_t.data() + static_cast<size_t>(k) * h, h);
       }
     }
     if (scratch->tail_entity[n] >= 0) {
       float* b = scratch->node_tail.data() + static_cast<size_t>(n) * h;
       const float* pt = p.tail.data() + static_cast<size_t>(scratch->tail_entity[n]) * h;
-      for (int j = 0; j < h; ++j) b[j] = pt[j];
+      std::copy(pt, pt + h, b);
       for (int k = 0; k < s_dim; ++k) {
-        const float v = s[k];
-        if (v == 0.0f) continue;
-        const float* w = p.w_st_t.data() + static_cast<size_t>(k) * h;
-        for (int j = 0; j < h; ++j) b[j] += v * w[j];
+        if (s[k] != 0.0f) Axpy(b, s[k], p.w_st_t.data() + static_cast<size_t>(k) * h, h);
       }
     }
   }
+  const int pd = c.prior_dim;
   for (size_t i = 0; i < m; ++i) {
-    const float logit =
+    float logit =
         HiddenDot(scratch->node_head.data() + static_cast<size_t>(batch.head_nodes[i]) * h,
                   p.relation.data() + static_cast<size_t>(batch.relations[i]) * h,
                   scratch->node_tail.data() + static_cast<size_t>(batch.tail_nodes[i]) * h,
                   p.w2.data(), h) +
         p.b2;
+    const float* x = batch.prior.data() + i * pd;
+    for (int k = 0; k < pd; ++k) logit += p.w_prior[k] * x[k];
     out[i] = 1.0f / (1.0f + std::exp(-logit));
   }
   return absl::OkStatus();

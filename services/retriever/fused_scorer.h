@@ -5,7 +5,8 @@
 // Per model version we precompute P_head = W_h Z_E, P_tail = W_t Z_E (one H-vector per
 // entity) and P_rel = W_r Z_R; per request q = W_q z_q + b1 and, per subgraph node n with
 // entity e, A_n = q + P_head[e] + W_sh s_n and B_n = P_tail[e] + W_st s_n. A candidate
-// (h, r, t) then costs three row reads A_h + P_rel[r] + B_t, a ReLU and a dot with w2: O(H),
+// (h, r, t) then costs three row reads A_h + P_rel[r] + B_t, a ReLU and a dot with w2, plus
+// the prior_dim-term dot w_prior · x_p of its structure features: O(H),
 // no per-triple allocation, and the rows it reads are per-subgraph (cache-resident) rather
 // than scattered over the whole entity table.
 #ifndef IBGRAPHRAG_SERVICES_RETRIEVER_FUSED_SCORER_H_
@@ -36,9 +37,13 @@ struct CandidateBatch {
   absl::Span<const int32_t> tail_nodes;
   // Per-node DDE features of the subgraph; dim must equal the model's dde_dim.
   const DdeFeatures* dde = nullptr;
+  // Structure features per candidate (PriorFeatures), [n x prior_dim] row-major; empty when
+  // the model's prior_dim is 0.
+  absl::Span<const float> prior;
 };
 
-// Checks lengths, id ranges against the table sizes and the DDE width. INVALID_ARGUMENT.
+// Checks lengths, id ranges against the table sizes, the DDE width and the structure
+// features' length. INVALID_ARGUMENT.
 absl::Status ValidateCandidateBatch(const CandidateBatch& batch, const ScorerConfig& config,
                                     int64_t num_entities, int64_t num_relations);
 
@@ -56,6 +61,7 @@ struct ScorerProjections {
   std::vector<float> b1;        // [hidden]
   std::vector<float> w2;        // [hidden]
   float b2 = 0.0f;
+  std::vector<float> w_prior;  // [prior_dim]
 };
 
 // Fills every field except head/tail/relation from `params` (those come from a matmul).
@@ -63,11 +69,13 @@ ScorerProjections ProjectionsSkeleton(const ScorerParams& params);
 
 // Reusable per-thread buffers, so steady-state scoring allocates nothing.
 struct FusedScratch {
-  std::vector<float> query;          // hidden
-  std::vector<float> node_head;      // nodes x hidden: q + P_head[e] + W_sh s
-  std::vector<float> node_tail;      // nodes x hidden: P_tail[e] + W_st s
-  std::vector<int64_t> head_entity;  // nodes: entity of the node as a head, -1 unused
-  std::vector<int64_t> tail_entity;  // nodes: entity of the node as a tail, -1 unused
+  std::vector<float> query;           // hidden
+  std::vector<float> node_head;       // nodes x hidden: q + P_head[e] + W_sh s
+  std::vector<float> node_tail;       // nodes x hidden: P_tail[e] + W_st s
+  std::vector<int64_t> head_entity;   // nodes: entity of the node as a head, -1 unused
+  std::vector<int64_t> tail_entity;   // nodes: entity of the node as a tail, -1 unused
+  std::vector<uint32_t> order;        // candidates grouped by head node
+  std::vector<uint32_t> order_start;  // nodes + 1: counting-sort offsets
 };
 
 class FusedScorer {

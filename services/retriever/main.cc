@@ -1,6 +1,7 @@
 // retriever: serves the IBRP triple retriever (`<base>/retriever/<version>/`) over gRPC.
 //
 //   retriever --base=artifacts [--model_version=N] [--kgstore=host:50052] [--device=auto]
+//             [--kgstore_tls_ca=ca.pem [--kgstore_tls_cert=c.pem --kgstore_tls_key=k.pem]]
 //             [--torch_threads=1] [--port=50054] [--metrics_port=9094] [--config=server.textproto]
 //
 // --kgstore empty opens the newest KG snapshot under --base in this process. --config is an
@@ -21,6 +22,11 @@ ABSL_FLAG(std::string, config, "", "ServerConfig text proto (TLS, drain, logging
 ABSL_FLAG(std::string, base, "artifacts", "artifact base directory holding retriever/<version>/");
 ABSL_FLAG(int64_t, model_version, 0, "serve this model version (default: the newest)");
 ABSL_FLAG(std::string, kgstore, "", "kgstore address; empty opens <base>/kg/ in process");
+ABSL_FLAG(std::string, kgstore_tls_ca, "", "PEM CA of kgstore's certificate (enables TLS)");
+ABSL_FLAG(std::string, kgstore_tls_cert, "", "PEM client certificate for mTLS to kgstore");
+ABSL_FLAG(std::string, kgstore_tls_key, "", "PEM client key for mTLS to kgstore");
+ABSL_FLAG(std::string, kgstore_tls_server_name, "",
+          "name checked against kgstore's certificate instead of its host name");
 ABSL_FLAG(std::string, device, "auto", "scoring device: auto, cpu or cuda:N");
 ABSL_FLAG(int, torch_threads, 1, "LibTorch intra-op threads");
 
@@ -43,6 +49,15 @@ absl::Status Run() {
     options.pinned_model_version = absl::GetFlag(FLAGS_model_version);
   }
   options.kgstore_address = absl::GetFlag(FLAGS_kgstore);
+  if (!absl::GetFlag(FLAGS_kgstore_tls_ca).empty()) {
+    options.kgstore_tls.enabled = true;
+    options.kgstore_tls.ca_cert_path = absl::GetFlag(FLAGS_kgstore_tls_ca);
+    options.kgstore_tls.cert_path = absl::GetFlag(FLAGS_kgstore_tls_cert);
+    options.kgstore_tls.key_path = absl::GetFlag(FLAGS_kgstore_tls_key);
+    options.kgstore_tls.server_name_override = absl::GetFlag(FLAGS_kgstore_tls_server_name);
+  } else if (!absl::GetFlag(FLAGS_kgstore_tls_cert).empty()) {
+    return absl::InvalidArgumentError("--kgstore_tls_cert: needs --kgstore_tls_ca");
+  }
   options.device = absl::GetFlag(FLAGS_device);
   options.torch_threads = absl::GetFlag(FLAGS_torch_threads);
 

@@ -71,6 +71,7 @@ std::string RetrieverManifestToJson(const RetrieverManifest& m) {
   j["text_dim"] = m.scorer.text_dim;
   j["dde_dim"] = m.scorer.dde_dim;
   j["hidden"] = m.scorer.hidden;
+  j["prior_dim"] = m.scorer.prior_dim;
   j["dde"] = {{"forward_rounds", m.dde.forward_rounds}, {"reverse_rounds", m.dde.reverse_rounds}};
   j["kg_version"] = m.kg_version;
   j["num_entities"] = m.num_entities;
@@ -92,6 +93,15 @@ absl::StatusOr<RetrieverManifest> RetrieverManifestFromJson(const std::string& t
   try {
     field = "format_version";
     m.format_version = j.at(field).get<int>();
+    if (m.format_version != kRetrieverFormatVersion) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "manifest.json: format_version ", m.format_version, ", this build reads ",
+          kRetrieverFormatVersion,
+          m.format_version < kRetrieverFormatVersion
+              ? " (the model predates the scorer's structure features; retrain it with "
+                "retriever_train)"
+              : " (written by a newer build)"));
+    }
     field = "version";
     m.version = j.at(field).get<int64_t>();
     field = "created_time";
@@ -106,6 +116,8 @@ absl::StatusOr<RetrieverManifest> RetrieverManifestFromJson(const std::string& t
     m.scorer.dde_dim = j.at(field).get<int>();
     field = "hidden";
     m.scorer.hidden = j.at(field).get<int>();
+    field = "prior_dim";
+    m.scorer.prior_dim = j.at(field).get<int>();
     field = "dde";
     m.dde.forward_rounds = j.at(field).at("forward_rounds").get<int>();
     m.dde.reverse_rounds = j.at(field).at("reverse_rounds").get<int>();
@@ -125,10 +137,6 @@ absl::StatusOr<RetrieverManifest> RetrieverManifestFromJson(const std::string& t
     m.file_sha256 = j.at(field).get<std::map<std::string, std::string>>();
   } catch (const json::exception& e) {
     return absl::DataLossError(absl::StrCat("manifest.json: field \"", field, "\": ", e.what()));
-  }
-  if (m.format_version != kRetrieverFormatVersion) {
-    return absl::DataLossError(absl::StrCat("manifest.json: format_version ", m.format_version,
-                                            ", this build reads ", kRetrieverFormatVersion));
   }
   if (m.scorer.dde_dim != m.dde.node_dim()) {
     return absl::DataLossError("manifest.json: dde_dim does not match the DDE rounds");
@@ -264,7 +272,10 @@ absl::StatusOr<LoadedRetrieverVersion> LoadRetrieverVersion(const std::string& d
   IBGR_ASSIGN_OR_RETURN(std::string manifest_text, ReadFile(dir + "/" + kManifestFile));
   absl::StatusOr<RetrieverManifest> manifest = RetrieverManifestFromJson(manifest_text);
   if (!manifest.ok()) {
-    return absl::DataLossError(absl::StrCat(dir, "/", manifest.status().message()));
+    return absl::Status(manifest.status().code() == absl::StatusCode::kFailedPrecondition
+                            ? absl::StatusCode::kFailedPrecondition
+                            : absl::StatusCode::kDataLoss,
+                        absl::StrCat(dir, "/", manifest.status().message()));
   }
   out.manifest = *std::move(manifest);
   for (const char* f : {kModelFile, kEntityEmbeddingsFile, kRelationEmbeddingsFile}) {
@@ -284,7 +295,7 @@ absl::StatusOr<LoadedRetrieverVersion> LoadRetrieverVersion(const std::string& d
   IBGR_ASSIGN_OR_RETURN(out.params, ParseScorerParams(model_bytes));
   const ScorerConfig& c = out.params.config;
   if (c.text_dim != out.manifest.scorer.text_dim || c.dde_dim != out.manifest.scorer.dde_dim ||
-      c.hidden != out.manifest.scorer.hidden) {
+      c.hidden != out.manifest.scorer.hidden || c.prior_dim != out.manifest.scorer.prior_dim) {
     return absl::DataLossError(absl::StrCat(dir, ": model.bin dims differ from manifest.json"));
   }
   IBGR_ASSIGN_OR_RETURN(out.entities, EmbeddingTable::Open(dir + "/" + kEntityEmbeddingsFile));

@@ -27,7 +27,8 @@
 
 namespace ibgraphrag::retriever {
 
-inline constexpr int kRetrieverFormatVersion = 1;
+inline constexpr int kRetrieverFormatVersion =
+    2;  // 2: scorer structure features (prior_dim, IBGRMLP2)
 inline constexpr char kModelFile[] = "model.bin";
 inline constexpr char kEntityEmbeddingsFile[] = "entity_embeddings.f32";
 inline constexpr char kRelationEmbeddingsFile[] = "relation_embeddings.f32";

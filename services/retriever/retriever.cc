@@ -2,8 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <deque>
-#include <limits>
 #include <numeric>
 
 #include "absl/container/flat_hash_set.h"
@@ -107,83 +105,6 @@ absl::Status RetrieverModel::Score(const CandidateBatch& batch, absl::Span<float
 }
 
 // ---- Helpers ----
-
-LocalGraph BuildLocalGraph(absl::Span<const uint32_t> topic_ids, absl::Span<const uint32_t> heads,
-                           absl::Span<const uint32_t> tails) {
-  LocalGraph g;
-  g.index.reserve(topic_ids.size() + heads.size());
-  auto local = [&g](uint32_t id) {
-    auto [it, inserted] = g.index.try_emplace(id, static_cast<int32_t>(g.nodes.size()));
-    if (inserted) g.nodes.push_back(id);
-    return it->second;
-  };
-  for (uint32_t t : topic_ids) {
-    const int32_t l = local(t);
-    if (std::find(g.topics.begin(), g.topics.end(), l) == g.topics.end()) g.topics.push_back(l);
-  }
-  g.heads.resize(heads.size());
-  g.tails.resize(tails.size());
-  for (size_t i = 0; i < heads.size(); ++i) {
-    g.heads[i] = local(heads[i]);
-    g.tails[i] = local(tails[i]);
-  }
-  return g;
-}
-
-std::vector<float> ShortestPathPriorScores(const LocalGraph& g, absl::Span<const uint32_t> hops) {
-  const size_t m = g.heads.size();
-  const int n = static_cast<int>(g.nodes.size());
-  std::vector<float> scores(m);
-  for (size_t i = 0; i < m; ++i) {
-    scores[i] = 0.5f / static_cast<float>(std::max<uint32_t>(1, i < hops.size() ? hops[i] : 1));
-  }
-  if (g.topics.size() < 2 || m == 0) return scores;
-  // Undirected adjacency (CSR) over the triples.
-  std::vector<int32_t> offsets(n + 1, 0), adj(2 * m);
-  for (size_t i = 0; i < m; ++i) {
-    ++offsets[g.heads[i] + 1];
-    ++offsets[g.tails[i] + 1];
-  }
-  std::partial_sum(offsets.begin(), offsets.end(), offsets.begin());
-  std::vector<int32_t> fill(offsets.begin(), offsets.end() - 1);
-  for (size_t i = 0; i < m; ++i) {
-    adj[fill[g.heads[i]]++] = g.tails[i];
-    adj[fill[g.tails[i]]++] = g.heads[i];
-  }
-  const int kUnreached = std::numeric_limits<int>::max();
-  std::vector<std::vector<int>> dist(g.topics.size());
-  for (size_t t = 0; t < g.topics.size(); ++t) {
-    std::vector<int>& d = dist[t];
-    d.assign(n, kUnreached);
-    std::deque<int32_t> queue = {g.topics[t]};
-    d[g.topics[t]] = 0;
-    while (!queue.empty()) {
-      const int32_t u = queue.front();
-      queue.pop_front();
-      for (int32_t k = offsets[u]; k < offsets[u + 1]; ++k) {
-        if (d[adj[k]] == kUnreached) {
-          d[adj[k]] = d[u] + 1;
-          queue.push_back(adj[k]);
-        }
-      }
-    }
-  }
-  for (size_t a = 0; a < g.topics.size(); ++a) {
-    for (size_t b = a + 1; b < g.topics.size(); ++b) {
-      const int len = dist[a][g.topics[b]];
-      if (len == kUnreached || len == 0) continue;
-      for (size_t i = 0; i < m; ++i) {
-        const int h = g.heads[i], t = g.tails[i];
-        const bool on = (dist[a][h] != kUnreached && dist[b][t] != kUnreached &&
-                         dist[a][h] + 1 + dist[b][t] == len) ||
-                        (dist[a][t] != kUnreached && dist[b][h] != kUnreached &&
-                         dist[a][t] + 1 + dist[b][h] == len);
-        if (on) scores[i] = std::max(scores[i], 1.0f - 0.01f * static_cast<float>(len));
-      }
-    }
-  }
-  return scores;
-}
 
 namespace {
 
@@ -417,6 +338,20 @@ absl::StatusOr<RetrieveResult> Retriever::Retrieve(const RetrieveQuery& query) c
       batch.head_nodes = all ? absl::MakeConstSpan(graph.heads) : absl::MakeConstSpan(hn);
       batch.tail_nodes = all ? absl::MakeConstSpan(graph.tails) : absl::MakeConstSpan(tn);
       batch.dde = &dde;
+      std::vector<float> prior;
+      if (model->torch_scorer().config().prior_dim > 0) {
+        prior = PriorFeatures(graph, sg.hops);
+        if (!all) {
+          std::vector<float> kept;
+          kept.reserve(index.size() * kPriorFeatureDim);
+          for (uint32_t i : index) {
+            kept.insert(kept.end(), prior.begin() + i * kPriorFeatureDim,
+                        prior.begin() + (i + 1) * kPriorFeatureDim);
+          }
+          prior = std::move(kept);
+        }
+        batch.prior = prior;
+      }
       std::vector<float> out(index.size());
       IBGR_RETURN_IF_ERROR(model->Score(batch, absl::MakeSpan(out)));
       for (size_t j = 0; j < index.size(); ++j) scores[index[j]] = out[j];
@@ -433,6 +368,10 @@ absl::StatusOr<RetrieveResult> Retriever::Retrieve(const RetrieveQuery& query) c
     if (scores[a] != scores[b]) return scores[a] > scores[b];
     return a < b;  // BFS order: nearer hops first
   });
+  if (query.mode == ScoringMode::kIbrp || options_.novelty_in_baselines) {
+    order.resize(k);
+    NoveltyOrder(graph, scores, options_.novelty_discount, &order);
+  }
   result.triples.reserve(k);
   for (size_t i = 0; i < k; ++i) {
     const uint32_t j = order[i];
@@ -516,6 +455,11 @@ absl::StatusOr<std::vector<float>> Retriever::ScoreTriples(const ScoreTriplesQue
   batch.head_nodes = graph.heads;
   batch.tail_nodes = graph.tails;
   batch.dde = &dde;
+  std::vector<float> prior;
+  if (model->torch_scorer().config().prior_dim > 0) {
+    prior = PriorFeatures(graph, /*hops=*/{});
+    batch.prior = prior;
+  }
   std::vector<float> scores(m);
   IBGR_RETURN_IF_ERROR(model->Score(batch, absl::MakeSpan(scores)));
   return scores;

@@ -19,6 +19,7 @@
 #include "services/retriever/dde.h"
 #include "services/retriever/fused_scorer.h"
 #include "services/retriever/model_bundle.h"
+#include "services/retriever/prior_features.h"
 #include "services/retriever/subgraph_source.h"
 #include "services/retriever/text_embedder.h"
 #include "services/retriever/torch_scorer.h"
@@ -145,6 +146,12 @@ class Retriever {
     absl::Duration subgraph_budget = absl::Seconds(5);
     // Edges kgstore follows per node; 0 = its automatic spread.
     int max_fanout_per_node = 0;
+    // IBRP orders the top-K triples by score * novelty_discount^c, c = how often their
+    // non-topic entities appeared higher up (NoveltyOrder); 1 = plain score order. Scores
+    // are reported undiscounted, so with < 1 they need not decrease down the list.
+    float novelty_discount = 0.8f;
+    // Also apply novelty_discount in SHORTEST_PATH and COSINE mode (for ablations).
+    bool novelty_in_baselines = false;
   };
 
   // `model` may be null: only SHORTEST_PATH mode then works; IBRP and COSINE get
@@ -170,21 +177,6 @@ class Retriever {
   std::shared_ptr<const RetrieverModel> model_ ABSL_GUARDED_BY(mu_);
   std::string model_error_ ABSL_GUARDED_BY(mu_);
 };
-
-// Local node numbering of a triple set: topic entities first, then entities in triple order.
-struct LocalGraph {
-  absl::flat_hash_map<uint32_t, int32_t> index;  // global id -> local
-  std::vector<uint32_t> nodes;                   // local -> global
-  std::vector<int32_t> heads, tails;             // per triple
-  std::vector<int32_t> topics;                   // local indices of the topic entities
-};
-LocalGraph BuildLocalGraph(absl::Span<const uint32_t> topic_ids, absl::Span<const uint32_t> heads,
-                           absl::Span<const uint32_t> tails);
-
-// SHORTEST_PATH scores: 1 - 0.01 * length for triples on a shortest path (within the triples,
-// walked undirected) between two topic entities; 0.5 / hop for the rest.
-std::vector<float> ShortestPathPriorScores(const LocalGraph& graph,
-                                           absl::Span<const uint32_t> hops);
 
 }  // namespace ibgraphrag::retriever
 

@@ -165,6 +165,18 @@ TEST(RetrieverServiceTest, MissingOrCorruptModelStaysNotServing) {
   EXPECT_THAT(s.error_message(), HasSubstr("model.bin"));
 }
 
+TEST(RetrieverServiceTest, ModelFromAnOlderFormatStaysNotServing) {
+  kt::ScratchDir dir;
+  WriteKg(dir.path());
+  testing::PublishTestVersion(dir.path(), kt::SmallKg());
+  testing::RewriteManifestFormat(RetrieverVersionDir(dir.path(), 1), 1);
+  auto server = RetrieverServer::BuildAndStart(ServerOptions(dir.path()));
+  ASSERT_TRUE(server.ok()) << server.status();
+  EXPECT_EQ(Health((*server)->port()), grpc::health::v1::HealthCheckResponse::NOT_SERVING);
+  EXPECT_THAT((*server)->model_error(), HasSubstr("format_version 1"));
+  EXPECT_THAT((*server)->model_error(), HasSubstr("retrain"));
+}
+
 TEST(RetrieverServiceTest, KgStoreDownGivesUnavailableWithinTheDeadline) {
   kt::ScratchDir dir;
   testing::PublishTestVersion(dir.path(), kt::SmallKg());

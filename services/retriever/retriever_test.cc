@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <memory>
 #include <set>
+#include <tuple>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -49,7 +50,10 @@ class RetrieverTest : public ::testing::Test {
 TEST_F(RetrieverTest, IbrpReturnsTopKSortedWithNamesPathsAndTimings) {
   RetrieveQuery q = Query({kt::kDiabetes});
   q.top_k = 4;
-  auto r = retriever_->Retrieve(q);
+  Retriever::Options plain_order;
+  plain_order.novelty_discount = 1.0f;
+  Retriever retriever(plain_order, source_, retriever_->model());
+  auto r = retriever.Retrieve(q);
   ASSERT_TRUE(r.ok()) << r.status();
   ASSERT_EQ(r->triples.size(), 4u);
   for (size_t i = 1; i < r->triples.size(); ++i) {
@@ -92,6 +96,65 @@ TEST_F(RetrieverTest, ShortestPathModeRanksTopicToTopicPathFirst) {
   ASSERT_FALSE(r->paths.empty());
   EXPECT_EQ(r->paths[0].text,
             "Metformin -[treats]-> type 2 diabetes mellitus -[associates]-> PPARG");
+}
+
+// The trainer's residual start (w2 = 0, w_prior = (1, 0, ...)) must rank exactly like the
+// SHORTEST_PATH mode: training then only corrects the prior.
+TEST_F(RetrieverTest, ResidualStartRanksLikeShortestPath) {
+  testing::PublishTestVersion(dir_.path(), kt::SmallKg(), 32, 16, /*version=*/2,
+                              /*residual=*/true);
+  auto model =
+      RetrieverModel::Load(RetrieverVersionDir(dir_.path(), 2),
+                           RetrieverModel::Options{"cpu", false}, HashNgramEmbedder(32).value());
+  ASSERT_TRUE(model.ok()) << model.status();
+  Retriever residual(Retriever::Options(), source_, *model);
+  for (const std::vector<uint32_t>& topics :
+       {std::vector<uint32_t>{kt::kMetformin, kt::kPparg}, std::vector<uint32_t>{kt::kDiabetes}}) {
+    RetrieveQuery q = Query(topics);
+    auto ibrp = residual.Retrieve(q);
+    q.mode = ScoringMode::kShortestPath;
+    auto sp = residual.Retrieve(q);
+    ASSERT_TRUE(ibrp.ok()) << ibrp.status();
+    ASSERT_TRUE(sp.ok()) << sp.status();
+    ASSERT_EQ(ibrp->triples.size(), sp->triples.size());
+    for (size_t i = 0; i < sp->triples.size(); ++i) {
+      EXPECT_EQ(ibrp->triples[i].head, sp->triples[i].head) << i;
+      EXPECT_EQ(ibrp->triples[i].relation, sp->triples[i].relation) << i;
+      EXPECT_EQ(ibrp->triples[i].tail, sp->triples[i].tail) << i;
+      EXPECT_NEAR(ibrp->triples[i].score, sp->triples[i].score, 1e-5) << i;
+    }
+  }
+  // ScoreTriples computes the same features without kgstore's hops.
+  ScoreTriplesQuery st;
+  st.question = "Which gene is associated with metformin?";
+  st.topic_ids = {kt::kMetformin, kt::kPparg};
+  st.heads = {kt::kMetformin, kt::kDiabetes};
+  st.relations = {kt::kTreats, kt::kAssociates};
+  st.tails = {kt::kDiabetes, kt::kPparg};
+  auto scores = residual.ScoreTriples(st);
+  ASSERT_TRUE(scores.ok()) << scores.status();
+  EXPECT_NEAR((*scores)[0], 0.98f, 1e-5);
+  EXPECT_NEAR((*scores)[1], 0.98f, 1e-5);
+}
+
+// The novelty discount reorders the kept triples but keeps the same top-K set.
+TEST_F(RetrieverTest, NoveltyDiscountOnlyReordersTheTopK) {
+  RetrieveQuery q = Query({kt::kDiabetes});
+  q.top_k = 6;
+  Retriever::Options plain_order, strong;
+  plain_order.novelty_discount = 1.0f;
+  strong.novelty_discount = 0.1f;
+  auto plain = Retriever(plain_order, source_, retriever_->model()).Retrieve(q);
+  auto novel = Retriever(strong, source_, retriever_->model()).Retrieve(q);
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  ASSERT_TRUE(novel.ok()) << novel.status();
+  auto keys = [](const RetrieveResult& r) {
+    std::set<std::tuple<uint32_t, uint32_t, uint32_t>> out;
+    for (const ScoredTriple& t : r.triples) out.insert({t.head, t.relation, t.tail});
+    return out;
+  };
+  EXPECT_EQ(keys(*plain), keys(*novel));
+  EXPECT_EQ(plain->triples[0].score, novel->triples[0].score);  // the best stays first
 }
 
 TEST_F(RetrieverTest, CosineModeScoresInUnitInterval) {

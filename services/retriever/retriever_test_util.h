@@ -3,6 +3,8 @@
 #define IBGRAPHRAG_SERVICES_RETRIEVER_RETRIEVER_TEST_UTIL_H_
 
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 
 #include "gtest/gtest.h"
@@ -16,9 +18,11 @@
 namespace ibgraphrag::retriever::testing {
 
 // Publishes `<base>/retriever/<version>/` for `kg`: hashed n-gram embeddings of width
-// `text_dim` and a randomly initialised scorer with `hidden` units.
+// `text_dim` and a randomly initialised scorer with `hidden` units (with `residual`, the
+// trainer's start: ranks exactly like SHORTEST_PATH).
 inline void PublishTestVersion(const std::string& base, const kgstore::KgData& kg,
-                               int text_dim = 32, int hidden = 16, int64_t version = 1) {
+                               int text_dim = 32, int hidden = 16, int64_t version = 1,
+                               bool residual = false) {
   const TextEmbedder embedder = HashNgramEmbedder(text_dim).value();
   const std::string staging = base + "/retriever/" + std::to_string(version) + ".tmp-test";
   std::filesystem::create_directories(staging);
@@ -31,7 +35,22 @@ inline void PublishTestVersion(const std::string& base, const kgstore::KgData& k
   config.text_dim = text_dim;
   config.hidden = hidden;
   config.dde_dim = manifest.dde.node_dim();
-  ASSERT_TRUE(PublishRetrieverVersion(base, staging, InitScorerParams(config, 42), manifest).ok());
+  ScorerParams params = InitScorerParams(config, 42);
+  if (residual) ResidualPriorInit(&params);
+  ASSERT_TRUE(PublishRetrieverVersion(base, staging, params, manifest).ok());
+}
+
+// Sets manifest.json's format_version in `version_dir` (an artifact of an older build).
+inline void RewriteManifestFormat(const std::string& version_dir, int format_version) {
+  const std::string path = version_dir + "/manifest.json";
+  std::ifstream in(path);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string key = "\"format_version\": ";
+  const size_t at = text.find(key);
+  ASSERT_NE(at, std::string::npos);
+  const size_t end = text.find_first_of(",\n}", at + key.size());
+  text.replace(at + key.size(), end - at - key.size(), std::to_string(format_version));
+  std::ofstream(path, std::ios::trunc) << text;
 }
 
 // A source whose every call fails with `status` (kgstore down, slow, ...).

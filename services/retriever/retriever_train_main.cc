@@ -1,7 +1,7 @@
 // retriever_train: builds the retriever artifacts for a KG snapshot, generates templated
 // questions from it, trains the triple scorer and publishes `<base>/retriever/<version>/`.
 //
-//   retriever_train --base=artifacts [--epochs=10] [--batch_size=16] [--lr=1e-3] [--seed=0]
+//   retriever_train --base=artifacts [--epochs=6] [--batch_size=16] [--lr=1e-3] [--seed=0]
 //                   [--lambda1=1] [--lambda2=0.5] [--beta=2] [--device=auto] [--torch_threads=2]
 //                   [--eval_baselines] [--metrics_json=out.json]
 //
@@ -33,7 +33,7 @@
 #include "services/retriever/trainer.h"
 
 ABSL_FLAG(std::string, base, "artifacts", "artifact base holding kg/<version>/");
-ABSL_FLAG(int, epochs, 10, "training epochs");
+ABSL_FLAG(int, epochs, 6, "training epochs");
 ABSL_FLAG(int, batch_size, 16, "questions per optimiser step");
 ABSL_FLAG(double, lr, 1e-3, "Adam learning rate");
 ABSL_FLAG(uint64_t, seed, 0, "random seed");
@@ -46,8 +46,18 @@ ABSL_FLAG(int, max_candidates, 2000, "subgraph triple cap per question");
 ABSL_FLAG(int, negatives, 256, "negatives sampled per question and step");
 ABSL_FLAG(double, entity_text_dropout, 0.0,
           "probability of zeroing head/tail text features of a training row (0 = off)");
+ABSL_FLAG(double, novelty_discount, 0.8,
+          "IBRP top-K novelty discount (Retriever::Options; 1 = plain score order)");
+ABSL_FLAG(bool, novelty_in_baselines, false,
+          "evaluation: also apply the novelty discount to SHORTEST_PATH and COSINE");
+ABSL_FLAG(
+    bool, residual_prior, true,
+    "score = shortest-path prior logit + learned correction (false: plain MLP, random start)");
+ABSL_FLAG(int64_t, question_seed, -1,
+          "seed of the question generation; -1 = --seed + 1 (set it to vary --seed on the same "
+          "questions)");
 ABSL_FLAG(int, max_per_template, 1000, "questions generated per template");
-ABSL_FLAG(int, max_dev_questions, 300, "dev questions evaluated per epoch");
+ABSL_FLAG(int, max_dev_questions, 0, "dev questions evaluated per epoch (0 = all)");
 ABSL_FLAG(std::string, device, "auto", "auto, cpu or cuda:N");
 ABSL_FLAG(int, torch_threads, 2, "LibTorch intra-op threads");
 ABSL_FLAG(bool, eval_baselines, false, "also evaluate COSINE and SHORTEST_PATH on dev");
@@ -60,11 +70,20 @@ namespace {
 
 using namespace ibgraphrag::retriever;  // NOLINT: tool main
 
+Retriever::Options RetrieverOptionsFromFlags() {
+  Retriever::Options o;
+  o.novelty_discount = static_cast<float>(absl::GetFlag(FLAGS_novelty_discount));
+  o.novelty_in_baselines = absl::GetFlag(FLAGS_novelty_in_baselines);
+  return o;
+}
+
 QuestionOptions QuestionOptionsFromFlags() {
   QuestionOptions qo;
   qo.max_per_template = absl::GetFlag(FLAGS_max_per_template);
   qo.max_hops = absl::GetFlag(FLAGS_max_hops);
-  qo.seed = absl::GetFlag(FLAGS_seed) + 1;
+  const int64_t question_seed = absl::GetFlag(FLAGS_question_seed);
+  qo.seed =
+      question_seed >= 0 ? static_cast<uint64_t>(question_seed) : absl::GetFlag(FLAGS_seed) + 1;
   return qo;
 }
 
@@ -82,7 +101,7 @@ absl::Status EvaluateVersion(const std::string& base,
         "same --seed/--max_per_template/--max_hops)\n",
         static_cast<long long>(version));
   }
-  Retriever retriever(Retriever::Options(), std::make_shared<InProcessSubgraphSource>(store),
+  Retriever retriever(RetrieverOptionsFromFlags(), std::make_shared<InProcessSubgraphSource>(store),
                       model);
   const bool train = absl::GetFlag(FLAGS_eval_split) == "train";
   nlohmann::json report;
@@ -168,6 +187,8 @@ absl::Status Run(int argc, char** argv) {
   to.entity_text_dropout = absl::GetFlag(FLAGS_entity_text_dropout);
   to.max_dev_questions = absl::GetFlag(FLAGS_max_dev_questions);
   to.device = absl::GetFlag(FLAGS_device);
+  to.residual_prior = absl::GetFlag(FLAGS_residual_prior);
+  to.novelty_discount = static_cast<float>(absl::GetFlag(FLAGS_novelty_discount));
   to.log = [](const std::string& line) {
     std::printf("%s\n", line.c_str());
     std::fflush(stdout);
@@ -188,6 +209,8 @@ absl::Status Run(int argc, char** argv) {
                        {"max_candidates", absl::StrCat(to.max_candidates)},
                        {"negatives", absl::StrCat(to.negatives_per_question)},
                        {"entity_text_dropout", absl::StrCat(to.entity_text_dropout)},
+                       {"residual_prior", to.residual_prior ? "true" : "false"},
+                       {"novelty_discount", absl::StrCat(to.novelty_discount)},
                        {"train_questions", absl::StrCat(data.train.size())},
                        {"dev_questions", absl::StrCat(data.dev.size())},
                        {"device", to.device}};
@@ -204,8 +227,8 @@ absl::Status Run(int argc, char** argv) {
     RetrieverModel::Options mo;
     mo.device = "cpu";
     IBGR_ASSIGN_OR_RETURN(auto model, RetrieverModel::FromParts(std::move(v), mo, embedder));
-    Retriever retriever(Retriever::Options(), std::make_shared<InProcessSubgraphSource>(store),
-                        model);
+    Retriever retriever(RetrieverOptionsFromFlags(),
+                        std::make_shared<InProcessSubgraphSource>(store), model);
     for (auto [name, mode] : {std::pair{"cosine", ScoringMode::kCosine},
                               std::pair{"shortest_path", ScoringMode::kShortestPath}}) {
       EvalOptions eo;

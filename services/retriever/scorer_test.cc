@@ -11,6 +11,7 @@
 #include "services/retriever/alignment_embedder.h"
 #include "services/retriever/fused_scorer.h"
 #include "services/retriever/model_bundle.h"
+#include "services/retriever/retriever_test_util.h"
 #include "services/retriever/scorer_params.h"
 #include "services/retriever/scorer_test_util.h"
 #include "services/retriever/torch_scorer.h"
@@ -24,6 +25,7 @@ using ::testing::HasSubstr;
 struct Dims {
   int text_dim;
   int hidden;
+  int prior_dim;
 };
 
 class ScorerAgreementTest : public ::testing::TestWithParam<Dims> {};
@@ -33,8 +35,10 @@ TEST_P(ScorerAgreementTest, FactorisedAndFusedMatchPlainMlp) {
   config.text_dim = GetParam().text_dim;
   config.dde_dim = 5;
   config.hidden = GetParam().hidden;
+  config.prior_dim = GetParam().prior_dim;
   const ScorerParams params = InitScorerParams(config, 7);
-  auto data = testing::MakeRandomCandidates(config.text_dim, 5, 300, 12, 80, 1000, 11);
+  auto data =
+      testing::MakeRandomCandidates(config.text_dim, 5, 300, 12, 80, 1000, 11, config.prior_dim);
   auto scorer = TorchScorer::Create(params, "cpu");
   ASSERT_TRUE(scorer.ok()) << scorer.status();
   auto projections = (*scorer)->Precompute(*data.entities, *data.relations);
@@ -59,7 +63,61 @@ TEST_P(ScorerAgreementTest, FactorisedAndFusedMatchPlainMlp) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Dims, ScorerAgreementTest,
-                         ::testing::Values(Dims{16, 32}, Dims{256, 256}, Dims{30, 13}));
+                         ::testing::Values(Dims{16, 32, kPriorFeatureDim},
+                                           Dims{256, 256, kPriorFeatureDim}, Dims{30, 13, 0}));
+
+// The structure-feature term is part of every form: with the MLP silenced (w2 = 0) the logit
+// is exactly w_prior · x_p.
+TEST(ScorerTest, PriorTermReachesEveryForm) {
+  ScorerConfig config;
+  config.text_dim = 16;
+  config.hidden = 8;
+  ScorerParams params = InitScorerParams(config, 3);
+  ResidualPriorInit(&params);
+  params.w_prior = {0.5f, 1.0f, -2.0f, 0.25f, 0.0f, 3.0f};
+  auto data = testing::MakeRandomCandidates(16, 5, 50, 4, 20, 200, 5);
+  auto scorer = TorchScorer::Create(params, "cpu");
+  ASSERT_TRUE(scorer.ok()) << scorer.status();
+  auto projections = (*scorer)->Precompute(*data.entities, *data.relations);
+  ASSERT_TRUE(projections.ok());
+  const CandidateBatch batch = data.batch();
+  std::vector<float> mlp(200), factorised(200), fused(200);
+  ASSERT_TRUE(
+      (*scorer)->ScoreMlp(batch, *data.entities, *data.relations, absl::MakeSpan(mlp)).ok());
+  ASSERT_TRUE((*scorer)->ScoreFactorised(batch, absl::MakeSpan(factorised)).ok());
+  FusedScratch scratch;
+  ASSERT_TRUE(FusedScorer(*projections).Score(batch, absl::MakeSpan(fused), &scratch).ok());
+  for (size_t i = 0; i < 200; ++i) {
+    float logit = 0;
+    for (int k = 0; k < kPriorFeatureDim; ++k) {
+      logit += params.w_prior[k] * data.prior[i * kPriorFeatureDim + k];
+    }
+    const float want = 1.0f / (1.0f + std::exp(-logit));
+    ASSERT_NEAR(mlp[i], want, 1e-6) << i;
+    ASSERT_NEAR(factorised[i], want, 1e-6) << i;
+    ASSERT_NEAR(fused[i], want, 1e-6) << i;
+  }
+}
+
+TEST(ScorerTest, RejectsStructureFeaturesOfTheWrongLength) {
+  ScorerConfig config;
+  config.text_dim = 8;
+  config.hidden = 8;
+  auto data = testing::MakeRandomCandidates(8, 5, 10, 3, 4, 5, 1);
+  data.prior.pop_back();
+  auto scorer = TorchScorer::Create(InitScorerParams(config, 1), "cpu");
+  ASSERT_TRUE(scorer.ok());
+  auto projections = (*scorer)->Precompute(*data.entities, *data.relations);
+  ASSERT_TRUE(projections.ok());
+  std::vector<float> out(5);
+  absl::Status s = (*scorer)->ScoreFactorised(data.batch(), absl::MakeSpan(out));
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("prior"));
+  FusedScratch scratch;
+  s = FusedScorer(*projections).Score(data.batch(), absl::MakeSpan(out), &scratch);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("prior"));
+}
 
 TEST(ScorerTest, RejectsBatchesThatDoNotFitTheModel) {
   ScorerConfig config;
@@ -116,9 +174,25 @@ TEST(ScorerParamsTest, SerializeRoundTripsAndRejectsTruncation) {
   EXPECT_EQ(back->b1, p.b1);
   EXPECT_EQ(back->w2, p.w2);
   EXPECT_EQ(back->b2, p.b2);
+  EXPECT_EQ(back->w_prior, p.w_prior);
+  EXPECT_EQ(back->config.prior_dim, kPriorFeatureDim);
   EXPECT_EQ(ParseScorerParams(bytes.substr(0, bytes.size() - 4)).status().code(),
             absl::StatusCode::kDataLoss);
   EXPECT_EQ(ParseScorerParams("nonsense").status().code(), absl::StatusCode::kDataLoss);
+  // A checkpoint of the previous format (no structure features) is named, not misread.
+  std::string old = bytes;
+  old[7] = '1';
+  auto refused = ParseScorerParams(old);
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kDataLoss);
+  EXPECT_THAT(refused.status().message(), HasSubstr("retrain"));
+  // Without structure features the checkpoint round-trips too.
+  config.prior_dim = 0;
+  const ScorerParams plain = InitScorerParams(config, 3);
+  auto plain_back = ParseScorerParams(SerializeScorerParams(plain));
+  ASSERT_TRUE(plain_back.ok()) << plain_back.status();
+  EXPECT_TRUE(plain_back->w_prior.empty());
+  config.prior_dim = 4;
+  EXPECT_EQ(ValidateScorerConfig(config).code(), absl::StatusCode::kInvalidArgument);
 }
 
 // Writes a complete version 1 under `base` with a small model and embeddings of SmallKg.
@@ -187,8 +261,20 @@ TEST(ModelBundleTest, MissingOrCorruptFilesGiveClearErrors) {
     ScratchDir dir;
     PublishSmallVersion(dir.path(), &params);
     const std::string v = RetrieverVersionDir(dir.path(), 1);
-    std::ofstream(v + "/manifest.json") << "{\"format_version\": 1";
+    std::ofstream(v + "/manifest.json") << "{\"format_version\": 2";
     EXPECT_EQ(LoadRetrieverVersion(v).status().code(), absl::StatusCode::kDataLoss);
+  }
+  {
+    // A model written by an older build (format 1, before the structure features) is refused
+    // with a reason, not misread.
+    ScratchDir dir;
+    PublishSmallVersion(dir.path(), &params);
+    const std::string v = RetrieverVersionDir(dir.path(), 1);
+    testing::RewriteManifestFormat(v, 1);
+    auto loaded = LoadRetrieverVersion(v);
+    EXPECT_EQ(loaded.status().code(), absl::StatusCode::kFailedPrecondition);
+    EXPECT_THAT(loaded.status().message(), HasSubstr("format_version 1"));
+    EXPECT_THAT(loaded.status().message(), HasSubstr("retrain"));
   }
   ScratchDir empty;
   EXPECT_EQ(ResolveRetrieverDir(empty.path(), std::nullopt).status().code(),

@@ -9,6 +9,7 @@
 #include "services/retriever/dde.h"
 #include "services/retriever/embedding_table.h"
 #include "services/retriever/fused_scorer.h"
+#include "services/retriever/scorer_params.h"
 
 namespace ibgraphrag::retriever::testing {
 
@@ -20,6 +21,7 @@ struct RandomCandidates {
   std::vector<uint32_t> heads, rels, tails;
   std::vector<int32_t> head_nodes, tail_nodes;
   DdeFeatures dde;
+  std::vector<float> prior;  // [triples x prior_dim]
 
   CandidateBatch batch() const {
     CandidateBatch b;
@@ -30,6 +32,7 @@ struct RandomCandidates {
     b.head_nodes = head_nodes;
     b.tail_nodes = tail_nodes;
     b.dde = &dde;
+    b.prior = prior;
     return b;
   }
 };
@@ -42,10 +45,11 @@ inline std::vector<float> RandomVector(size_t n, std::mt19937* rng) {
 }
 
 // `triples` candidates over `num_entities` entities and `num_relations` relations, with a
-// subgraph of `nodes` nodes whose DDE features are random in [0, 1].
+// subgraph of `nodes` nodes whose DDE features are random in [0, 1], and `prior_dim` structure
+// features per candidate (a logit in [-2, 4], then 0/1 indicators).
 inline RandomCandidates MakeRandomCandidates(int text_dim, int dde_dim, int num_entities,
                                              int num_relations, int nodes, int triples,
-                                             uint32_t seed) {
+                                             uint32_t seed, int prior_dim = kPriorFeatureDim) {
   std::mt19937 rng(seed);
   RandomCandidates r;
   r.entities = EmbeddingTable::FromVector(
@@ -71,6 +75,10 @@ inline RandomCandidates MakeRandomCandidates(int text_dim, int dde_dim, int num_
   r.dde.dim = dde_dim;
   r.dde.values.resize(static_cast<size_t>(nodes) * dde_dim);
   for (float& x : r.dde.values) x = unit(rng) < 0.5f ? 0.0f : unit(rng);
+  r.prior.resize(static_cast<size_t>(triples) * prior_dim);
+  for (size_t i = 0; i < r.prior.size(); ++i) {
+    r.prior[i] = i % prior_dim == 0 ? -2.0f + 6.0f * unit(rng) : (unit(rng) < 0.3f ? 1.0f : 0.0f);
+  }
   return r;
 }
 

@@ -77,7 +77,8 @@ absl::StatusOr<std::unique_ptr<TorchScorer>> TorchScorer::Create(const ScorerPar
                                                                  std::string_view device_spec) {
   if (absl::Status s = ValidateScorerConfig(params.config); !s.ok()) return s;
   const size_t in = params.config.input_dim(), h = params.config.hidden;
-  if (params.w1.size() != h * in || params.b1.size() != h || params.w2.size() != h) {
+  if (params.w1.size() != h * in || params.b1.size() != h || params.w2.size() != h ||
+      params.w_prior.size() != static_cast<size_t>(params.config.prior_dim)) {
     return absl::InvalidArgumentError("params: array sizes do not match the config");
   }
   absl::StatusOr<std::string> device = ResolveDevice(device_spec);
@@ -115,6 +116,15 @@ torch::Tensor IdTensor(absl::Span<const uint32_t> ids, const torch::Device& devi
 torch::Tensor IdTensor(absl::Span<const int32_t> ids, const torch::Device& device) {
   std::vector<int64_t> v(ids.begin(), ids.end());
   return torch::from_blob(v.data(), {static_cast<int64_t>(v.size())}, torch::kInt64)
+      .to(device, false, true);
+}
+
+// The batch's structure features [n x prior_dim] on `device` (undefined when prior_dim is 0).
+torch::Tensor PriorTensor(const CandidateBatch& batch, const ScorerConfig& c,
+                          const torch::Device& device) {
+  if (c.prior_dim == 0) return torch::Tensor();
+  const int64_t n = static_cast<int64_t>(batch.heads.size());
+  return torch::from_blob(const_cast<float*>(batch.prior.data()), {n, c.prior_dim}, torch::kFloat32)
       .to(device, false, true);
 }
 
@@ -193,7 +203,7 @@ absl::Status TorchScorer::ScoreMlp(const CandidateBatch& batch, const EmbeddingT
   return TorchGuard("TorchScorer::ScoreMlp", [&] {
     torch::NoGradGuard no_grad;
     torch::Tensor zt = torch::from_blob(z.data(), {n, in}, torch::kFloat32).to(m.device);
-    CopyOut(torch::sigmoid(m.module->forward(zt)), out);
+    CopyOut(torch::sigmoid(m.module->forward(zt, PriorTensor(batch, c, m.device))), out);
     return absl::OkStatus();
   });
 }
@@ -233,8 +243,11 @@ absl::Status TorchScorer::ScoreFactorised(const CandidateBatch& batch,
     hidden.add_(node_t.index_select(0, IdTensor(batch.tail_nodes, m.device)));
     hidden.add_(q);
     hidden.relu_();
-    const torch::Tensor logits =
+    torch::Tensor logits =
         torch::matmul(hidden, m.module->fc2->weight.squeeze(0)) + m.module->fc2->bias;
+    if (c.prior_dim > 0) {
+      logits = logits + torch::matmul(PriorTensor(batch, c, m.device), m.module->w_prior);
+    }
     CopyOut(torch::sigmoid(logits), out);
     return absl::OkStatus();
   });

@@ -13,6 +13,7 @@
 #include "absl/time/clock.h"
 #include "common/status_macros.h"
 #include "services/retriever/evaluation.h"
+#include "services/retriever/prior_features.h"
 #include "services/retriever/retriever.h"
 #include "services/retriever/scorer_module.h"
 #include "services/retriever/subgraph_source.h"
@@ -31,6 +32,7 @@ struct Sample {
   std::vector<uint32_t> heads, relations, tails;
   std::vector<int32_t> head_nodes, tail_nodes;
   DdeFeatures dde;
+  std::vector<float> prior;              // [candidates x prior_dim] structure features
   std::vector<uint32_t> positives;       // candidate indices on a supervision path
   std::vector<uint32_t> hard_negatives;  // other candidates with a positive's relation
   std::vector<uint32_t> negatives;       // the rest
@@ -86,6 +88,7 @@ absl::StatusOr<std::vector<Sample>> BuildSamples(SubgraphSource& source,
     LocalGraph g = BuildLocalGraph(sg.resolved_seeds, s.heads, s.tails);
     IBGR_ASSIGN_OR_RETURN(s.dde, ComputeDde(static_cast<int>(g.nodes.size()), g.heads, g.tails,
                                             g.topics, options.dde));
+    if (options.residual_prior) s.prior = PriorFeatures(g, sg.hops);
     s.head_nodes = std::move(g.heads);
     s.tail_nodes = std::move(g.tails);
     s.question = embedder.embed(q.text);
@@ -138,14 +141,18 @@ absl::StatusOr<TrainResult> TrainRetriever(std::shared_ptr<const kgstore::KgStor
   config.text_dim = embedder.dim;
   config.dde_dim = options.dde.node_dim();
   config.hidden = options.hidden;
+  config.prior_dim = options.residual_prior ? kPriorFeatureDim : 0;
   IBGR_RETURN_IF_ERROR(ValidateScorerConfig(config));
   const int d = config.text_dim, in = config.input_dim(), sd = config.dde_dim;
+  const int pd = config.prior_dim;
 
   TrainResult result;
   result.train_questions_used = static_cast<int>(samples.size());
   result.best_params = InitScorerParams(config, options.seed);
+  if (options.residual_prior) ResidualPriorInit(&result.best_params);
   double best_key = -1;
   Retriever::Options retriever_options;
+  retriever_options.novelty_discount = options.novelty_discount;
 
   // Evaluates `params` on dev through the real Retrieve path (fused CPU scorer).
   auto evaluate = [&](const ScorerParams& params) -> absl::StatusOr<EvalMetrics> {
@@ -168,15 +175,21 @@ absl::StatusOr<TrainResult> TrainRetriever(std::shared_ptr<const kgstore::KgStor
     eo.max_questions = options.max_dev_questions;
     return EvaluateRetriever(retriever, data.dev, eo);
   };
-  auto consider = [&](const ScorerParams& params, int epoch) -> absl::Status {
+  // `selectable` false: logged only (the residual start, which ranks like SHORTEST_PATH, is
+  // never kept as "the trained model" when epochs > 0).
+  auto consider = [&](const ScorerParams& params, int epoch, bool selectable) -> absl::Status {
     IBGR_ASSIGN_OR_RETURN(EvalMetrics m, evaluate(params));
     const double key = m.recall_at_10 + 1e-3 * m.recall_at_100;
-    log(absl::StrFormat(
-        "epoch %d dev: recall@10 %.4f recall@50 %.4f recall@100 %.4f "
-        "evidence_precision@10 %.4f (%d questions, %.1f ms/question)%s",
-        epoch, m.recall_at_10, m.recall_at_50, m.recall_at_100, m.evidence_precision_at_10,
-        m.questions, m.mean_retrieve_ms, key > best_key ? "  [best]" : ""));
-    if (key > best_key) {
+    const bool best = selectable && key > best_key;
+    log(
+        absl::StrFormat("epoch %d dev: recall@10 %.4f recall@50 %.4f recall@100 %.4f "
+                        "evidence_precision@10 %.4f (%d questions, %.1f ms/question)%s",
+                        epoch, m.recall_at_10, m.recall_at_50, m.recall_at_100,
+                        m.evidence_precision_at_10, m.questions, m.mean_retrieve_ms,
+                        best         ? "  [best]"
+                        : selectable ? ""
+                                     : "  [start]"));
+    if (best) {
       best_key = key;
       result.best_params = params;
       result.best_epoch = epoch;
@@ -185,8 +198,11 @@ absl::StatusOr<TrainResult> TrainRetriever(std::shared_ptr<const kgstore::KgStor
     return absl::OkStatus();
   };
   if (options.epochs == 0) {
-    IBGR_RETURN_IF_ERROR(consider(result.best_params, 0));
+    IBGR_RETURN_IF_ERROR(consider(result.best_params, 0, /*selectable=*/true));
     return result;
+  }
+  if (options.residual_prior) {
+    IBGR_RETURN_IF_ERROR(consider(result.best_params, 0, /*selectable=*/false));
   }
 
   double train_seconds = 0;
@@ -221,7 +237,7 @@ absl::StatusOr<TrainResult> TrainRetriever(std::shared_ptr<const kgstore::KgStor
         const size_t b1 = std::min(order.size(), b0 + options.batch_size);
         const int64_t batch = static_cast<int64_t>(b1 - b0);
         // Gather the batch: all positives + sampled negatives per question.
-        std::vector<float> z, e, labels, zq(batch * d), y(batch * d), xbar(batch * d, 0.0f);
+        std::vector<float> z, xp, e, labels, zq(batch * d), y(batch * d), xbar(batch * d, 0.0f);
         std::vector<int64_t> seg;
         int64_t positives = 0;
         for (size_t bi = b0; bi < b1; ++bi) {
@@ -258,6 +274,10 @@ absl::StatusOr<TrainResult> TrainRetriever(std::shared_ptr<const kgstore::KgStor
             }
             std::memcpy(r + config.sh_offset(), s.dde.row(s.head_nodes[c]), sd * sizeof(float));
             std::memcpy(r + config.st_offset(), s.dde.row(s.tail_nodes[c]), sd * sizeof(float));
+            if (pd > 0) {
+              xp.insert(xp.end(), s.prior.begin() + static_cast<size_t>(c) * pd,
+                        s.prior.begin() + static_cast<size_t>(c + 1) * pd);
+            }
             labels.push_back(j < s.positives.size() ? 1.0f : 0.0f);
             seg.push_back(qi);
             if (options.lambda2 > 0) {
@@ -277,7 +297,9 @@ absl::StatusOr<TrainResult> TrainRetriever(std::shared_ptr<const kgstore::KgStor
         auto f32 = torch::TensorOptions().dtype(torch::kFloat32);
         const torch::Tensor zt = torch::from_blob(z.data(), {n, in}, f32).to(device);
         const torch::Tensor lt = torch::from_blob(labels.data(), {n}, f32).to(device);
-        const torch::Tensor logits = module->forward(zt);
+        const torch::Tensor xpt =
+            pd > 0 ? torch::from_blob(xp.data(), {n, pd}, f32).to(device) : torch::Tensor();
+        const torch::Tensor logits = module->forward(zt, xpt);
         const double pos_weight = std::min(
             options.max_pos_weight,
             std::max(1.0, static_cast<double>(n - positives) / std::max<int64_t>(1, positives)));
@@ -346,7 +368,7 @@ absl::StatusOr<TrainResult> TrainRetriever(std::shared_ptr<const kgstore::KgStor
           epoch, options.epochs, loss_sum / steps, bce_sum / steps, ib_sum / steps,
           samples.size() / secs, epoch_candidates / secs, secs));
       module->eval();
-      IBGR_RETURN_IF_ERROR(consider(internal::CopyParamsOut(module), epoch));
+      IBGR_RETURN_IF_ERROR(consider(internal::CopyParamsOut(module), epoch, /*selectable=*/true));
     }
     return absl::OkStatus();
   });

@@ -2,7 +2,9 @@
 // LibTorch lives in trainer.cc).
 //
 // Per question the candidate subgraph is extracted exactly as at serving time (same hops, DDE
-// rounds, embeddings). Candidates on a shortest topic->answer path are positives.
+// rounds, embeddings, structure features). Candidates on a shortest topic->answer path are
+// positives. With residual_prior (the default) the scorer's logit is the shortest-path prior's
+// logit plus a learned correction that starts at zero (scorer_params.h, ResidualPriorInit).
 //   loss = λ1 · BCE(logits, labels; positives up-weighted)
 //        + λ2 · L_IB
 //   L_IB = Î(X; X̃) + (β − 1) · L_sim
@@ -35,7 +37,7 @@ namespace ibgraphrag::retriever {
 
 struct TrainerOptions {
   // Passes over the training questions (>= 0; 0 keeps the initial weights).
-  int epochs = 10;
+  int epochs = 6;
   // Questions per optimiser step (>= 1).
   int batch_size = 16;
   // Adam learning rate.
@@ -62,12 +64,17 @@ struct TrainerOptions {
   // kept rows scaled by 1 / (1 - p) (inverted dropout), so the scorer cannot lean only on the
   // names of entities seen in training. 0 = off, < 1.
   double entity_text_dropout = 0.0;
+  // Residual over the shortest-path prior: structure features in the logit (prior_dim 6) and
+  // the ResidualPriorInit start. false = the plain MLP from a random start (prior_dim 0).
+  bool residual_prior = true;
   // Up-weighting of positives in the BCE is min(negatives / positives, this).
   double max_pos_weight = 20.0;
   // "auto", "cpu" or "cuda:N".
   std::string device = "auto";
+  // Retriever::Options::novelty_discount for the dev evaluation (as served).
+  float novelty_discount = 0.8f;
   // Dev questions evaluated after each epoch (0 = all).
-  int max_dev_questions = 300;
+  int max_dev_questions = 0;
   // Receives progress lines (loss, samples/s, dev metrics). May be empty.
   std::function<void(const std::string&)> log;
 };

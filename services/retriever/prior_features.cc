@@ -1,0 +1,197 @@
+#include "services/retriever/prior_features.h"
+
+#include <algorithm>
+#include <cmath>
+#include <deque>
+#include <limits>
+#include <numeric>
+
+namespace ibgraphrag::retriever {
+namespace {
+
+constexpr int kUnreached = std::numeric_limits<int>::max();
+
+// Undirected adjacency (CSR) over the triples.
+struct Adjacency {
+  std::vector<int32_t> offsets, adj;
+};
+
+Adjacency BuildAdjacency(const LocalGraph& g) {
+  const size_t m = g.heads.size();
+  Adjacency a;
+  a.offsets.assign(g.nodes.size() + 1, 0);
+  a.adj.resize(2 * m);
+  for (size_t i = 0; i < m; ++i) {
+    ++a.offsets[g.heads[i] + 1];
+    ++a.offsets[g.tails[i] + 1];
+  }
+  std::partial_sum(a.offsets.begin(), a.offsets.end(), a.offsets.begin());
+  std::vector<int32_t> fill(a.offsets.begin(), a.offsets.end() - 1);
+  for (size_t i = 0; i < m; ++i) {
+    a.adj[fill[g.heads[i]]++] = g.tails[i];
+    a.adj[fill[g.tails[i]]++] = g.heads[i];
+  }
+  return a;
+}
+
+// BFS distances from `sources` (all at distance 0).
+std::vector<int> Distances(const Adjacency& a, int nodes, absl::Span<const int32_t> sources) {
+  std::vector<int> d(nodes, kUnreached);
+  std::deque<int32_t> queue;
+  for (int32_t s : sources) {
+    if (d[s] == 0) continue;
+    d[s] = 0;
+    queue.push_back(s);
+  }
+  while (!queue.empty()) {
+    const int32_t u = queue.front();
+    queue.pop_front();
+    for (int32_t k = a.offsets[u]; k < a.offsets[u + 1]; ++k) {
+      if (d[a.adj[k]] == kUnreached) {
+        d[a.adj[k]] = d[u] + 1;
+        queue.push_back(a.adj[k]);
+      }
+    }
+  }
+  return d;
+}
+
+uint32_t HopOf(absl::Span<const uint32_t> hops, const std::vector<uint32_t>& local, size_t i) {
+  const uint32_t h = i < hops.size() ? hops[i] : local[i];
+  return std::max<uint32_t>(1, h);
+}
+
+}  // namespace
+
+LocalGraph BuildLocalGraph(absl::Span<const uint32_t> topic_ids, absl::Span<const uint32_t> heads,
+                           absl::Span<const uint32_t> tails) {
+  LocalGraph g;
+  g.index.reserve(topic_ids.size() + heads.size());
+  auto local = [&g](uint32_t id) {
+    auto [it, inserted] = g.index.try_emplace(id, static_cast<int32_t>(g.nodes.size()));
+    if (inserted) g.nodes.push_back(id);
+    return it->second;
+  };
+  for (uint32_t t : topic_ids) {
+    const int32_t l = local(t);
+    if (std::find(g.topics.begin(), g.topics.end(), l) == g.topics.end()) g.topics.push_back(l);
+  }
+  g.heads.resize(heads.size());
+  g.tails.resize(tails.size());
+  for (size_t i = 0; i < heads.size(); ++i) {
+    g.heads[i] = local(heads[i]);
+    g.tails[i] = local(tails[i]);
+  }
+  return g;
+}
+
+std::vector<int> ShortestPathLengths(const LocalGraph& g) {
+  const size_t m = g.heads.size();
+  const int n = static_cast<int>(g.nodes.size());
+  std::vector<int> lengths(m, 0);
+  if (g.topics.size() < 2 || m == 0) return lengths;
+  const Adjacency a = BuildAdjacency(g);
+  std::vector<std::vector<int>> dist(g.topics.size());
+  for (size_t t = 0; t < g.topics.size(); ++t) {
+    dist[t] = Distances(a, n, absl::MakeConstSpan(&g.topics[t], 1));
+  }
+  for (size_t x = 0; x < g.topics.size(); ++x) {
+    for (size_t y = x + 1; y < g.topics.size(); ++y) {
+      const int len = dist[x][g.topics[y]];
+      if (len == kUnreached || len == 0) continue;
+      const std::vector<int>& dx = dist[x];
+      const std::vector<int>& dy = dist[y];
+      for (size_t i = 0; i < m; ++i) {
+        const int h = g.heads[i], t = g.tails[i];
+        const bool on = (dx[h] != kUnreached && dy[t] != kUnreached && dx[h] + 1 + dy[t] == len) ||
+                        (dx[t] != kUnreached && dy[h] != kUnreached && dx[t] + 1 + dy[h] == len);
+        if (on && (lengths[i] == 0 || len < lengths[i])) lengths[i] = len;
+      }
+    }
+  }
+  return lengths;
+}
+
+std::vector<uint32_t> LocalHops(const LocalGraph& g) {
+  const size_t m = g.heads.size();
+  const int n = static_cast<int>(g.nodes.size());
+  std::vector<uint32_t> hops(m, 1);
+  if (m == 0) return hops;
+  const std::vector<int> d = Distances(BuildAdjacency(g), n, g.topics);
+  for (size_t i = 0; i < m; ++i) {
+    const int near = std::min(d[g.heads[i]], d[g.tails[i]]);
+    hops[i] = near == kUnreached ? static_cast<uint32_t>(n) + 1 : static_cast<uint32_t>(near) + 1;
+  }
+  return hops;
+}
+
+std::vector<float> ShortestPathPriorScores(const LocalGraph& g, absl::Span<const uint32_t> hops) {
+  const size_t m = g.heads.size();
+  const std::vector<uint32_t> local = hops.size() >= m ? std::vector<uint32_t>() : LocalHops(g);
+  const std::vector<int> lengths = ShortestPathLengths(g);
+  std::vector<float> scores(m);
+  for (size_t i = 0; i < m; ++i) {
+    scores[i] = lengths[i] > 0 ? 1.0f - 0.01f * static_cast<float>(lengths[i])
+                               : 0.5f / static_cast<float>(HopOf(hops, local, i));
+  }
+  return scores;
+}
+
+std::vector<float> PriorFeatures(const LocalGraph& g, absl::Span<const uint32_t> hops) {
+  const size_t m = g.heads.size();
+  const std::vector<uint32_t> local = hops.size() >= m ? std::vector<uint32_t>() : LocalHops(g);
+  const std::vector<int> lengths = ShortestPathLengths(g);
+  std::vector<float> f(m * kPriorFeatureDim, 0.0f);
+  for (size_t i = 0; i < m; ++i) {
+    float* row = f.data() + i * kPriorFeatureDim;
+    const uint32_t hop = HopOf(hops, local, i);
+    const float prior = lengths[i] > 0 ? 1.0f - 0.01f * static_cast<float>(lengths[i])
+                                       : 0.5f / static_cast<float>(hop);
+    row[0] = std::log(prior / (1.0f - prior));
+    row[1] = lengths[i] > 0 ? 1.0f : 0.0f;
+    row[2] = lengths[i] > 0 ? 1.0f / static_cast<float>(lengths[i]) : 0.0f;
+    row[3] = hop == 1 ? 1.0f : 0.0f;
+    row[4] = hop == 2 ? 1.0f : 0.0f;
+    row[5] = hop >= 3 ? 1.0f : 0.0f;
+  }
+  return f;
+}
+
+void NoveltyOrder(const LocalGraph& g, absl::Span<const float> scores, float discount,
+                  std::vector<uint32_t>* kept) {
+  if (discount >= 1.0f || kept->size() < 2) return;
+  std::vector<bool> topic(g.nodes.size(), false);
+  for (int32_t t : g.topics) topic[t] = true;
+  std::vector<int> seen(g.nodes.size(), 0);
+  std::vector<float> power = {1.0f};  // discount^c
+  std::vector<uint32_t> remaining = std::move(*kept), out;
+  out.reserve(remaining.size());
+  auto uses = [&](uint32_t j) {
+    int c = 0;
+    if (!topic[g.heads[j]]) c += seen[g.heads[j]];
+    if (!topic[g.tails[j]]) c += seen[g.tails[j]];
+    while (static_cast<int>(power.size()) <= c) power.push_back(power.back() * discount);
+    return power[c];
+  };
+  while (!remaining.empty()) {
+    size_t best = 0;
+    float best_value = -1.0f;
+    for (size_t i = 0; i < remaining.size(); ++i) {
+      const float s = scores[remaining[i]];
+      if (s <= best_value) break;  // sorted by raw score: nothing later can win
+      const float v = s * uses(remaining[i]);
+      if (v > best_value) {
+        best_value = v;
+        best = i;
+      }
+    }
+    const uint32_t j = remaining[best];
+    remaining.erase(remaining.begin() + best);
+    out.push_back(j);
+    if (!topic[g.heads[j]]) ++seen[g.heads[j]];
+    if (!topic[g.tails[j]] && g.tails[j] != g.heads[j]) ++seen[g.tails[j]];
+  }
+  *kept = std::move(out);
+}
+
+}  // namespace ibgraphrag::retriever

@@ -1,0 +1,64 @@
+// The structure of a candidate subgraph: the shortest-path prior (the SHORTEST_PATH scoring
+// mode), the per-triple structure features the trained scorer adds to its logit (residual over
+// the prior, scorer_params.h), and the novelty ordering of the kept triples. Plain C++, no
+// LibTorch.
+#ifndef IBGRAPHRAG_SERVICES_RETRIEVER_PRIOR_FEATURES_H_
+#define IBGRAPHRAG_SERVICES_RETRIEVER_PRIOR_FEATURES_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/types/span.h"
+#include "services/retriever/scorer_params.h"
+
+namespace ibgraphrag::retriever {
+
+// Local node numbering of a triple set: topic entities first, then entities in triple order.
+struct LocalGraph {
+  absl::flat_hash_map<uint32_t, int32_t> index;  // global id -> local
+  std::vector<uint32_t> nodes;                   // local -> global
+  std::vector<int32_t> heads, tails;             // per triple
+  std::vector<int32_t> topics;                   // local indices of the topic entities
+};
+LocalGraph BuildLocalGraph(absl::Span<const uint32_t> topic_ids, absl::Span<const uint32_t> heads,
+                           absl::Span<const uint32_t> tails);
+
+// Per triple, the length of the shortest topic-topic path (within the triples, walked
+// undirected) it lies on; 0 when it lies on none (or there are fewer than two topics).
+std::vector<int> ShortestPathLengths(const LocalGraph& graph);
+
+// Per triple, 1 + the undirected distance (within the triples) from the nearest topic entity
+// to the nearer of its ends: 1 = touches a topic. Unreachable triples get 1 + node count.
+// Equals kgstore's hop for triples of an extracted subgraph (used when the caller gives
+// triples without hops, e.g. ScoreTriples).
+std::vector<uint32_t> LocalHops(const LocalGraph& graph);
+
+// SHORTEST_PATH scores: 1 - 0.01 * length for triples on a shortest path between two topic
+// entities; 0.5 / hop for the rest. `hops` may be empty (then LocalHops).
+std::vector<float> ShortestPathPriorScores(const LocalGraph& graph,
+                                           absl::Span<const uint32_t> hops);
+
+// The kPriorFeatureDim structure features of every triple, row-major [triples x 6]:
+//   0  logit of the SHORTEST_PATH score (so a scorer with only this weight = 1 ranks exactly
+//      like SHORTEST_PATH)
+//   1  1 if on a shortest topic-topic path
+//   2  1 / that path's length (0 when on none)
+//   3  hop == 1, 4  hop == 2, 5  hop >= 3 (indicators)
+// `hops` may be empty (then LocalHops).
+std::vector<float> PriorFeatures(const LocalGraph& graph, absl::Span<const uint32_t> hops);
+
+// Reorders `kept` (triple indices, best score first) so that entities already shown are not
+// shown again ahead of new ones: greedily takes the triple with the highest
+// score * discount^c, where c counts how often its non-topic ends already appear in the
+// triples taken before it (topic entities never count). discount = 1 keeps the score order;
+// ties keep the input order. The kept set is unchanged; only the order within it moves. Used
+// for IBRP (Retriever::Options::novelty_discount): two triples that lead to the same answer
+// entity (e.g. d1 - gene - d2) then do not take two of the first slots while another answer
+// waits.
+void NoveltyOrder(const LocalGraph& graph, absl::Span<const float> scores, float discount,
+                  std::vector<uint32_t>* kept);
+
+}  // namespace ibgraphrag::retriever
+
+#endif  // IBGRAPHRAG_SERVICES_RETRIEVER_PRIOR_FEATURES_H_

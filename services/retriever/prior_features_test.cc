@@ -1,0 +1,96 @@
+// Shortest-path prior and structure features on a hand-checked small graph.
+#include "services/retriever/prior_features.h"
+
+#include <cmath>
+#include <vector>
+
+#include "gtest/gtest.h"
+
+namespace ibgraphrag::retriever {
+namespace {
+
+// Global ids: A = 10, B = 11 (topics), X = 12, Y = 13, Z = 14, C = 15, D = 16, E = 17.
+//   t0 A->X  t1 X->B  (the only A-B path: length 2)
+//   t2 A->Y  t3 Y->Z  t4 C->A  t5 D->E (not connected to a topic)
+// Undirected distance to the nearest topic: A, B 0; X, Y, C 1; Z 2; D, E unreachable.
+LocalGraph Graph(std::vector<uint32_t> topics) {
+  return BuildLocalGraph(topics, {10, 12, 10, 13, 15, 16}, {12, 11, 13, 14, 10, 17});
+}
+
+TEST(PriorFeaturesTest, ShortestPathLengthsMarkOnlyTopicToTopicPaths) {
+  EXPECT_EQ(ShortestPathLengths(Graph({10, 11})), (std::vector<int>{2, 2, 0, 0, 0, 0}));
+  // One topic: no topic-topic path at all.
+  EXPECT_EQ(ShortestPathLengths(Graph({10})), (std::vector<int>(6, 0)));
+}
+
+TEST(PriorFeaturesTest, LocalHopsCountFromTheNearestTopic) {
+  // 8 nodes: an unreachable triple gets 1 + 8.
+  EXPECT_EQ(LocalHops(Graph({10, 11})), (std::vector<uint32_t>{1, 1, 1, 2, 1, 9}));
+  EXPECT_EQ(LocalHops(Graph({10})), (std::vector<uint32_t>{1, 2, 1, 2, 1, 9}));
+}
+
+TEST(PriorFeaturesTest, PriorScoresUseGivenHopsOrLocalOnes) {
+  const LocalGraph g = Graph({10, 11});
+  const std::vector<float> local = ShortestPathPriorScores(g, {});
+  const std::vector<float> want = {0.98f, 0.98f, 0.5f, 0.25f, 0.5f, 0.5f / 9};
+  ASSERT_EQ(local.size(), want.size());
+  for (size_t i = 0; i < want.size(); ++i) EXPECT_FLOAT_EQ(local[i], want[i]) << i;
+  // kgstore's hops win when given (t5 at hop 3 here).
+  const std::vector<uint32_t> hops = {1, 1, 1, 2, 1, 3};
+  EXPECT_FLOAT_EQ(ShortestPathPriorScores(g, hops)[5], 0.5f / 3);
+}
+
+TEST(PriorFeaturesTest, FeaturesEncodePriorLogitPathAndHop) {
+  const std::vector<float> f = PriorFeatures(Graph({10, 11}), {});
+  ASSERT_EQ(f.size(), 6u * kPriorFeatureDim);
+  auto row = [&](int i) {
+    return std::vector<float>(f.begin() + i * kPriorFeatureDim,
+                              f.begin() + (i + 1) * kPriorFeatureDim);
+  };
+  const float on_path = std::log(0.98f / 0.02f);
+  const std::vector<float> t0 = row(0);
+  EXPECT_NEAR(t0[0], on_path, 1e-4);
+  EXPECT_EQ(std::vector<float>(t0.begin() + 1, t0.end()), (std::vector<float>{1, 0.5f, 1, 0, 0}));
+  const std::vector<float> t2 = row(2);
+  EXPECT_NEAR(t2[0], 0.0f, 1e-6);  // logit(0.5)
+  EXPECT_EQ(std::vector<float>(t2.begin() + 1, t2.end()), (std::vector<float>{0, 0, 1, 0, 0}));
+  const std::vector<float> t3 = row(3);
+  EXPECT_NEAR(t3[0], std::log(1.0f / 3.0f), 1e-5);  // logit(0.25)
+  EXPECT_EQ(std::vector<float>(t3.begin() + 1, t3.end()), (std::vector<float>{0, 0, 0, 1, 0}));
+  const std::vector<float> t5 = row(5);
+  EXPECT_EQ(std::vector<float>(t5.begin() + 1, t5.end()), (std::vector<float>{0, 0, 0, 0, 1}));
+  // The logit feature orders triples exactly like the SHORTEST_PATH scores.
+  const std::vector<float> prior = ShortestPathPriorScores(Graph({10, 11}), {});
+  for (int i = 0; i < 6; ++i) {
+    for (int j = 0; j < 6; ++j) {
+      EXPECT_EQ(prior[i] < prior[j], row(i)[0] < row(j)[0]) << i << " " << j;
+    }
+  }
+}
+
+TEST(NoveltyOrderTest, DefersTriplesWhoseEntitiesWereAlreadyShown) {
+  // Topics A = 10, B = 11. t0 A-X, t1 B-X (same answer X), t2 A-Y, t3 A-Z.
+  const LocalGraph g = BuildLocalGraph({10, 11}, {10, 11, 10, 10}, {12, 12, 13, 14});
+  const std::vector<float> scores = {0.9f, 0.85f, 0.8f, 0.3f};
+  std::vector<uint32_t> order = {0, 1, 2, 3};
+  NoveltyOrder(g, scores, 0.5f, &order);
+  // After t0, t1 is worth 0.85 * 0.5 < 0.8 (t2), but still more than t3.
+  EXPECT_EQ(order, (std::vector<uint32_t>{0, 2, 1, 3}));
+  order = {0, 1, 2, 3};
+  NoveltyOrder(g, scores, 1.0f, &order);
+  EXPECT_EQ(order, (std::vector<uint32_t>{0, 1, 2, 3}));
+  // Topic entities never count as seen: triples between the two topics are not deferred.
+  const LocalGraph topics_only = BuildLocalGraph({10, 11}, {10, 10}, {11, 11});
+  order = {0, 1};
+  NoveltyOrder(topics_only, {0.9f, 0.8f}, 0.1f, &order);
+  EXPECT_EQ(order, (std::vector<uint32_t>{0, 1}));
+}
+
+TEST(PriorFeaturesTest, EmptyGraphGivesNoFeatures) {
+  const LocalGraph g = BuildLocalGraph({10}, {}, {});
+  EXPECT_TRUE(PriorFeatures(g, {}).empty());
+  EXPECT_TRUE(ShortestPathPriorScores(g, {}).empty());
+}
+
+}  // namespace
+}  // namespace ibgraphrag::retriever
