@@ -3,6 +3,7 @@
 // calls Answer over TLS with an API key. Also checks that the one /metrics endpoint carries every
 // service's series, and that a wrong key is refused.
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -99,6 +100,33 @@ TEST(AllInOneInteropTest, GrpcJsClientAnswersOverTlsWithApiKey) {
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_EQ(exit_code, 2) << *out;
   EXPECT_THAT(*out, HasSubstr("\"code_name\":\"UNAUTHENTICATED\""));
+
+  // The suite's own CLI against the same server: `ibgr ask` and `ibgr eval` over TLS with a key.
+  out = common::test_util::RunCommand(
+      absl::StrCat(BinDir(), "/ibgr ask --gateway=127.0.0.1:", port, " --tls_ca=", certs->ca_cert,
+                   " --tls_server_name=localhost --api_key=", key,
+                   " --json 'Which drug treats type 2 diabetes mellitus?'"),
+      &exit_code);
+  ASSERT_TRUE(out.ok()) << out.status();
+  ASSERT_EQ(exit_code, 0) << *out;
+  EXPECT_THAT(*out, HasSubstr("\"evidence\""));
+  common::test_util::WriteFileOrDie(dir + "/tf.csv",
+                                    ",text,label\n0,metformin treats type 2 diabetes mellitus,True\n"
+                                    "1,pioglitazone binds PPARG,True\n2,obesity resembles type 2 "
+                                    "diabetes mellitus,True\n");
+  out = common::test_util::RunCommand(
+      absl::StrCat(BinDir(), "/ibgr eval --gateway=127.0.0.1:", port, " --tls_ca=", certs->ca_cert,
+                   " --tls_server_name=localhost --api_key=", key, " --dataset=", dir,
+                   "/tf.csv --format=truefalse --concurrency=2 --out_json=", dir, "/eval.json"),
+      &exit_code);
+  ASSERT_TRUE(out.ok()) << out.status();
+  ASSERT_EQ(exit_code, 0) << *out;
+  std::ifstream eval_in(dir + "/eval.json");
+  const auto report = nlohmann::json::parse(eval_in);
+  ASSERT_EQ(report["runs"].size(), 1u) << report.dump();
+  EXPECT_EQ(report["runs"][0]["total"].get<int>(), 3);
+  EXPECT_EQ(report["runs"][0]["errors"].get<int>(), 0);
+  EXPECT_EQ(report["runs"][0]["answered"].get<int>(), 3);
 
   // One /metrics endpoint for all five services.
   auto metrics = common::test_util::HttpGet(metrics_port, "/metrics");
