@@ -292,6 +292,10 @@ absl::StatusOr<std::unique_ptr<ServerRunner>> ServerRunner::BuildAndStart(
     builder.SetSyncServerOption(grpc::ServerBuilder::SyncServerOption::NUM_CQS,
                                 options.num_completion_queues);
   }
+  if (options.max_pollers > 0) {
+    builder.SetSyncServerOption(grpc::ServerBuilder::SyncServerOption::MAX_POLLERS,
+                                options.max_pollers);
+  }
   if (options.max_threads > 0) {
     grpc::ResourceQuota quota(absl::StrCat("ibgr-", options.service_name));
     quota.SetMaxThreads(options.max_threads);

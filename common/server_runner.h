@@ -88,6 +88,10 @@ class ServerRunner {
     absl::Duration termination_grace_period = absl::Seconds(5);
     // Completion queues of the sync server; 0 = gRPC's default (one per core).
     int num_completion_queues = 0;
+    // Idle threads the sync server keeps polling each completion queue. gRPC's default (2) makes
+    // a thread exit after almost every RPC under concurrency and a new one start for the next:
+    // that churn cost more CPU than the answer flow itself. Threads above this exit when idle.
+    int max_pollers = 16;
     // Upper bound on threads handling RPCs (gRPC resource quota); past it new RPCs fail with
     // RESOURCE_EXHAUSTED instead of piling up. 0 = no bound.
     int max_threads = 0;
