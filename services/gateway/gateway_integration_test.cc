@@ -272,6 +272,34 @@ TEST_F(GatewayIntegrationTest, BadInputNamesTheField) {
   status = Ask(request, &response);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   EXPECT_THAT(status.error_message(), HasSubstr("pipeline.top_k"));
+  // Invalid UTF-8 never reaches protobuf's parser (which would make it INTERNAL): the gateway
+  // names the field, after checking the key.
+  request = DiabetesQuestion();
+  request.set_question(std::string("metformin \xC3 diabetes", 20));
+  status = Ask(request, &response);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(status.error_message(), "question: not valid UTF-8");
+  EXPECT_EQ(Ask(request, &response, "wrong-key").error_code(), grpc::StatusCode::UNAUTHENTICATED);
+  request = DiabetesQuestion();
+  request.set_options(1, std::string("Poly\xFFuria", 10));
+  status = Ask(request, &response);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(status.error_message(), "options[1]: not valid UTF-8");
+  {
+    grpc::ClientContext ctx;
+    ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+    ctx.AddMetadata("x-api-key", kKey);
+    pb::AnswerStreamRequest stream_request;
+    *stream_request.mutable_request() = DiabetesQuestion();
+    stream_request.mutable_request()->set_question(std::string("bad \xC3", 5));
+    auto reader = stub_->AnswerStream(&ctx, stream_request);
+    pb::AnswerStreamResponse message;
+    while (reader->Read(&message)) {
+    }
+    status = reader->Finish();
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+    EXPECT_EQ(status.error_message(), "request.question: not valid UTF-8");
+  }
   request = DiabetesQuestion();
   request.mutable_pipeline()->set_reasoner_backend("no-such-backend");
   status = Ask(request, &response);

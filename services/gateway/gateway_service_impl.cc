@@ -7,6 +7,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "common/logging.h"
+#include "common/proto_utf8.h"
 #include "common/server_interceptor.h"
 #include "common/status_macros.h"
 #include "prometheus/counter.h"
@@ -36,7 +37,81 @@ struct GatewayServiceImpl::Metrics {
   prometheus::Family<prometheus::Histogram>* stage_seconds = nullptr;
 };
 
+GatewayServiceImpl::GatewayServiceImpl() {
+  // Method indices follow the rpc order in gateway.proto: Answer, AnswerStream.
+  MarkMethodStreamed(
+      0, new grpc::internal::StreamedUnaryHandler<grpc::ByteBuffer, pb::AnswerResponse>(
+             [this](grpc::ServerContext* context,
+                    grpc::ServerUnaryStreamer<grpc::ByteBuffer, pb::AnswerResponse>* stream) {
+               grpc::ByteBuffer bytes;
+               if (!stream->Read(&bytes)) {
+                 return grpc::Status(grpc::StatusCode::INTERNAL, "no request message");
+               }
+               pb::AnswerRequest request;
+               grpc::Status status = ParseRequest(context, "Answer", bytes, &request);
+               if (!status.ok()) return status;
+               pb::AnswerResponse response;
+               status = Answer(context, &request, &response);
+               if (status.ok() && !stream->Write(response)) {
+                 return grpc::Status(grpc::StatusCode::CANCELLED, "the caller went away");
+               }
+               return status;
+             }));
+  MarkMethodStreamed(
+      1,
+      new grpc::internal::SplitServerStreamingHandler<grpc::ByteBuffer, pb::AnswerStreamResponse>(
+          [this](grpc::ServerContext* context,
+                 grpc::ServerSplitStreamer<grpc::ByteBuffer, pb::AnswerStreamResponse>* stream) {
+            grpc::ByteBuffer bytes;
+            if (!stream->Read(&bytes)) {
+              return grpc::Status(grpc::StatusCode::INTERNAL, "no request message");
+            }
+            pb::AnswerStreamRequest request;
+            grpc::Status status = ParseRequest(context, "AnswerStream", bytes, &request);
+            if (!status.ok()) return status;
+            return RunStream(context, request, [stream](const pb::AnswerStreamResponse& m) {
+              return stream->Write(m);
+            });
+          }));
+}
+
 GatewayServiceImpl::~GatewayServiceImpl() = default;
+
+grpc::Status GatewayServiceImpl::ParseRequest(grpc::ServerContext* context, absl::string_view rpc,
+                                              const grpc::ByteBuffer& bytes,
+                                              google::protobuf::Message* request) {
+  std::vector<grpc::Slice> slices;
+  if (!bytes.Dump(&slices).ok()) {
+    return grpc::Status(grpc::StatusCode::INTERNAL, "unreadable request message");
+  }
+  std::string wire;
+  for (const grpc::Slice& slice : slices) {
+    wire.append(reinterpret_cast<const char*>(slice.begin()), slice.size());
+  }
+  if (request->ParseFromString(wire)) return grpc::Status::OK;
+  std::string caller = "anonymous";
+  grpc::Status status;
+  if (keys_ != nullptr) {
+    absl::StatusOr<std::string> key_id = keys_->Authenticate(
+        PresentedKey(Metadata(*context, "authorization"), Metadata(*context, "x-api-key")));
+    if (!key_id.ok()) {
+      metrics_->auth_failures->Increment();
+      status =
+          grpc::Status(grpc::StatusCode::UNAUTHENTICATED, std::string(key_id.status().message()));
+    } else {
+      caller = *key_id;
+    }
+  }
+  if (status.ok()) {
+    std::string field = common::FindInvalidUtf8Field(wire, request->GetDescriptor());
+    // AnswerStream wraps the request: name the field as the caller sees it.
+    status = grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                          field.empty() ? "request: not a valid serialized message"
+                                        : absl::StrCat(field, ": not valid UTF-8"));
+  }
+  Audit(*context, rpc, caller, status, pb::AnswerResponse(), 0.0);
+  return status;
+}
 
 absl::StatusOr<std::unique_ptr<GatewayServiceImpl>> GatewayServiceImpl::Create(
     std::unique_ptr<AnswerPipeline> pipeline, std::unique_ptr<ApiKeyStore> keys,
@@ -151,20 +226,21 @@ namespace {
 
 class WriterSink : public PipelineSink {
  public:
-  explicit WriterSink(grpc::ServerWriter<pb::AnswerStreamResponse>* writer) : writer_(writer) {}
+  using Write = std::function<bool(const pb::AnswerStreamResponse&)>;
+  explicit WriterSink(Write write) : write_(std::move(write)) {}
   void OnStage(const pb::StageEvent& event) override {
     pb::AnswerStreamResponse message;
     *message.mutable_stage() = event;
-    writer_->Write(message);
+    write_(message);
   }
   void OnToken(const std::string& token) override {
     pb::AnswerStreamResponse message;
     message.set_token(token);
-    writer_->Write(message);
+    write_(message);
   }
 
  private:
-  grpc::ServerWriter<pb::AnswerStreamResponse>* writer_;
+  Write write_;
 };
 
 }  // namespace
@@ -172,18 +248,25 @@ class WriterSink : public PipelineSink {
 grpc::Status GatewayServiceImpl::AnswerStream(
     grpc::ServerContext* context, const pb::AnswerStreamRequest* request,
     grpc::ServerWriter<pb::AnswerStreamResponse>* writer) {
+  return RunStream(context, *request,
+                   [writer](const pb::AnswerStreamResponse& m) { return writer->Write(m); });
+}
+
+grpc::Status GatewayServiceImpl::RunStream(grpc::ServerContext* context,
+                                           const pb::AnswerStreamRequest& request,
+                                           StreamWrite write) {
   const absl::Time start = absl::Now();
   std::string caller;
   pb::AnswerResponse response;
-  grpc::Status status = Admit(*context, request->request(), &caller);
+  grpc::Status status = Admit(*context, request.request(), &caller);
   if (status.ok()) {
     response.set_request_id(common::RequestIdOf(*context));
-    WriterSink sink(writer);
-    status = pipeline_->Run(*context, request->request(), &response, &sink);
+    WriterSink sink(write);
+    status = pipeline_->Run(*context, request.request(), &response, &sink);
     if (status.ok()) {
       pb::AnswerStreamResponse last;
       *last.mutable_result() = response;
-      writer->Write(last);
+      write(last);
     }
   }
   Audit(*context, "AnswerStream", caller, status, response,

@@ -5,11 +5,13 @@
 #ifndef IBGRAPHRAG_SERVICES_GATEWAY_GATEWAY_SERVICE_IMPL_H_
 #define IBGRAPHRAG_SERVICES_GATEWAY_GATEWAY_SERVICE_IMPL_H_
 
+#include <functional>
 #include <memory>
 #include <string>
 
 #include "absl/status/statusor.h"
 #include "common/metrics.h"
+#include "grpcpp/support/byte_buffer.h"
 #include "ibgraphrag/v1/gateway.grpc.pb.h"
 #include "services/gateway/answer_pipeline.h"
 #include "services/gateway/api_keys.h"
@@ -24,6 +26,9 @@ class Histogram;
 
 namespace ibgraphrag::gateway {
 
+// Both RPCs are registered with byte-level handlers that parse the request themselves, so a
+// question or option that is not valid UTF-8 gets INVALID_ARGUMENT naming the field (gRPC's own
+// parser would refuse it as INTERNAL before any handler ran); they then call the typed methods.
 class GatewayServiceImpl final : public ibgraphrag::v1::GatewayService::Service {
  public:
   // `keys` null = no authentication (every caller is "anonymous"; development only). `metrics`
@@ -41,7 +46,14 @@ class GatewayServiceImpl final : public ibgraphrag::v1::GatewayService::Service 
 
  private:
   struct Metrics;
-  GatewayServiceImpl() = default;
+  GatewayServiceImpl();
+  using StreamWrite = std::function<bool(const ibgraphrag::v1::AnswerStreamResponse&)>;
+  grpc::Status RunStream(grpc::ServerContext* context,
+                         const ibgraphrag::v1::AnswerStreamRequest& request, StreamWrite write);
+  // Parses a request from bytes; INVALID_ARGUMENT naming a non-UTF-8 field (after checking the
+  // caller's key, so unauthenticated callers learn nothing about validation).
+  grpc::Status ParseRequest(grpc::ServerContext* context, absl::string_view rpc,
+                            const grpc::ByteBuffer& bytes, google::protobuf::Message* request);
   // Authentication, rate limit and validation; fills `caller`.
   grpc::Status Admit(const grpc::ServerContext& context,
                      const ibgraphrag::v1::AnswerRequest& request, std::string* caller);

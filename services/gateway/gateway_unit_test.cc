@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "common/proto_utf8.h"
 #include "common/test_util/test_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -191,6 +192,31 @@ TEST(RequestValidationTest, NamesTheFieldAndLimit) {
   r = Valid();
   r.mutable_pipeline()->set_reasoner_backend(std::string(200, 'b'));
   ExpectInvalid(r, "pipeline.reasoner_backend");
+}
+
+TEST(ProtoUtf8Test, NamesTheFieldWithInvalidUtf8) {
+  using common::FindInvalidUtf8Field;
+  ibgraphrag::v1::AnswerStreamRequest stream;
+  ibgraphrag::v1::AnswerRequest* r = stream.mutable_request();
+  r->set_question("Which drug treats asthma?");
+  r->add_options("Salbutamol");
+  r->add_options("Metformin");
+  r->mutable_pipeline()->set_reasoner_backend("llm");
+  const auto* descriptor = ibgraphrag::v1::AnswerStreamRequest::descriptor();
+  EXPECT_EQ(FindInvalidUtf8Field(stream.SerializeAsString(), descriptor), "");
+  r->set_options(1, std::string("Met\xC0\xAFformin", 11));  // overlong '/'
+  EXPECT_EQ(FindInvalidUtf8Field(stream.SerializeAsString(), descriptor), "request.options[1]");
+  r->set_options(1, "Metformin");
+  r->mutable_pipeline()->set_reasoner_backend(std::string("\xED\xA0\x80", 3));  // surrogate
+  EXPECT_EQ(FindInvalidUtf8Field(stream.SerializeAsString(), descriptor),
+            "request.pipeline.reasoner_backend");
+  EXPECT_EQ(
+      FindInvalidUtf8Field(r->SerializeAsString(), ibgraphrag::v1::AnswerRequest::descriptor()),
+      "pipeline.reasoner_backend");
+  // Not a message at all: no field to name (the caller reports a parse error).
+  EXPECT_EQ(FindInvalidUtf8Field(std::string("\x0a\xff\xff", 3), descriptor), "");
+  EXPECT_TRUE(common::IsValidUtf8("Sjögren syndrome"));
+  EXPECT_FALSE(common::IsValidUtf8(std::string("\xF4\x90\x80\x80", 4)));  // > U+10FFFF
 }
 
 }  // namespace

@@ -1,0 +1,100 @@
+#include "common/proto_utf8.h"
+
+#include <cstdint>
+#include <map>
+
+#include "absl/strings/str_cat.h"
+#include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/wire_format_lite.h"
+
+namespace ibgraphrag::common {
+
+bool IsValidUtf8(absl::string_view text) {
+  const auto* s = reinterpret_cast<const uint8_t*>(text.data());
+  const size_t n = text.size();
+  size_t i = 0;
+  while (i < n) {
+    const uint8_t c = s[i];
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    int len = 0;
+    uint32_t cp = 0;
+    if ((c & 0xE0) == 0xC0) {
+      len = 2;
+      cp = c & 0x1F;
+    } else if ((c & 0xF0) == 0xE0) {
+      len = 3;
+      cp = c & 0x0F;
+    } else if ((c & 0xF8) == 0xF0) {
+      len = 4;
+      cp = c & 0x07;
+    } else {
+      return false;
+    }
+    if (i + len > n) return false;
+    for (int k = 1; k < len; ++k) {
+      if ((s[i + k] & 0xC0) != 0x80) return false;
+      cp = (cp << 6) | (s[i + k] & 0x3F);
+    }
+    if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
+        cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
+      return false;
+    }
+    i += len;
+  }
+  return true;
+}
+
+namespace {
+
+using google::protobuf::FieldDescriptor;
+using google::protobuf::internal::WireFormatLite;
+
+// Walks one message; returns the offending path or "". `ok` turns false on malformed input.
+std::string Walk(absl::string_view wire, const google::protobuf::Descriptor* descriptor,
+                 const std::string& prefix, int depth, bool* ok) {
+  if (depth > 32) return "";
+  google::protobuf::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(wire.data()),
+                                            static_cast<int>(wire.size()));
+  std::map<int, int> seen;  // occurrences per field number, for repeated-field indices
+  while (const uint32_t tag = in.ReadTag()) {
+    const int number = WireFormatLite::GetTagFieldNumber(tag);
+    const FieldDescriptor* field = descriptor->FindFieldByNumber(number);
+    if (WireFormatLite::GetTagWireType(tag) != WireFormatLite::WIRETYPE_LENGTH_DELIMITED ||
+        field == nullptr) {
+      if (!WireFormatLite::SkipField(&in, tag)) {
+        *ok = false;
+        return "";
+      }
+      continue;
+    }
+    uint32_t length = 0;
+    std::string bytes;
+    if (!in.ReadVarint32(&length) || !in.ReadString(&bytes, static_cast<int>(length))) {
+      *ok = false;
+      return "";
+    }
+    std::string path = absl::StrCat(prefix, field->name());
+    if (field->is_repeated()) absl::StrAppend(&path, "[", seen[number]++, "]");
+    if (field->type() == FieldDescriptor::TYPE_STRING && !IsValidUtf8(bytes)) return path;
+    if (field->type() == FieldDescriptor::TYPE_MESSAGE) {
+      std::string inner = Walk(bytes, field->message_type(), path + ".", depth + 1, ok);
+      if (!inner.empty() || !*ok) return inner;
+    }
+  }
+  if (!in.ConsumedEntireMessage()) *ok = false;
+  return "";
+}
+
+}  // namespace
+
+std::string FindInvalidUtf8Field(absl::string_view wire,
+                                 const google::protobuf::Descriptor* descriptor) {
+  bool ok = true;
+  std::string path = Walk(wire, descriptor, "", 0, &ok);
+  return ok ? path : "";
+}
+
+}  // namespace ibgraphrag::common

@@ -1,0 +1,27 @@
+// Names the proto3 `string` field of a serialized message that holds invalid UTF-8. gRPC C++
+// parses requests before any handler runs, and protobuf refuses a proto3 string that is not
+// UTF-8, so such a request would fail as INTERNAL "failed to parse" without saying which field;
+// services that register byte-level handlers use this to answer INVALID_ARGUMENT naming it.
+#ifndef IBGRAPHRAG_COMMON_PROTO_UTF8_H_
+#define IBGRAPHRAG_COMMON_PROTO_UTF8_H_
+
+#include <string>
+
+#include "absl/strings/string_view.h"
+#include "google/protobuf/descriptor.h"
+
+namespace ibgraphrag::common {
+
+// True when `text` is well-formed UTF-8 (no overlong forms, no surrogates, at most U+10FFFF).
+bool IsValidUtf8(absl::string_view text);
+
+// The path of the first `string` field in `wire` (a serialized `descriptor` message) whose bytes
+// are not valid UTF-8, e.g. "question", "options[2]", "request.pipeline.reasoner_backend"; ""
+// when there is none or when `wire` is not a well-formed message (its parse error is then the
+// caller's to report).
+std::string FindInvalidUtf8Field(absl::string_view wire,
+                                 const google::protobuf::Descriptor* descriptor);
+
+}  // namespace ibgraphrag::common
+
+#endif  // IBGRAPHRAG_COMMON_PROTO_UTF8_H_
