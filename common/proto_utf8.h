@@ -8,12 +8,10 @@
 #include <string>
 
 #include "absl/strings/string_view.h"
+#include "common/utf8.h"
 #include "google/protobuf/descriptor.h"
 
 namespace ibgraphrag::common {
-
-// True when `text` is well-formed UTF-8 (no overlong forms, no surrogates, at most U+10FFFF).
-bool IsValidUtf8(absl::string_view text);
 
 // The path of the first `string` field in `wire` (a serialized `descriptor` message) whose bytes
 // are not valid UTF-8, e.g. "question", "options[2]", "request.pipeline.reasoner_backend"; ""

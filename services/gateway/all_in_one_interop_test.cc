@@ -23,16 +23,6 @@ using ::ibgraphrag::testing::MakeTempDir;
 using ::ibgraphrag::testing::Subprocess;
 using ::testing::HasSubstr;
 
-std::string HexSha256(absl::string_view key) {
-  static const char* kHex = "0123456789abcdef";
-  std::string out;
-  for (uint8_t b : Sha256(key)) {
-    out.push_back(kHex[b >> 4]);
-    out.push_back(kHex[b & 15]);
-  }
-  return out;
-}
-
 std::string SourceDir() {
   const char* dir = std::getenv("IBGR_SOURCE_DIR");
   return dir == nullptr ? std::string(".") : std::string(dir);
@@ -53,7 +43,7 @@ TEST(AllInOneInteropTest, GrpcJsClientAnswersOverTlsWithApiKey) {
   ASSERT_TRUE(certs.ok()) << certs.status();
   const std::string key = "interop-key-123";
   common::test_util::WriteFileOrDie(dir + "/api_keys",
-                                    absl::StrCat("node-app:", HexSha256(key), "\n"));
+                                    absl::StrCat("node-app:", Sha256Hex(key), "\n"));
   common::test_util::WriteFileOrDie(
       dir + "/server.textproto",
       absl::StrCat("tls { cert_file: \"", certs->server_cert, "\" key_file: \"", certs->server_key,
@@ -110,10 +100,11 @@ TEST(AllInOneInteropTest, GrpcJsClientAnswersOverTlsWithApiKey) {
   ASSERT_TRUE(out.ok()) << out.status();
   ASSERT_EQ(exit_code, 0) << *out;
   EXPECT_THAT(*out, HasSubstr("\"evidence\""));
-  common::test_util::WriteFileOrDie(dir + "/tf.csv",
-                                    ",text,label\n0,metformin treats type 2 diabetes mellitus,True\n"
-                                    "1,pioglitazone binds PPARG,True\n2,obesity resembles type 2 "
-                                    "diabetes mellitus,True\n");
+  common::test_util::WriteFileOrDie(
+      dir + "/tf.csv",
+      ",text,label\n0,metformin treats type 2 diabetes mellitus,True\n"
+      "1,pioglitazone binds PPARG,True\n2,obesity resembles type 2 "
+      "diabetes mellitus,True\n");
   out = common::test_util::RunCommand(
       absl::StrCat(BinDir(), "/ibgr eval --gateway=127.0.0.1:", port, " --tls_ca=", certs->ca_cert,
                    " --tls_server_name=localhost --api_key=", key, " --dataset=", dir,

@@ -57,6 +57,16 @@ Sha256Digest Sha256(absl::string_view data) {
   return digest;
 }
 
+std::string Sha256Hex(absl::string_view data) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (uint8_t b : Sha256(data)) {
+    out.push_back(kHex[b >> 4]);
+    out.push_back(kHex[b & 15]);
+  }
+  return out;
+}
+
 absl::StatusOr<std::vector<ApiKeyEntry>> ParseApiKeys(absl::string_view text) {
   std::vector<ApiKeyEntry> entries;
   absl::flat_hash_set<std::string> ids;

@@ -28,6 +28,8 @@ namespace ibgraphrag::gateway {
 using Sha256Digest = std::array<uint8_t, 32>;
 
 Sha256Digest Sha256(absl::string_view data);
+// Lower-case hex of Sha256(data): the form the key file stores.
+std::string Sha256Hex(absl::string_view data);
 
 // One key of the file.
 struct ApiKeyEntry {

@@ -38,16 +38,6 @@ using ::testing::Not;
 constexpr char kKey[] = "s3cret-clinic-key";
 constexpr char kFloodKey[] = "flood-key";
 
-std::string HexSha256(absl::string_view key) {
-  static const char* kHex = "0123456789abcdef";
-  std::string out;
-  for (uint8_t b : Sha256(key)) {
-    out.push_back(kHex[b >> 4]);
-    out.push_back(kHex[b & 15]);
-  }
-  return out;
-}
-
 struct Service {
   std::unique_ptr<Subprocess> process;
   int port = 0;
@@ -75,8 +65,8 @@ class GatewayIntegrationTest : public ::testing::Test {
                      "\"\n  model: \"fake-model\"\n  timeout_seconds: 2\n  max_retries: 0\n}\n"));
     keys_file_ = new std::string(*dir_ + "/api_keys");
     common::test_util::WriteFileOrDie(*keys_file_,
-                                      absl::StrCat("# test keys\nclinic:", HexSha256(kKey),
-                                                   "\nflood:", HexSha256(kFloodKey), "\n"));
+                                      absl::StrCat("# test keys\nclinic:", Sha256Hex(kKey),
+                                                   "\nflood:", Sha256Hex(kFloodKey), "\n"));
 
     kgstore_ = Launch("kgstore", {"--base=" + *base_, "--read_only"});
     alignment_ = Launch("alignment", {"--base=" + *base_});
@@ -248,8 +238,8 @@ TEST_F(GatewayIntegrationTest, RefusesMissingOrWrongKeys) {
 TEST_F(GatewayIntegrationTest, RotatesKeysWithoutRestart) {
   const std::string rotated = "rotated-key";
   common::test_util::WriteFileOrDie(
-      *keys_file_, absl::StrCat("clinic:", HexSha256(kKey), "\nflood:", HexSha256(kFloodKey),
-                                "\nnew:", HexSha256(rotated), "\n"));
+      *keys_file_, absl::StrCat("clinic:", Sha256Hex(kKey), "\nflood:", Sha256Hex(kFloodKey),
+                                "\nnew:", Sha256Hex(rotated), "\n"));
   pb::AnswerResponse response;
   grpc::Status status;
   for (int i = 0; i < 40; ++i) {  // the gateway re-checks the file every 2 s

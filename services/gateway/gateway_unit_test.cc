@@ -20,25 +20,14 @@ namespace {
 
 using ::testing::HasSubstr;
 
-std::string Hex(const Sha256Digest& d) {
-  static const char* kHex = "0123456789abcdef";
-  std::string out;
-  for (uint8_t b : d) {
-    out.push_back(kHex[b >> 4]);
-    out.push_back(kHex[b & 15]);
-  }
-  return out;
-}
-
 TEST(ApiKeysTest, Sha256MatchesKnownVector) {
   // printf '%s' test | sha256sum
-  EXPECT_EQ(Hex(Sha256("test")),
-            "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08");
+  EXPECT_EQ(Sha256Hex("test"), "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08");
 }
 
 TEST(ApiKeysTest, ParsesIdsHashesAndComments) {
-  auto keys = ParseApiKeys(absl::StrCat("# comment\n\n clinic-a : ", Hex(Sha256("alpha")),
-                                        "\nclinic-b:", Hex(Sha256("beta")), "\n"));
+  auto keys = ParseApiKeys(absl::StrCat("# comment\n\n clinic-a : ", Sha256Hex("alpha"),
+                                        "\nclinic-b:", Sha256Hex("beta"), "\n"));
   ASSERT_TRUE(keys.ok()) << keys.status();
   ASSERT_EQ(keys->size(), 2u);
   EXPECT_EQ((*keys)[0].key_id, "clinic-a");
@@ -51,17 +40,16 @@ TEST(ApiKeysTest, RejectsMalformedLinesNamingTheLine) {
   ASSERT_FALSE(plain.ok());
   EXPECT_EQ(plain.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(plain.status().message()), HasSubstr("line 2"));
-  auto duplicate =
-      ParseApiKeys(absl::StrCat("a:", Hex(Sha256("x")), "\na:", Hex(Sha256("y")), "\n"));
+  auto duplicate = ParseApiKeys(absl::StrCat("a:", Sha256Hex("x"), "\na:", Sha256Hex("y"), "\n"));
   ASSERT_FALSE(duplicate.ok());
   EXPECT_THAT(std::string(duplicate.status().message()), HasSubstr("duplicate key id 'a'"));
-  EXPECT_FALSE(ParseApiKeys(absl::StrCat(":", Hex(Sha256("x")))).ok());  // no id
+  EXPECT_FALSE(ParseApiKeys(absl::StrCat(":", Sha256Hex("x"))).ok());  // no id
 }
 
 TEST(ApiKeysTest, AuthenticatesAndRotatesWithoutRestart) {
   const std::string dir = common::test_util::MakeTempDir();
   const std::string path = dir + "/keys";
-  common::test_util::WriteFileOrDie(path, absl::StrCat("clinic-a:", Hex(Sha256("alpha")), "\n"));
+  common::test_util::WriteFileOrDie(path, absl::StrCat("clinic-a:", Sha256Hex("alpha"), "\n"));
   auto store = ApiKeyStore::Load(path, absl::ZeroDuration());
   ASSERT_TRUE(store.ok()) << store.status();
   auto who = (*store)->Authenticate("alpha");
@@ -74,7 +62,7 @@ TEST(ApiKeysTest, AuthenticatesAndRotatesWithoutRestart) {
   }
   // Rotation: a new file (other size) replaces the keys; the old key stops working.
   common::test_util::WriteFileOrDie(
-      path, absl::StrCat("clinic-b:", Hex(Sha256("beta-rotated")), "\n# rotated\n"));
+      path, absl::StrCat("clinic-b:", Sha256Hex("beta-rotated"), "\n# rotated\n"));
   auto reloaded = (*store)->ReloadIfChanged();
   ASSERT_TRUE(reloaded.ok()) << reloaded.status();
   EXPECT_TRUE(*reloaded);
@@ -87,7 +75,7 @@ TEST(ApiKeysTest, AuthenticatesAndRotatesWithoutRestart) {
   EXPECT_FALSE((*store)->ReloadIfChanged().ok());
   EXPECT_TRUE((*store)->Authenticate("beta-rotated").ok());
   // Unchanged file: no reload.
-  common::test_util::WriteFileOrDie(path, absl::StrCat("c:", Hex(Sha256("gamma")), "\n"));
+  common::test_util::WriteFileOrDie(path, absl::StrCat("c:", Sha256Hex("gamma"), "\n"));
   ASSERT_TRUE((*store)->ReloadIfChanged().ok());
   auto again = (*store)->ReloadIfChanged();
   ASSERT_TRUE(again.ok());

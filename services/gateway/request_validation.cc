@@ -3,7 +3,7 @@
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
-#include "services/alignment/text_normalize.h"
+#include "common/utf8.h"
 
 namespace ibgraphrag::gateway {
 namespace {
@@ -12,7 +12,7 @@ absl::Status Invalid(absl::string_view field, absl::string_view what) {
   return absl::InvalidArgumentError(absl::StrCat(field, ": ", what));
 }
 
-bool IsUtf8(absl::string_view text) { return alignment::IsValidUtf8(text); }
+bool IsUtf8(absl::string_view text) { return common::IsValidUtf8(text); }
 
 absl::Status CheckUnit(absl::string_view field, float value) {
   if (!std::isfinite(value) || value < 0.0f || value > 1.0f) {
