@@ -2,6 +2,15 @@
 #               [TIMEOUT seconds])
 # One GoogleTest executable registered with ctest as a single test (fast to list, easy to label).
 # Tests find the real data through IBGR_DATA_DIR (default ../shared/data beside the repo root).
+# Tests get TEST_TMPDIR=<build>/Testing/tmp for their scratch files (the helpers that make temp
+# dirs and ::testing::TempDir() honour it); the fixture test `ibgr_clean_test_tmp` empties and
+# recreates it before the tests that need it, so scratch files never pile up in /tmp across runs.
+set(IBGR_TEST_TMPDIR ${CMAKE_BINARY_DIR}/Testing/tmp)
+if(IBGR_BUILD_TESTS AND NOT TEST ibgr_clean_test_tmp)
+  add_test(NAME ibgr_clean_test_tmp
+    COMMAND sh -c "rm -rf '${IBGR_TEST_TMPDIR}' && mkdir -p '${IBGR_TEST_TMPDIR}'")
+  set_tests_properties(ibgr_clean_test_tmp PROPERTIES FIXTURES_SETUP ibgr_test_tmp LABELS unit)
+endif()
 function(ibgr_add_test name)
   cmake_parse_arguments(ARG "" "TIMEOUT" "SOURCES;LIBS;LABELS" ${ARGN})
   if(NOT IBGR_BUILD_TESTS)
@@ -18,5 +27,6 @@ function(ibgr_add_test name)
     set(ARG_TIMEOUT 300)
   endif()
   set_tests_properties(${name} PROPERTIES LABELS "${ARG_LABELS}" TIMEOUT ${ARG_TIMEOUT}
-    ENVIRONMENT "IBGR_DATA_DIR=${IBGR_DATA_DIR};IBGR_BIN_DIR=${CMAKE_BINARY_DIR}/bin;IBGR_SOURCE_DIR=${CMAKE_SOURCE_DIR}")
+    FIXTURES_REQUIRED ibgr_test_tmp
+    ENVIRONMENT "IBGR_DATA_DIR=${IBGR_DATA_DIR};IBGR_BIN_DIR=${CMAKE_BINARY_DIR}/bin;IBGR_SOURCE_DIR=${CMAKE_SOURCE_DIR};TEST_TMPDIR=${IBGR_TEST_TMPDIR}")
 endfunction()
