@@ -11,7 +11,6 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <map>
 #include <string>
 #include <thread>
@@ -23,6 +22,7 @@
 #include "absl/strings/str_split.h"
 #include "grpcpp/grpcpp.h"
 #include "ibgraphrag/v1/gateway.grpc.pb.h"
+#include "tools/eval/qa_datasets.h"
 
 ABSL_FLAG(std::string, target, "127.0.0.1:50051", "gateway address");
 ABSL_FLAG(std::string, questions, "", "BiomixQA true/false CSV (index,text,label)");
@@ -38,28 +38,6 @@ namespace {
 
 namespace pb = ibgraphrag::v1;
 using Clock = std::chrono::steady_clock;
-
-std::vector<std::string> LoadQuestions(const std::string& path) {
-  std::ifstream in(path);
-  std::vector<std::string> out;
-  std::string line;
-  bool header = true;
-  while (std::getline(in, line)) {
-    if (header) {
-      header = false;
-      continue;
-    }
-    const size_t first = line.find(',');
-    const size_t last = line.rfind(',');
-    if (first == std::string::npos || last <= first) continue;
-    std::string text = line.substr(first + 1, last - first - 1);
-    if (text.size() >= 2 && text.front() == '"' && text.back() == '"') {
-      text = text.substr(1, text.size() - 2);
-    }
-    if (!text.empty()) out.push_back(text);
-  }
-  return out;
-}
 
 double Percentile(std::vector<double> v, double p) {
   if (v.empty()) return 0;
@@ -80,18 +58,25 @@ struct Sample {
 
 int main(int argc, char** argv) {
   absl::ParseCommandLine(argc, argv);
-  const std::vector<std::string> questions = LoadQuestions(absl::GetFlag(FLAGS_questions));
-  if (questions.empty()) {
-    std::fprintf(stderr, "no questions read from --questions=%s\n",
-                 absl::GetFlag(FLAGS_questions).c_str());
+  // The suite's own QA loader (quoting, headers, labels), so the load uses exactly the
+  // statements `ibgr eval` scores.
+  absl::StatusOr<ibgraphrag::eval::QaDataset> dataset = ibgraphrag::eval::LoadDataset(
+      absl::GetFlag(FLAGS_questions), ibgraphrag::eval::DatasetFormat::kTrueFalse);
+  if (!dataset.ok() || dataset->items.empty()) {
+    std::fprintf(stderr, "no questions read from --questions=%s: %s\n",
+                 absl::GetFlag(FLAGS_questions).c_str(),
+                 dataset.ok() ? "empty" : dataset.status().ToString().c_str());
     return 1;
   }
+  std::vector<std::string> questions;
+  for (const auto& item : dataset->items) questions.push_back(item.question);
   auto channel =
       grpc::CreateChannel(absl::GetFlag(FLAGS_target), grpc::InsecureChannelCredentials());
   auto stub = pb::GatewayService::NewStub(channel);
   std::printf(
       "| clients | answers | answers/s | p50 ms | p95 ms | p99 ms | align p50 | retrieve "
-      "p50 | reason p50 | gateway overhead p50 | overhead p99 | client - stages p50 | degraded | errors |\n");
+      "p50 | reason p50 | gateway overhead p50 | overhead p99 | client - stages p50 | degraded | "
+      "errors |\n");
   std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
   for (absl::string_view level : absl::StrSplit(absl::GetFlag(FLAGS_clients), ',')) {
     int clients = 0;
@@ -167,7 +152,8 @@ int main(int argc, char** argv) {
         Percentile(latency, 0.95), Percentile(latency, 0.99), Percentile(stages["align"], 0.5),
         Percentile(stages["retrieve"], 0.5), Percentile(stages["reason"], 0.5),
         Percentile(stages["gateway_overhead"], 0.5), Percentile(stages["gateway_overhead"], 0.99),
-        Percentile(beyond, 0.5), static_cast<long long>(degraded), static_cast<long long>(errors.load()));
+        Percentile(beyond, 0.5), static_cast<long long>(degraded),
+        static_cast<long long>(errors.load()));
     std::fflush(stdout);
   }
   return 0;

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <map>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "common/utf8.h"
@@ -52,6 +53,16 @@ std::string Walk(absl::string_view wire, const google::protobuf::Descriptor* des
 }
 
 }  // namespace
+
+absl::StatusOr<std::string> ByteBufferToString(const grpc::ByteBuffer& buffer) {
+  std::vector<grpc::Slice> slices;
+  if (!buffer.Dump(&slices).ok()) return absl::InternalError("unreadable request message");
+  std::string out;
+  for (const grpc::Slice& slice : slices) {
+    out.append(reinterpret_cast<const char*>(slice.begin()), slice.size());
+  }
+  return out;
+}
 
 std::string FindInvalidUtf8Field(absl::string_view wire,
                                  const google::protobuf::Descriptor* descriptor) {

@@ -7,9 +7,11 @@
 
 #include <string>
 
+#include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "common/utf8.h"
 #include "google/protobuf/descriptor.h"
+#include "grpcpp/support/byte_buffer.h"
 
 namespace ibgraphrag::common {
 
@@ -19,6 +21,10 @@ namespace ibgraphrag::common {
 // caller's to report).
 std::string FindInvalidUtf8Field(absl::string_view wire,
                                  const google::protobuf::Descriptor* descriptor);
+
+// The bytes of a message received by a byte-level handler, as one string. INTERNAL when gRPC
+// cannot hand them over.
+absl::StatusOr<std::string> ByteBufferToString(const grpc::ByteBuffer& buffer);
 
 }  // namespace ibgraphrag::common
 

@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "common/grpc_status.h"
+#include "common/proto_utf8.h"
 #include "common/status_macros.h"
 
 namespace ibgraphrag::alignment {
@@ -78,17 +79,13 @@ grpc::internal::MethodHandler* RawTextHandler(
         if (!stream->Read(&in)) {
           return grpc::Status(grpc::StatusCode::INTERNAL, "no request message");
         }
-        std::vector<grpc::Slice> slices;
-        if (!in.Dump(&slices).ok()) {
-          return grpc::Status(grpc::StatusCode::INTERNAL, "unreadable request message");
-        }
-        std::string wire;
-        for (const grpc::Slice& s : slices) {
-          wire.append(reinterpret_cast<const char*>(s.begin()), s.size());
+        absl::StatusOr<std::string> wire = common::ByteBufferToString(in);
+        if (!wire.ok()) {
+          return grpc::Status(grpc::StatusCode::INTERNAL, std::string(wire.status().message()));
         }
         Request request;
         std::string text;
-        if (!ParseRequestKeepingRawText(wire, 1, &request, &text)) {
+        if (!ParseRequestKeepingRawText(*wire, 1, &request, &text)) {
           return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
                               "request: not a valid serialized message");
         }

@@ -35,14 +35,14 @@ absl::StatusOr<std::unique_ptr<AllInOne>> AllInOne::Start(const AllInOneOptions&
     return absl::InvalidArgumentError("base_path: required (run `ibgr artifacts build` first)");
   }
   common::MetricsRegistry::Options metrics_options;
-  metrics_options.listen_host = options.server.listen_host;
-  metrics_options.port = options.server.metrics_port;
+  metrics_options.listen_host = options.gateway.server.listen_host;
+  metrics_options.port = options.gateway.server.metrics_port;
   IBGR_ASSIGN_OR_RETURN(std::shared_ptr<common::MetricsRegistry> registry,
                         common::MetricsRegistry::Create(metrics_options));
 
   std::unique_ptr<AllInOne> suite(new AllInOne());
   kgstore::KgStoreServer::Options kg;
-  kg.server = Internal(options.server, "kgstore", registry);
+  kg.server = Internal(options.gateway.server, "kgstore", registry);
   kg.base_path = options.base_path;
   // Only the gateway is exposed, so nothing ingests: read-only lets several processes (and the
   // artifact builder) share the snapshot.
@@ -50,7 +50,7 @@ absl::StatusOr<std::unique_ptr<AllInOne>> AllInOne::Start(const AllInOneOptions&
   IBGR_ASSIGN_OR_RETURN(suite->kgstore_, kgstore::KgStoreServer::BuildAndStart(kg));
 
   alignment::AlignmentServer::Options align = options.alignment;
-  align.server = Internal(options.server, "alignment", registry);
+  align.server = Internal(options.gateway.server, "alignment", registry);
   align.base_path = options.base_path;
   IBGR_ASSIGN_OR_RETURN(suite->alignment_, alignment::AlignmentServer::BuildAndStart(align));
   if (!suite->alignment_->serving()) {
@@ -60,11 +60,11 @@ absl::StatusOr<std::unique_ptr<AllInOne>> AllInOne::Start(const AllInOneOptions&
   }
 
   reasoner::ReasonerServer::Options reason = options.reasoner;
-  reason.server = Internal(options.server, "reasoner", registry);
+  reason.server = Internal(options.gateway.server, "reasoner", registry);
   IBGR_ASSIGN_OR_RETURN(suite->reasoner_, reasoner::ReasonerServer::BuildAndStart(reason));
 
   retriever::RetrieverServer::Options retrieve;
-  retrieve.server = Internal(options.server, "retriever", registry);
+  retrieve.server = Internal(options.gateway.server, "retriever", registry);
   retrieve.base_path = options.base_path;
   retrieve.kg_store = suite->kgstore_->store();
   retrieve.device = options.device;
@@ -77,18 +77,13 @@ absl::StatusOr<std::unique_ptr<AllInOne>> AllInOne::Start(const AllInOneOptions&
         {{"error", suite->retriever_->model_error()}});
   }
 
-  GatewayServer::Options gw;
-  gw.server = options.server;
+  GatewayServer::Options gw = options.gateway;
   if (gw.server.service_name.empty()) gw.server.service_name = "gateway";
   gw.server.metrics_registry = registry;
   gw.server.metrics_port = -1;
   gw.upstreams =
       Upstreams{suite->alignment_->InProcessChannel(), suite->retriever_->InProcessChannel(),
                 suite->reasoner_->InProcessChannel(), suite->kgstore_->InProcessChannel()};
-  gw.api_keys_file = options.api_keys_file;
-  gw.rate_limit_qps = options.rate_limit_qps;
-  gw.rate_limit_burst = options.rate_limit_burst;
-  gw.pipeline = options.pipeline;
   IBGR_ASSIGN_OR_RETURN(suite->gateway_, GatewayServer::BuildAndStart(gw));
   return suite;
 }

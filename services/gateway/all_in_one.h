@@ -21,16 +21,12 @@
 namespace ibgraphrag::gateway {
 
 struct AllInOneOptions {
-  // The public port (the gateway's): address, TLS, drain, logging; metrics_port is the one
-  // /metrics endpoint of the process.
-  common::ServerRunner::Options server;
+  // The gateway: its `server` is the public port (address, TLS, drain, logging; metrics_port is
+  // the one /metrics endpoint of the process), plus keys, rate limit and pipeline defaults.
+  // Addresses and upstreams are ignored: the channels are in-process.
+  GatewayServer::Options gateway;
   // Artifact base: kg/<v>/, alignment/<v>/, retriever/<v>/ (`ibgr artifacts build`).
   std::string base_path = "artifacts";
-  // Gateway settings (addresses are ignored: the channels are in-process).
-  std::string api_keys_file;
-  double rate_limit_qps = 0;
-  double rate_limit_burst = 0;
-  PipelineConfig pipeline;
   // Reasoner backends and prompts (its `server` field is ignored).
   reasoner::ReasonerServer::Options reasoner;
   // Alignment encoder and MSCA defaults (its server/base fields are ignored).

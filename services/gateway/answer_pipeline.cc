@@ -60,7 +60,6 @@ std::string Describe(const grpc::Status& status) {
 absl::Duration StageBudget(absl::Time deadline, double share, absl::Duration cap) {
   const absl::Duration left = deadline - absl::Now();
   if (left <= absl::ZeroDuration()) return absl::ZeroDuration();
-  if (left == absl::InfiniteDuration()) return cap;
   const absl::Duration floor = std::min(left / 2, absl::Milliseconds(250));
   return std::min(cap, std::max(floor, left * share));
 }
@@ -292,9 +291,8 @@ grpc::Status AnswerPipeline::Reason(const grpc::ServerContext& context, absl::Ti
   reason.set_backend(request.pipeline().reasoner_backend());
   *reason.mutable_self_consistency() = request.pipeline().self_consistency();
 
-  const absl::Duration left = deadline - absl::Now();
-  const absl::Duration budget =
-      left == absl::InfiniteDuration() ? absl::InfiniteDuration() : left - config_.reply_reserve;
+  // Run() caps the deadline (default_deadline), so the time left is always finite.
+  const absl::Duration budget = deadline - absl::Now() - config_.reply_reserve;
   if (budget <= absl::ZeroDuration()) return DeadlineExceeded("reason");
   std::unique_ptr<grpc::ClientContext> child = common::MakeChildContext(context, budget);
   pb::ReasonResponse reasoned;

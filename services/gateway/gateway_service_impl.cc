@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -34,7 +35,8 @@ struct GatewayServiceImpl::Metrics {
   prometheus::Family<prometheus::Counter>* degraded = nullptr;
   prometheus::Counter* auth_failures = nullptr;
   prometheus::Counter* rate_limited = nullptr;
-  prometheus::Family<prometheus::Histogram>* stage_seconds = nullptr;
+  // One histogram per top-level stage the pipeline reports, made once (not per request).
+  absl::flat_hash_map<std::string, prometheus::Histogram*> stage_seconds;
 };
 
 GatewayServiceImpl::GatewayServiceImpl() {
@@ -80,15 +82,10 @@ GatewayServiceImpl::~GatewayServiceImpl() = default;
 grpc::Status GatewayServiceImpl::ParseRequest(grpc::ServerContext* context, absl::string_view rpc,
                                               const grpc::ByteBuffer& bytes,
                                               google::protobuf::Message* request) {
-  std::vector<grpc::Slice> slices;
-  if (!bytes.Dump(&slices).ok()) {
-    return grpc::Status(grpc::StatusCode::INTERNAL, "unreadable request message");
-  }
-  std::string wire;
-  for (const grpc::Slice& slice : slices) {
-    wire.append(reinterpret_cast<const char*>(slice.begin()), slice.size());
-  }
-  if (request->ParseFromString(wire)) return grpc::Status::OK;
+  absl::StatusOr<std::string> wire = common::ByteBufferToString(bytes);
+  if (!wire.ok())
+    return grpc::Status(grpc::StatusCode::INTERNAL, std::string(wire.status().message()));
+  if (request->ParseFromString(*wire)) return grpc::Status::OK;
   std::string caller = "anonymous";
   grpc::Status status;
   if (keys_ != nullptr) {
@@ -103,7 +100,7 @@ grpc::Status GatewayServiceImpl::ParseRequest(grpc::ServerContext* context, absl
     }
   }
   if (status.ok()) {
-    std::string field = common::FindInvalidUtf8Field(wire, request->GetDescriptor());
+    std::string field = common::FindInvalidUtf8Field(*wire, request->GetDescriptor());
     // AnswerStream wraps the request: name the field as the caller sees it.
     status = grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
                           field.empty() ? "request: not a valid serialized message"
@@ -138,10 +135,16 @@ absl::StatusOr<std::unique_ptr<GatewayServiceImpl>> GatewayServiceImpl::Create(
   IBGR_ASSIGN_OR_RETURN(m->rate_limited,
                         metrics->GetCounter("ibgr_gateway_rate_limited_total",
                                             "Requests refused by the per-caller rate limit."));
-  IBGR_ASSIGN_OR_RETURN(m->stage_seconds,
-                        metrics->GetHistogramFamily(
-                            "ibgr_gateway_stage_seconds",
-                            "Wall time of each answer stage (align, retrieve, reason, total)."));
+  for (const char* stage : {"align", "retrieve", "reason", "total", "gateway_overhead"}) {
+    IBGR_ASSIGN_OR_RETURN(
+        m->stage_seconds[stage],
+        metrics->GetHistogram(
+            "ibgr_gateway_stage_seconds",
+            "Wall time of each answer stage (align, retrieve, reason, total, "
+            "gateway_overhead).",
+            {{"stage", stage}},
+            {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30}));
+  }
   service->metrics_ = std::move(m);
   return service;
 }
@@ -186,11 +189,9 @@ void GatewayServiceImpl::Audit(const grpc::ServerContext& context, absl::string_
     for (const pb::StageTiming& t : response.timings()) {
       if (t.stage().find('.') != std::string::npos) continue;  // top-level stages only
       timings.push_back(absl::StrCat(t.stage(), "=", absl::StrFormat("%.2f", t.duration_ms())));
-      metrics_->stage_seconds
-          ->Add({{"stage", t.stage()}},
-                prometheus::Histogram::BucketBoundaries{0.001, 0.0025, 0.005, 0.01, 0.025, 0.05,
-                                                        0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30})
-          .Observe(t.duration_ms() / 1e3);
+      if (auto it = metrics_->stage_seconds.find(t.stage()); it != metrics_->stage_seconds.end()) {
+        it->second->Observe(t.duration_ms() / 1e3);
+      }
     }
     std::vector<std::string> degraded;
     for (const pb::Degradation& d : response.degraded()) {

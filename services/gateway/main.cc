@@ -16,40 +16,27 @@
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "common/logging.h"
-#include "common/server_flags.h"
+#include "services/gateway/gateway_flags.h"
 #include "services/gateway/gateway_server.h"
 
-ABSL_FLAG(std::string, config, "", "ServerConfig text proto (TLS, drain, logging)");
 ABSL_FLAG(std::string, alignment, "", "alignment service address (required)");
 ABSL_FLAG(std::string, retriever, "", "retriever service address (required)");
 ABSL_FLAG(std::string, reasoner, "", "reasoner service address (required)");
 ABSL_FLAG(std::string, kgstore, "",
           "kgstore address, for shortest-path evidence when the retriever fails (optional)");
-ABSL_FLAG(std::string, api_keys_file, "",
-          "file of '<key id>:<sha256 hex>' lines; re-read on change; empty = no authentication");
-ABSL_FLAG(double, rate_limit_qps, 0, "requests per second per caller (0 = unlimited)");
-ABSL_FLAG(double, rate_limit_burst, 0, "burst per caller (default: rate_limit_qps)");
 ABSL_FLAG(std::string, upstream_ca, "", "PEM CA of the services' certificates (enables TLS)");
 ABSL_FLAG(std::string, upstream_cert, "", "PEM client certificate for mTLS to the services");
 ABSL_FLAG(std::string, upstream_key, "", "PEM client key for mTLS to the services");
 ABSL_FLAG(std::string, upstream_server_name, "",
           "name checked against the services' certificates instead of their host names");
-ABSL_FLAG(int, default_deadline_ms, 30000, "deadline for callers that set none");
 
 namespace {
 
 absl::Status Run() {
   using ibgraphrag::gateway::GatewayServer;
-  ibgraphrag::common::ServerRunner::Options defaults;
-  defaults.service_name = "gateway";
-  defaults.port = ibgraphrag::gateway::kDefaultGatewayPort;
-  defaults.metrics_port = ibgraphrag::gateway::kDefaultGatewayMetricsPort;
-  auto server_options =
-      ibgraphrag::common::LoadServerOptions(absl::GetFlag(FLAGS_config), "IBGR_GATEWAY_", defaults);
-  if (!server_options.ok()) return server_options.status();
-
-  GatewayServer::Options options;
-  options.server = *server_options;
+  auto flags = ibgraphrag::gateway::GatewayOptionsFromFlags("gateway");
+  if (!flags.ok()) return flags.status();
+  GatewayServer::Options options = *std::move(flags);
   options.alignment_address = absl::GetFlag(FLAGS_alignment);
   options.retriever_address = absl::GetFlag(FLAGS_retriever);
   options.reasoner_address = absl::GetFlag(FLAGS_reasoner);
@@ -63,13 +50,6 @@ absl::Status Run() {
   } else if (!absl::GetFlag(FLAGS_upstream_cert).empty()) {
     return absl::InvalidArgumentError("--upstream_cert: needs --upstream_ca");
   }
-  options.api_keys_file = absl::GetFlag(FLAGS_api_keys_file);
-  options.rate_limit_qps = absl::GetFlag(FLAGS_rate_limit_qps);
-  options.rate_limit_burst = absl::GetFlag(FLAGS_rate_limit_burst);
-  if (absl::GetFlag(FLAGS_default_deadline_ms) < 1) {
-    return absl::InvalidArgumentError("--default_deadline_ms: must be >= 1");
-  }
-  options.pipeline.default_deadline = absl::Milliseconds(absl::GetFlag(FLAGS_default_deadline_ms));
 
   if (auto s = ibgraphrag::common::ServerRunner::InstallTerminationSignalHandlers(); !s.ok()) {
     return s;

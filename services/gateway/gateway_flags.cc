@@ -1,0 +1,36 @@
+#include "services/gateway/gateway_flags.h"
+
+#include "absl/flags/flag.h"
+#include "common/server_flags.h"
+
+ABSL_FLAG(std::string, config, "",
+          "ServerConfig text proto of the public port (TLS, drain, logging)");
+ABSL_FLAG(std::string, api_keys_file, "",
+          "file of '<key id>:<sha256 hex>' lines; re-read on change; empty = no authentication");
+ABSL_FLAG(double, rate_limit_qps, 0, "requests per second per caller (0 = unlimited)");
+ABSL_FLAG(double, rate_limit_burst, 0, "burst per caller (default: rate_limit_qps)");
+ABSL_FLAG(int, default_deadline_ms, 30000, "deadline for callers that set none");
+
+namespace ibgraphrag::gateway {
+
+absl::StatusOr<GatewayServer::Options> GatewayOptionsFromFlags(const std::string& service_name) {
+  common::ServerRunner::Options defaults;
+  defaults.service_name = service_name;
+  defaults.port = kDefaultGatewayPort;
+  defaults.metrics_port = kDefaultGatewayMetricsPort;
+  absl::StatusOr<common::ServerRunner::Options> server =
+      common::LoadServerOptions(absl::GetFlag(FLAGS_config), "IBGR_GATEWAY_", defaults);
+  if (!server.ok()) return server.status();
+  if (absl::GetFlag(FLAGS_default_deadline_ms) < 1) {
+    return absl::InvalidArgumentError("--default_deadline_ms: must be >= 1");
+  }
+  GatewayServer::Options options;
+  options.server = *std::move(server);
+  options.api_keys_file = absl::GetFlag(FLAGS_api_keys_file);
+  options.rate_limit_qps = absl::GetFlag(FLAGS_rate_limit_qps);
+  options.rate_limit_burst = absl::GetFlag(FLAGS_rate_limit_burst);
+  options.pipeline.default_deadline = absl::Milliseconds(absl::GetFlag(FLAGS_default_deadline_ms));
+  return options;
+}
+
+}  // namespace ibgraphrag::gateway

@@ -1,0 +1,21 @@
+// The flags the `gateway` and `ibgraphrag` binaries share (public port config, caller keys, rate
+// limit, default deadline), defined once.
+#ifndef IBGRAPHRAG_SERVICES_GATEWAY_GATEWAY_FLAGS_H_
+#define IBGRAPHRAG_SERVICES_GATEWAY_GATEWAY_FLAGS_H_
+
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "services/gateway/gateway_server.h"
+
+namespace ibgraphrag::gateway {
+
+// Gateway options from --config (ServerConfig of the public port), IBGR_* / IBGR_GATEWAY_*
+// environment variables, --host/--port/--metrics_port, --api_keys_file, --rate_limit_qps,
+// --rate_limit_burst and --default_deadline_ms. The public port defaults to 50051/9091;
+// `service_name` names it in logs and metrics. Upstream addresses are left empty.
+absl::StatusOr<GatewayServer::Options> GatewayOptionsFromFlags(const std::string& service_name);
+
+}  // namespace ibgraphrag::gateway
+
+#endif  // IBGRAPHRAG_SERVICES_GATEWAY_GATEWAY_FLAGS_H_
