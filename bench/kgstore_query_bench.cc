@@ -53,7 +53,7 @@ struct Fixture {
     auto opened = KgStore::Open(store_options);
     if (!opened.ok()) std::abort();
     store = std::move(*opened);
-    holder.Swap(store);
+    holder.Swap(store, 1);
     service = std::make_unique<KgStoreServiceImpl>(&holder);
     common::ServerRunner::Options runner_options;
     runner_options.service_name = "kgstore-bench";
@@ -67,7 +67,8 @@ struct Fixture {
   ~Fixture() {
     runner->Shutdown();
     store.reset();
-    holder.Swap(nullptr);
+    holder.Swap(nullptr, 0);
+    holder.ReleaseRetired();
     if (!keep_dir) std::filesystem::remove_all(dir);
   }
 };

@@ -4,32 +4,18 @@
 #include <grpcpp/security/credentials.h>
 #include <grpcpp/support/channel_arguments.h>
 
-#include <cerrno>
 #include <chrono>
-#include <cstring>
-#include <fstream>
-#include <sstream>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "common/file_util.h"
 #include "common/server_interceptor.h"
 #include "common/status_macros.h"
 #include "nlohmann/json.hpp"
 
 namespace ibgraphrag::common {
 namespace {
-
-absl::StatusOr<std::string> ReadFile(absl::string_view field, const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(field, ": cannot read \"", path, "\": ", std::strerror(errno)));
-  }
-  std::ostringstream contents;
-  contents << in.rdbuf();
-  return contents.str();
-}
 
 // Durations in service configs are JSON strings of seconds with an "s" suffix.
 std::string JsonDuration(absl::Duration d) {
@@ -111,11 +97,13 @@ absl::StatusOr<std::shared_ptr<grpc::Channel>> MakeChannel(const ChannelOptions&
     grpc::SslCredentialsOptions ssl;
     if (!options.tls.ca_cert_path.empty()) {
       IBGR_ASSIGN_OR_RETURN(ssl.pem_root_certs,
-                            ReadFile("tls.ca_cert_path", options.tls.ca_cert_path));
+                            ReadFileNamedByField("tls.ca_cert_path", options.tls.ca_cert_path));
     }
     if (!options.tls.cert_path.empty()) {
-      IBGR_ASSIGN_OR_RETURN(ssl.pem_cert_chain, ReadFile("tls.cert_path", options.tls.cert_path));
-      IBGR_ASSIGN_OR_RETURN(ssl.pem_private_key, ReadFile("tls.key_path", options.tls.key_path));
+      IBGR_ASSIGN_OR_RETURN(ssl.pem_cert_chain,
+                            ReadFileNamedByField("tls.cert_path", options.tls.cert_path));
+      IBGR_ASSIGN_OR_RETURN(ssl.pem_private_key,
+                            ReadFileNamedByField("tls.key_path", options.tls.key_path));
     }
     if (!options.tls.server_name_override.empty()) {
       args.SetSslTargetNameOverride(options.tls.server_name_override);

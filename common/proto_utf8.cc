@@ -1,54 +1,47 @@
 #include "common/proto_utf8.h"
 
-#include <cstdint>
 #include <map>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "common/utf8.h"
-#include "google/protobuf/io/coded_stream.h"
-#include "google/protobuf/wire_format_lite.h"
+#include "google/protobuf/unknown_field_set.h"
 
 namespace ibgraphrag::common {
 
 namespace {
 
 using google::protobuf::FieldDescriptor;
-using google::protobuf::internal::WireFormatLite;
+using google::protobuf::UnknownField;
+using google::protobuf::UnknownFieldSet;
 
-// Walks one message; returns the offending path or "". `ok` turns false on malformed input.
+// Nesting deeper than protobuf's own default recursion limit is not a request we serve.
+constexpr int kMaxDepth = 32;
+
+// Walks one message, decoded without protobuf's UTF-8 check as a set of (number, wire value)
+// fields; returns the offending path or "". `ok` turns false on malformed input.
 std::string Walk(absl::string_view wire, const google::protobuf::Descriptor* descriptor,
                  const std::string& prefix, int depth, bool* ok) {
-  if (depth > 32) return "";
-  google::protobuf::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(wire.data()),
-                                            static_cast<int>(wire.size()));
+  if (depth > kMaxDepth) return "";
+  UnknownFieldSet fields;
+  if (!fields.ParseFromArray(wire.data(), static_cast<int>(wire.size()))) {
+    *ok = false;
+    return "";
+  }
   std::map<int, int> seen;  // occurrences per field number, for repeated-field indices
-  while (const uint32_t tag = in.ReadTag()) {
-    const int number = WireFormatLite::GetTagFieldNumber(tag);
-    const FieldDescriptor* field = descriptor->FindFieldByNumber(number);
-    if (WireFormatLite::GetTagWireType(tag) != WireFormatLite::WIRETYPE_LENGTH_DELIMITED ||
-        field == nullptr) {
-      if (!WireFormatLite::SkipField(&in, tag)) {
-        *ok = false;
-        return "";
-      }
-      continue;
-    }
-    uint32_t length = 0;
-    std::string bytes;
-    if (!in.ReadVarint32(&length) || !in.ReadString(&bytes, static_cast<int>(length))) {
-      *ok = false;
-      return "";
-    }
+  for (int i = 0; i < fields.field_count(); ++i) {
+    const UnknownField& value = fields.field(i);
+    const FieldDescriptor* field = descriptor->FindFieldByNumber(value.number());
+    if (field == nullptr || value.type() != UnknownField::TYPE_LENGTH_DELIMITED) continue;
     std::string path = absl::StrCat(prefix, field->name());
-    if (field->is_repeated()) absl::StrAppend(&path, "[", seen[number]++, "]");
+    if (field->is_repeated()) absl::StrAppend(&path, "[", seen[value.number()]++, "]");
+    const std::string& bytes = value.length_delimited();
     if (field->type() == FieldDescriptor::TYPE_STRING && !IsValidUtf8(bytes)) return path;
     if (field->type() == FieldDescriptor::TYPE_MESSAGE) {
       std::string inner = Walk(bytes, field->message_type(), path + ".", depth + 1, ok);
       if (!inner.empty() || !*ok) return inner;
     }
   }
-  if (!in.ConsumedEntireMessage()) *ok = false;
   return "";
 }
 
@@ -69,6 +62,21 @@ std::string FindInvalidUtf8Field(absl::string_view wire,
   bool ok = true;
   std::string path = Walk(wire, descriptor, "", 0, &ok);
   return ok ? path : "";
+}
+
+absl::Status ParseRequestBytes(const grpc::ByteBuffer& bytes, google::protobuf::Message* request) {
+  absl::StatusOr<std::string> wire = ByteBufferToString(bytes);
+  if (!wire.ok()) return wire.status();
+  if (request->ParseFromString(*wire)) return absl::OkStatus();
+  const std::string field = FindInvalidUtf8Field(*wire, request->GetDescriptor());
+  return absl::InvalidArgumentError(field.empty() ? "request: not a valid serialized message"
+                                                  : absl::StrCat(field, ": not valid UTF-8"));
+}
+
+void SerializeToByteBuffer(const google::protobuf::Message& message, grpc::ByteBuffer* out) {
+  grpc::Slice slice(message.SerializeAsString());
+  grpc::ByteBuffer buffer(&slice, 1);
+  out->Swap(&buffer);
 }
 
 }  // namespace ibgraphrag::common

@@ -1,16 +1,21 @@
-// Names the proto3 `string` field of a serialized message that holds invalid UTF-8. gRPC C++
-// parses requests before any handler runs, and protobuf refuses a proto3 string that is not
-// UTF-8, so such a request would fail as INTERNAL "failed to parse" without saying which field;
-// services that register byte-level handlers use this to answer INVALID_ARGUMENT naming it.
+// The one way a service answers INVALID_ARGUMENT naming the field for a request whose proto3
+// `string` field holds invalid UTF-8. gRPC C++ parses requests before any handler runs, and
+// protobuf refuses a proto3 string that is not UTF-8, so such a request would fail as INTERNAL
+// "failed to parse" without saying which field. Services that must name it register those
+// methods as raw callback methods (the generated WithRawCallbackMethod_<Rpc>, see
+// common/blocking_reactor.h) and parse the bytes with ParseRequestBytes. Public gRPC/protobuf
+// APIs only.
 #ifndef IBGRAPHRAG_COMMON_PROTO_UTF8_H_
 #define IBGRAPHRAG_COMMON_PROTO_UTF8_H_
 
 #include <string>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "common/utf8.h"
 #include "google/protobuf/descriptor.h"
+#include "google/protobuf/message.h"
 #include "grpcpp/support/byte_buffer.h"
 
 namespace ibgraphrag::common {
@@ -25,6 +30,14 @@ std::string FindInvalidUtf8Field(absl::string_view wire,
 // The bytes of a message received by a byte-level handler, as one string. INTERNAL when gRPC
 // cannot hand them over.
 absl::StatusOr<std::string> ByteBufferToString(const grpc::ByteBuffer& buffer);
+
+// Parses a request received as bytes into `request`. INVALID_ARGUMENT "<field>: not valid
+// UTF-8" naming the field as FindInvalidUtf8Field does; INVALID_ARGUMENT "request: not a valid
+// serialized message" for other malformed bytes; INTERNAL when gRPC cannot hand the bytes over.
+absl::Status ParseRequestBytes(const grpc::ByteBuffer& bytes, google::protobuf::Message* request);
+
+// `message` serialized into `out`, the response of a byte-level handler.
+void SerializeToByteBuffer(const google::protobuf::Message& message, grpc::ByteBuffer* out);
 
 }  // namespace ibgraphrag::common
 

@@ -15,14 +15,13 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
-#include <fstream>
 #include <limits>
-#include <sstream>
 #include <utility>
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "common/file_util.h"
 #include "common/logging.h"
 #include "common/server_interceptor.h"
 #include "common/status_macros.h"
@@ -101,20 +100,6 @@ std::string HostPort(absl::string_view host, int port) {
   return absl::StrCat(host, ":", port);
 }
 
-absl::StatusOr<std::string> ReadFile(absl::string_view field, const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(field, ": cannot read \"", path, "\": ", std::strerror(errno)));
-  }
-  std::ostringstream contents;
-  contents << in.rdbuf();
-  if (!in.good() && !in.eof()) {
-    return absl::InvalidArgumentError(absl::StrCat(field, ": error reading \"", path, "\""));
-  }
-  return contents.str();
-}
-
 absl::Status ValidateOptions(const ServerRunner::Options& options) {
   if (options.service_name.empty()) {
     return absl::InvalidArgumentError("service_name: must not be empty");
@@ -182,11 +167,12 @@ absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> MakeServerCredentials(
   if (tls.cert_path.empty()) return grpc::InsecureServerCredentials();
   grpc::SslServerCredentialsOptions ssl;
   grpc::SslServerCredentialsOptions::PemKeyCertPair pair;
-  IBGR_ASSIGN_OR_RETURN(pair.cert_chain, ReadFile("tls.cert_path", tls.cert_path));
-  IBGR_ASSIGN_OR_RETURN(pair.private_key, ReadFile("tls.key_path", tls.key_path));
+  IBGR_ASSIGN_OR_RETURN(pair.cert_chain, ReadFileNamedByField("tls.cert_path", tls.cert_path));
+  IBGR_ASSIGN_OR_RETURN(pair.private_key, ReadFileNamedByField("tls.key_path", tls.key_path));
   ssl.pem_key_cert_pairs.push_back(std::move(pair));
   if (!tls.client_ca_path.empty()) {
-    IBGR_ASSIGN_OR_RETURN(ssl.pem_root_certs, ReadFile("tls.client_ca_path", tls.client_ca_path));
+    IBGR_ASSIGN_OR_RETURN(ssl.pem_root_certs,
+                          ReadFileNamedByField("tls.client_ca_path", tls.client_ca_path));
     ssl.client_certificate_request =
         tls.require_client_cert ? GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY
                                 : GRPC_SSL_REQUEST_CLIENT_CERTIFICATE_AND_VERIFY;

@@ -54,15 +54,6 @@ bool HaveProgram(const std::string& program) {
   return output.ok() && exit_code == 0;
 }
 
-std::string MakeTempDir() {
-  const char* base = std::getenv("TEST_TMPDIR");
-  std::string pattern = absl::StrCat(base != nullptr ? base : "/tmp", "/ibgr_common_XXXXXX");
-  if (::mkdtemp(pattern.data()) == nullptr) {
-    ADD_FAILURE() << "mkdtemp: " << std::strerror(errno);
-  }
-  return pattern;
-}
-
 void WriteFileOrDie(const std::string& path, const std::string& contents) {
   std::ofstream out(path, std::ios::binary);
   out << contents;

@@ -14,6 +14,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "common/test_util/temp_dir.h"  // MakeTempDir, ScratchDir
 #include "common/testdata/echo_test.grpc.pb.h"
 #include "grpc/health/v1/health.pb.h"
 
@@ -25,9 +26,6 @@ absl::StatusOr<std::string> RunCommand(const std::string& command, int* exit_cod
 
 // Whether `program` is on PATH.
 bool HaveProgram(const std::string& program);
-
-// A fresh directory under $TEST_TMPDIR or /tmp.
-std::string MakeTempDir();
 
 // Writes `contents` to `path`; fails the current test on error.
 void WriteFileOrDie(const std::string& path, const std::string& contents);

@@ -8,10 +8,10 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "common/openai_client.h"
 #include "common/status_macros.h"
 #include "nlohmann/json.hpp"
 #include "services/alignment/text_normalize.h"
-#include "services/reasoner/llm_client.h"
 
 namespace ibgraphrag::alignment {
 namespace {
@@ -79,7 +79,7 @@ absl::Status ValidateMscaOptions(const MscaOptions& o) {
 
 Aligner::Aligner(std::shared_ptr<const AlignmentBundle> bundle,
                  std::shared_ptr<const TextEncoder> encoder,
-                 std::shared_ptr<const reasoner::LlmClient> llm, const AlignerOptions& options)
+                 std::shared_ptr<const common::OpenAiClient> llm, const AlignerOptions& options)
     : bundle_(std::move(bundle)),
       encoder_(std::move(encoder)),
       llm_(std::move(llm)),
@@ -87,7 +87,7 @@ Aligner::Aligner(std::shared_ptr<const AlignmentBundle> bundle,
 
 absl::StatusOr<std::unique_ptr<Aligner>> Aligner::Create(
     std::shared_ptr<const AlignmentBundle> bundle, std::shared_ptr<const TextEncoder> encoder,
-    std::shared_ptr<const reasoner::LlmClient> llm, const AlignerOptions& options) {
+    std::shared_ptr<const common::OpenAiClient> llm, const AlignerOptions& options) {
   if (bundle == nullptr || encoder == nullptr) {
     return absl::InvalidArgumentError("Aligner: bundle and encoder are required");
   }
@@ -147,7 +147,7 @@ absl::StatusOr<ExtractResult> Aligner::ExtractMentions(absl::string_view text, b
 
 absl::Status Aligner::LlmMentions(absl::string_view text, absl::Time deadline,
                                   std::vector<Mention>* mentions) const {
-  reasoner::ChatRequest request;
+  common::ChatRequest request;
   request.messages.push_back(
       {"system",
        "You extract medical entities (diseases, symptoms, findings, drugs, genes, anatomy, "
@@ -155,7 +155,7 @@ absl::Status Aligner::LlmMentions(absl::string_view text, absl::Time deadline,
        "the text, and nothing else."});
   request.messages.push_back({"user", std::string(text)});
   IBGR_ASSIGN_OR_RETURN(
-      reasoner::ChatResponse response,
+      common::ChatResponse response,
       llm_->Complete(request, std::min(deadline, absl::Now() + options_.llm_timeout)));
   std::vector<std::string> spans;
   try {
@@ -270,6 +270,152 @@ absl::StatusOr<LinkResult> Aligner::Link(absl::string_view text, int top_k,
   return out;
 }
 
+namespace {
+
+// Align's candidate set: every entity proposed for any mention, once, attributed to the mention
+// that linked it best.
+struct CandidateSet {
+  std::vector<ScoredEntity> entities;
+  // Per entity: proposed only by mentions that name another entity exactly (look-alikes).
+  std::vector<bool> lookalike;
+};
+
+CandidateSet MergeCandidates(const std::vector<MentionLink>& links) {
+  CandidateSet set;
+  absl::flat_hash_map<uint32_t, size_t> at;
+  for (size_t i = 0; i < links.size(); ++i) {
+    bool named = false;
+    for (const LinkedCandidate& c : links[i].candidates) named = named || c.dictionary_match;
+    for (const LinkedCandidate& c : links[i].candidates) {
+      auto [it, inserted] = at.try_emplace(c.entry, set.entities.size());
+      if (inserted) set.lookalike.push_back(named);
+      if (!named) set.lookalike[it->second] = false;
+      if (!inserted) {
+        ScoredEntity& existing = set.entities[it->second];
+        const bool dictionary = existing.candidate.dictionary_match || c.dictionary_match;
+        if (c.similarity > existing.candidate.similarity) {
+          existing.candidate = c;
+          existing.mention_index = static_cast<int>(i);
+        }
+        existing.candidate.dictionary_match = dictionary;
+        continue;
+      }
+      ScoredEntity s;
+      s.candidate = c;
+      s.mention_index = static_cast<int>(i);
+      set.entities.push_back(std::move(s));
+    }
+  }
+  return set;
+}
+
+// The question's cosine with the bundle's random reference entities: the null distribution
+// that calibrates S.
+struct QuestionNull {
+  double mean = 0;
+  double sd = 0;
+};
+
+QuestionNull QuestionNullOf(const AlignmentBundle& bundle, const std::vector<float>& question,
+                            int dim) {
+  const ScoreCalibration& cal = bundle.manifest.calibration;
+  QuestionNull null;
+  if (cal.reference_entries <= 0) return null;
+  double sum = 0, sum2 = 0;
+  for (int64_t r = 0; r < cal.reference_entries; ++r) {
+    const double cos = Dot(bundle.reference_enriched.data() + r * dim, question.data(), dim);
+    sum += cos;
+    sum2 += cos * cos;
+  }
+  null.mean = sum / cal.reference_entries;
+  null.sd = std::sqrt(std::max(0.0, sum2 / cal.reference_entries - null.mean * null.mean));
+  return null;
+}
+
+// A raw score as its z-score against a null distribution, scaled so `full_z` maps to 1.
+float ScaleZ(double raw, double mean, double sd, double full_z) {
+  if (!(sd > 1e-6) || !(full_z > 0)) return 0.0f;
+  return static_cast<float>(std::clamp((raw - mean) / sd / full_z, 0.0, 1.0));
+}
+
+// Raw S (cosine with the question) and raw R (mean cosine with the other candidates); only the
+// question is encoded per request, the entity vectors come precomputed from the bundle.
+void RawSimilarities(const AlignmentBundle& bundle, const std::vector<float>& question, int dim,
+                     std::vector<ScoredEntity>* candidates) {
+  const size_t n = candidates->size();
+  std::vector<double> related_sum(n, 0.0);
+  for (size_t a = 0; a < n; ++a) {
+    const float* va = bundle.enriched_row((*candidates)[a].candidate.entry);
+    (*candidates)[a].raw_question_similarity = Dot(va, question.data(), dim);
+    for (size_t b = a + 1; b < n; ++b) {
+      const float cos = Dot(va, bundle.enriched_row((*candidates)[b].candidate.entry), dim);
+      related_sum[a] += cos;
+      related_sum[b] += cos;
+    }
+  }
+  for (size_t a = 0; a < n; ++a) {
+    (*candidates)[a].raw_relatedness =
+        n > 1 ? static_cast<float>(related_sum[a] / static_cast<double>(n - 1)) : 0.0f;
+  }
+}
+
+// Calibrated S and R of one candidate among `n`.
+void CalibrateScores(const ScoreCalibration& cal, const QuestionNull& null, size_t n,
+                     bool lookalike, ScoredEntity* s) {
+  s->question_similarity =
+      ScaleZ(s->raw_question_similarity, null.mean, null.sd, cal.question_full_z);
+  // The mention names this entity (dictionary): direct evidence that the question is about it,
+  // however long the question (a long vignette dilutes its vector). The same evidence counts
+  // against look-alikes found for those words ("type 1 diabetes" when the question says "type 2
+  // diabetes"): they keep 1 - evidence of S*.
+  if (s->candidate.dictionary_match) {
+    s->question_similarity = std::max(s->question_similarity, cal.dictionary_evidence);
+  } else if (lookalike) {
+    s->lookalike = true;
+    s->question_similarity *= 1.0f - cal.dictionary_evidence;
+  }
+  s->relatedness = n > 1 ? ScaleZ(s->raw_relatedness, cal.relatedness_null_mean,
+                                  cal.relatedness_null_sd, cal.relatedness_full_z)
+                         : 0.0f;
+}
+
+// S, R and the consistency C = (1 - lambda) S + lambda R of every candidate, plus its ids.
+void ScoreCandidates(const AlignmentBundle& bundle, const std::vector<float>& question, int dim,
+                     const MscaOptions& options, bool calibrate, CandidateSet* set) {
+  const ScoreCalibration& cal = bundle.manifest.calibration;
+  const size_t n = set->entities.size();
+  QuestionNull null;
+  if (calibrate && n > 0) null = QuestionNullOf(bundle, question, dim);
+  RawSimilarities(bundle, question, dim, &set->entities);
+  for (size_t a = 0; a < n; ++a) {
+    ScoredEntity& s = set->entities[a];
+    if (calibrate) {
+      CalibrateScores(cal, null, n, set->lookalike[a], &s);
+    } else {
+      s.question_similarity = s.raw_question_similarity;
+      s.relatedness = s.raw_relatedness;
+    }
+    s.consistency =
+        (1.0f - options.lambda) * s.question_similarity + options.lambda * s.relatedness;
+    const LexiconEntry& e = bundle.lexicon.entries[s.candidate.entry];
+    s.source_ids.push_back(e.external_id);
+    s.source_ids.insert(s.source_ids.end(), e.xrefs.begin(), e.xrefs.end());
+  }
+}
+
+// Kept (C >= tau, or everything without MSCA) and rejected, each best first.
+void SplitByThreshold(const MscaOptions& options, std::vector<ScoredEntity> candidates,
+                      AlignResult* out) {
+  for (ScoredEntity& s : candidates) {
+    (!options.msca_enabled || s.consistency >= options.tau ? out->kept : out->rejected)
+        .push_back(std::move(s));
+  }
+  std::sort(out->kept.begin(), out->kept.end(), ByConsistency);
+  std::sort(out->rejected.begin(), out->rejected.end(), ByConsistency);
+}
+
+}  // namespace
+
 absl::StatusOr<AlignResult> Aligner::Align(absl::string_view text, const MscaOptions& options,
                                            absl::Time deadline) const {
   IBGR_RETURN_IF_ERROR(ValidateText(text));
@@ -291,106 +437,12 @@ absl::StatusOr<AlignResult> Aligner::Align(absl::string_view text, const MscaOpt
       LinkMentions(out.mentions, options.msca_enabled ? options.top_k : 1, &links));
   clock.Lap("candidates");
 
-  // Candidate set: every entity proposed for any mention, once, attributed to the mention that
-  // linked it best.
-  std::vector<ScoredEntity> candidates;
-  absl::flat_hash_map<uint32_t, size_t> at;
-  // Candidates proposed only by mentions that name another entity exactly (look-alikes).
-  std::vector<bool> lookalike;
-  for (size_t i = 0; i < links.size(); ++i) {
-    bool named = false;
-    for (const LinkedCandidate& c : links[i].candidates) named = named || c.dictionary_match;
-    for (const LinkedCandidate& c : links[i].candidates) {
-      auto [it, inserted] = at.try_emplace(c.entry, candidates.size());
-      if (inserted) lookalike.push_back(named);
-      if (!named) lookalike[it->second] = false;
-      if (!inserted) {
-        ScoredEntity& existing = candidates[it->second];
-        const bool dictionary = existing.candidate.dictionary_match || c.dictionary_match;
-        if (c.similarity > existing.candidate.similarity) {
-          existing.candidate = c;
-          existing.mention_index = static_cast<int>(i);
-        }
-        existing.candidate.dictionary_match = dictionary;
-        continue;
-      }
-      ScoredEntity s;
-      s.candidate = c;
-      s.mention_index = static_cast<int>(i);
-      candidates.push_back(std::move(s));
-    }
-  }
-
-  // Scores: only the question is encoded here; v_e come precomputed from the bundle.
-  const int dim = encoder_->dim();
+  CandidateSet candidates = MergeCandidates(links);
   IBGR_ASSIGN_OR_RETURN(std::vector<float> question, encoder_->Encode(text));
-  const ScoreCalibration& cal = bundle_->manifest.calibration;
-  const bool calibrate = options.calibrated && cal.method == "null-z-v1";
+  const bool calibrate = options.calibrated && bundle_->manifest.calibration.method == "null-z-v1";
   out.effective.calibrated = calibrate;
-  const size_t n = candidates.size();
-  // Calibration of S: the question's cosine with random entities (mean and spread).
-  double question_mean = 0, question_sd = 0;
-  if (calibrate && n > 0 && cal.reference_entries > 0) {
-    double sum = 0, sum2 = 0;
-    for (int64_t r = 0; r < cal.reference_entries; ++r) {
-      const double cos = Dot(bundle_->reference_enriched.data() + r * dim, question.data(), dim);
-      sum += cos;
-      sum2 += cos * cos;
-    }
-    question_mean = sum / cal.reference_entries;
-    question_sd =
-        std::sqrt(std::max(0.0, sum2 / cal.reference_entries - question_mean * question_mean));
-  }
-  auto scale = [](double raw, double mean, double sd, double full_z) {
-    if (!(sd > 1e-6) || !(full_z > 0)) return 0.0f;
-    return static_cast<float>(std::clamp((raw - mean) / sd / full_z, 0.0, 1.0));
-  };
-  std::vector<double> related_sum(n, 0.0);
-  for (size_t a = 0; a < n; ++a) {
-    const float* va = bundle_->enriched_row(candidates[a].candidate.entry);
-    candidates[a].raw_question_similarity = Dot(va, question.data(), dim);
-    for (size_t b = a + 1; b < n; ++b) {
-      const float cos = Dot(va, bundle_->enriched_row(candidates[b].candidate.entry), dim);
-      related_sum[a] += cos;
-      related_sum[b] += cos;
-    }
-  }
-  for (size_t a = 0; a < n; ++a) {
-    ScoredEntity& s = candidates[a];
-    s.raw_relatedness =
-        n > 1 ? static_cast<float>(related_sum[a] / static_cast<double>(n - 1)) : 0.0f;
-    if (calibrate) {
-      s.question_similarity =
-          scale(s.raw_question_similarity, question_mean, question_sd, cal.question_full_z);
-      // The mention names this entity (dictionary): direct evidence that the question is
-      // about it, however long the question (a long vignette dilutes its vector).
-      // The same evidence counts against look-alikes found for those words ("type 1
-      // diabetes" when the question says "type 2 diabetes"): they keep 1 - evidence of S*.
-      if (s.candidate.dictionary_match) {
-        s.question_similarity = std::max(s.question_similarity, cal.dictionary_evidence);
-      } else if (lookalike[a]) {
-        s.lookalike = true;
-        s.question_similarity *= 1.0f - cal.dictionary_evidence;
-      }
-      s.relatedness = n > 1 ? scale(s.raw_relatedness, cal.relatedness_null_mean,
-                                    cal.relatedness_null_sd, cal.relatedness_full_z)
-                            : 0.0f;
-    } else {
-      s.question_similarity = s.raw_question_similarity;
-      s.relatedness = s.raw_relatedness;
-    }
-    s.consistency =
-        (1.0f - options.lambda) * s.question_similarity + options.lambda * s.relatedness;
-    const LexiconEntry& e = bundle_->lexicon.entries[s.candidate.entry];
-    s.source_ids.push_back(e.external_id);
-    s.source_ids.insert(s.source_ids.end(), e.xrefs.begin(), e.xrefs.end());
-  }
-  for (ScoredEntity& s : candidates) {
-    (!options.msca_enabled || s.consistency >= options.tau ? out.kept : out.rejected)
-        .push_back(std::move(s));
-  }
-  std::sort(out.kept.begin(), out.kept.end(), ByConsistency);
-  std::sort(out.rejected.begin(), out.rejected.end(), ByConsistency);
+  ScoreCandidates(*bundle_, question, encoder_->dim(), options, calibrate, &candidates);
+  SplitByThreshold(options, std::move(candidates.entities), &out);
   clock.Lap("score");
 
   // Without an LLM the step does not exist: not a degradation (Degradation means "did not work
@@ -454,12 +506,12 @@ absl::StatusOr<int> Aligner::LlmSelect(absl::string_view text,
                                        absl::Time deadline) const {
   const size_t shown = std::min<size_t>(rejected.size(), options_.max_llm_candidates);
   const std::vector<ScoredEntity> head(rejected.begin(), rejected.begin() + shown);
-  reasoner::ChatRequest request;
+  common::ChatRequest request;
   request.messages.push_back(
       {"system", "You are a medical entity linking assistant. Follow the answer format exactly."});
   request.messages.push_back({"user", BuildLlmSelectionPrompt(text, head, bundle_->lexicon)});
   IBGR_ASSIGN_OR_RETURN(
-      reasoner::ChatResponse response,
+      common::ChatResponse response,
       llm_->Complete(request, std::min(deadline, absl::Now() + options_.llm_timeout)));
   IBGR_ASSIGN_OR_RETURN(std::string id, ParseLlmSelection(response.content));
   if (id.empty()) return -1;

@@ -20,9 +20,9 @@
 #include "services/alignment/mention_extractor.h"
 #include "services/alignment/text_encoder.h"
 
-namespace ibgraphrag::reasoner {
-class LlmClient;
-}  // namespace ibgraphrag::reasoner
+namespace ibgraphrag::common {
+class OpenAiClient;
+}  // namespace ibgraphrag::common
 
 namespace ibgraphrag::alignment {
 
@@ -142,7 +142,7 @@ class Aligner {
   // two encoders are not comparable. `llm` may be null (LLM steps are then skipped).
   static absl::StatusOr<std::unique_ptr<Aligner>> Create(
       std::shared_ptr<const AlignmentBundle> bundle, std::shared_ptr<const TextEncoder> encoder,
-      std::shared_ptr<const reasoner::LlmClient> llm, const AlignerOptions& options = {});
+      std::shared_ptr<const common::OpenAiClient> llm, const AlignerOptions& options = {});
 
   // All methods are thread-safe and validate their input (INVALID_ARGUMENT naming the field).
   absl::StatusOr<ExtractResult> ExtractMentions(absl::string_view text, bool llm_mentions,
@@ -159,7 +159,7 @@ class Aligner {
 
  private:
   Aligner(std::shared_ptr<const AlignmentBundle> bundle, std::shared_ptr<const TextEncoder> encoder,
-          std::shared_ptr<const reasoner::LlmClient> llm, const AlignerOptions& options);
+          std::shared_ptr<const common::OpenAiClient> llm, const AlignerOptions& options);
   absl::Status LinkMentions(const std::vector<Mention>& mentions, int top_k,
                             std::vector<MentionLink>* links) const;
   absl::Status LlmMentions(absl::string_view text, absl::Time deadline,
@@ -171,7 +171,7 @@ class Aligner {
 
   std::shared_ptr<const AlignmentBundle> bundle_;
   std::shared_ptr<const TextEncoder> encoder_;
-  std::shared_ptr<const reasoner::LlmClient> llm_;
+  std::shared_ptr<const common::OpenAiClient> llm_;
   AlignerOptions options_;
 };
 

@@ -4,14 +4,15 @@
 #include <filesystem>
 #include <fstream>
 
+#include "common/openai_client.h"
+#include "common/test_util/fake_openai_server.h"
+#include "common/test_util/temp_dir.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "services/alignment/alignment_api.h"
 #include "services/alignment/bundle.h"
 #include "services/alignment/testing/test_fixtures.h"
-#include "services/reasoner/llm_client.h"
-#include "services/reasoner/testing/fake_openai_server.h"
 
 namespace ibgraphrag::alignment {
 namespace {
@@ -47,7 +48,7 @@ constexpr float kCalibratedC[] = {0.55572f, 0.54000f, 0.07534f};
 class AlignerTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    base_ = testing::FreshTempDir("aligner");
+    base_ = common::test_util::MakeTempDir("align-aligner");
     encoder_ = std::make_shared<testing::KeywordEncoder>();
     BundleBuildOptions build;
     build.base_path = base_;
@@ -59,7 +60,7 @@ class AlignerTest : public ::testing::Test {
     bundle_ = *bundle;
     aligner_ = MakeAligner(nullptr);
   }
-  std::unique_ptr<Aligner> MakeAligner(std::shared_ptr<const reasoner::LlmClient> llm) {
+  std::unique_ptr<Aligner> MakeAligner(std::shared_ptr<const common::OpenAiClient> llm) {
     auto aligner = Aligner::Create(bundle_, encoder_, std::move(llm));
     EXPECT_TRUE(aligner.ok()) << aligner.status();
     return aligner.ok() ? *std::move(aligner) : nullptr;
@@ -214,17 +215,17 @@ TEST_F(AlignerTest, FewSurvivorsWithoutLlmSkipTheStepWithoutDegrading) {
 }
 
 TEST_F(AlignerTest, LlmSelectionMovesTheChosenCandidateToKept) {
-  auto server = reasoner::testing::FakeOpenAiServer::Start();
+  auto server = common::test_util::FakeOpenAiServer::Start();
   ASSERT_TRUE(server.ok());
-  (*server)->SetDefault(reasoner::testing::FakeResponse::Completion(
+  (*server)->SetDefault(common::test_util::FakeResponse::Completion(
       R"(Sure. {"selected_entity": {"name": "pneumonia", "id": "DOID:552", "reason": "named"}})"));
-  reasoner::LlmBackendConfig config;
+  common::OpenAiClientOptions config;
   config.name = "test";
   config.base_url = (*server)->base_url();
   config.model = "m";
-  auto llm = reasoner::LlmClient::Create(config);
+  auto llm = common::OpenAiClient::Create(config);
   ASSERT_TRUE(llm.ok()) << llm.status();
-  auto aligner = MakeAligner(std::shared_ptr<const reasoner::LlmClient>(std::move(*llm)));
+  auto aligner = MakeAligner(std::shared_ptr<const common::OpenAiClient>(std::move(*llm)));
   MscaOptions options = RawOptions();
   options.llm_choice_below = 5;
   auto result = aligner->Align(kQuestion, options);
@@ -239,11 +240,11 @@ TEST_F(AlignerTest, LlmSelectionMovesTheChosenCandidateToKept) {
   EXPECT_THAT(body, HasSubstr("DOID:552"));
 
   // "NONE" keeps the threshold result; garbage is a degradation, not an error.
-  (*server)->Enqueue(reasoner::testing::FakeResponse::Completion("NONE"));
+  (*server)->Enqueue(common::test_util::FakeResponse::Completion("NONE"));
   result = aligner->Align(kQuestion, options);
   ASSERT_TRUE(result.ok());
   EXPECT_EQ(result->kept.size(), 2u);
-  (*server)->Enqueue(reasoner::testing::FakeResponse::Completion("I think pneumonia"));
+  (*server)->Enqueue(common::test_util::FakeResponse::Completion("I think pneumonia"));
   result = aligner->Align(kQuestion, options);
   ASSERT_TRUE(result.ok());
   ASSERT_EQ(result->degraded.size(), 1u);
@@ -251,15 +252,15 @@ TEST_F(AlignerTest, LlmSelectionMovesTheChosenCandidateToKept) {
 }
 
 TEST_F(AlignerTest, LlmMentionsAreMergedWithoutOverlapsOrInventions) {
-  auto server = reasoner::testing::FakeOpenAiServer::Start();
+  auto server = common::test_util::FakeOpenAiServer::Start();
   ASSERT_TRUE(server.ok());
   (*server)->SetDefault(
-      reasoner::testing::FakeResponse::Completion(R"(["heart attack", "fever", "lupus"])"));
-  reasoner::LlmBackendConfig config;
+      common::test_util::FakeResponse::Completion(R"(["heart attack", "fever", "lupus"])"));
+  common::OpenAiClientOptions config;
   config.name = "test";
   config.base_url = (*server)->base_url();
   config.model = "m";
-  auto aligner = MakeAligner(std::move(*reasoner::LlmClient::Create(config)));
+  auto aligner = MakeAligner(std::move(*common::OpenAiClient::Create(config)));
   auto result = aligner->ExtractMentions("No heart attack, no fever.", true);
   ASSERT_TRUE(result.ok()) << result.status();
   ASSERT_EQ(result->mentions.size(), 2u);
@@ -359,7 +360,7 @@ TEST_F(AlignerTest, BundleIsVersionedWithManifestAndNoTempLeftovers) {
 
 TEST_F(AlignerTest, HnswIndexFindsTheSameTopCandidate) {
   BundleBuildOptions build;
-  build.base_path = testing::FreshTempDir("aligner-hnsw");
+  build.base_path = common::test_util::MakeTempDir("align-aligner-hnsw");
   build.index.kind = IndexKind::kHnsw;
   HashNgramEncoderOptions hash;
   std::shared_ptr<const TextEncoder> h = *HashNgramEncoder::Create(hash);

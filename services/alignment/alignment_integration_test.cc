@@ -10,6 +10,7 @@
 #include <fstream>
 
 #include "absl/strings/str_cat.h"
+#include "common/test_util/temp_dir.h"
 #include "common/test_util/test_util.h"
 #include "gmock/gmock.h"
 #include "grpc/health/v1/health.grpc.pb.h"
@@ -49,7 +50,7 @@ Started Start(const std::vector<std::string>& extra, const std::string& log) {
 }
 
 TEST(AlignmentIntegrationTest, ServesABundleBuiltInTheTest) {
-  const std::string dir = testing::FreshTempDir("integration");
+  const std::string dir = common::test_util::MakeTempDir("align-integration");
   HashNgramEncoderOptions hash;
   BundleBuildOptions build;
   build.base_path = dir + "/art";
@@ -87,7 +88,7 @@ TEST(AlignmentIntegrationTest, ServesABundleBuiltInTheTest) {
 }
 
 TEST(AlignmentIntegrationTest, EncoderMismatchStaysNotServing) {
-  const std::string dir = testing::FreshTempDir("integration-mismatch");
+  const std::string dir = common::test_util::MakeTempDir("align-integration-mismatch");
   HashNgramEncoderOptions hash;
   BundleBuildOptions build;
   build.base_path = dir + "/art";

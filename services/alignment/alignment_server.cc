@@ -4,6 +4,7 @@
 
 #include <utility>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "common/logging.h"
@@ -11,6 +12,18 @@
 #include "prometheus/gauge.h"
 
 namespace ibgraphrag::alignment {
+
+namespace {
+
+// The LLM client's attempt lines ("llm backend=... attempt=1/3 result=..."): failed attempts at
+// warning level, the rest at debug level.
+void LogLlmAttempt(absl::string_view line) {
+  const bool failed = !absl::StrContains(line, " result=OK");
+  common::Log(failed ? common::LogLevel::kWarning : common::LogLevel::kDebug, "alignment: llm",
+              {{"detail", line}});
+}
+
+}  // namespace
 
 struct AlignmentServer::Gauges {
   prometheus::Gauge* entries = nullptr;
@@ -20,7 +33,18 @@ struct AlignmentServer::Gauges {
 };
 
 AlignmentServer::AlignmentServer(const Options& options)
-    : options_(options), service_(&holder_), gauges_(std::make_unique<Gauges>()) {}
+    : options_(options), gauges_(std::make_unique<Gauges>()) {
+  common::ServableManager<const Aligner>::Options manager;
+  manager.artifacts = BundleArtifacts(options.base_path).options();
+  manager.pinned_version = options.pinned_version;
+  manager.fixed_dir = options.bundle_dir;
+  manager.watch_interval = options.watch_interval;
+  manager.log_name = "alignment";
+  bundles_ = std::make_unique<common::ServableManager<const Aligner>>(
+      std::move(manager), [this](const std::string& dir, int64_t) { return Load(dir); },
+      [this](const std::shared_ptr<const Aligner>& aligner, int64_t) { OnSwap(*aligner); });
+  service_ = std::make_unique<AlignmentServiceImpl>(&bundles_->holder());
+}
 
 AlignmentServer::~AlignmentServer() { Shutdown(); }
 
@@ -38,15 +62,15 @@ absl::StatusOr<std::unique_ptr<AlignmentServer>> AlignmentServer::BuildAndStart(
   IBGR_ASSIGN_OR_RETURN(std::unique_ptr<TextEncoder> encoder, CreateTextEncoder(options.encoder));
   server->encoder_ = std::move(encoder);
   if (options.llm.has_value()) {
-    IBGR_ASSIGN_OR_RETURN(std::unique_ptr<reasoner::LlmClient> llm,
-                          reasoner::LlmClient::Create(*options.llm));
+    IBGR_ASSIGN_OR_RETURN(std::unique_ptr<common::OpenAiClient> llm,
+                          common::OpenAiClient::Create(*options.llm, LogLlmAttempt));
     server->llm_ = std::move(llm);
   }
   omp_set_num_threads(options.faiss_omp_threads);
   common::ServerRunner::Options runner_options = options.server;
   if (runner_options.service_name.empty()) runner_options.service_name = "alignment";
   IBGR_ASSIGN_OR_RETURN(server->runner_,
-                        common::ServerRunner::BuildAndStart(runner_options, {&server->service_},
+                        common::ServerRunner::BuildAndStart(runner_options, {server->service_.get()},
                                                             {kAlignmentServiceName}));
   auto& metrics = server->runner_->metrics();
   Gauges& g = *server->gauges_;
@@ -62,30 +86,21 @@ absl::StatusOr<std::unique_ptr<AlignmentServer>> AlignmentServer::BuildAndStart(
       metrics.GetGauge("ibgr_alignment_load_seconds", "Seconds the served bundle took to load."));
   absl::StatusOr<bool> loaded = server->ReloadIfNewer();
   if (!loaded.ok()) {
-    server->SetLoadStatus(loaded.status());
     common::LogError("alignment: no bundle served; health stays NOT_SERVING",
                      {{"error", loaded.status().ToString()}});
   }
-  if (options.watch_interval > absl::ZeroDuration() && options.bundle_dir.empty() &&
-      !options.pinned_version.has_value()) {
-    server->watcher_ = std::thread([s = server.get()] { s->WatchLoop(); });
-  }
+  // The watcher also retries a bundle that failed to load, so fixing it brings SERVING.
+  server->bundles_->StartWatching();
   return server;
 }
 
-absl::Status AlignmentServer::LoadAndServe(const std::string& dir) {
+absl::StatusOr<std::shared_ptr<const Aligner>> AlignmentServer::Load(const std::string& dir) {
   const absl::Time start = absl::Now();
   IBGR_ASSIGN_OR_RETURN(std::shared_ptr<const AlignmentBundle> bundle,
                         LoadAlignmentBundle(dir, options_.index));
   IBGR_ASSIGN_OR_RETURN(std::unique_ptr<Aligner> aligner,
                         Aligner::Create(bundle, encoder_, llm_, options_.aligner));
   const double seconds = absl::ToDoubleSeconds(absl::Now() - start);
-  holder_.Swap(std::move(aligner));
-  serving_dir_ = dir;
-  SetLoadStatus(absl::OkStatus());
-  gauges_->entries->Set(static_cast<double>(bundle->manifest.entries));
-  gauges_->index_rows->Set(static_cast<double>(bundle->manifest.index_rows));
-  gauges_->bundle_version->Set(static_cast<double>(bundle->manifest.version));
   gauges_->load_seconds->Set(seconds);
   common::LogInfo("alignment: serving bundle", {{"bundle_dir", dir},
                                                 {"encoder_id", bundle->manifest.encoder_id},
@@ -94,35 +109,18 @@ absl::Status AlignmentServer::LoadAndServe(const std::string& dir) {
                                                 {"index_kind", bundle->manifest.index_kind},
                                                 {"llm", llm_ != nullptr},
                                                 {"load_seconds", seconds}});
+  return std::shared_ptr<const Aligner>(std::move(aligner));
+}
+
+void AlignmentServer::OnSwap(const Aligner& aligner) {
+  const BundleManifest& manifest = aligner.bundle().manifest;
+  gauges_->entries->Set(static_cast<double>(manifest.entries));
+  gauges_->index_rows->Set(static_cast<double>(manifest.index_rows));
+  gauges_->bundle_version->Set(static_cast<double>(manifest.version));
   runner_->SetServing(true);
-  return absl::OkStatus();
 }
 
-absl::StatusOr<bool> AlignmentServer::ReloadIfNewer() {
-  std::string dir = options_.bundle_dir;
-  if (dir.empty()) {
-    IBGR_ASSIGN_OR_RETURN(dir, ResolveBundleDir(options_.base_path, options_.pinned_version));
-  }
-  if (dir == serving_dir_) return false;
-  IBGR_RETURN_IF_ERROR(LoadAndServe(dir));
-  return true;
-}
-
-void AlignmentServer::SetLoadStatus(absl::Status status) {
-  absl::MutexLock lock(&status_mu_);
-  load_status_ = std::move(status);
-}
-
-void AlignmentServer::WatchLoop() {
-  while (!stop_watch_.WaitForNotificationWithTimeout(options_.watch_interval)) {
-    absl::StatusOr<bool> swapped = ReloadIfNewer();
-    if (!swapped.ok() && swapped.status() != load_status()) {
-      SetLoadStatus(swapped.status());
-      common::LogWarning("alignment: bundle watch failed; still serving the current one",
-                         {{"error", swapped.status().ToString()}});
-    }
-  }
-}
+absl::StatusOr<bool> AlignmentServer::ReloadIfNewer() { return bundles_->ReloadIfNewer(); }
 
 void AlignmentServer::WaitForTermination() {
   runner_->WaitForTermination();
@@ -130,8 +128,7 @@ void AlignmentServer::WaitForTermination() {
 }
 
 void AlignmentServer::Shutdown() {
-  if (!stop_watch_.HasBeenNotified()) stop_watch_.Notify();
-  if (watcher_.joinable()) watcher_.join();
+  if (bundles_ != nullptr) bundles_->StopWatching();
   if (runner_ != nullptr) runner_->Shutdown();
 }
 

@@ -9,18 +9,17 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include <thread>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
-#include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
+#include "common/openai_client.h"
+#include "common/servable_holder.h"
 #include "common/server_runner.h"
 #include "services/alignment/aligner.h"
 #include "services/alignment/alignment_service_impl.h"
 #include "services/alignment/text_encoder.h"
-#include "services/reasoner/llm_client.h"
 
 namespace ibgraphrag::alignment {
 
@@ -42,7 +41,7 @@ class AlignmentServer {
     // The encoder requests are encoded with; must match the bundle's encoder id.
     EncoderSpec encoder;
     // LLM for the selection step and LLM mentions; unset = none (steps reported as degraded).
-    std::optional<reasoner::LlmBackendConfig> llm;
+    std::optional<common::OpenAiClientOptions> llm;
     // MSCA defaults and LLM limits.
     AlignerOptions aligner;
     // FAISS search settings.
@@ -64,12 +63,9 @@ class AlignmentServer {
 
   int port() const { return runner_->port(); }
   int metrics_port() const { return runner_->metrics_port(); }
-  bool serving() const { return holder_.Get() != nullptr; }
-  // Why the bundle is not served (OK when serving).
-  absl::Status load_status() const {
-    absl::MutexLock lock(&status_mu_);
-    return load_status_;
-  }
+  bool serving() const { return bundles_->Get() != nullptr; }
+  // Why the newest (or pinned) bundle is not served (OK when it is).
+  absl::Status load_status() const { return bundles_->load_status(); }
   common::ServerRunner& runner() { return *runner_; }
   std::shared_ptr<grpc::Channel> InProcessChannel() { return runner_->InProcessChannel(); }
 
@@ -82,22 +78,16 @@ class AlignmentServer {
 
  private:
   explicit AlignmentServer(const Options& options);
-  absl::Status LoadAndServe(const std::string& dir);
-  void WatchLoop();
-  void SetLoadStatus(absl::Status status);
+  absl::StatusOr<std::shared_ptr<const Aligner>> Load(const std::string& dir);
+  void OnSwap(const Aligner& aligner);
 
   Options options_;
-  AlignerHolder holder_;
-  AlignmentServiceImpl service_;
+  // Resolves, loads and hot-swaps bundles; its holder is what the service reads.
+  std::unique_ptr<common::ServableManager<const Aligner>> bundles_;
+  std::unique_ptr<AlignmentServiceImpl> service_;
   std::shared_ptr<const TextEncoder> encoder_;
-  std::shared_ptr<const reasoner::LlmClient> llm_;
+  std::shared_ptr<const common::OpenAiClient> llm_;
   std::unique_ptr<common::ServerRunner> runner_;
-  // Touched by the loading thread, then only by the watcher.
-  std::string serving_dir_;
-  mutable absl::Mutex status_mu_;
-  absl::Status load_status_ ABSL_GUARDED_BY(status_mu_);
-  absl::Notification stop_watch_;
-  std::thread watcher_;
   struct Gauges;
   std::unique_ptr<Gauges> gauges_;
 };

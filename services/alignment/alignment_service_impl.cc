@@ -1,9 +1,5 @@
 #include "services/alignment/alignment_service_impl.h"
 
-#include <google/protobuf/io/coded_stream.h>
-#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
-#include <google/protobuf/wire_format_lite.h>
-#include <grpcpp/impl/codegen/method_handler.h>
 #include <grpcpp/server_context.h>
 #include <grpcpp/support/byte_buffer.h>
 
@@ -12,8 +8,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "common/blocking_reactor.h"
 #include "common/grpc_status.h"
-#include "common/proto_utf8.h"
 #include "common/status_macros.h"
 
 namespace ibgraphrag::alignment {
@@ -22,8 +18,8 @@ namespace {
 namespace pb = ::ibgraphrag::v1;
 using common::ToGrpcStatus;
 
-absl::Time DeadlineOf(const grpc::ServerContext* context) {
-  const auto deadline = context->deadline();
+absl::Time DeadlineOf(const grpc::ServerContextBase& context) {
+  const auto deadline = context.deadline();
   if (deadline == std::chrono::system_clock::time_point::max()) return absl::InfiniteFuture();
   return absl::FromChrono(deadline);
 }
@@ -67,81 +63,33 @@ void AddDegradations(const std::vector<Degradation>& degraded,
   }
 }
 
-// A handler that receives the request as bytes, parses it keeping `text` as sent (see
-// ParseRequestKeepingRawText) and calls the typed method.
-template <typename Request, typename Response>
-grpc::internal::MethodHandler* RawTextHandler(
-    std::function<grpc::Status(grpc::ServerContext*, const Request*, Response*)> typed) {
-  using Streamer = grpc::ServerUnaryStreamer<grpc::ByteBuffer, grpc::ByteBuffer>;
-  return new grpc::internal::StreamedUnaryHandler<grpc::ByteBuffer, grpc::ByteBuffer>(
-      [typed = std::move(typed)](grpc::ServerContext* context, Streamer* stream) {
-        grpc::ByteBuffer in;
-        if (!stream->Read(&in)) {
-          return grpc::Status(grpc::StatusCode::INTERNAL, "no request message");
-        }
-        absl::StatusOr<std::string> wire = common::ByteBufferToString(in);
-        if (!wire.ok()) {
-          return grpc::Status(grpc::StatusCode::INTERNAL, std::string(wire.status().message()));
-        }
-        Request request;
-        std::string text;
-        if (!ParseRequestKeepingRawText(*wire, 1, &request, &text)) {
-          return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
-                              "request: not a valid serialized message");
-        }
-        request.set_text(std::move(text));
-        Response response;
-        grpc::Status status = typed(context, &request, &response);
-        if (!status.ok()) return status;
-        std::string out;
-        response.SerializeToString(&out);
-        grpc::Slice slice(std::move(out));
-        grpc::ByteBuffer buffer(&slice, 1);
-        if (!stream->Write(buffer)) {
-          return grpc::Status(grpc::StatusCode::INTERNAL, "response could not be written");
-        }
-        return grpc::Status::OK;
+}  // namespace
+
+AlignmentServiceImpl::AlignmentServiceImpl(const AlignerHolder* holder) : holder_(holder) {}
+
+grpc::ServerUnaryReactor* AlignmentServiceImpl::ExtractMentions(
+    grpc::CallbackServerContext* context, const grpc::ByteBuffer* request,
+    grpc::ByteBuffer* response) {
+  return common::RunTypedUnary<pb::ExtractMentionsRequest, pb::ExtractMentionsResponse>(
+      context, request, response, [this, context](const auto& typed, auto* out) {
+        return HandleExtractMentions(*context, typed, out);
       });
 }
 
-}  // namespace
-
-bool ParseRequestKeepingRawText(absl::string_view wire, int text_field,
-                                google::protobuf::Message* request, std::string* text) {
-  using google::protobuf::internal::WireFormatLite;
-  google::protobuf::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(wire.data()),
-                                            static_cast<int>(wire.size()));
-  std::string rest;
-  {
-    google::protobuf::io::StringOutputStream rest_stream(&rest);
-    google::protobuf::io::CodedOutputStream out(&rest_stream);
-    text->clear();
-    while (const uint32_t tag = in.ReadTag()) {
-      if (WireFormatLite::GetTagFieldNumber(tag) == text_field &&
-          WireFormatLite::GetTagWireType(tag) == WireFormatLite::WIRETYPE_LENGTH_DELIMITED) {
-        uint32_t length = 0;
-        // The last occurrence wins, as in protobuf's own parser.
-        if (!in.ReadVarint32(&length) || !in.ReadString(text, static_cast<int>(length))) {
-          return false;
-        }
-        continue;
-      }
-      if (!WireFormatLite::SkipField(&in, tag, &out)) return false;  // copies tag and value
-    }
-    if (!in.ConsumedEntireMessage()) return false;
-  }
-  return request->ParseFromString(rest);
+grpc::ServerUnaryReactor* AlignmentServiceImpl::Link(grpc::CallbackServerContext* context,
+                                                     const grpc::ByteBuffer* request,
+                                                     grpc::ByteBuffer* response) {
+  return common::RunTypedUnary<pb::LinkRequest, pb::LinkResponse>(
+      context, request, response,
+      [this, context](const auto& typed, auto* out) { return HandleLink(*context, typed, out); });
 }
 
-AlignmentServiceImpl::AlignmentServiceImpl(const AlignerHolder* holder) : holder_(holder) {
-  // Method indices follow the rpc order in alignment.proto; the gRPC tests call all three.
-  using namespace std::placeholders;  // NOLINT(build/namespaces)
-  MarkMethodStreamed(0, RawTextHandler<pb::ExtractMentionsRequest, pb::ExtractMentionsResponse>(
-                            std::bind(&AlignmentServiceImpl::ExtractMentions, this, _1, _2, _3)));
-  MarkMethodStreamed(1, RawTextHandler<pb::LinkRequest, pb::LinkResponse>(
-                            std::bind(&AlignmentServiceImpl::Link, this, _1, _2, _3)));
-  MarkMethodStreamed(2, RawTextHandler<pb::AlignRequest, pb::AlignResponse>(
-                            std::bind(&AlignmentServiceImpl::Align, this, _1, _2, _3)));
+grpc::ServerUnaryReactor* AlignmentServiceImpl::Align(grpc::CallbackServerContext* context,
+                                                      const grpc::ByteBuffer* request,
+                                                      grpc::ByteBuffer* response) {
+  return common::RunTypedUnary<pb::AlignRequest, pb::AlignResponse>(
+      context, request, response,
+      [this, context](const auto& typed, auto* out) { return HandleAlign(*context, typed, out); });
 }
 
 MscaOptions MergeAlignOptions(const pb::AlignOptions& request, const MscaOptions& defaults) {
@@ -195,14 +143,14 @@ absl::StatusOr<std::shared_ptr<const Aligner>> AlignmentServiceImpl::Current() c
   return aligner;
 }
 
-grpc::Status AlignmentServiceImpl::ExtractMentions(grpc::ServerContext* context,
-                                                   const pb::ExtractMentionsRequest* request,
-                                                   pb::ExtractMentionsResponse* response) {
+grpc::Status AlignmentServiceImpl::HandleExtractMentions(
+    const grpc::ServerContextBase& context, const pb::ExtractMentionsRequest& request,
+    pb::ExtractMentionsResponse* response) const {
   absl::Status status = [&]() -> absl::Status {
     IBGR_ASSIGN_OR_RETURN(std::shared_ptr<const Aligner> aligner, Current());
     IBGR_ASSIGN_OR_RETURN(
         ExtractResult result,
-        aligner->ExtractMentions(request->text(), request->llm_mentions(), DeadlineOf(context)));
+        aligner->ExtractMentions(request.text(), request.llm_mentions(), DeadlineOf(context)));
     for (const Mention& m : result.mentions) ToProto(m, response->add_mentions());
     AddDegradations(result.degraded, response->mutable_degraded());
     return absl::OkStatus();
@@ -210,16 +158,16 @@ grpc::Status AlignmentServiceImpl::ExtractMentions(grpc::ServerContext* context,
   return ToGrpcStatus(status);
 }
 
-grpc::Status AlignmentServiceImpl::Link(grpc::ServerContext* context,
-                                        const pb::LinkRequest* request,
-                                        pb::LinkResponse* response) {
+grpc::Status AlignmentServiceImpl::HandleLink(const grpc::ServerContextBase& context,
+                                              const pb::LinkRequest& request,
+                                              pb::LinkResponse* response) const {
   absl::Status status = [&]() -> absl::Status {
     IBGR_ASSIGN_OR_RETURN(std::shared_ptr<const Aligner> aligner, Current());
-    const int top_k = request->top_k() == 0
+    const int top_k = request.top_k() == 0
                           ? aligner->options().defaults.top_k
-                          : static_cast<int>(std::min<uint32_t>(request->top_k(), 1u << 30));
+                          : static_cast<int>(std::min<uint32_t>(request.top_k(), 1u << 30));
     IBGR_ASSIGN_OR_RETURN(LinkResult result,
-                          aligner->Link(request->text(), top_k, DeadlineOf(context)));
+                          aligner->Link(request.text(), top_k, DeadlineOf(context)));
     for (const MentionLink& link : result.links) {
       pb::MentionCandidates* mc = response->add_mentions();
       ToProto(link.mention, mc->mutable_mention());
@@ -241,14 +189,14 @@ grpc::Status AlignmentServiceImpl::Link(grpc::ServerContext* context,
   return ToGrpcStatus(status);
 }
 
-grpc::Status AlignmentServiceImpl::Align(grpc::ServerContext* context,
-                                         const pb::AlignRequest* request,
-                                         pb::AlignResponse* response) {
+grpc::Status AlignmentServiceImpl::HandleAlign(const grpc::ServerContextBase& context,
+                                               const pb::AlignRequest& request,
+                                               pb::AlignResponse* response) const {
   absl::Status status = [&]() -> absl::Status {
     IBGR_ASSIGN_OR_RETURN(std::shared_ptr<const Aligner> aligner, Current());
-    const MscaOptions options = MergeAlignOptions(request->options(), aligner->options().defaults);
+    const MscaOptions options = MergeAlignOptions(request.options(), aligner->options().defaults);
     IBGR_ASSIGN_OR_RETURN(AlignResult result,
-                          aligner->Align(request->text(), options, DeadlineOf(context)));
+                          aligner->Align(request.text(), options, DeadlineOf(context)));
     ToProto(result, aligner->bundle().manifest.source_kg_version, response);
     return absl::OkStatus();
   }();

@@ -12,27 +12,14 @@
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "ibgraphrag/v1/alignment.grpc.pb.h"
+#include "common/servable_holder.h"
 #include "services/alignment/aligner.h"
 
 namespace ibgraphrag::alignment {
 
-// Holds the Aligner being served; Swap() replaces it while requests keep the one they started
-// with alive through their shared_ptr.
-class AlignerHolder {
- public:
-  std::shared_ptr<const Aligner> Get() const {
-    absl::ReaderMutexLock lock(&mu_);
-    return aligner_;
-  }
-  void Swap(std::shared_ptr<const Aligner> aligner) {
-    absl::MutexLock lock(&mu_);
-    aligner_.swap(aligner);
-  }
-
- private:
-  mutable absl::Mutex mu_;
-  std::shared_ptr<const Aligner> aligner_ ABSL_GUARDED_BY(mu_);
-};
+// The Aligner being served (common/servable_holder.h): requests keep the one they started with
+// alive through their shared_ptr; a replaced one is freed off the request path.
+using AlignerHolder = common::ServableHolder<const Aligner>;
 
 // Request options merged over the service defaults (exposed for tests).
 MscaOptions MergeAlignOptions(const ibgraphrag::v1::AlignOptions& request,
@@ -43,28 +30,42 @@ void ToProto(const Mention& mention, ibgraphrag::v1::Mention* out);
 void ToProto(const AlignResult& result, const std::string& kg_version,
              ibgraphrag::v1::AlignResponse* out);
 
-// Parses a serialized request whose field `text_field` is a proto3 `string`, keeping that field's
-// bytes as sent even when they are not UTF-8 (protobuf's own parser rejects such a message,
-// which gRPC reports as INTERNAL before any handler runs); the core then answers
-// INVALID_ARGUMENT "text: not valid UTF-8". False for a malformed message.
-bool ParseRequestKeepingRawText(absl::string_view wire, int text_field,
-                                google::protobuf::Message* request, std::string* text);
+// The three RPCs are raw callback methods (public generated API): each request arrives as
+// bytes and is parsed with common::ParseRequestBytes, so text that is not valid UTF-8 gets
+// INVALID_ARGUMENT "text: not valid UTF-8" (protobuf's own parser would refuse the message,
+// which gRPC reports as INTERNAL before any handler runs). Handlers run on
+// common::BlockingCallPool threads.
+using AlignmentRawService = ibgraphrag::v1::AlignmentService::WithRawCallbackMethod_ExtractMentions<
+    ibgraphrag::v1::AlignmentService::WithRawCallbackMethod_Link<
+        ibgraphrag::v1::AlignmentService::WithRawCallbackMethod_Align<
+            ibgraphrag::v1::AlignmentService::Service>>>;
 
-class AlignmentServiceImpl final : public ibgraphrag::v1::AlignmentService::Service {
+class AlignmentServiceImpl final : public AlignmentRawService {
  public:
-  // `holder` must outlive the service. The three RPCs are registered with byte-level handlers
-  // that parse requests with ParseRequestKeepingRawText and then call the typed methods below.
+  // `holder` must outlive the service.
   explicit AlignmentServiceImpl(const AlignerHolder* holder);
 
-  grpc::Status ExtractMentions(grpc::ServerContext* context,
-                               const ibgraphrag::v1::ExtractMentionsRequest* request,
-                               ibgraphrag::v1::ExtractMentionsResponse* response) override;
-  grpc::Status Link(grpc::ServerContext* context, const ibgraphrag::v1::LinkRequest* request,
-                    ibgraphrag::v1::LinkResponse* response) override;
-  grpc::Status Align(grpc::ServerContext* context, const ibgraphrag::v1::AlignRequest* request,
-                     ibgraphrag::v1::AlignResponse* response) override;
+  grpc::ServerUnaryReactor* ExtractMentions(grpc::CallbackServerContext* context,
+                                            const grpc::ByteBuffer* request,
+                                            grpc::ByteBuffer* response) override;
+  grpc::ServerUnaryReactor* Link(grpc::CallbackServerContext* context,
+                                 const grpc::ByteBuffer* request,
+                                 grpc::ByteBuffer* response) override;
+  grpc::ServerUnaryReactor* Align(grpc::CallbackServerContext* context,
+                                  const grpc::ByteBuffer* request,
+                                  grpc::ByteBuffer* response) override;
 
  private:
+  // The typed handlers behind the raw methods.
+  grpc::Status HandleExtractMentions(const grpc::ServerContextBase& context,
+                                     const ibgraphrag::v1::ExtractMentionsRequest& request,
+                                     ibgraphrag::v1::ExtractMentionsResponse* response) const;
+  grpc::Status HandleLink(const grpc::ServerContextBase& context,
+                          const ibgraphrag::v1::LinkRequest& request,
+                          ibgraphrag::v1::LinkResponse* response) const;
+  grpc::Status HandleAlign(const grpc::ServerContextBase& context,
+                           const ibgraphrag::v1::AlignRequest& request,
+                           ibgraphrag::v1::AlignResponse* response) const;
   // The current aligner, or UNAVAILABLE while no bundle is loaded.
   absl::StatusOr<std::shared_ptr<const Aligner>> Current() const;
 

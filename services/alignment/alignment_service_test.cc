@@ -7,6 +7,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "common/proto_utf8.h"
+#include "common/test_util/temp_dir.h"
 #include "gmock/gmock.h"
 #include "grpc/health/v1/health.grpc.pb.h"
 #include "gtest/gtest.h"
@@ -34,7 +36,7 @@ AlignmentServer::Options ServerOptions(const std::string& base) {
 class AlignmentServiceTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    base_ = new std::string(testing::FreshTempDir("service"));
+    base_ = new std::string(common::test_util::MakeTempDir("align-service"));
     HashNgramEncoderOptions hash;
     auto encoder = HashNgramEncoder::Create(hash);
     BundleBuildOptions build;
@@ -206,22 +208,32 @@ TEST_F(AlignmentServiceTest, InvalidUtf8IsRejectedNamingTheField) {
   EXPECT_EQ(response.mentions(0).text(), "Pneumonia");
 }
 
-TEST(ParseRequestKeepingRawTextTest, KeepsBytesAndParsesTheRest) {
+TEST(ParseRequestBytesTest, NamesTheTextFieldAndRejectsMalformedBytes) {
+  // The service parses requests with common::ParseRequestBytes; this is the byte-level view of
+  // what InvalidUtf8IsRejectedNamingTheField checks through gRPC.
   pb::AlignRequest request;
   request.set_text("ok");
   request.mutable_options()->set_top_k(7);
   std::string wire = request.SerializeAsString();
+  auto bytes = [](const std::string& w) {
+    grpc::Slice slice(w);
+    return grpc::ByteBuffer(&slice, 1);
+  };
+  pb::AlignRequest parsed;
+  ASSERT_TRUE(common::ParseRequestBytes(bytes(wire), &parsed).ok());
+  EXPECT_EQ(parsed.text(), "ok");
+  EXPECT_EQ(parsed.options().top_k(), 7u);
   // Replace the text bytes "ok" with invalid UTF-8 of the same length.
   const size_t at = wire.find("ok");
   ASSERT_NE(at, std::string::npos);
   wire[at] = '\xFF';
   wire[at + 1] = '\xFE';
-  pb::AlignRequest parsed;
-  std::string text;
-  ASSERT_TRUE(ParseRequestKeepingRawText(wire, 1, &parsed, &text));
-  EXPECT_EQ(text, "\xFF\xFE");
-  EXPECT_EQ(parsed.options().top_k(), 7u);
-  EXPECT_FALSE(ParseRequestKeepingRawText(wire.substr(0, wire.size() - 1), 1, &parsed, &text));
+  absl::Status status = common::ParseRequestBytes(bytes(wire), &parsed);
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(status.message(), "text: not valid UTF-8");
+  status = common::ParseRequestBytes(bytes(wire.substr(0, wire.size() - 1)), &parsed);
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(status.message(), "request: not a valid serialized message");
 }
 
 TEST_F(AlignmentServiceTest, ExtractMentionsAndLink) {
@@ -251,7 +263,7 @@ TEST_F(AlignmentServiceTest, ExtractMentionsAndLink) {
 }
 
 TEST(AlignmentServerTest, BundleFromAnotherEncoderStaysNotServing) {
-  const std::string base = testing::FreshTempDir("service-mismatch");
+  const std::string base = common::test_util::MakeTempDir("align-service-mismatch");
   testing::KeywordEncoder keyword;
   BundleBuildOptions build;
   build.base_path = base;
@@ -278,7 +290,7 @@ TEST(AlignmentServerTest, BundleFromAnotherEncoderStaysNotServing) {
 }
 
 TEST(AlignmentServerTest, WatcherSwapsToANewerBundle) {
-  const std::string base = testing::FreshTempDir("service-watch");
+  const std::string base = common::test_util::MakeTempDir("align-service-watch");
   std::shared_ptr<const TextEncoder> encoder = *HashNgramEncoder::Create(HashNgramEncoderOptions());
   BundleBuildOptions build;
   build.base_path = base;

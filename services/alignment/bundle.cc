@@ -19,14 +19,17 @@
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "common/file_util.h"
+#include "common/proto_json.h"
 #include "common/status_macros.h"
-#include "nlohmann/json.hpp"
+#include "ibgraphrag/artifacts/v1/manifests.pb.h"
 #include "services/alignment/text_normalize.h"
 
 namespace ibgraphrag::alignment {
 namespace {
 
 namespace fs = std::filesystem;
+namespace artifacts_pb = ::ibgraphrag::artifacts::v1;
 
 constexpr char kManifestFile[] = "manifest.json";
 constexpr char kLexiconFile[] = "lexicon.jsonl";
@@ -34,23 +37,6 @@ constexpr char kIndexFile[] = "names.faiss";
 constexpr char kRowsFile[] = "names.rows";
 constexpr char kEnrichedFile[] = "enriched.f32";
 constexpr char kEnrichedMagic[8] = {'I', 'B', 'G', 'R', 'E', 'N', 'R', '1'};
-
-absl::Status FsyncPath(const std::string& path, bool directory) {
-  const int fd = ::open(path.c_str(), directory ? O_RDONLY | O_DIRECTORY : O_RDONLY);
-  if (fd < 0) return absl::InternalError(absl::StrCat(path, ": cannot open for fsync"));
-  const int rc = ::fsync(fd);
-  ::close(fd);
-  if (rc != 0) return absl::InternalError(absl::StrCat(path, ": fsync failed"));
-  return absl::OkStatus();
-}
-
-absl::Status WriteString(const std::string& path, const std::string& contents) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << contents;
-  out.flush();
-  if (!out) return absl::InternalError(absl::StrCat(path, ": write failed"));
-  return absl::OkStatus();
-}
 
 absl::Status WriteEnriched(const std::string& path, const std::vector<float>& data, int dim) {
   FILE* f = std::fopen(path.c_str(), "wb");
@@ -87,32 +73,25 @@ absl::StatusOr<std::vector<float>> ReadEnriched(const std::string& path, int dim
   return out;
 }
 
-// Version number of a directory name ("12"), or 0 when it is not one.
-int64_t ParseVersion(const std::string& name) {
-  int64_t v = 0;
-  if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) return 0;
-  return absl::SimpleAtoi(name, &v) ? v : 0;
+void CalibrationToProto(const ScoreCalibration& c, artifacts_pb::ScoreCalibration* p) {
+  p->set_method(c.method);
+  p->set_reference_entries(c.reference_entries);
+  p->set_relatedness_null_mean(c.relatedness_null_mean);
+  p->set_relatedness_null_sd(c.relatedness_null_sd);
+  p->set_question_full_z(c.question_full_z);
+  p->set_relatedness_full_z(c.relatedness_full_z);
+  p->set_dictionary_evidence(c.dictionary_evidence);
 }
 
-nlohmann::json CalibrationToJson(const ScoreCalibration& c) {
-  return {{"method", c.method},
-          {"reference_entries", c.reference_entries},
-          {"relatedness_null_mean", c.relatedness_null_mean},
-          {"relatedness_null_sd", c.relatedness_null_sd},
-          {"question_full_z", c.question_full_z},
-          {"relatedness_full_z", c.relatedness_full_z},
-          {"dictionary_evidence", c.dictionary_evidence}};
-}
-
-ScoreCalibration CalibrationFromJson(const nlohmann::json& j) {
+ScoreCalibration CalibrationFromProto(const artifacts_pb::ScoreCalibration& p) {
   ScoreCalibration c;
-  c.method = j.at("method").get<std::string>();
-  c.reference_entries = j.at("reference_entries").get<int64_t>();
-  c.relatedness_null_mean = j.at("relatedness_null_mean").get<float>();
-  c.relatedness_null_sd = j.at("relatedness_null_sd").get<float>();
-  c.question_full_z = j.at("question_full_z").get<float>();
-  c.relatedness_full_z = j.at("relatedness_full_z").get<float>();
-  c.dictionary_evidence = j.at("dictionary_evidence").get<float>();
+  c.method = p.method();
+  c.reference_entries = p.reference_entries();
+  c.relatedness_null_mean = p.relatedness_null_mean();
+  c.relatedness_null_sd = p.relatedness_null_sd();
+  c.question_full_z = p.question_full_z();
+  c.relatedness_full_z = p.relatedness_full_z();
+  c.dictionary_evidence = p.dictionary_evidence();
   return c;
 }
 
@@ -151,87 +130,72 @@ ScoreCalibration FitScoreCalibration(const std::vector<float>& enriched, int dim
 }
 
 std::string BundleManifestToJson(const BundleManifest& m) {
-  nlohmann::json j = {{"format_version", m.format_version},
-                      {"version", m.version},
-                      {"encoder_id", m.encoder_id},
-                      {"dim", m.dim},
-                      {"source", m.source},
-                      {"source_kg_version", m.source_kg_version},
-                      {"source_hash", m.source_hash},
-                      {"entries", m.entries},
-                      {"index_rows", m.index_rows},
-                      {"index_kind", m.index_kind},
-                      {"created_unix_seconds", m.created_unix_seconds},
-                      {"created_time", m.created_time},
-                      {"build_seconds", m.build_seconds},
-                      {"created_by", m.created_by},
-                      {"score_calibration", CalibrationToJson(m.calibration)},
-                      {"files",
-                       {{"lexicon", kLexiconFile},
-                        {"index", kIndexFile},
-                        {"index_rows", kRowsFile},
-                        {"enriched_embeddings", kEnrichedFile}}}};
-  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  artifacts_pb::AlignmentBundleManifest p;
+  p.set_format_version(m.format_version);
+  p.set_version(m.version);
+  p.set_encoder_id(m.encoder_id);
+  p.set_dim(m.dim);
+  p.set_source(m.source);
+  p.set_source_kg_version(m.source_kg_version);
+  p.set_source_hash(m.source_hash);
+  p.set_entries(m.entries);
+  p.set_index_rows(m.index_rows);
+  p.set_index_kind(m.index_kind);
+  p.set_created_unix_seconds(m.created_unix_seconds);
+  p.set_created_time(m.created_time);
+  p.set_build_seconds(m.build_seconds);
+  p.set_created_by(m.created_by);
+  CalibrationToProto(m.calibration, p.mutable_score_calibration());
+  auto& files = *p.mutable_files();
+  files["lexicon"] = kLexiconFile;
+  files["index"] = kIndexFile;
+  files["index_rows"] = kRowsFile;
+  files["enriched_embeddings"] = kEnrichedFile;
+  return common::ProtoToJson(p);
 }
 
 absl::StatusOr<BundleManifest> BundleManifestFromJson(const std::string& json) {
+  artifacts_pb::AlignmentBundleManifest p;
+  IBGR_RETURN_IF_ERROR(common::JsonToProto(json, "manifest.json", &p));
+  if (p.format_version() <= 0 || p.version() <= 0 || p.encoder_id().empty() || p.dim() <= 0) {
+    return absl::DataLossError(
+        "manifest.json: format_version, version, encoder_id and dim are required");
+  }
   BundleManifest m;
-  try {
-    const nlohmann::json j = nlohmann::json::parse(json);
-    m.format_version = j.at("format_version").get<int>();
-    m.version = j.at("version").get<int64_t>();
-    m.encoder_id = j.at("encoder_id").get<std::string>();
-    m.dim = j.at("dim").get<int>();
-    m.source = j.at("source").get<std::string>();
-    m.source_kg_version = j.at("source_kg_version").get<std::string>();
-    m.source_hash = j.at("source_hash").get<std::string>();
-    m.entries = j.at("entries").get<int64_t>();
-    m.index_rows = j.at("index_rows").get<int64_t>();
-    m.index_kind = j.at("index_kind").get<std::string>();
-    m.created_unix_seconds = j.at("created_unix_seconds").get<int64_t>();
-    m.created_time = j.at("created_time").get<std::string>();
-    m.build_seconds = j.at("build_seconds").get<double>();
-    m.created_by = j.at("created_by").get<std::string>();
-    if (j.contains("score_calibration")) {
-      m.calibration = CalibrationFromJson(j.at("score_calibration"));
-    } else {
-      m.calibration.reference_entries = -1;  // fitted by LoadAlignmentBundle
-    }
-  } catch (const std::exception& e) {
-    return absl::DataLossError(absl::StrCat("manifest.json: ", e.what()));
+  m.format_version = p.format_version();
+  m.version = p.version();
+  m.encoder_id = p.encoder_id();
+  m.dim = p.dim();
+  m.source = p.source();
+  m.source_kg_version = p.source_kg_version();
+  m.source_hash = p.source_hash();
+  m.entries = p.entries();
+  m.index_rows = p.index_rows();
+  m.index_kind = p.index_kind();
+  m.created_unix_seconds = p.created_unix_seconds();
+  m.created_time = p.created_time();
+  m.build_seconds = p.build_seconds();
+  m.created_by = p.created_by();
+  if (p.has_score_calibration()) {
+    m.calibration = CalibrationFromProto(p.score_calibration());
+  } else {
+    m.calibration.reference_entries = -1;  // fitted by LoadAlignmentBundle
   }
   return m;
 }
 
+common::VersionedArtifactDir BundleArtifacts(const std::string& base) {
+  return common::VersionedArtifactDir(
+      {base, "alignment", "alignment bundle", "(build one with `ibgr align build`)"});
+}
+
 absl::StatusOr<std::vector<int64_t>> ListBundleVersions(const std::string& base) {
-  std::vector<int64_t> out;
-  const fs::path dir = fs::path(base) / "alignment";
-  std::error_code ec;
-  if (!fs::exists(dir, ec)) return out;
-  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-    const int64_t v = ParseVersion(it->path().filename().string());
-    if (v > 0 && fs::exists(it->path() / kManifestFile, ec)) out.push_back(v);
-  }
-  if (ec) return absl::InternalError(absl::StrCat(dir.string(), ": ", ec.message()));
-  std::sort(out.begin(), out.end());
-  return out;
+  return BundleArtifacts(base).ListVersions();
 }
 
 absl::StatusOr<std::string> ResolveBundleDir(const std::string& base,
                                              std::optional<int64_t> pinned_version) {
-  IBGR_ASSIGN_OR_RETURN(std::vector<int64_t> versions, ListBundleVersions(base));
-  if (pinned_version.has_value()) {
-    if (std::find(versions.begin(), versions.end(), *pinned_version) == versions.end()) {
-      return absl::NotFoundError(absl::StrCat("bundle_version: ", *pinned_version,
-                                              " not found under ", base, "/alignment"));
-    }
-    return (fs::path(base) / "alignment" / std::to_string(*pinned_version)).string();
-  }
-  if (versions.empty()) {
-    return absl::NotFoundError(absl::StrCat("no alignment bundle under ", base,
-                                            "/alignment (build one with `ibgr align build`)"));
-  }
-  return (fs::path(base) / "alignment" / std::to_string(versions.back())).string();
+  return BundleArtifacts(base).Resolve(pinned_version);
 }
 
 absl::StatusOr<BundleBuildResult> BuildAlignmentBundle(const Lexicon& lexicon,
@@ -240,30 +204,11 @@ absl::StatusOr<BundleBuildResult> BuildAlignmentBundle(const Lexicon& lexicon,
   if (options.base_path.empty()) return absl::InvalidArgumentError("base_path: required");
   if (options.encode_batch <= 0) return absl::InvalidArgumentError("encode_batch: must be > 0");
   const absl::Time start = absl::Now();
-  const fs::path parent = fs::path(options.base_path) / "alignment";
-  std::error_code ec;
-  fs::create_directories(parent, ec);
-  if (ec) return absl::InternalError(absl::StrCat(parent.string(), ": ", ec.message()));
-  int64_t version = options.version;
-  if (version <= 0) {
-    version = 1;
-    for (fs::directory_iterator it(parent, ec), end; !ec && it != end; it.increment(ec)) {
-      const std::string name = it->path().filename().string();
-      version = std::max(version, ParseVersion(name.substr(0, name.find('.'))) + 1);
-    }
-  }
-  const fs::path final_dir = parent / std::to_string(version);
-  if (fs::exists(final_dir, ec)) {
-    return absl::AlreadyExistsError(absl::StrCat(final_dir.string(), " already exists"));
-  }
-  std::random_device rd;
-  const fs::path tmp = parent / absl::StrCat(version, ".tmp-", ::getpid(), "-", rd() % 1000000);
-  fs::create_directories(tmp, ec);
-  if (ec) return absl::InternalError(absl::StrCat(tmp.string(), ": ", ec.message()));
-  auto cleanup = [&tmp]() {
-    std::error_code ignored;
-    fs::remove_all(tmp, ignored);
-  };
+  IBGR_ASSIGN_OR_RETURN(
+      common::ArtifactStaging staging,
+      common::ArtifactStaging::CreateVersion(BundleArtifacts(options.base_path), options.version));
+  const int64_t version = staging.version();
+  const fs::path tmp = staging.dir();
   auto build = [&]() -> absl::StatusOr<BundleManifest> {
     const int dim = encoder.dim();
     // Index rows: every distinct (normalised) name of every entry.
@@ -323,38 +268,23 @@ absl::StatusOr<BundleBuildResult> BuildAlignmentBundle(const Lexicon& lexicon,
     m.build_seconds = absl::ToDoubleSeconds(now - start);
     m.created_by = options.created_by;
     m.calibration = calibration;
-    IBGR_RETURN_IF_ERROR(WriteString((tmp / kManifestFile).string(), BundleManifestToJson(m)));
-    for (const char* f : {kManifestFile, kLexiconFile, kIndexFile, kRowsFile, kEnrichedFile}) {
-      IBGR_RETURN_IF_ERROR(FsyncPath((tmp / f).string(), false));
-    }
-    IBGR_RETURN_IF_ERROR(FsyncPath(tmp.string(), true));
+    // The manifest last: it marks the version complete once published.
+    IBGR_RETURN_IF_ERROR(
+        common::WriteStringToFileAtomic((tmp / kManifestFile).string(), BundleManifestToJson(m)));
     return m;
   };
-  absl::StatusOr<BundleManifest> manifest = build();
-  if (!manifest.ok()) {
-    cleanup();
-    return manifest.status();
-  }
-  fs::rename(tmp, final_dir, ec);
-  if (ec) {
-    cleanup();
-    return absl::InternalError(absl::StrCat("rename to ", final_dir.string(), ": ", ec.message()));
-  }
-  (void)FsyncPath(parent.string(), true);
-  return BundleBuildResult{final_dir.string(), *std::move(manifest)};
+  IBGR_ASSIGN_OR_RETURN(BundleManifest manifest, build());
+  IBGR_RETURN_IF_ERROR(staging.Publish());  // fsyncs every file; never replaces a version
+  return BundleBuildResult{staging.final_dir(), std::move(manifest)};
 }
 
 absl::StatusOr<std::shared_ptr<const AlignmentBundle>> LoadAlignmentBundle(
     const std::string& dir, const CandidateIndexOptions& index_options) {
   auto bundle = std::make_shared<AlignmentBundle>();
   bundle->dir = dir;
-  {
-    std::ifstream in(fs::path(dir) / kManifestFile, std::ios::binary);
-    if (!in) return absl::NotFoundError(absl::StrCat(dir, "/", kManifestFile, ": cannot open"));
-    std::stringstream ss;
-    ss << in.rdbuf();
-    IBGR_ASSIGN_OR_RETURN(bundle->manifest, BundleManifestFromJson(ss.str()));
-  }
+  IBGR_ASSIGN_OR_RETURN(const std::string manifest_text,
+                        common::ReadFileToString((fs::path(dir) / kManifestFile).string()));
+  IBGR_ASSIGN_OR_RETURN(bundle->manifest, BundleManifestFromJson(manifest_text));
   const BundleManifest& m = bundle->manifest;
   if (m.format_version != kBundleFormatVersion) {
     return absl::FailedPreconditionError(absl::StrCat(dir, ": bundle format ", m.format_version,

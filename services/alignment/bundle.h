@@ -1,7 +1,7 @@
 // Versioned alignment bundles: `<base>/alignment/<version>/` holding the lexicon, the FAISS name
-// index with its row map, the precomputed enriched-entity embeddings and manifest.json. A bundle
-// directory only appears by renaming a complete temp directory, so readers never see half of
-// one. Versions are decimal integers; "newest" is the numeric maximum.
+// index with its row map, the precomputed enriched-entity embeddings and manifest.json. Versions
+// are listed, resolved and published by common::VersionedArtifactDir / ArtifactStaging, so a
+// bundle directory only appears whole.
 #ifndef IBGRAPHRAG_SERVICES_ALIGNMENT_BUNDLE_H_
 #define IBGRAPHRAG_SERVICES_ALIGNMENT_BUNDLE_H_
 
@@ -13,6 +13,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "common/versioned_artifacts.h"
 #include "services/alignment/candidate_index.h"
 #include "services/alignment/lexicon.h"
 #include "services/alignment/mention_extractor.h"
@@ -108,6 +109,8 @@ absl::StatusOr<BundleBuildResult> BuildAlignmentBundle(const Lexicon& lexicon,
                                                        const TextEncoder& encoder,
                                                        const BundleBuildOptions& options);
 
+// The versioned folder of bundles, `<base>/alignment/<version>/` (common/versioned_artifacts.h).
+common::VersionedArtifactDir BundleArtifacts(const std::string& base);
 // Complete versions under `<base>/alignment/`, ascending.
 absl::StatusOr<std::vector<int64_t>> ListBundleVersions(const std::string& base);
 // `<base>/alignment/<pinned>` (NOT_FOUND when absent) or the newest one (NOT_FOUND when none).

@@ -10,12 +10,12 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "common/file_util.h"
 #include "common/status_macros.h"
 #include "nlohmann/json.hpp"
 #include "services/alignment/text_normalize.h"
 #include "services/kgstore/import/embedded_kg.h"
 #include "services/kgstore/import/line_reader.h"
-#include "services/kgstore/import/sha256.h"
 #include "services/kgstore/kg_store.h"
 #include "services/kgstore/snapshot_manifest.h"
 
@@ -75,7 +75,7 @@ Lexicon LexiconFromKg(const kgstore::KgData& kg, const std::string& source) {
   std::string hashes;
   for (const kgstore::SourceReport& r : kg.reports)
     absl::StrAppend(&hashes, r.path, "=", r.sha256, "\n");
-  lexicon.source_hash = kgstore::import_::Sha256Hex(hashes);
+  lexicon.source_hash = common::Sha256Hex(hashes);
   return lexicon;
 }
 
@@ -88,7 +88,7 @@ absl::StatusOr<Lexicon> LexiconFromSnapshot(const std::string& snapshot_dir) {
   lexicon.source = absl::StrCat("kg-snapshot:", snapshot_dir);
   lexicon.source_kg_version = absl::StrCat(store->manifest().version);
   lexicon.source_hash =
-      kgstore::import_::Sha256Hex(kgstore::SnapshotManifestToJson(store->manifest()));
+      common::Sha256Hex(kgstore::SnapshotManifestToJson(store->manifest()));
   const int64_t n = store->num_entities();
   lexicon.entries.reserve(n);
   constexpr int64_t kChunk = 10000;

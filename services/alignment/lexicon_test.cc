@@ -2,6 +2,7 @@
 
 #include <fstream>
 
+#include "common/test_util/temp_dir.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "services/alignment/testing/test_fixtures.h"
@@ -50,7 +51,7 @@ TEST(LexiconTest, FromKgSplitsAbbreviationsFromSynonyms) {
 }
 
 TEST(LexiconTest, WriteAndReadRoundTrip) {
-  const std::string dir = testing::FreshTempDir("lexicon");
+  const std::string dir = common::test_util::MakeTempDir("align-lexicon");
   Lexicon lexicon = LexiconFromKg(SmallKg(), "test");
   lexicon.entries[1].semantic_types = {"Disease or Syndrome"};
   ASSERT_TRUE(WriteLexicon(lexicon, dir + "/lex.jsonl").ok());
@@ -70,7 +71,7 @@ TEST(LexiconTest, WriteAndReadRoundTrip) {
 }
 
 TEST(UmlsImportTest, JoinsCuisThroughXrefsAndAddsNamesDefinitionsTypes) {
-  const std::string dir = testing::FreshTempDir("umls");
+  const std::string dir = common::test_util::MakeTempDir("align-umls");
   // MRCONSO: CUI|LAT|TS|LUI|STT|SUI|ISPREF|AUI|SAUI|SCUI|SDUI|SAB|TTY|CODE|STR|SRL|SUPPRESS|CVF|
   std::ofstream(dir + "/MRCONSO.RRF")
       << "C0004096|ENG|P|L1|PF|S1|Y|A1||||MSH|MH|D001249|Asthma|0|N|256|\n"
@@ -118,7 +119,7 @@ TEST(UmlsImportTest, JoinsCuisThroughXrefsAndAddsNamesDefinitionsTypes) {
 TEST(UmlsImportTest, MissingMrconsoIsNotFound) {
   Lexicon lexicon = LexiconFromKg(SmallKg(), "test");
   UmlsImportOptions options;
-  options.rrf_dir = testing::FreshTempDir("umls-empty");
+  options.rrf_dir = common::test_util::MakeTempDir("align-umls-empty");
   EXPECT_EQ(ImportUmlsRrf(options, &lexicon).status().code(), absl::StatusCode::kNotFound);
 }
 

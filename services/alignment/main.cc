@@ -1,7 +1,7 @@
 // alignment: serves an alignment bundle (`<base>/alignment/<version>/`) over gRPC (MSCA entity
 // alignment, usable without the rest of the suite).
 //
-//   alignment --base=artifacts [--bundle_version=N] [--port=50053] [--metrics_port=9093]
+//   alignment --base=artifacts [--pin_version=N] [--port=50053] [--metrics_port=9093]
 //             [--config=alignment.textproto] [--host=0.0.0.0] [--watch_seconds=30]
 //
 // --config is an ibgraphrag.config.v1.AlignmentConfig in protobuf text format (encoder, MSCA
@@ -15,6 +15,7 @@
 #include "absl/flags/usage.h"
 #include "common/config.h"
 #include "common/logging.h"
+#include "common/pin_version_flag.h"
 #include "common/server_flags.h"
 #include "ibgraphrag/config/v1/alignment_config.pb.h"
 #include "services/alignment/alignment_server.h"
@@ -23,7 +24,6 @@ ABSL_FLAG(std::string, config, "", "AlignmentConfig text proto (encoder, default
 ABSL_FLAG(std::string, base, "",
           "artifact base directory holding alignment/<version>/ "
           "(default: config base_path, else \"artifacts\")");
-ABSL_FLAG(int64_t, bundle_version, 0, "serve this bundle version (default: the newest)");
 ABSL_FLAG(std::string, bundle_dir, "", "serve exactly this bundle directory");
 ABSL_FLAG(int, watch_seconds, 0, "poll for newer bundle versions this often (0 = never)");
 
@@ -63,6 +63,10 @@ absl::StatusOr<ibgraphrag::alignment::EncoderSpec> EncoderFromConfig(const cfg::
         spec.remote.timeout = absl::Seconds(c.timeout_seconds());
       }
       if (c.batch_size() != 0) spec.remote.batch_size = c.batch_size();
+      if (c.has_connect_timeout_seconds()) {
+        spec.remote.connect_timeout = absl::Seconds(c.connect_timeout_seconds());
+      }
+      if (c.has_max_retries()) spec.remote.max_retries = c.max_retries();
       break;
     default:
       return absl::InvalidArgumentError("encoder.kind: unknown value");
@@ -95,10 +99,13 @@ absl::Status Run() {
   options.base_path = !absl::GetFlag(FLAGS_base).empty() ? absl::GetFlag(FLAGS_base)
                       : !config.base_path().empty()      ? config.base_path()
                                                          : "artifacts";
-  const int64_t version = absl::GetFlag(FLAGS_bundle_version) > 0
-                              ? absl::GetFlag(FLAGS_bundle_version)
-                              : config.bundle_version();
-  if (version > 0) options.pinned_version = version;
+  auto pinned = ibgraphrag::common::PinnedVersionFromFlag();
+  if (!pinned.ok()) return pinned.status();
+  if (pinned->has_value()) {
+    options.pinned_version = *pinned;
+  } else if (config.bundle_version() > 0) {
+    options.pinned_version = config.bundle_version();
+  }
   options.bundle_dir = absl::GetFlag(FLAGS_bundle_dir);
   if (absl::GetFlag(FLAGS_watch_seconds) < 0) {
     return absl::InvalidArgumentError("--watch_seconds: must be >= 0");
@@ -116,7 +123,7 @@ absl::Status Run() {
   }
   if (config.has_llm() && !config.llm().base_url().empty()) {
     const cfg::LlmBackend& l = config.llm();
-    ibgraphrag::reasoner::LlmBackendConfig llm;
+    ibgraphrag::common::OpenAiClientOptions llm;
     llm.name = l.name().empty() ? "alignment" : l.name();
     llm.base_url = l.base_url();
     llm.model = l.model();

@@ -1,6 +1,9 @@
 #include "services/alignment/mention_extractor.h"
 
 #include <algorithm>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/ascii.h"
 #include "services/alignment/text_normalize.h"
@@ -66,60 +69,45 @@ bool AnyPhraseIn(const std::vector<Token>& tokens, size_t from, size_t to,
 
 }  // namespace
 
-void MentionExtractor::Trie::Insert(const std::vector<uint32_t>& tokens, NameRef ref) {
-  uint32_t node = 0;
-  for (const uint32_t t : tokens) {
-    const uint64_t key = (uint64_t{node} << 32) | t;
-    auto [it, inserted] = edges.try_emplace(key, num_nodes);
-    if (inserted) ++num_nodes;
-    node = it->second;
-  }
-  std::vector<NameRef>& refs = terminals[node];
-  for (const NameRef& r : refs) {
+void MentionExtractor::NameDictionary::Add(const std::vector<std::string>& tokens, NameRef ref) {
+  const uint32_t phrase = trie.Insert(tokens);
+  if (phrase >= refs.size()) refs.resize(phrase + 1);
+  for (const NameRef& r : refs[phrase]) {
     if (r.entry == ref.entry) return;  // one ref per entry and surface form is enough
   }
-  refs.push_back(ref);
+  refs[phrase].push_back(ref);
 }
 
-int64_t MentionExtractor::Lookup(const absl::flat_hash_map<std::string, uint32_t>& vocab,
-                                 const std::string& s) const {
-  auto it = vocab.find(s);
-  return it == vocab.end() ? -1 : static_cast<int64_t>(it->second);
+bool MentionExtractor::IndexName(const std::string& name, NameRef ref) {
+  const std::vector<Token> tokens = Tokenize(name);
+  if (tokens.empty() || static_cast<int>(tokens.size()) > options_.max_name_tokens) return false;
+  std::vector<std::string> words;
+  words.reserve(tokens.size());
+  if (IsAbbreviationLike(name)) {
+    for (const Token& t : tokens) words.push_back(name.substr(t.begin, t.end - t.begin));
+    exact_case_.Add(words, ref);
+    return true;
+  }
+  bool all_stop = true;
+  size_t bytes = 0;
+  for (const Token& t : tokens) {
+    all_stop = all_stop && IsStopWord(t.lower);
+    bytes += t.key.size();
+  }
+  if (all_stop || static_cast<int>(bytes + tokens.size() - 1) < options_.min_name_bytes) {
+    return false;
+  }
+  for (const Token& t : tokens) words.push_back(t.key);
+  folded_.Add(words, ref);
+  return true;
 }
 
 MentionExtractor::MentionExtractor(const Lexicon& lexicon, const MentionExtractorOptions& options)
     : options_(options) {
-  auto intern = [](absl::flat_hash_map<std::string, uint32_t>& vocab, const std::string& s) {
-    return vocab.try_emplace(s, static_cast<uint32_t>(vocab.size())).first->second;
-  };
-  std::vector<uint32_t> ids;
   for (uint32_t e = 0; e < lexicon.entries.size(); ++e) {
     const std::vector<std::string> names = lexicon.entries[e].AllNames();
     for (uint32_t n = 0; n < names.size(); ++n) {
-      const std::string& name = names[n];
-      const std::vector<Token> tokens = Tokenize(name);
-      if (tokens.empty() || static_cast<int>(tokens.size()) > options_.max_name_tokens) continue;
-      ids.clear();
-      if (IsAbbreviationLike(name)) {
-        for (const Token& t : tokens) {
-          ids.push_back(intern(case_vocab_, name.substr(t.begin, t.end - t.begin)));
-        }
-        exact_case_.Insert(ids, NameRef{e, n});
-        ++indexed_names_;
-        continue;
-      }
-      bool all_stop = true;
-      size_t bytes = 0;
-      for (const Token& t : tokens) {
-        all_stop = all_stop && IsStopWord(t.lower);
-        bytes += t.key.size();
-      }
-      if (all_stop || static_cast<int>(bytes + tokens.size() - 1) < options_.min_name_bytes) {
-        continue;
-      }
-      for (const Token& t : tokens) ids.push_back(intern(key_vocab_, t.key));
-      folded_.Insert(ids, NameRef{e, n});
-      ++indexed_names_;
+      if (IndexName(names[n], NameRef{e, n})) ++indexed_names_;
     }
   }
 }
@@ -127,49 +115,41 @@ MentionExtractor::MentionExtractor(const Lexicon& lexicon, const MentionExtracto
 std::vector<Mention> MentionExtractor::Extract(absl::string_view text) const {
   const std::vector<Token> tokens = Tokenize(text);
   std::vector<Mention> mentions;
+  size_t sentence_end = 0;  // one past the last token of tokens[i]'s sentence
   size_t i = 0;
   while (i < tokens.size()) {
-    // Longest match in either trie, never crossing a sentence boundary.
-    size_t best_len = 0;
-    const std::vector<NameRef>* best_refs = nullptr;
-    bool best_is_abbreviation = false;
-    for (int pass = 0; pass < 2; ++pass) {
-      const Trie& trie = pass == 0 ? folded_ : exact_case_;
-      const auto& vocab = pass == 0 ? key_vocab_ : case_vocab_;
-      uint32_t node = 0;
-      for (size_t j = i; j < tokens.size() && tokens[j].sentence == tokens[i].sentence; ++j) {
-        const int64_t id =
-            pass == 0 ? Lookup(vocab, tokens[j].key)
-                      : Lookup(vocab, std::string(text.substr(tokens[j].begin,
-                                                              tokens[j].end - tokens[j].begin)));
-        if (id < 0) break;
-        auto edge = trie.edges.find((uint64_t{node} << 32) | static_cast<uint64_t>(id));
-        if (edge == trie.edges.end()) break;
-        node = edge->second;
-        auto term = trie.terminals.find(node);
-        if (term != trie.terminals.end() && j + 1 - i > best_len) {
-          best_len = j + 1 - i;
-          best_refs = &term->second;
-          best_is_abbreviation = pass == 1;
-        }
+    if (i >= sentence_end) {
+      sentence_end = i;
+      while (sentence_end < tokens.size() && tokens[sentence_end].sentence == tokens[i].sentence) {
+        ++sentence_end;
       }
     }
-    if (best_len == 0) {
+    // Longest match in either dictionary, never crossing a sentence boundary; on a tie the
+    // folded match wins.
+    const size_t count = sentence_end - i;
+    const common::TokenTrie::Match folded = folded_.trie.LongestMatch(
+        count, [&](size_t k) -> const std::string& { return tokens[i + k].key; });
+    const common::TokenTrie::Match cased = exact_case_.trie.LongestMatch(count, [&](size_t k) {
+      return text.substr(tokens[i + k].begin, tokens[i + k].end - tokens[i + k].begin);
+    });
+    const bool is_abbreviation = cased.length > folded.length;
+    const common::TokenTrie::Match& best = is_abbreviation ? cased : folded;
+    if (best.length == 0) {
       ++i;
       continue;
     }
     Mention m;
     m.begin = tokens[i].begin;
-    m.end = tokens[i + best_len - 1].end;
+    m.end = tokens[i + best.length - 1].end;
     m.text = std::string(text.substr(m.begin, m.end - m.begin));
-    for (size_t k = i; k < i + best_len; ++k) {
+    for (size_t k = i; k < i + best.length; ++k) {
       if (!m.normalized.empty()) m.normalized.push_back(' ');
       m.normalized += tokens[k].key;
     }
-    if (best_is_abbreviation) m.expanded_from = m.text;
-    m.matches = *best_refs;
+    if (is_abbreviation) m.expanded_from = m.text;
+    m.matches = (is_abbreviation ? exact_case_ : folded_).refs[best.phrase];
     mentions.push_back(std::move(m));
-    i += best_len;
+    i += best.length;
   }
   FlagContext(text, &mentions);
   return mentions;

@@ -1,6 +1,16 @@
 // Dictionary mention tagging: longest match over the normalised tokens of every lexicon name
-// (a token trie, equivalent to Aho-Corasick for leftmost-longest matching on token boundaries),
-// case-sensitive matching of abbreviations, and NegEx-style negation/uncertainty flags.
+// (common::TokenTrie, equivalent to Aho-Corasick for leftmost-longest matching on token
+// boundaries), case-sensitive matching of abbreviations, and NegEx-style negation/uncertainty
+// flags.
+//
+// The reasoner's offline KgEvidenceIndex (services/reasoner/eval/kg_evidence.h) is the other
+// dictionary tagger of the suite; both sit on the same core (common/token_trie.h, and the word
+// bytes and stop words of common/text_words.h). They stay two classes because they do different
+// jobs: this one tags lexicon names in a service request with byte offsets, plural folding,
+// sentence scope, case-sensitive abbreviations and negation; that one stands in for alignment in
+// offline evaluations, matching KG names on the reasoner's own normalised words (no plural
+// folding, so topics are found the way the extractive backend compares names), and the reasoner
+// must not link the alignment service's library to get it.
 #ifndef IBGRAPHRAG_SERVICES_ALIGNMENT_MENTION_EXTRACTOR_H_
 #define IBGRAPHRAG_SERVICES_ALIGNMENT_MENTION_EXTRACTOR_H_
 
@@ -8,8 +18,8 @@
 #include <string>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/strings/string_view.h"
+#include "common/token_trie.h"
 #include "services/alignment/lexicon.h"
 
 namespace ibgraphrag::alignment {
@@ -62,22 +72,18 @@ class MentionExtractor {
   int64_t indexed_names() const { return indexed_names_; }
 
  private:
-  struct Trie {
-    // (node << 32 | token id) -> child node; node 0 is the root.
-    absl::flat_hash_map<uint64_t, uint32_t> edges;
-    absl::flat_hash_map<uint32_t, std::vector<NameRef>> terminals;
-    uint32_t num_nodes = 1;
-    void Insert(const std::vector<uint32_t>& tokens, NameRef ref);
+  // A trie of names and, per phrase id, the lexicon names spelled that way.
+  struct NameDictionary {
+    common::TokenTrie trie;
+    std::vector<std::vector<NameRef>> refs;
+    void Add(const std::vector<std::string>& tokens, NameRef ref);
   };
-  // Token id of `s`, or -1 when the vocabulary does not hold it (then nothing can match).
-  int64_t Lookup(const absl::flat_hash_map<std::string, uint32_t>& vocab,
-                 const std::string& s) const;
+  // Indexes one name in `folded_` or `exact_case_`; false when it is not indexed.
+  bool IndexName(const std::string& name, NameRef ref);
 
   MentionExtractorOptions options_;
-  absl::flat_hash_map<std::string, uint32_t> key_vocab_;   // folded lower-case tokens
-  absl::flat_hash_map<std::string, uint32_t> case_vocab_;  // tokens as written (abbreviations)
-  Trie folded_;
-  Trie exact_case_;
+  NameDictionary folded_;      // on Token::key (lower-case, plural-folded)
+  NameDictionary exact_case_;  // abbreviations, on the tokens as written
   int64_t indexed_names_ = 0;
 };
 

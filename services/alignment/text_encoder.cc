@@ -1,6 +1,5 @@
 #include "services/alignment/text_encoder.h"
 
-#include <curl/curl.h>
 #if defined(__x86_64__)
 #include <immintrin.h>
 #endif
@@ -11,7 +10,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <mutex>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
@@ -19,7 +17,6 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "common/status_macros.h"
-#include "nlohmann/json.hpp"
 #include "services/alignment/text_normalize.h"
 #include "services/kgstore/import/line_reader.h"
 
@@ -312,30 +309,19 @@ absl::Status WordVectorEncoder::EncodeBatch(absl::Span<const std::string> texts,
 
 namespace {
 
-size_t AppendToString(char* data, size_t size, size_t n, void* user) {
-  static_cast<std::string*>(user)->append(data, size * n);
-  return size * n;
-}
-
-absl::Status HttpError(long code, absl::string_view body) {
-  std::string msg = absl::StrCat("embeddings endpoint answered HTTP ", code);
-  const std::string snippet(body.substr(0, 200));
-  if (!snippet.empty()) absl::StrAppend(&msg, ": ", snippet);
-  if (code == 401) return absl::UnauthenticatedError(msg);
-  if (code == 403) return absl::PermissionDeniedError(msg);
-  if (code == 404) return absl::NotFoundError(msg);
-  if (code == 429) return absl::ResourceExhaustedError(msg);
-  if (code >= 500) return absl::UnavailableError(msg);
-  return absl::InvalidArgumentError(msg);
+// Only failed attempts are worth a line: a bundle build encodes every entity in many batches.
+void LogFailedEmbeddingAttempt(absl::string_view line) {
+  if (absl::StrContains(line, " result=OK")) return;
+  std::fprintf(stderr, "[alignment] %.*s\n", static_cast<int>(line.size()), line.data());
 }
 
 }  // namespace
 
 RemoteEmbeddingEncoder::RemoteEmbeddingEncoder(const RemoteEmbeddingEncoderOptions& options,
-                                               std::string api_key)
+                                               std::unique_ptr<common::OpenAiClient> client)
     : options_(options),
       id_(absl::StrCat("openai-", options.model, "-d", options.dim)),
-      api_key_(std::move(api_key)) {}
+      client_(std::move(client)) {}
 
 absl::StatusOr<std::unique_ptr<RemoteEmbeddingEncoder>> RemoteEmbeddingEncoder::Create(
     const RemoteEmbeddingEncoderOptions& options) {
@@ -349,85 +335,36 @@ absl::StatusOr<std::unique_ptr<RemoteEmbeddingEncoder>> RemoteEmbeddingEncoder::
     return absl::InvalidArgumentError(absl::StrCat("dim: ", options.dim, " outside 1..65536"));
   }
   if (options.batch_size <= 0) return absl::InvalidArgumentError("batch_size: must be > 0");
-  std::string key;
-  if (!options.api_key_env.empty()) {
-    const char* v = std::getenv(options.api_key_env.c_str());
-    if (v == nullptr || *v == '\0') {
-      return absl::FailedPreconditionError(
-          absl::StrCat("api_key_env: environment variable ", options.api_key_env, " is unset"));
-    }
-    key = v;
-  }
-  static std::once_flag curl_once;
-  std::call_once(curl_once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
-  return std::unique_ptr<RemoteEmbeddingEncoder>(new RemoteEmbeddingEncoder(options, key));
+  common::OpenAiClientOptions client_options;
+  client_options.name = "embeddings";
+  client_options.base_url = options.base_url;
+  client_options.model = options.model;
+  client_options.api_key_env = options.api_key_env;
+  client_options.timeout = options.timeout;
+  client_options.connect_timeout = options.connect_timeout;
+  client_options.max_retries = options.max_retries;
+  IBGR_ASSIGN_OR_RETURN(
+      std::unique_ptr<common::OpenAiClient> client,
+      common::OpenAiClient::Create(std::move(client_options), LogFailedEmbeddingAttempt));
+  return std::unique_ptr<RemoteEmbeddingEncoder>(
+      new RemoteEmbeddingEncoder(options, std::move(client)));
 }
 
-absl::Status RemoteEmbeddingEncoder::Post(absl::Span<const std::string> texts, float* out) const {
-  std::string body;
-  try {
-    nlohmann::json req = {{"model", options_.model}, {"input", nlohmann::json::array()}};
-    // Empty strings are rejected by some servers; a space encodes as "nothing in particular".
-    for (const std::string& t : texts) req["input"].push_back(t.empty() ? " " : t);
-    body = req.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-  } catch (const std::exception& e) {
-    return absl::InvalidArgumentError(absl::StrCat("cannot serialise texts: ", e.what()));
-  }
-  CURL* curl = curl_easy_init();
-  if (curl == nullptr) return absl::InternalError("curl_easy_init failed");
-  std::unique_ptr<CURL, void (*)(CURL*)> guard(curl, &curl_easy_cleanup);
-  const std::string url = absl::StrCat(options_.base_url, "/embeddings");
-  curl_slist* headers = curl_slist_append(nullptr, "Content-Type: application/json");
-  if (!api_key_.empty()) {
-    headers = curl_slist_append(headers, absl::StrCat("Authorization: Bearer ", api_key_).c_str());
-  }
-  std::unique_ptr<curl_slist, void (*)(curl_slist*)> header_guard(headers, &curl_slist_free_all);
-  std::string response;
-  curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
-  curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
-  curl_easy_setopt(curl, CURLOPT_POSTFIELDS, body.data());
-  curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE, static_cast<long>(body.size()));
-  curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, &AppendToString);
-  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &response);
-  curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS,
-                   static_cast<long>(absl::ToInt64Milliseconds(options_.timeout)));
-  curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
-  const CURLcode rc = curl_easy_perform(curl);
-  if (rc == CURLE_OPERATION_TIMEDOUT) {
-    return absl::DeadlineExceededError(absl::StrCat("embeddings request to ", url, " timed out"));
-  }
-  if (rc != CURLE_OK) {
-    return absl::UnavailableError(
-        absl::StrCat("embeddings request to ", url, " failed: ", curl_easy_strerror(rc)));
-  }
-  long code = 0;
-  curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &code);
-  if (code != 200) return HttpError(code, response);
-  try {
-    const nlohmann::json j = nlohmann::json::parse(response);
-    const nlohmann::json& data = j.at("data");
-    if (!data.is_array() || data.size() != texts.size()) {
-      return absl::DataLossError(absl::StrCat("embeddings response has ", data.size(),
-                                              " vectors for ", texts.size(), " inputs"));
+absl::Status RemoteEmbeddingEncoder::EncodeChunk(absl::Span<const std::string> texts,
+                                                 float* out) const {
+  // No caller deadline here (bundle builds, requests' encoders): each attempt is bounded by
+  // options_.timeout and the retries by max_retries.
+  IBGR_ASSIGN_OR_RETURN(common::EmbeddingsResponse response,
+                        client_->Embed(texts, absl::InfiniteFuture()));
+  for (size_t i = 0; i < response.vectors.size(); ++i) {
+    const std::vector<float>& vector = response.vectors[i];
+    if (static_cast<int>(vector.size()) != options_.dim) {
+      return absl::DataLossError(absl::StrCat("embeddings response: vector of length ",
+                                              vector.size(), ", configured dim is ", options_.dim));
     }
-    std::vector<bool> seen(texts.size(), false);
-    for (size_t i = 0; i < data.size(); ++i) {
-      const size_t index = data[i].contains("index") ? data[i].at("index").get<size_t>() : i;
-      const nlohmann::json& emb = data[i].at("embedding");
-      if (index >= texts.size() || seen[index]) {
-        return absl::DataLossError(absl::StrCat("embeddings response: bad index ", index));
-      }
-      if (static_cast<int>(emb.size()) != options_.dim) {
-        return absl::DataLossError(absl::StrCat("embeddings response: vector of length ",
-                                                emb.size(), ", configured dim is ", options_.dim));
-      }
-      seen[index] = true;
-      float* row = out + index * options_.dim;
-      for (int d = 0; d < options_.dim; ++d) row[d] = emb[d].get<float>();
-      L2Normalize(absl::MakeSpan(row, options_.dim));
-    }
-  } catch (const std::exception& e) {
-    return absl::DataLossError(absl::StrCat("malformed embeddings response: ", e.what()));
+    float* row = out + i * options_.dim;
+    std::copy(vector.begin(), vector.end(), row);
+    L2Normalize(absl::MakeSpan(row, options_.dim));
   }
   return absl::OkStatus();
 }
@@ -439,7 +376,7 @@ absl::Status RemoteEmbeddingEncoder::EncodeBatch(absl::Span<const std::string> t
   }
   for (size_t start = 0; start < texts.size(); start += options_.batch_size) {
     const size_t n = std::min<size_t>(options_.batch_size, texts.size() - start);
-    IBGR_RETURN_IF_ERROR(Post(texts.subspan(start, n), out.data() + start * options_.dim));
+    IBGR_RETURN_IF_ERROR(EncodeChunk(texts.subspan(start, n), out.data() + start * options_.dim));
   }
   return absl::OkStatus();
 }

@@ -15,6 +15,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "absl/types/span.h"
+#include "common/openai_client.h"
 
 namespace ibgraphrag::alignment {
 
@@ -129,28 +130,36 @@ struct RemoteEmbeddingEncoderOptions {
   std::string api_key_env;
   // Texts per HTTP request; bundle builds encode every entity, so batching matters.
   int batch_size = 64;
-  // Limit on one HTTP request.
+  // Limit on one HTTP attempt.
   absl::Duration timeout = absl::Seconds(30);
+  // Limit on establishing the connection, within `timeout`.
+  absl::Duration connect_timeout = absl::Seconds(5);
+  // Retries after the first attempt on connection errors, 408, 429 and 5xx (the policy of
+  // common::OpenAiClient, whose backoff defaults apply). 0..10.
+  int max_retries = 2;
 };
 
 class RemoteEmbeddingEncoder final : public TextEncoder {
  public:
-  // INVALID_ARGUMENT naming a bad field.
+  // INVALID_ARGUMENT naming a bad field, FAILED_PRECONDITION when api_key_env is unset.
   static absl::StatusOr<std::unique_ptr<RemoteEmbeddingEncoder>> Create(
       const RemoteEmbeddingEncoderOptions& options);
   const std::string& id() const override { return id_; }
   int dim() const override { return options_.dim; }
-  // UNAVAILABLE on connection failures and 5xx, DEADLINE_EXCEEDED on timeouts, DATA_LOSS on
-  // malformed responses, INVALID_ARGUMENT/UNAUTHENTICATED/... on other HTTP errors.
+  // Each batch goes through common::OpenAiClient::Embed (retries, timeouts, kept-alive
+  // connections). UNAVAILABLE on connection failures and 5xx after retries, DEADLINE_EXCEEDED
+  // on timeouts, DATA_LOSS on malformed responses or vectors of another length than dim,
+  // INVALID_ARGUMENT/UNAUTHENTICATED/... on other HTTP errors.
   absl::Status EncodeBatch(absl::Span<const std::string> texts,
                            absl::Span<float> out) const override;
 
  private:
-  RemoteEmbeddingEncoder(const RemoteEmbeddingEncoderOptions& options, std::string api_key);
-  absl::Status Post(absl::Span<const std::string> texts, float* out) const;
+  RemoteEmbeddingEncoder(const RemoteEmbeddingEncoderOptions& options,
+                         std::unique_ptr<common::OpenAiClient> client);
+  absl::Status EncodeChunk(absl::Span<const std::string> texts, float* out) const;
   RemoteEmbeddingEncoderOptions options_;
   std::string id_;
-  std::string api_key_;
+  std::unique_ptr<common::OpenAiClient> client_;
 };
 
 // Which encoder a bundle build or a server uses.

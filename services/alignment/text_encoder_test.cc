@@ -4,12 +4,15 @@
 #include <cstdio>
 #include <fstream>
 
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "common/test_util/fake_openai_server.h"
+#include "common/test_util/temp_dir.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "services/alignment/testing/test_fixtures.h"
 #include "services/alignment/text_normalize.h"
-#include "services/reasoner/testing/fake_openai_server.h"
 
 namespace ibgraphrag::alignment {
 namespace {
@@ -85,7 +88,7 @@ TEST(HashNgramEncoderTest, SimilarNamesScoreHigherThanUnrelatedOnes) {
 
 class WordVectorEncoderTest : public ::testing::Test {
  protected:
-  void SetUp() override { dir_ = testing::FreshTempDir("wordvec"); }
+  void SetUp() override { dir_ = common::test_util::MakeTempDir("align-wordvec"); }
   std::string Write(const std::string& name, const std::string& contents) {
     const std::string path = dir_ + "/" + name;
     std::ofstream(path, std::ios::binary) << contents;
@@ -158,10 +161,10 @@ TEST_F(WordVectorEncoderTest, MalformedFilesAreDataLossNamingTheLine) {
 }
 
 TEST(RemoteEmbeddingEncoderTest, PostsBatchesAndNormalises) {
-  auto server = reasoner::testing::FakeOpenAiServer::Start();
+  auto server = common::test_util::FakeOpenAiServer::Start();
   ASSERT_TRUE(server.ok()) << server.status();
   // A fake /v1/embeddings: vector i of a request is (len(text), i+1, 0), returned out of order.
-  (*server)->SetHandler([](const reasoner::testing::RecordedRequest& r) {
+  (*server)->SetHandler([](const common::test_util::RecordedRequest& r) {
     nlohmann::json req = nlohmann::json::parse(r.body);
     nlohmann::json data = nlohmann::json::array();
     const auto& input = req["input"];
@@ -170,7 +173,7 @@ TEST(RemoteEmbeddingEncoderTest, PostsBatchesAndNormalises) {
                       {"index", i},
                       {"embedding", {input[i].get<std::string>().size(), i + 1, 0}}});
     }
-    return reasoner::testing::FakeResponse::Raw(
+    return common::test_util::FakeResponse::Raw(
         r.path == "/v1/embeddings" ? 200 : 404,
         nlohmann::json({{"object", "list"}, {"data", data}, {"model", req["model"]}}).dump());
   });
@@ -195,21 +198,57 @@ TEST(RemoteEmbeddingEncoderTest, PostsBatchesAndNormalises) {
 }
 
 TEST(RemoteEmbeddingEncoderTest, WrongDimensionAndHttpErrorsAreReported) {
-  auto server = reasoner::testing::FakeOpenAiServer::Start();
+  auto server = common::test_util::FakeOpenAiServer::Start();
   ASSERT_TRUE(server.ok());
   (*server)->Enqueue(
-      reasoner::testing::FakeResponse::Raw(200, R"({"data":[{"index":0,"embedding":[1,2]}]})"));
-  (*server)->Enqueue(reasoner::testing::FakeResponse::Error(503, "overloaded"));
+      common::test_util::FakeResponse::Raw(200, R"({"data":[{"index":0,"embedding":[1,2]}]})"));
+  (*server)->Enqueue(common::test_util::FakeResponse::Error(503, "overloaded"));
   RemoteEmbeddingEncoderOptions o;
   o.base_url = (*server)->base_url();
   o.model = "m";
   o.dim = 3;
+  o.max_retries = 0;  // the 503 is the answer, not a retried step
   auto enc = RemoteEmbeddingEncoder::Create(o);
   ASSERT_TRUE(enc.ok());
   EXPECT_EQ((*enc)->Encode("a").status().code(), absl::StatusCode::kDataLoss);
   EXPECT_EQ((*enc)->Encode("a").status().code(), absl::StatusCode::kUnavailable);
   o.base_url = "ftp://x";
   EXPECT_EQ(RemoteEmbeddingEncoder::Create(o).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST(RemoteEmbeddingEncoderTest, RetriesA503ThenSucceeds) {
+  auto server = common::test_util::FakeOpenAiServer::Start();
+  ASSERT_TRUE(server.ok()) << server.status();
+  (*server)->Enqueue(common::test_util::FakeResponse::Error(503, "loading model"));
+  (*server)->Enqueue(
+      common::test_util::FakeResponse::Raw(200, R"({"data":[{"index":0,"embedding":[3,4,0]}]})"));
+  RemoteEmbeddingEncoderOptions o;
+  o.base_url = (*server)->base_url();
+  o.model = "m";
+  o.dim = 3;
+  auto enc = RemoteEmbeddingEncoder::Create(o);
+  ASSERT_TRUE(enc.ok()) << enc.status();
+  auto vector = (*enc)->Encode("a");
+  ASSERT_TRUE(vector.ok()) << vector.status();
+  EXPECT_NEAR((*vector)[0], 0.6f, 1e-5);
+  EXPECT_NEAR((*vector)[1], 0.8f, 1e-5);
+  EXPECT_EQ((*server)->request_count(), 2);
+}
+
+TEST(RemoteEmbeddingEncoderTest, ClosedPortIsUnavailableWithinTheConnectTimeout) {
+  auto port = common::test_util::UnusedLoopbackPort();
+  ASSERT_TRUE(port.ok()) << port.status();
+  RemoteEmbeddingEncoderOptions o;
+  o.base_url = absl::StrCat("http://127.0.0.1:", *port, "/v1");
+  o.model = "m";
+  o.dim = 3;
+  o.connect_timeout = absl::Seconds(1);
+  o.max_retries = 0;
+  auto enc = RemoteEmbeddingEncoder::Create(o);
+  ASSERT_TRUE(enc.ok()) << enc.status();
+  const absl::Time start = absl::Now();
+  EXPECT_EQ((*enc)->Encode("a").status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_LT(absl::Now() - start, o.connect_timeout);
 }
 
 }  // namespace

@@ -4,12 +4,13 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "common/text_words.h"
 #include "common/utf8.h"
 
 namespace ibgraphrag::alignment {
 namespace {
 
-bool IsWordByte(unsigned char c) { return absl::ascii_isalnum(c) || c >= 0x80; }
+using common::IsWordByte;
 
 bool EndsSentence(char c) { return c == '.' || c == '!' || c == '?' || c == ';' || c == '\n'; }
 
@@ -84,17 +85,14 @@ bool IsAbbreviationLike(absl::string_view name) {
 bool IsValidUtf8(absl::string_view s) { return common::IsValidUtf8(s); }
 
 bool IsStopWord(absl::string_view w) {
-  static const auto* const kStopWords = new absl::flat_hash_set<std::string>{
-      "a",         "an",    "and",  "are",   "as",    "at",   "be",    "but",   "by",    "for",
-      "from",      "has",   "have", "he",    "her",   "his",  "in",    "is",    "it",    "its",
-      "of",        "on",    "or",   "she",   "that",  "the",  "their", "there", "this",  "to",
-      "was",       "were",  "what", "which", "with",  "who",  "will",  "not",   "no",    "all",
-      "any",       "can",   "may",  "most",  "other", "some", "such",  "than",  "then",  "these",
-      "those",     "into",  "out",  "up",    "down",  "over", "under", "if",    "how",   "why",
-      "when",      "where", "do",   "does",  "did",   "been", "being", "had",   "i",     "you",
-      "we",        "they",  "him",  "them",  "our",   "your", "my",    "me",    "one",   "two",
-      "following", "type",  "left", "right", "old",   "year", "day",   "man",   "woman", "patient"};
-  return kStopWords->contains(std::string(w));
+  // On top of the shared English list: pronouns, negation, prepositions of place and the filler
+  // of clinical vignettes ("a 45-year-old man", "left", "patient", "type"), none of which may on
+  // its own be tagged as an entity name.
+  static const auto* const kAlignmentStopWords = new absl::flat_hash_set<absl::string_view>{
+      "but",   "he",  "her",  "his",  "she",   "not",  "no",   "out",  "up",  "down",  "over",
+      "under", "if",  "i",    "you",  "we",    "they", "him",  "them", "our", "your",  "my",
+      "me",    "two", "type", "left", "right", "old",  "year", "day",  "man", "woman", "patient"};
+  return common::IsEnglishStopWord(w) || kAlignmentStopWords->contains(w);
 }
 
 }  // namespace ibgraphrag::alignment

@@ -46,7 +46,8 @@ bool IsAbbreviationLike(absl::string_view name);
 // True when `text` is well-formed UTF-8 (no overlong forms, no surrogates, <= U+10FFFF).
 bool IsValidUtf8(absl::string_view text);
 
-// True for a common English function word ("the", "of", "with", ...), compared lower-case.
+// True for a word a name made only of such words must not be tagged for: the shared English list
+// (common::IsEnglishStopWord) plus pronouns, negation and clinical-vignette filler; lower-case.
 bool IsStopWord(absl::string_view lower_word);
 
 }  // namespace ibgraphrag::alignment

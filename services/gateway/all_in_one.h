@@ -47,7 +47,7 @@ class AllInOne {
   int port() const { return gateway_->port(); }
   int metrics_port() const { return gateway_->metrics_port(); }
   // Why the retriever serves no model (empty when it does).
-  const std::string& retriever_model_error() const { return retriever_->model_error(); }
+  std::string retriever_model_error() const { return retriever_->model_error(); }
   GatewayServer& gateway() { return *gateway_; }
 
   // SIGTERM/SIGINT: the gateway drains first, then the internal services stop.

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "common/file_util.h"
 #include "common/test_util/test_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -18,8 +19,9 @@
 namespace ibgraphrag::gateway {
 namespace {
 
+using ::ibgraphrag::common::Sha256Hex;
+using ::ibgraphrag::common::test_util::MakeTempDir;
 using ::ibgraphrag::testing::BinDir;
-using ::ibgraphrag::testing::MakeTempDir;
 using ::ibgraphrag::testing::Subprocess;
 using ::testing::HasSubstr;
 

@@ -12,17 +12,15 @@
 #include "common/client.h"
 #include "common/grpc_status.h"
 #include "common/server_interceptor.h"
+#include "services/gateway/shortest_path_evidence.h"
 #include "services/reasoner/reasoner.h"
 #include "services/reasoner/reasoner_service_impl.h"
-#include "services/retriever/grpc_subgraph_source.h"
-#include "services/retriever/retriever.h"
-#include "services/retriever/retriever_service_impl.h"
 
 namespace ibgraphrag::gateway {
 namespace pb = ibgraphrag::v1;
 namespace {
 
-absl::Time CallerDeadline(const grpc::ServerContext& context) {
+absl::Time CallerDeadline(const grpc::ServerContextBase& context) {
   const auto deadline = context.deadline();
   if (deadline == std::chrono::system_clock::time_point::max()) return absl::InfiniteFuture();
   return absl::FromChrono(deadline);
@@ -82,10 +80,7 @@ AnswerPipeline::AnswerPipeline(const PipelineConfig& config, const Upstreams& up
       retriever_(pb::RetrieverService::NewStub(upstreams.retriever)),
       reasoner_(pb::ReasonerService::NewStub(upstreams.reasoner)) {
   if (upstreams.kgstore != nullptr) {
-    fallback_retriever_ = std::make_unique<retriever::Retriever>(
-        retriever::Retriever::Options(),
-        std::make_shared<retriever::GrpcSubgraphSource>(upstreams.kgstore), nullptr,
-        "the gateway's fallback has no model");
+    fallback_evidence_ = std::make_unique<ShortestPathEvidence>(upstreams.kgstore);
   }
   absl::StatusOr<std::unique_ptr<reasoner::Reasoner>> extractive =
       reasoner::Reasoner::Create(reasoner::ReasonerOptions());
@@ -94,7 +89,7 @@ AnswerPipeline::AnswerPipeline(const PipelineConfig& config, const Upstreams& up
 
 AnswerPipeline::~AnswerPipeline() = default;
 
-grpc::Status AnswerPipeline::Run(const grpc::ServerContext& context,
+grpc::Status AnswerPipeline::Run(const grpc::ServerContextBase& context,
                                  const pb::AnswerRequest& request, pb::AnswerResponse* response,
                                  PipelineSink* sink) const {
   const absl::Time start = absl::Now();
@@ -156,7 +151,7 @@ grpc::Status AnswerPipeline::Run(const grpc::ServerContext& context,
   return grpc::Status::OK;
 }
 
-grpc::Status AnswerPipeline::Align(const grpc::ServerContext& context, absl::Time deadline,
+grpc::Status AnswerPipeline::Align(const grpc::ServerContextBase& context, absl::Time deadline,
                                    const pb::AnswerRequest& request,
                                    pb::AnswerResponse* response) const {
   pb::AlignRequest align;
@@ -205,7 +200,7 @@ grpc::Status AnswerPipeline::Align(const grpc::ServerContext& context, absl::Tim
   return grpc::Status::OK;
 }
 
-void AnswerPipeline::Retrieve(const grpc::ServerContext& context, absl::Time deadline,
+void AnswerPipeline::Retrieve(const grpc::ServerContextBase& context, absl::Time deadline,
                               const pb::AnswerRequest& request,
                               pb::AnswerResponse* response) const {
   if (response->entities_size() == 0) return;  // nothing to start from
@@ -240,41 +235,39 @@ void AnswerPipeline::Retrieve(const grpc::ServerContext& context, absl::Time dea
     return;
   }
   if (Expired(deadline)) return;
-  RetrieveShortestPathFallback(deadline, retrieve, response,
+  RetrieveShortestPathFallback(context, deadline, retrieve, response,
                                absl::StrCat("retriever ", Describe(status)));
 }
 
-void AnswerPipeline::RetrieveShortestPathFallback(absl::Time deadline,
+void AnswerPipeline::RetrieveShortestPathFallback(const grpc::ServerContextBase& context,
+                                                  absl::Time deadline,
                                                   const pb::RetrieveRequest& request,
                                                   pb::AnswerResponse* response,
                                                   const std::string& why) const {
-  if (fallback_retriever_ == nullptr) {
+  if (fallback_evidence_ == nullptr) {
     AddDegraded(response, "retriever",
                 absl::StrCat(why,
                              "; no kgstore configured for shortest-path evidence, so the "
                              "answer has no evidence"));
     return;
   }
-  retriever::RetrieveQuery query = retriever::FromProto(request, deadline);
-  query.mode = retriever::ScoringMode::kShortestPath;
   const absl::Time start = absl::Now();
-  absl::StatusOr<retriever::RetrieveResult> result = fallback_retriever_->Retrieve(query);
+  pb::RetrieveResponse fetched;
+  const absl::Status status = fallback_evidence_->Fetch(context, deadline, request, &fetched);
   AddTiming(response, "retrieve.fallback", Ms(absl::Now() - start));
-  if (!result.ok()) {
+  if (!status.ok()) {
     AddDegraded(response, "retriever",
                 absl::StrCat(why, "; shortest-path evidence from kgstore failed too (",
-                             result.status().ToString(), "), so the answer has no evidence"));
+                             status.ToString(), "), so the answer has no evidence"));
     return;
   }
-  pb::RetrieveResponse converted;
-  retriever::ToProto(*result, "gateway", &converted);
-  *response->mutable_evidence() = std::move(*converted.mutable_triples());
-  *response->mutable_paths() = std::move(*converted.mutable_paths());
+  *response->mutable_evidence() = std::move(*fetched.mutable_triples());
+  *response->mutable_paths() = std::move(*fetched.mutable_paths());
   AddDegraded(response, "retriever",
               absl::StrCat(why, "; used shortest-path evidence from kgstore (no IBRP scoring)"));
 }
 
-grpc::Status AnswerPipeline::Reason(const grpc::ServerContext& context, absl::Time deadline,
+grpc::Status AnswerPipeline::Reason(const grpc::ServerContextBase& context, absl::Time deadline,
                                     const pb::AnswerRequest& request, pb::AnswerResponse* response,
                                     PipelineSink* sink) const {
   pb::ReasonRequest reason;

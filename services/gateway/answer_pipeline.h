@@ -3,8 +3,8 @@
 // with a share of the caller's deadline, and a degrade-rather-than-fail policy:
 //
 //   alignment fails               → UNAVAILABLE (no entities, no grounded answer)
-//   retriever fails / has no model → shortest-path evidence computed by the gateway from kgstore,
-//                                    flagged degraded{component: "retriever"}
+//   retriever fails / has no model → shortest-path evidence asked of kgstore (ShortestPaths,
+//                                    ExtractSubgraph), flagged degraded{component: "retriever"}
 //   reasoner service fails         → extractive answer computed by the gateway,
 //                                    flagged degraded{component: "reasoner"}
 //   LLM fails (inside the reasoner)→ the reasoner's extractive fallback, its flag passed through
@@ -28,11 +28,10 @@
 namespace ibgraphrag::reasoner {
 class Reasoner;
 }
-namespace ibgraphrag::retriever {
-class Retriever;
-}
 
 namespace ibgraphrag::gateway {
+
+class ShortestPathEvidence;
 
 // Channels to the four services. kgstore is only used for the degraded evidence path; without
 // it a failed retriever leaves the answer without evidence (still flagged).
@@ -84,20 +83,21 @@ class AnswerPipeline {
 
   // Runs the flow for a validated request. `sink` (may be null) gets stage events and tokens.
   // The returned status is the RPC's; `response` is complete when it is OK.
-  grpc::Status Run(const grpc::ServerContext& context, const ibgraphrag::v1::AnswerRequest& request,
+  grpc::Status Run(const grpc::ServerContextBase& context,
+                   const ibgraphrag::v1::AnswerRequest& request,
                    ibgraphrag::v1::AnswerResponse* response, PipelineSink* sink) const;
 
  private:
-  grpc::Status Align(const grpc::ServerContext& context, absl::Time deadline,
+  grpc::Status Align(const grpc::ServerContextBase& context, absl::Time deadline,
                      const ibgraphrag::v1::AnswerRequest& request,
                      ibgraphrag::v1::AnswerResponse* response) const;
-  void Retrieve(const grpc::ServerContext& context, absl::Time deadline,
+  void Retrieve(const grpc::ServerContextBase& context, absl::Time deadline,
                 const ibgraphrag::v1::AnswerRequest& request,
                 ibgraphrag::v1::AnswerResponse* response) const;
-  grpc::Status Reason(const grpc::ServerContext& context, absl::Time deadline,
+  grpc::Status Reason(const grpc::ServerContextBase& context, absl::Time deadline,
                       const ibgraphrag::v1::AnswerRequest& request,
                       ibgraphrag::v1::AnswerResponse* response, PipelineSink* sink) const;
-  void RetrieveShortestPathFallback(absl::Time deadline,
+  void RetrieveShortestPathFallback(const grpc::ServerContextBase& context, absl::Time deadline,
                                     const ibgraphrag::v1::RetrieveRequest& request,
                                     ibgraphrag::v1::AnswerResponse* response,
                                     const std::string& why) const;
@@ -107,7 +107,7 @@ class AnswerPipeline {
   std::unique_ptr<ibgraphrag::v1::RetrieverService::Stub> retriever_;
   std::unique_ptr<ibgraphrag::v1::ReasonerService::Stub> reasoner_;
   // Shortest-path evidence from kgstore when the retriever fails (null without kgstore).
-  std::unique_ptr<retriever::Retriever> fallback_retriever_;
+  std::unique_ptr<ShortestPathEvidence> fallback_evidence_;
   // Extractive answers when the reasoner service fails.
   std::unique_ptr<reasoner::Reasoner> fallback_reasoner_;
 };

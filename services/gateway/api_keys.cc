@@ -1,13 +1,10 @@
 #include "services/gateway/api_keys.h"
 
 #include <openssl/crypto.h>
-#include <openssl/sha.h>
 #include <sys/stat.h>
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/ascii.h"
@@ -15,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
+#include "common/file_util.h"
 #include "common/logging.h"
 
 namespace ibgraphrag::gateway {
@@ -27,7 +25,7 @@ int HexValue(char c) {
   return -1;
 }
 
-bool ParseHexDigest(absl::string_view hex, Sha256Digest* out) {
+bool ParseHexDigest(absl::string_view hex, common::Sha256Digest* out) {
   if (hex.size() != 64) return false;
   for (size_t i = 0; i < 32; ++i) {
     const int hi = HexValue(hex[2 * i]);
@@ -38,34 +36,7 @@ bool ParseHexDigest(absl::string_view hex, Sha256Digest* out) {
   return true;
 }
 
-absl::StatusOr<std::string> ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("api_keys_file: cannot read ", path, ": ", std::strerror(errno)));
-  }
-  std::ostringstream contents;
-  contents << in.rdbuf();
-  return contents.str();
-}
-
 }  // namespace
-
-Sha256Digest Sha256(absl::string_view data) {
-  Sha256Digest digest;
-  SHA256(reinterpret_cast<const unsigned char*>(data.data()), data.size(), digest.data());
-  return digest;
-}
-
-std::string Sha256Hex(absl::string_view data) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  for (uint8_t b : Sha256(data)) {
-    out.push_back(kHex[b >> 4]);
-    out.push_back(kHex[b & 15]);
-  }
-  return out;
-}
 
 absl::StatusOr<std::vector<ApiKeyEntry>> ParseApiKeys(absl::string_view text) {
   std::vector<ApiKeyEntry> entries;
@@ -124,7 +95,7 @@ absl::StatusOr<bool> ApiKeyStore::ReloadIfChanged() {
     last_check_ = absl::Now();
     if (keys_ != nullptr && *stamp == stamp_) return false;
   }
-  absl::StatusOr<std::string> text = ReadFile(path_);
+  absl::StatusOr<std::string> text = common::ReadFileNamedByField("api_keys_file", path_);
   if (!text.ok()) return text.status();
   absl::StatusOr<std::vector<ApiKeyEntry>> keys = ParseApiKeys(*text);
   if (!keys.ok()) return keys.status();
@@ -161,7 +132,7 @@ absl::StatusOr<std::string> ApiKeyStore::Authenticate(absl::string_view presente
   const absl::Status refused = absl::UnauthenticatedError(
       "missing or invalid API key (send 'authorization: Bearer <key>' or 'x-api-key: <key>')");
   if (presented_key.empty() || keys == nullptr) return refused;
-  const Sha256Digest digest = Sha256(presented_key);
+  const common::Sha256Digest digest = common::Sha256(presented_key);
   const ApiKeyEntry* match = nullptr;
   // Every entry is compared, in constant time each, whatever matches.
   for (const ApiKeyEntry& entry : *keys) {

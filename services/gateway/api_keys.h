@@ -5,7 +5,7 @@
 //   # one key per line: <key id>:<hex SHA-256 of the key>; '#' starts a comment
 //   clinic-a:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08
 //
-// (`printf '%s' "$KEY" | sha256sum` prints the hash.) Only hashes are stored; a presented key is
+// (`printf '%s' "$KEY" | sha256sum` or common::Sha256Hex prints the hash.) Only hashes are stored; a presented key is
 // hashed and compared with every entry in constant time, so neither the file nor the timing of a
 // failed check reveals a key. Callers send `authorization: Bearer <key>` or `x-api-key: <key>`.
 #ifndef IBGRAPHRAG_SERVICES_GATEWAY_API_KEYS_H_
@@ -22,19 +22,14 @@
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "common/file_util.h"
 
 namespace ibgraphrag::gateway {
-
-using Sha256Digest = std::array<uint8_t, 32>;
-
-Sha256Digest Sha256(absl::string_view data);
-// Lower-case hex of Sha256(data): the form the key file stores.
-std::string Sha256Hex(absl::string_view data);
 
 // One key of the file.
 struct ApiKeyEntry {
   std::string key_id;
-  Sha256Digest hash;
+  common::Sha256Digest hash;  // common::Sha256 of the key
 };
 
 // Parses the file's text. INVALID_ARGUMENT naming the line for a malformed line or a duplicate

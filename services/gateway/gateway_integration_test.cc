@@ -14,23 +14,25 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "common/file_util.h"
+#include "common/test_util/fake_openai_server.h"
 #include "common/test_util/test_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "ibgraphrag/v1/gateway.grpc.pb.h"
 #include "services/gateway/api_keys.h"
 #include "services/gateway/testing/small_suite.h"
-#include "services/reasoner/testing/fake_openai_server.h"
 #include "tests/test_util/subprocess.h"
 
 namespace ibgraphrag::gateway {
 namespace {
 
 namespace pb = ibgraphrag::v1;
-using ::ibgraphrag::reasoner::testing::FakeOpenAiServer;
-using ::ibgraphrag::reasoner::testing::FakeResponse;
+using ::ibgraphrag::common::test_util::FakeOpenAiServer;
+using ::ibgraphrag::common::test_util::FakeResponse;
+using ::ibgraphrag::common::Sha256Hex;
+using ::ibgraphrag::common::test_util::MakeTempDir;
 using ::ibgraphrag::testing::BinDir;
-using ::ibgraphrag::testing::MakeTempDir;
 using ::ibgraphrag::testing::Subprocess;
 using ::testing::HasSubstr;
 using ::testing::Not;

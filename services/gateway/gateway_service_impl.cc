@@ -7,6 +7,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
+#include "common/grpc_status.h"
 #include "common/logging.h"
 #include "common/proto_utf8.h"
 #include "common/server_interceptor.h"
@@ -20,7 +21,7 @@ namespace ibgraphrag::gateway {
 namespace pb = ibgraphrag::v1;
 namespace {
 
-std::string Metadata(const grpc::ServerContext& context, const char* key) {
+std::string Metadata(const grpc::ServerContextBase& context, const char* key) {
   const auto& md = context.client_metadata();
   auto it = md.find(key);
   if (it == md.end()) return "";
@@ -39,58 +40,22 @@ struct GatewayServiceImpl::Metrics {
   absl::flat_hash_map<std::string, prometheus::Histogram*> stage_seconds;
 };
 
-GatewayServiceImpl::GatewayServiceImpl() {
-  // Method indices follow the rpc order in gateway.proto: Answer, AnswerStream.
-  MarkMethodStreamed(
-      0, new grpc::internal::StreamedUnaryHandler<grpc::ByteBuffer, pb::AnswerResponse>(
-             [this](grpc::ServerContext* context,
-                    grpc::ServerUnaryStreamer<grpc::ByteBuffer, pb::AnswerResponse>* stream) {
-               grpc::ByteBuffer bytes;
-               if (!stream->Read(&bytes)) {
-                 return grpc::Status(grpc::StatusCode::INTERNAL, "no request message");
-               }
-               pb::AnswerRequest request;
-               grpc::Status status = ParseRequest(context, "Answer", bytes, &request);
-               if (!status.ok()) return status;
-               pb::AnswerResponse response;
-               status = Answer(context, &request, &response);
-               if (status.ok() && !stream->Write(response)) {
-                 return grpc::Status(grpc::StatusCode::CANCELLED, "the caller went away");
-               }
-               return status;
-             }));
-  MarkMethodStreamed(
-      1,
-      new grpc::internal::SplitServerStreamingHandler<grpc::ByteBuffer, pb::AnswerStreamResponse>(
-          [this](grpc::ServerContext* context,
-                 grpc::ServerSplitStreamer<grpc::ByteBuffer, pb::AnswerStreamResponse>* stream) {
-            grpc::ByteBuffer bytes;
-            if (!stream->Read(&bytes)) {
-              return grpc::Status(grpc::StatusCode::INTERNAL, "no request message");
-            }
-            pb::AnswerStreamRequest request;
-            grpc::Status status = ParseRequest(context, "AnswerStream", bytes, &request);
-            if (!status.ok()) return status;
-            return RunStream(context, request, [stream](const pb::AnswerStreamResponse& m) {
-              return stream->Write(m);
-            });
-          }));
-}
+GatewayServiceImpl::GatewayServiceImpl() = default;
 
 GatewayServiceImpl::~GatewayServiceImpl() = default;
 
-grpc::Status GatewayServiceImpl::ParseRequest(grpc::ServerContext* context, absl::string_view rpc,
-                                              const grpc::ByteBuffer& bytes,
+grpc::Status GatewayServiceImpl::ParseRequest(const grpc::ServerContextBase& context,
+                                              absl::string_view rpc, const grpc::ByteBuffer& bytes,
                                               google::protobuf::Message* request) {
-  absl::StatusOr<std::string> wire = common::ByteBufferToString(bytes);
-  if (!wire.ok())
-    return grpc::Status(grpc::StatusCode::INTERNAL, std::string(wire.status().message()));
-  if (request->ParseFromString(*wire)) return grpc::Status::OK;
+  const absl::Status parsed = common::ParseRequestBytes(bytes, request);
+  if (parsed.ok() || parsed.code() == absl::StatusCode::kInternal) {
+    return common::ToGrpcStatus(parsed);
+  }
   std::string caller = "anonymous";
   grpc::Status status;
   if (keys_ != nullptr) {
     absl::StatusOr<std::string> key_id = keys_->Authenticate(
-        PresentedKey(Metadata(*context, "authorization"), Metadata(*context, "x-api-key")));
+        PresentedKey(Metadata(context, "authorization"), Metadata(context, "x-api-key")));
     if (!key_id.ok()) {
       metrics_->auth_failures->Increment();
       status =
@@ -99,14 +64,9 @@ grpc::Status GatewayServiceImpl::ParseRequest(grpc::ServerContext* context, absl
       caller = *key_id;
     }
   }
-  if (status.ok()) {
-    std::string field = common::FindInvalidUtf8Field(*wire, request->GetDescriptor());
-    // AnswerStream wraps the request: name the field as the caller sees it.
-    status = grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
-                          field.empty() ? "request: not a valid serialized message"
-                                        : absl::StrCat(field, ": not valid UTF-8"));
-  }
-  Audit(*context, rpc, caller, status, pb::AnswerResponse(), 0.0);
+  // AnswerStream wraps the request: the field is named as the caller sees it.
+  if (status.ok()) status = common::ToGrpcStatus(parsed);
+  Audit(context, rpc, caller, status, pb::AnswerResponse(), 0.0);
   return status;
 }
 
@@ -149,7 +109,7 @@ absl::StatusOr<std::unique_ptr<GatewayServiceImpl>> GatewayServiceImpl::Create(
   return service;
 }
 
-grpc::Status GatewayServiceImpl::Admit(const grpc::ServerContext& context,
+grpc::Status GatewayServiceImpl::Admit(const grpc::ServerContextBase& context,
                                        const pb::AnswerRequest& request, std::string* caller) {
   *caller = "anonymous";
   if (keys_ != nullptr) {
@@ -175,7 +135,7 @@ grpc::Status GatewayServiceImpl::Admit(const grpc::ServerContext& context,
   return grpc::Status::OK;
 }
 
-void GatewayServiceImpl::Audit(const grpc::ServerContext& context, absl::string_view rpc,
+void GatewayServiceImpl::Audit(const grpc::ServerContextBase& context, absl::string_view rpc,
                                const std::string& caller, const grpc::Status& status,
                                const pb::AnswerResponse& response, double latency_ms) const {
   std::vector<common::LogField> fields = {
@@ -208,18 +168,31 @@ void GatewayServiceImpl::Audit(const grpc::ServerContext& context, absl::string_
   common::LogInfo("gateway: audit", fields);
 }
 
-grpc::Status GatewayServiceImpl::Answer(grpc::ServerContext* context,
-                                        const pb::AnswerRequest* request,
-                                        pb::AnswerResponse* response) {
+grpc::ServerUnaryReactor* GatewayServiceImpl::Answer(grpc::CallbackServerContext* context,
+                                                     const grpc::ByteBuffer* request,
+                                                     grpc::ByteBuffer* response) {
+  return common::RunBlockingUnary(context, [this, context, request, response] {
+    return RunAnswer(*context, *request, response);
+  });
+}
+
+grpc::Status GatewayServiceImpl::RunAnswer(const grpc::ServerContextBase& context,
+                                           const grpc::ByteBuffer& bytes,
+                                           grpc::ByteBuffer* response_bytes) {
+  pb::AnswerRequest request;
+  grpc::Status status = ParseRequest(context, "Answer", bytes, &request);
+  if (!status.ok()) return status;
   const absl::Time start = absl::Now();
   std::string caller;
-  grpc::Status status = Admit(*context, *request, &caller);
+  pb::AnswerResponse response;
+  status = Admit(context, request, &caller);
   if (status.ok()) {
-    response->set_request_id(common::RequestIdOf(*context));
-    status = pipeline_->Run(*context, *request, response, nullptr);
+    response.set_request_id(common::RequestIdOf(context));
+    status = pipeline_->Run(context, request, &response, nullptr);
   }
-  Audit(*context, "Answer", caller, status, *response,
+  Audit(context, "Answer", caller, status, response,
         absl::ToDoubleMilliseconds(absl::Now() - start));
+  if (status.ok()) common::SerializeToByteBuffer(response, response_bytes);
   return status;
 }
 
@@ -227,8 +200,7 @@ namespace {
 
 class WriterSink : public PipelineSink {
  public:
-  using Write = std::function<bool(const pb::AnswerStreamResponse&)>;
-  explicit WriterSink(Write write) : write_(std::move(write)) {}
+  explicit WriterSink(const common::StreamWrite& write) : write_(write) {}
   void OnStage(const pb::StageEvent& event) override {
     pb::AnswerStreamResponse message;
     *message.mutable_stage() = event;
@@ -241,36 +213,40 @@ class WriterSink : public PipelineSink {
   }
 
  private:
-  Write write_;
+  const common::StreamWrite& write_;
 };
 
 }  // namespace
 
-grpc::Status GatewayServiceImpl::AnswerStream(
-    grpc::ServerContext* context, const pb::AnswerStreamRequest* request,
-    grpc::ServerWriter<pb::AnswerStreamResponse>* writer) {
-  return RunStream(context, *request,
-                   [writer](const pb::AnswerStreamResponse& m) { return writer->Write(m); });
+grpc::ServerWriteReactor<grpc::ByteBuffer>* GatewayServiceImpl::AnswerStream(
+    grpc::CallbackServerContext* context, const grpc::ByteBuffer* request) {
+  return common::RunBlockingServerStream(
+      [this, context, request](const common::StreamWrite& write) {
+        return RunStream(*context, *request, write);
+      });
 }
 
-grpc::Status GatewayServiceImpl::RunStream(grpc::ServerContext* context,
-                                           const pb::AnswerStreamRequest& request,
-                                           StreamWrite write) {
+grpc::Status GatewayServiceImpl::RunStream(const grpc::ServerContextBase& context,
+                                           const grpc::ByteBuffer& bytes,
+                                           const common::StreamWrite& write) {
+  pb::AnswerStreamRequest request;
+  grpc::Status parsed = ParseRequest(context, "AnswerStream", bytes, &request);
+  if (!parsed.ok()) return parsed;
   const absl::Time start = absl::Now();
   std::string caller;
   pb::AnswerResponse response;
-  grpc::Status status = Admit(*context, request.request(), &caller);
+  grpc::Status status = Admit(context, request.request(), &caller);
   if (status.ok()) {
-    response.set_request_id(common::RequestIdOf(*context));
+    response.set_request_id(common::RequestIdOf(context));
     WriterSink sink(write);
-    status = pipeline_->Run(*context, request.request(), &response, &sink);
+    status = pipeline_->Run(context, request.request(), &response, &sink);
     if (status.ok()) {
       pb::AnswerStreamResponse last;
       *last.mutable_result() = response;
       write(last);
     }
   }
-  Audit(*context, "AnswerStream", caller, status, response,
+  Audit(context, "AnswerStream", caller, status, response,
         absl::ToDoubleMilliseconds(absl::Now() - start));
   return status;
 }

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "common/blocking_reactor.h"
 #include "common/metrics.h"
 #include "grpcpp/support/byte_buffer.h"
 #include "ibgraphrag/v1/gateway.grpc.pb.h"
@@ -26,10 +27,15 @@ class Histogram;
 
 namespace ibgraphrag::gateway {
 
-// Both RPCs are registered with byte-level handlers that parse the request themselves, so a
-// question or option that is not valid UTF-8 gets INVALID_ARGUMENT naming the field (gRPC's own
-// parser would refuse it as INTERNAL before any handler ran); they then call the typed methods.
-class GatewayServiceImpl final : public ibgraphrag::v1::GatewayService::Service {
+// Both RPCs are raw callback methods (public generated API): the request arrives as bytes and
+// is parsed with common::ParseRequestBytes, so a question or option that is not valid UTF-8 gets
+// INVALID_ARGUMENT naming the field (gRPC's own parser would refuse it as INTERNAL before any
+// handler ran). Handlers run on common::BlockingCallPool threads, as sync handlers would.
+using GatewayRawService = ibgraphrag::v1::GatewayService::WithRawCallbackMethod_Answer<
+    ibgraphrag::v1::GatewayService::WithRawCallbackMethod_AnswerStream<
+        ibgraphrag::v1::GatewayService::Service>>;
+
+class GatewayServiceImpl final : public GatewayRawService {
  public:
   // `keys` null = no authentication (every caller is "anonymous"; development only). `metrics`
   // receives ibgr_gateway_* series and must outlive the service.
@@ -38,28 +44,29 @@ class GatewayServiceImpl final : public ibgraphrag::v1::GatewayService::Service 
       std::unique_ptr<RateLimiter> rate_limiter, common::MetricsRegistry* metrics);
   ~GatewayServiceImpl() override;
 
-  grpc::Status Answer(grpc::ServerContext* context, const ibgraphrag::v1::AnswerRequest* request,
-                      ibgraphrag::v1::AnswerResponse* response) override;
-  grpc::Status AnswerStream(
-      grpc::ServerContext* context, const ibgraphrag::v1::AnswerStreamRequest* request,
-      grpc::ServerWriter<ibgraphrag::v1::AnswerStreamResponse>* writer) override;
+  grpc::ServerUnaryReactor* Answer(grpc::CallbackServerContext* context,
+                                   const grpc::ByteBuffer* request,
+                                   grpc::ByteBuffer* response) override;
+  grpc::ServerWriteReactor<grpc::ByteBuffer>* AnswerStream(
+      grpc::CallbackServerContext* context, const grpc::ByteBuffer* request) override;
 
  private:
   struct Metrics;
   GatewayServiceImpl();
-  using StreamWrite = std::function<bool(const ibgraphrag::v1::AnswerStreamResponse&)>;
-  grpc::Status RunStream(grpc::ServerContext* context,
-                         const ibgraphrag::v1::AnswerStreamRequest& request, StreamWrite write);
+  grpc::Status RunAnswer(const grpc::ServerContextBase& context, const grpc::ByteBuffer& bytes,
+                         grpc::ByteBuffer* response_bytes);
+  grpc::Status RunStream(const grpc::ServerContextBase& context, const grpc::ByteBuffer& bytes,
+                         const common::StreamWrite& write);
   // Parses a request from bytes; INVALID_ARGUMENT naming a non-UTF-8 field (after checking the
   // caller's key, so unauthenticated callers learn nothing about validation).
-  grpc::Status ParseRequest(grpc::ServerContext* context, absl::string_view rpc,
+  grpc::Status ParseRequest(const grpc::ServerContextBase& context, absl::string_view rpc,
                             const grpc::ByteBuffer& bytes, google::protobuf::Message* request);
   // Authentication, rate limit and validation; fills `caller`.
-  grpc::Status Admit(const grpc::ServerContext& context,
+  grpc::Status Admit(const grpc::ServerContextBase& context,
                      const ibgraphrag::v1::AnswerRequest& request, std::string* caller);
-  void Audit(const grpc::ServerContext& context, absl::string_view rpc, const std::string& caller,
-             const grpc::Status& status, const ibgraphrag::v1::AnswerResponse& response,
-             double latency_ms) const;
+  void Audit(const grpc::ServerContextBase& context, absl::string_view rpc,
+             const std::string& caller, const grpc::Status& status,
+             const ibgraphrag::v1::AnswerResponse& response, double latency_ms) const;
 
   std::unique_ptr<AnswerPipeline> pipeline_;
   std::unique_ptr<ApiKeyStore> keys_;

@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "common/file_util.h"
 #include "common/proto_utf8.h"
 #include "common/test_util/test_util.h"
 #include "gmock/gmock.h"
@@ -18,6 +19,8 @@
 namespace ibgraphrag::gateway {
 namespace {
 
+using ::ibgraphrag::common::Sha256;
+using ::ibgraphrag::common::Sha256Hex;
 using ::testing::HasSubstr;
 
 TEST(ApiKeysTest, Sha256MatchesKnownVector) {

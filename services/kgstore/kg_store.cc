@@ -4,17 +4,16 @@
 #include "services/kgstore/kg_store.h"
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <functional>
-#include <thread>
 #include <utility>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/parallel_for.h"
 #include "common/status_macros.h"
 #include "rocksdb/db.h"
 #include "services/kgstore/kg_store_codec.h"
@@ -40,15 +39,7 @@ std::string ListForError(const std::vector<T>& items, size_t max_items = 20) {
 // Runs `tasks` on up to `threads` threads; returns the first failure in task order.
 absl::Status RunParallel(const std::vector<std::function<absl::Status()>>& tasks, int threads) {
   std::vector<absl::Status> results(tasks.size());
-  std::atomic<size_t> next{0};
-  auto worker = [&] {
-    for (size_t i = next++; i < tasks.size(); i = next++) results[i] = tasks[i]();
-  };
-  std::vector<std::thread> pool;
-  const int extra = std::min<int>(threads, static_cast<int>(tasks.size())) - 1;
-  for (int t = 0; t < extra; ++t) pool.emplace_back(worker);
-  worker();
-  for (std::thread& t : pool) t.join();
+  common::ParallelFor(tasks.size(), threads, [&](size_t i) { results[i] = tasks[i](); });
   for (absl::Status& s : results) {
     if (!s.ok()) return s;
   }

@@ -52,6 +52,7 @@ class Cache;
 class ColumnFamilyHandle;
 class DB;
 class Snapshot;
+class WriteBatch;
 }  // namespace rocksdb
 
 namespace ibgraphrag::kgstore {
@@ -365,6 +366,22 @@ class KgStore {
   absl::Status CheckRelations(absl::Span<const RelationId> ids, std::string_view field) const
       ABSL_SHARED_LOCKS_REQUIRED(mu_);
   void ApplyOverlayEdges(const std::vector<Triple>& triples) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  // One ExtractSubgraph traversal (kg_store_query.cc).
+  class SubgraphExpander;
+
+  // Ingest's steps (kg_store_ingest.cc), run under ingest_mu_: plan (shared mu_), write (no
+  // mu_: queries keep running during the fsync), apply (exclusive mu_).
+  struct IngestPlan;
+  class IngestPlanner;
+  // The result recorded for `batch_id` when that batch was applied before; nullopt otherwise.
+  absl::StatusOr<std::optional<IngestResult>> FindAppliedBatch(const std::string& batch_id) const;
+  absl::Status PlanIngest(const IngestBatch& batch, IngestPlan* plan) const
+      ABSL_LOCKS_EXCLUDED(mu_);
+  absl::Status PutEntityRecords(IngestPlan* plan, rocksdb::WriteBatch* wb) const;
+  void PutGraphRecords(const IngestPlan& plan, rocksdb::WriteBatch* wb) const;
+  absl::Status WriteIngest(const std::string& batch_id, IngestPlan* plan) ABSL_LOCKS_EXCLUDED(mu_);
+  void ApplyIngest(IngestPlan* plan) ABSL_LOCKS_EXCLUDED(mu_);
 
   const KgStoreOptions options_;
   SnapshotManifest manifest_;  // set once in Open

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <limits>
+#include <optional>
 #include <random>
 #include <string>
 #include <tuple>
@@ -158,6 +159,266 @@ struct TripleKey {
 
 }  // namespace
 
+// Everything one batch writes, resolved against the state current when it was planned.
+struct KgStore::IngestPlan {
+  internal::IngestMarker marker;
+  std::vector<Entity> records;                 // entity records to write
+  std::vector<std::string> original_encoding;  // per record: "" for new entities
+  std::vector<bool> name_changed;              // per record, filled by the write phase
+  std::vector<bool> type_changed;
+  std::vector<std::pair<std::string, EntityId>> new_external_ids;
+  std::vector<Relation> new_relations;
+  std::vector<std::string> new_sources;
+  std::vector<Triple> new_triples;
+  KgCounts new_counts;
+  size_t old_entity_count = 0;
+  size_t old_relation_count = 0;
+};
+
+// Phase 1 of Ingest: resolves a batch against the store's state, read under a shared `mu_`
+// that the caller holds for the planner's whole life. Nothing is written.
+class KgStore::IngestPlanner {
+ public:
+  IngestPlanner(const KgStore& store, IngestPlan* plan) ABSL_SHARED_LOCKS_REQUIRED(store.mu_)
+      : store_(store), plan_(*plan) {
+    plan_.old_entity_count = store.entities_.size();
+    plan_.old_relation_count = store.relations_.size();
+    plan_.new_counts = store.counts_;
+    plan_.marker.generation = store.generation_ + 1;
+    next_id_ = static_cast<EntityId>(plan_.old_entity_count);
+  }
+
+  absl::Status PlanEntities(const std::vector<Entity>& entities);
+  absl::Status PlanRelations(const std::vector<Relation>& relations);
+  absl::Status PlanTriples(const std::vector<IngestTriple>& triples);
+  // Per-relation triple counts and the marker's totals, once every triple is planned.
+  void CountTriples();
+
+ private:
+  // External ids bound by this batch first, then the store (cached: batches repeat ids a lot).
+  // kInvalidEntity = bound nowhere.
+  absl::StatusOr<EntityId> Resolve(const std::string& external_id);
+  // Index in plan_.records of the record `in` upserts into, creating it if needed.
+  absl::StatusOr<size_t> UpsertRecord(const Entity& in, size_t i, EntityId* id);
+  void BindXrefs(const Entity& in, EntityId id, size_t index);
+  RelationId FindRelation(const std::string& name) const;
+  absl::StatusOr<RelationId> AddRelation(Relation r);
+  // Plans triples[i]; unknown external ids are collected, not returned as errors.
+  absl::Status PlanTriple(size_t i, const IngestTriple& t, std::vector<std::string>* unknown,
+                          size_t* unknown_count);
+  absl::StatusOr<SourceId> SourceFor(size_t i, const IngestTriple& t);
+
+  static constexpr RelationId kNoRelation = std::numeric_limits<RelationId>::max();
+
+  const KgStore& store_;
+  IngestPlan& plan_;
+  // Writers are serialised by ingest_mu_, so the latest database state is exactly the state
+  // applied in memory; planning reads it without a RocksDB snapshot.
+  const rocksdb::ReadOptions latest_;
+  EntityId next_id_ = 0;
+  absl::flat_hash_map<EntityId, size_t> record_of_;  // entity id -> index in plan_.records
+  absl::flat_hash_map<std::string, EntityId> batch_ids_;
+  absl::flat_hash_map<std::string, EntityId> store_cache_;  // kInvalidEntity = absent
+  absl::flat_hash_map<std::string, RelationId> batch_relations_;
+  absl::flat_hash_map<std::string, SourceId> source_ids_;
+  absl::flat_hash_set<TripleKey> seen_;
+};
+
+absl::StatusOr<EntityId> KgStore::IngestPlanner::Resolve(const std::string& external_id) {
+  if (auto it = batch_ids_.find(external_id); it != batch_ids_.end()) return it->second;
+  if (auto it = store_cache_.find(external_id); it != store_cache_.end()) return it->second;
+  std::string value;
+  const rocksdb::Status s =
+      store_.db_->Get(latest_, store_.cf_[internal::kCfExternalIds], external_id, &value);
+  EntityId id = kInvalidEntity;
+  if (s.ok()) {
+    if (value.size() != 4) return absl::DataLossError("corrupt external-id index entry");
+    id = internal::GetBe32(value.data());
+  } else if (!s.IsNotFound()) {
+    return FromRocks(s, absl::StrCat("resolve '", external_id, "'"));
+  }
+  store_cache_.emplace(external_id, id);
+  return id;
+}
+
+absl::StatusOr<size_t> KgStore::IngestPlanner::UpsertRecord(const Entity& in, size_t i,
+                                                            EntityId* id) {
+  if (*id == kInvalidEntity) {
+    if (in.type.empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("entities[", i, "].type is required for new entity '", in.external_id, "'"));
+    }
+    if (next_id_ >= kInvalidEntity - 1) {
+      return absl::ResourceExhaustedError("the store has no entity ids left");
+    }
+    *id = next_id_++;
+    Entity rec;
+    rec.id = *id;
+    rec.external_id = in.external_id;
+    rec.type = in.type;
+    MergeEntity(in, &rec);
+    const size_t index = plan_.records.size();
+    plan_.records.push_back(std::move(rec));
+    plan_.original_encoding.emplace_back();
+    record_of_.emplace(*id, index);
+    batch_ids_.emplace(in.external_id, *id);
+    plan_.new_external_ids.emplace_back(in.external_id, *id);
+    ++plan_.marker.entities_added;
+    ++plan_.new_counts.entities;
+    ++plan_.new_counts.entities_by_type[in.type];
+    return index;
+  }
+  size_t index = 0;
+  if (auto it = record_of_.find(*id); it != record_of_.end()) {
+    index = it->second;
+  } else {
+    std::string value;
+    IBGR_ROCKS_RETURN_IF_ERROR(store_.db_->Get(latest_, store_.cf_[internal::kCfEntities],
+                                               internal::EntityKey(*id), &value),
+                               absl::StrCat("read entity ", *id));
+    IBGR_ASSIGN_OR_RETURN(Entity rec, internal::DecodeEntity(value, *id));
+    index = plan_.records.size();
+    plan_.records.push_back(std::move(rec));
+    plan_.original_encoding.push_back(std::move(value));
+    record_of_.emplace(*id, index);
+  }
+  MergeEntity(in, &plan_.records[index]);
+  return index;
+}
+
+absl::Status KgStore::IngestPlanner::PlanEntities(const std::vector<Entity>& entities) {
+  for (size_t i = 0; i < entities.size(); ++i) {
+    const Entity& in = entities[i];
+    IBGR_ASSIGN_OR_RETURN(EntityId id, Resolve(in.external_id));
+    IBGR_ASSIGN_OR_RETURN(const size_t index, UpsertRecord(in, i, &id));
+    for (const std::string& x : in.xrefs) {
+      Entity& rec = plan_.records[index];
+      if (x == rec.external_id) continue;
+      IBGR_ASSIGN_OR_RETURN(EntityId bound, Resolve(x));
+      if (bound == kInvalidEntity) {
+        batch_ids_.emplace(x, id);
+        plan_.new_external_ids.emplace_back(x, id);
+        rec.xrefs.push_back(x);
+      }
+      // Bound already (to this entity or, first binding wins, to another): nothing to do.
+    }
+    plan_.marker.entity_ids.push_back(id);
+  }
+  return absl::OkStatus();
+}
+
+RelationId KgStore::IngestPlanner::FindRelation(const std::string& name) const {
+  if (auto it = store_.relation_by_name_.find(name); it != store_.relation_by_name_.end()) {
+    return it->second;
+  }
+  if (auto it = batch_relations_.find(name); it != batch_relations_.end()) return it->second;
+  return kNoRelation;
+}
+
+absl::StatusOr<RelationId> KgStore::IngestPlanner::AddRelation(Relation r) {
+  const size_t count = plan_.old_relation_count + plan_.new_relations.size();
+  if (count >= kMaxCsrRelations) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "relation '", r.name, "' would exceed the limit of ", kMaxCsrRelations, " relations"));
+  }
+  r.id = static_cast<RelationId>(count);
+  batch_relations_.emplace(r.name, r.id);
+  plan_.new_counts.triples_by_relation.emplace(r.name, 0);
+  ++plan_.new_counts.relations;
+  plan_.new_relations.push_back(std::move(r));
+  return plan_.new_relations.back().id;
+}
+
+absl::Status KgStore::IngestPlanner::PlanRelations(const std::vector<Relation>& relations) {
+  for (const Relation& r : relations) {
+    if (FindRelation(r.name) == kNoRelation) IBGR_RETURN_IF_ERROR(AddRelation(r).status());
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<SourceId> KgStore::IngestPlanner::SourceFor(size_t i, const IngestTriple& t) {
+  const std::string& source_name = t.source.empty() ? kDefaultIngestSource : t.source;
+  const size_t known = store_.sources_.size() + plan_.new_sources.size();
+  auto [it, added] = source_ids_.emplace(source_name, static_cast<SourceId>(known));
+  if (added) {
+    if (known >= 65536) {
+      return absl::InvalidArgumentError(absl::StrCat("triples[", i, "].source '", source_name,
+                                                     "' would exceed the limit of 65536 sources"));
+    }
+    plan_.new_sources.push_back(source_name);
+  }
+  return it->second;
+}
+
+absl::Status KgStore::IngestPlanner::PlanTriple(size_t i, const IngestTriple& t,
+                                                std::vector<std::string>* unknown,
+                                                size_t* unknown_count) {
+  IBGR_ASSIGN_OR_RETURN(EntityId head, Resolve(t.head));
+  IBGR_ASSIGN_OR_RETURN(EntityId tail, Resolve(t.tail));
+  for (auto [id, field, value] :
+       {std::tuple{head, "head", &t.head}, std::tuple{tail, "tail", &t.tail}}) {
+    if (id != kInvalidEntity) continue;
+    if (++*unknown_count <= kMaxUnknownIdsReported) {
+      unknown->push_back(absl::StrCat("triples[", i, "].", field, " '", *value, "'"));
+    }
+  }
+  if (head == kInvalidEntity || tail == kInvalidEntity) return absl::OkStatus();
+  if (head == tail) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("triples[", i, "]: head '", t.head, "' and tail '", t.tail,
+                     "' are the same entity; self-loops are not stored"));
+  }
+  RelationId relation = FindRelation(t.relation);
+  if (relation == kNoRelation) {
+    Relation r;
+    r.name = t.relation;
+    IBGR_ASSIGN_OR_RETURN(relation, AddRelation(std::move(r)));
+  }
+  const bool known_before = head < plan_.old_entity_count && tail < plan_.old_entity_count &&
+                            relation < plan_.old_relation_count;
+  if (!seen_.insert(TripleKey{head, relation, tail}).second ||
+      (known_before && store_.ContainsEdge(head, relation, tail))) {
+    ++plan_.marker.triples_existing;
+    return absl::OkStatus();
+  }
+  // Sources are registered only by triples that are actually added.
+  IBGR_ASSIGN_OR_RETURN(const SourceId source, SourceFor(i, t));
+  plan_.new_triples.push_back(Triple{head, relation, tail, source});
+  return absl::OkStatus();
+}
+
+absl::Status KgStore::IngestPlanner::PlanTriples(const std::vector<IngestTriple>& triples) {
+  for (size_t s = 0; s < store_.sources_.size(); ++s) {
+    source_ids_.emplace(store_.sources_[s], static_cast<SourceId>(s));
+  }
+  std::vector<std::string> unknown;
+  size_t unknown_count = 0;
+  for (size_t i = 0; i < triples.size(); ++i) {
+    IBGR_RETURN_IF_ERROR(PlanTriple(i, triples[i], &unknown, &unknown_count));
+  }
+  if (unknown_count == 0) return absl::OkStatus();
+  std::string message = absl::StrCat("unknown external id", unknown_count > 1 ? "s" : "",
+                                     " in triples (neither in the store "
+                                     "nor among the batch's entities): ",
+                                     absl::StrJoin(unknown, ", "));
+  if (unknown_count > unknown.size()) {
+    absl::StrAppend(&message, " (and ", unknown_count - unknown.size(), " more)");
+  }
+  return absl::NotFoundError(message);
+}
+
+void KgStore::IngestPlanner::CountTriples() {
+  for (const Triple& t : plan_.new_triples) {
+    const std::string& name = t.relation < plan_.old_relation_count
+                                  ? store_.relations_[t.relation].name
+                                  : plan_.new_relations[t.relation - plan_.old_relation_count].name;
+    ++plan_.new_counts.triples_by_relation[name];
+  }
+  plan_.new_counts.triples += static_cast<int64_t>(plan_.new_triples.size());
+  plan_.marker.relations_added = static_cast<int64_t>(plan_.new_relations.size());
+  plan_.marker.triples_added = static_cast<int64_t>(plan_.new_triples.size());
+}
+
 absl::StatusOr<IngestResult> KgStore::Ingest(const IngestBatch& batch) {
   if (options_.read_only) {
     return absl::FailedPreconditionError(absl::StrCat("KG store ", options_.snapshot_dir,
@@ -166,297 +427,129 @@ absl::StatusOr<IngestResult> KgStore::Ingest(const IngestBatch& batch) {
   }
   IBGR_RETURN_IF_ERROR(ValidateBatchShape(batch));
   absl::MutexLock writer(&ingest_mu_);
-  // Writers are serialised by ingest_mu_, so the latest database state is exactly the state
-  // applied in memory; planning reads it without a RocksDB snapshot.
-  const rocksdb::ReadOptions latest;
-  {
-    std::string marker;
-    const rocksdb::Status s = db_->Get(latest, cf_[internal::kCfBatches], batch.batch_id, &marker);
-    if (s.ok()) {
-      IBGR_ASSIGN_OR_RETURN(internal::IngestMarker m, internal::DecodeIngestMarker(marker));
-      return ResultFromMarker(m, /*already_applied=*/true);
-    }
-    if (!s.IsNotFound()) return FromRocks(s, "read ingest batch marker");
-  }
+  IBGR_ASSIGN_OR_RETURN(std::optional<IngestResult> replay, FindAppliedBatch(batch.batch_id));
+  if (replay.has_value()) return *std::move(replay);
+  IngestPlan plan;
+  IBGR_RETURN_IF_ERROR(PlanIngest(batch, &plan));
+  IBGR_RETURN_IF_ERROR(WriteIngest(batch.batch_id, &plan));
+  ApplyIngest(&plan);
+  return ResultFromMarker(plan.marker, /*already_applied=*/false);
+}
 
-  // ---- Phase 1: plan. ----
-  internal::IngestMarker marker;
-  std::vector<Entity> records;                      // entity records to write
-  std::vector<std::string> original_encoding;       // "" for new entities
-  absl::flat_hash_map<EntityId, size_t> record_of;  // entity id -> index in records
-  std::vector<std::pair<std::string, EntityId>> new_external_ids;
-  std::vector<Relation> new_relations;
-  std::vector<std::string> new_sources;
-  std::vector<Triple> new_triples;
-  KgCounts new_counts;
-  size_t old_entity_count = 0;
-  size_t old_relation_count = 0;
-  {
-    absl::ReaderMutexLock lock(&mu_);
-    old_entity_count = entities_.size();
-    old_relation_count = relations_.size();
-    new_counts = counts_;
-    marker.generation = generation_ + 1;
+absl::StatusOr<std::optional<IngestResult>> KgStore::FindAppliedBatch(
+    const std::string& batch_id) const {
+  std::string marker;
+  const rocksdb::Status s =
+      db_->Get(rocksdb::ReadOptions(), cf_[internal::kCfBatches], batch_id, &marker);
+  if (s.IsNotFound()) return std::nullopt;
+  if (!s.ok()) return FromRocks(s, "read ingest batch marker");
+  IBGR_ASSIGN_OR_RETURN(internal::IngestMarker m, internal::DecodeIngestMarker(marker));
+  return ResultFromMarker(m, /*already_applied=*/true);
+}
 
-    // External ids bound by this batch first, then the store (cached: batches repeat ids a lot).
-    absl::flat_hash_map<std::string, EntityId> batch_ids;
-    absl::flat_hash_map<std::string, EntityId> store_cache;  // kInvalidEntity = absent
-    auto resolve = [&](const std::string& external_id) -> absl::StatusOr<EntityId> {
-      if (auto it = batch_ids.find(external_id); it != batch_ids.end()) return it->second;
-      if (auto it = store_cache.find(external_id); it != store_cache.end()) return it->second;
-      std::string value;
-      const rocksdb::Status s =
-          db_->Get(latest, cf_[internal::kCfExternalIds], external_id, &value);
-      EntityId id = kInvalidEntity;
-      if (s.ok()) {
-        if (value.size() != 4) return absl::DataLossError("corrupt external-id index entry");
-        id = internal::GetBe32(value.data());
-      } else if (!s.IsNotFound()) {
-        return FromRocks(s, absl::StrCat("resolve '", external_id, "'"));
-      }
-      store_cache.emplace(external_id, id);
-      return id;
-    };
+absl::Status KgStore::PlanIngest(const IngestBatch& batch, IngestPlan* plan) const {
+  absl::ReaderMutexLock lock(&mu_);
+  IngestPlanner planner(*this, plan);
+  IBGR_RETURN_IF_ERROR(planner.PlanEntities(batch.entities));
+  IBGR_RETURN_IF_ERROR(planner.PlanRelations(batch.relations));
+  IBGR_RETURN_IF_ERROR(planner.PlanTriples(batch.triples));
+  planner.CountTriples();
+  return absl::OkStatus();
+}
 
-    EntityId next_id = static_cast<EntityId>(old_entity_count);
-    for (size_t i = 0; i < batch.entities.size(); ++i) {
-      const Entity& in = batch.entities[i];
-      IBGR_ASSIGN_OR_RETURN(EntityId id, resolve(in.external_id));
-      size_t index = 0;
-      if (id == kInvalidEntity) {
-        if (in.type.empty()) {
-          return absl::InvalidArgumentError(absl::StrCat(
-              "entities[", i, "].type is required for new entity '", in.external_id, "'"));
-        }
-        if (next_id >= kInvalidEntity - 1) {
-          return absl::ResourceExhaustedError("the store has no entity ids left");
-        }
-        id = next_id++;
-        Entity rec;
-        rec.id = id;
-        rec.external_id = in.external_id;
-        rec.type = in.type;
-        MergeEntity(in, &rec);
-        index = records.size();
-        records.push_back(std::move(rec));
-        original_encoding.emplace_back();
-        record_of.emplace(id, index);
-        batch_ids.emplace(in.external_id, id);
-        new_external_ids.emplace_back(in.external_id, id);
-        ++marker.entities_added;
-        ++new_counts.entities;
-        ++new_counts.entities_by_type[in.type];
-      } else {
-        if (auto it = record_of.find(id); it != record_of.end()) {
-          index = it->second;
-        } else {
-          std::string value;
-          IBGR_ROCKS_RETURN_IF_ERROR(
-              db_->Get(latest, cf_[internal::kCfEntities], internal::EntityKey(id), &value),
-              absl::StrCat("read entity ", id));
-          IBGR_ASSIGN_OR_RETURN(Entity rec, internal::DecodeEntity(value, id));
-          index = records.size();
-          records.push_back(std::move(rec));
-          original_encoding.push_back(std::move(value));
-          record_of.emplace(id, index);
-        }
-        MergeEntity(in, &records[index]);
-      }
-      for (const std::string& x : in.xrefs) {
-        Entity& rec = records[index];
-        if (x == rec.external_id) continue;
-        IBGR_ASSIGN_OR_RETURN(EntityId bound, resolve(x));
-        if (bound == kInvalidEntity) {
-          batch_ids.emplace(x, id);
-          new_external_ids.emplace_back(x, id);
-          rec.xrefs.push_back(x);
-        }
-        // Bound already (to this entity or, first binding wins, to another): nothing to do.
-      }
-      marker.entity_ids.push_back(id);
-    }
-
-    absl::flat_hash_map<std::string, RelationId> batch_relations;
-    auto find_relation = [&](const std::string& name) -> RelationId {
-      if (auto it = relation_by_name_.find(name); it != relation_by_name_.end()) return it->second;
-      if (auto it = batch_relations.find(name); it != batch_relations.end()) return it->second;
-      return std::numeric_limits<RelationId>::max();
-    };
-    auto add_relation = [&](Relation r) -> absl::StatusOr<RelationId> {
-      if (old_relation_count + new_relations.size() >= kMaxCsrRelations) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "relation '", r.name, "' would exceed the limit of ", kMaxCsrRelations, " relations"));
-      }
-      r.id = static_cast<RelationId>(old_relation_count + new_relations.size());
-      batch_relations.emplace(r.name, r.id);
-      new_counts.triples_by_relation.emplace(r.name, 0);
-      ++new_counts.relations;
-      new_relations.push_back(std::move(r));
-      return new_relations.back().id;
-    };
-    for (const Relation& r : batch.relations) {
-      if (find_relation(r.name) == std::numeric_limits<RelationId>::max()) {
-        IBGR_RETURN_IF_ERROR(add_relation(r).status());
-      }
-    }
-
-    absl::flat_hash_map<std::string, SourceId> source_ids;
-    for (size_t s = 0; s < sources_.size(); ++s) {
-      source_ids.emplace(sources_[s], static_cast<SourceId>(s));
-    }
-    std::vector<std::string> unknown;
-    size_t unknown_count = 0;
-    absl::flat_hash_set<TripleKey> seen;
-    for (size_t i = 0; i < batch.triples.size(); ++i) {
-      const IngestTriple& t = batch.triples[i];
-      IBGR_ASSIGN_OR_RETURN(EntityId head, resolve(t.head));
-      IBGR_ASSIGN_OR_RETURN(EntityId tail, resolve(t.tail));
-      for (auto [id, field, value] :
-           {std::tuple{head, "head", &t.head}, std::tuple{tail, "tail", &t.tail}}) {
-        if (id != kInvalidEntity) continue;
-        if (++unknown_count <= kMaxUnknownIdsReported) {
-          unknown.push_back(absl::StrCat("triples[", i, "].", field, " '", *value, "'"));
-        }
-      }
-      if (head == kInvalidEntity || tail == kInvalidEntity) continue;
-      if (head == tail) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("triples[", i, "]: head '", t.head, "' and tail '", t.tail,
-                         "' are the same entity; self-loops are not stored"));
-      }
-      RelationId relation = find_relation(t.relation);
-      if (relation == std::numeric_limits<RelationId>::max()) {
-        Relation r;
-        r.name = t.relation;
-        IBGR_ASSIGN_OR_RETURN(relation, add_relation(std::move(r)));
-      }
-      const bool known_before =
-          head < old_entity_count && tail < old_entity_count && relation < old_relation_count;
-      if (!seen.insert(TripleKey{head, relation, tail}).second ||
-          (known_before && ContainsEdge(head, relation, tail))) {
-        ++marker.triples_existing;
-        continue;
-      }
-      // Sources are registered only by triples that are actually added.
-      const std::string& source_name = t.source.empty() ? kDefaultIngestSource : t.source;
-      auto [source_it, source_added] = source_ids.emplace(
-          source_name, static_cast<SourceId>(sources_.size() + new_sources.size()));
-      if (source_added) {
-        if (sources_.size() + new_sources.size() >= 65536) {
-          return absl::InvalidArgumentError(
-              absl::StrCat("triples[", i, "].source '", source_name,
-                           "' would exceed the limit of 65536 sources"));
-        }
-        new_sources.push_back(source_name);
-      }
-      new_triples.push_back(Triple{head, relation, tail, source_it->second});
-    }
-    if (unknown_count > 0) {
-      std::string message = absl::StrCat("unknown external id", unknown_count > 1 ? "s" : "",
-                                         " in triples (neither in the store "
-                                         "nor among the batch's entities): ",
-                                         absl::StrJoin(unknown, ", "));
-      if (unknown_count > unknown.size()) {
-        absl::StrAppend(&message, " (and ", unknown_count - unknown.size(), " more)");
-      }
-      return absl::NotFoundError(message);
-    }
-    for (const Triple& t : new_triples) {
-      const std::string& name = t.relation < old_relation_count
-                                    ? relations_[t.relation].name
-                                    : new_relations[t.relation - old_relation_count].name;
-      ++new_counts.triples_by_relation[name];
-    }
-    new_counts.triples += static_cast<int64_t>(new_triples.size());
-    marker.relations_added = static_cast<int64_t>(new_relations.size());
-    marker.triples_added = static_cast<int64_t>(new_triples.size());
-  }
-
-  // ---- Phase 2: one synced WriteBatch. ----
-  rocksdb::WriteBatch wb;
-  std::vector<bool> name_changed(records.size(), false), type_changed(records.size(), false);
-  for (size_t i = 0; i < records.size(); ++i) {
-    const Entity& rec = records[i];
+absl::Status KgStore::PutEntityRecords(IngestPlan* plan, rocksdb::WriteBatch* wb) const {
+  plan->name_changed.assign(plan->records.size(), false);
+  plan->type_changed.assign(plan->records.size(), false);
+  for (size_t i = 0; i < plan->records.size(); ++i) {
+    const Entity& rec = plan->records[i];
     std::string encoded = internal::EncodeEntity(rec);
-    if (!original_encoding[i].empty()) {
-      if (encoded == original_encoding[i]) continue;
-      ++marker.entities_updated;
-      IBGR_ASSIGN_OR_RETURN(Entity before, internal::DecodeEntity(original_encoding[i], rec.id));
-      name_changed[i] = before.name != rec.name;
+    const std::string& original = plan->original_encoding[i];
+    if (!original.empty()) {
+      if (encoded == original) continue;
+      ++plan->marker.entities_updated;
+      IBGR_ASSIGN_OR_RETURN(Entity before, internal::DecodeEntity(original, rec.id));
+      plan->name_changed[i] = before.name != rec.name;
       if (before.type != rec.type) {
-        type_changed[i] = true;
-        if (--new_counts.entities_by_type[before.type] == 0) {
-          new_counts.entities_by_type.erase(before.type);
-        }
-        ++new_counts.entities_by_type[rec.type];
+        plan->type_changed[i] = true;
+        KgCounts& counts = plan->new_counts;
+        if (--counts.entities_by_type[before.type] == 0) counts.entities_by_type.erase(before.type);
+        ++counts.entities_by_type[rec.type];
       }
     }
-    wb.Put(cf_[internal::kCfEntities], internal::EntityKey(rec.id), encoded);
+    wb->Put(cf_[internal::kCfEntities], internal::EntityKey(rec.id), encoded);
   }
-  for (const auto& [external_id, id] : new_external_ids) {
+  return absl::OkStatus();
+}
+
+void KgStore::PutGraphRecords(const IngestPlan& plan, rocksdb::WriteBatch* wb) const {
+  for (const auto& [external_id, id] : plan.new_external_ids) {
     std::string value;
     internal::PutBe32(&value, id);
-    wb.Put(cf_[internal::kCfExternalIds], external_id, value);
+    wb->Put(cf_[internal::kCfExternalIds], external_id, value);
   }
-  for (const Relation& r : new_relations) {
-    wb.Put(cf_[internal::kCfRelations], internal::RelationKey(r.id), internal::EncodeRelation(r));
+  for (const Relation& r : plan.new_relations) {
+    wb->Put(cf_[internal::kCfRelations], internal::RelationKey(r.id), internal::EncodeRelation(r));
   }
   char key[12];
   char source[2];
-  for (const Triple& t : new_triples) {
+  for (const Triple& t : plan.new_triples) {
     source[0] = static_cast<char>(t.source >> 8);
     source[1] = static_cast<char>(t.source);
     internal::EncodeAdjacencyKey(t.head, t.relation, t.tail, key);
-    wb.Put(cf_[internal::kCfOut], rocksdb::Slice(key, 12), rocksdb::Slice(source, 2));
+    wb->Put(cf_[internal::kCfOut], rocksdb::Slice(key, 12), rocksdb::Slice(source, 2));
     internal::EncodeAdjacencyKey(t.tail, t.relation, t.head, key);
-    wb.Put(cf_[internal::kCfIn], rocksdb::Slice(key, 12), rocksdb::Slice(source, 2));
+    wb->Put(cf_[internal::kCfIn], rocksdb::Slice(key, 12), rocksdb::Slice(source, 2));
   }
-  if (!new_triples.empty()) {
-    wb.Put(cf_[internal::kCfIngestLog], internal::GenerationKey(marker.generation),
-           internal::EncodeTripleLog(new_triples));
+  if (!plan.new_triples.empty()) {
+    wb->Put(cf_[internal::kCfIngestLog], internal::GenerationKey(plan.marker.generation),
+            internal::EncodeTripleLog(plan.new_triples));
   }
+}
+
+absl::Status KgStore::WriteIngest(const std::string& batch_id, IngestPlan* plan) {
+  rocksdb::WriteBatch wb;
+  IBGR_RETURN_IF_ERROR(PutEntityRecords(plan, &wb));
+  PutGraphRecords(*plan, &wb);
   wb.Put(cf_[internal::kCfMeta], std::string(internal::kMetaGeneration),
-         std::to_string(marker.generation));
+         std::to_string(plan->marker.generation));
   wb.Put(cf_[internal::kCfMeta], std::string(internal::kMetaCounts),
-         internal::EncodeCounts(new_counts));
-  std::vector<std::string> all_sources;
-  if (!new_sources.empty()) {
-    all_sources = sources();
-    all_sources.insert(all_sources.end(), new_sources.begin(), new_sources.end());
+         internal::EncodeCounts(plan->new_counts));
+  if (!plan->new_sources.empty()) {
+    std::vector<std::string> all_sources = sources();
+    all_sources.insert(all_sources.end(), plan->new_sources.begin(), plan->new_sources.end());
     wb.Put(cf_[internal::kCfMeta], std::string(internal::kMetaSources),
            internal::EncodeStringList(all_sources));
   }
-  wb.Put(cf_[internal::kCfBatches], batch.batch_id, internal::EncodeIngestMarker(marker));
+  wb.Put(cf_[internal::kCfBatches], batch_id, internal::EncodeIngestMarker(plan->marker));
   rocksdb::WriteOptions write_options;
   write_options.sync = true;
   IBGR_ROCKS_RETURN_IF_ERROR(db_->Write(write_options, &wb),
-                             absl::StrCat("write ingest batch '", batch.batch_id, "'"));
+                             absl::StrCat("write ingest batch '", batch_id, "'"));
+  return absl::OkStatus();
+}
 
-  // ---- Phase 3: make it visible. ----
-  {
-    absl::MutexLock lock(&mu_);
-    for (size_t i = 0; i < records.size(); ++i) {
-      const Entity& rec = records[i];
-      if (rec.id >= old_entity_count) {
-        // New ids were handed out in order, and records were created in that same order.
-        entities_.Append(rec.external_id, rec.type, rec.name);
-        continue;
-      }
-      if (name_changed[i]) entities_.names[rec.id] = entities_.Add(rec.name);
-      if (type_changed[i]) entities_.type_index[rec.id] = entities_.TypeIndex(rec.type);
+void KgStore::ApplyIngest(IngestPlan* plan) {
+  absl::MutexLock lock(&mu_);
+  for (size_t i = 0; i < plan->records.size(); ++i) {
+    const Entity& rec = plan->records[i];
+    if (rec.id >= plan->old_entity_count) {
+      // New ids were handed out in order, and records were created in that same order.
+      entities_.Append(rec.external_id, rec.type, rec.name);
+      continue;
     }
-    for (Relation& r : new_relations) {
-      relation_by_name_.emplace(r.name, r.id);
-      relations_.push_back(std::move(r));
-    }
-    for (std::string& s : new_sources) sources_.push_back(std::move(s));
-    ApplyOverlayEdges(new_triples);
-    counts_ = std::move(new_counts);
-    generation_ = marker.generation;
-    if (read_snapshot_ != nullptr) db_->ReleaseSnapshot(read_snapshot_);
-    read_snapshot_ = db_->GetSnapshot();
+    if (plan->name_changed[i]) entities_.names[rec.id] = entities_.Add(rec.name);
+    if (plan->type_changed[i]) entities_.type_index[rec.id] = entities_.TypeIndex(rec.type);
   }
-  return ResultFromMarker(marker, /*already_applied=*/false);
+  for (Relation& r : plan->new_relations) {
+    relation_by_name_.emplace(r.name, r.id);
+    relations_.push_back(std::move(r));
+  }
+  for (std::string& s : plan->new_sources) sources_.push_back(std::move(s));
+  ApplyOverlayEdges(plan->new_triples);
+  counts_ = std::move(plan->new_counts);
+  generation_ = plan->marker.generation;
+  if (read_snapshot_ != nullptr) db_->ReleaseSnapshot(read_snapshot_);
+  read_snapshot_ = db_->GetSnapshot();
 }
 
 absl::Status KgStore::CompactOverlay() {

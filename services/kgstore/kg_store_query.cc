@@ -240,160 +240,246 @@ absl::StatusOr<NeighborPage> KgStore::Neighbors(const NeighborQuery& query) cons
 
 // ---- ExtractSubgraph ----
 
-absl::StatusOr<Subgraph> KgStore::ExtractSubgraph(const SubgraphQuery& query) const {
+namespace {
+
+// The per-edge step of ExtractSubgraph while one node is expanded. Passed by value so that its
+// fields live in registers, not behind `this`, in the loops over a node's edges.
+struct SubgraphEdgeVisitor {
+  Subgraph* g;
+  NodeMark* marks;
+  uint32_t epoch;
+  size_t max_triples;
+  EntityId u;   // the node being expanded
+  size_t idx;   // its index in g->entities
+  int32_t hop;  // the hop its new edges land on
+  // Emits the edge unless it was (or will be) emitted from its other end: edges back to an
+  // earlier hop were handled when that node was expanded, and an edge inside this hop belongs to
+  // whichever end was discovered first. False once the budget is spent.
+  IBGR_ALWAYS_INLINE bool operator()(uint64_t packed, bool out) const {
+    const EntityId v = EdgeOther(packed);
+    NodeMark& m = marks[v];
+    const bool seen = m.epoch == epoch;
+    if (seen) {
+      const int32_t other_hop = g->entities[m.value].hop;
+      const int32_t parent_hop = hop - 1;
+      if (other_hop < parent_hop || (other_hop == parent_hop && m.value < idx)) return true;
+    }
+    if (g->triples.size() >= max_triples) {
+      g->truncated = true;
+      return false;
+    }
+    g->triples.push_back(SubgraphTriple{MakeTriple(u, packed, out), hop});
+    if (!seen) {
+      m = NodeMark{epoch, static_cast<uint32_t>(g->entities.size())};
+      g->entities.push_back(SubgraphEntity{v, hop});
+    }
+    return true;
+  }
+};
+
+}  // namespace
+
+// One ExtractSubgraph traversal, breadth-first by hop over the thread's Scratch. Each edge is
+// emitted once, from the end discovered first, until the triple budget is spent; nodes with more
+// eligible edges than the fan-out get a sample balanced over their relation groups. Runs under
+// the caller's shared lock of the store's `mu_`.
+class KgStore::SubgraphExpander {
+ public:
+  SubgraphExpander(const KgStore& store, const SubgraphQuery& query, Scratch* sc, Subgraph* g)
+      : store_(store),
+        sc_(*sc),
+        g_(*g),
+        epoch_(sc->Begin(store.entities_.size())),
+        marks_(sc->marks.data()),
+        filtered_(BuildRelationFilter(query.allow_relations, query.deny_relations,
+                                      store.relations_.size(), &sc->relation_ok)),
+        ok_(sc->relation_ok.data()),
+        max_triples_(static_cast<size_t>(query.max_triples)),
+        csr_out_(store.csr_.out()),
+        csr_in_(store.csr_.in()),
+        indexed_(csr_out_.has_group_index() && csr_in_.has_group_index()) {}
+
+  void AddSeeds(const std::vector<EntityId>& seeds);
+  // Expands the nodes g.entities[level_begin, level_end) discovered at hop-1; false once the
+  // triple budget is spent.
+  bool ExpandLevel(int hop, size_t level_begin, size_t level_end, int64_t max_fanout_per_node);
+
+ private:
+  // A level is a list of nodes scattered over the CSR: start fetching the offsets of a node a
+  // few steps ahead and the first edges of a nearer one, so those cache misses overlap.
+  void PrefetchAhead(size_t idx, size_t level_end) const;
+  // Expands node g.entities[idx]; false once the budget is spent.
+  bool ExpandNode(size_t idx, int32_t hop, size_t fanout);
+  // The common case, degree <= fan-out: every eligible edge of the runs.
+  bool TakeAllEdges(const NodeRuns& nr, SubgraphEdgeVisitor visit) const;
+  // The node's eligible edges as relation-group segments in sc_.segments.
+  void CollectSegments(EntityId u, const NodeRuns& nr);
+  bool TakeAllSegments(SubgraphEdgeVisitor visit) const;
+  bool TakeBalancedSample(size_t fanout, SubgraphEdgeVisitor visit);
+
+  const KgStore& store_;
+  Scratch& sc_;
+  Subgraph& g_;
+  const uint32_t epoch_;
+  NodeMark* const marks_;
+  const bool filtered_;
+  const uint8_t* const ok_;
+  const size_t max_triples_;
+  const CsrAdjacency& csr_out_;
+  const CsrAdjacency& csr_in_;
+  const bool indexed_;
+};
+
+void KgStore::SubgraphExpander::AddSeeds(const std::vector<EntityId>& seeds) {
+  g_.triples.reserve(std::min<size_t>(max_triples_, 16384));
+  g_.entities.reserve(std::min<size_t>(max_triples_ + seeds.size(), store_.entities_.size()));
+  for (EntityId s : seeds) {
+    if (marks_[s].epoch == epoch_) continue;
+    marks_[s] = NodeMark{epoch_, static_cast<uint32_t>(g_.entities.size())};
+    g_.entities.push_back(SubgraphEntity{s, 0});
+  }
+}
+
+bool KgStore::SubgraphExpander::ExpandLevel(int hop, size_t level_begin, size_t level_end,
+                                            int64_t max_fanout_per_node) {
+  size_t fanout = static_cast<size_t>(max_fanout_per_node);
+  if (fanout == 0) {
+    const size_t per_node = (max_triples_ - g_.triples.size()) / (level_end - level_begin);
+    fanout = std::clamp<size_t>(per_node, kAutoFanoutMin, kAutoFanoutMax);
+  }
+  for (size_t idx = level_begin; idx < level_end; ++idx) {
+    PrefetchAhead(idx, level_end);
+    if (!ExpandNode(idx, hop, fanout)) return false;
+  }
+  return true;
+}
+
+void KgStore::SubgraphExpander::PrefetchAhead(size_t idx, size_t level_end) const {
+  const size_t csr_nodes = csr_out_.num_nodes();
+  if (idx + kPrefetchOffsetsAhead < level_end) {
+    const EntityId w = g_.entities[idx + kPrefetchOffsetsAhead].id;
+    if (w < csr_nodes) {
+      __builtin_prefetch(csr_out_.offsets.data() + w);
+      __builtin_prefetch(csr_in_.offsets.data() + w);
+      if (indexed_) {
+        __builtin_prefetch(csr_out_.group_offsets.data() + w);
+        __builtin_prefetch(csr_in_.group_offsets.data() + w);
+      }
+    }
+  }
+  if (idx + kPrefetchRunAhead < level_end) {
+    const EntityId w = g_.entities[idx + kPrefetchRunAhead].id;
+    if (w < csr_nodes) {
+      __builtin_prefetch(csr_out_.edges.data() + csr_out_.offsets[w]);
+      __builtin_prefetch(csr_in_.edges.data() + csr_in_.offsets[w]);
+      if (indexed_) {
+        __builtin_prefetch(csr_out_.group_starts.data() + csr_out_.group_offsets[w]);
+        __builtin_prefetch(csr_in_.group_starts.data() + csr_in_.group_offsets[w]);
+      }
+    }
+  }
+}
+
+bool KgStore::SubgraphExpander::ExpandNode(size_t idx, int32_t hop, size_t fanout) {
+  const EntityId u = g_.entities[idx].id;
+  const SubgraphEdgeVisitor visit{&g_, marks_, epoch_, max_triples_, u, idx, hop};
+  const NodeRuns nr = store_.GatherRuns(u, Direction::kBoth);
+  size_t degree = 0;
+  for (int c = 0; c < nr.count; ++c) degree += nr.runs[c].size;
+  if (degree <= fanout) return TakeAllEdges(nr, visit);
+  CollectSegments(u, nr);
+  size_t eligible = 0;
+  for (const Segment& s : sc_.segments) eligible += s.size;
+  if (eligible <= fanout) return TakeAllSegments(visit);
+  ++g_.capped_nodes;
+  return TakeBalancedSample(fanout, visit);
+}
+
+bool KgStore::SubgraphExpander::TakeAllEdges(const NodeRuns& nr, SubgraphEdgeVisitor visit) const {
+  const bool filtered = filtered_;
+  const uint8_t* const ok = ok_;
+  const NodeMark* const marks = marks_;
+  for (int c = 0; c < nr.count; ++c) {
+    const EdgeRun& run = nr.runs[c];
+    for (size_t i = 0; i < run.size; ++i) {
+      if (i + kPrefetchMarksAhead < run.size) {
+        __builtin_prefetch(marks + EdgeOther(run.edges[i + kPrefetchMarksAhead]));
+      }
+      if (filtered && !ok[EdgeRelation(run.edges[i])]) continue;
+      if (!visit(run.edges[i], nr.out[c])) return false;
+    }
+  }
+  return true;
+}
+
+void KgStore::SubgraphExpander::CollectSegments(EntityId u, const NodeRuns& nr) {
+  sc_.segments.clear();
+  for (int c = 0; c < nr.count; ++c) {
+    const CsrAdjacency& adj = nr.out[c] ? csr_out_ : csr_in_;
+    if (nr.csr[c] && indexed_) {
+      AppendIndexedSegments(nr.runs[c], adj.Groups(u), nr.out[c], filtered_, ok_, &sc_.segments);
+    } else {
+      AppendRelationSegments(nr.runs[c], nr.out[c], filtered_, ok_, &sc_.segments);
+    }
+  }
+}
+
+bool KgStore::SubgraphExpander::TakeAllSegments(SubgraphEdgeVisitor visit) const {
+  for (const Segment& s : sc_.segments) {
+    for (uint32_t i = 0; i < s.size; ++i) {
+      if (!visit(s.edges[i], s.out)) return false;
+    }
+  }
+  return true;
+}
+
+bool KgStore::SubgraphExpander::TakeBalancedSample(size_t fanout, SubgraphEdgeVisitor visit) {
+  BalancedQuotas(sc_.segments, fanout, &sc_.quota);
+  // Positions first (arithmetic only, each prefetched as it is chosen), visits second: the
+  // picks are far apart in a hub's run, and this way their cache misses overlap.
+  sc_.picks.clear();
+  for (size_t k = 0; k < sc_.segments.size(); ++k) {
+    const Segment& s = sc_.segments[k];
+    const uint64_t q = sc_.quota[k];
+    // Evenly strided positions, centred in each stride, across the relation group.
+    for (uint64_t j = 0; j < q; ++j) {
+      const size_t i = static_cast<size_t>(((2 * j + 1) * s.size) / (2 * q));
+      __builtin_prefetch(s.edges + i);
+      sc_.picks.push_back(Pick{s.edges + i, s.out});
+    }
+  }
+  for (const Pick& p : sc_.picks) {
+    if (!visit(*p.edge, p.out)) return false;
+  }
+  return true;
+}
+
+namespace {
+
+absl::Status CheckSubgraphLimits(const SubgraphQuery& query) {
   IBGR_RETURN_IF_ERROR(
       CheckRange(static_cast<int64_t>(query.seeds.size()), 1, kMaxSubgraphSeeds, "seeds (count)"));
   IBGR_RETURN_IF_ERROR(CheckRange(query.max_hops, 1, kMaxSubgraphHops, "max_hops"));
   IBGR_RETURN_IF_ERROR(CheckRange(query.max_triples, 1, kMaxSubgraphTriples, "max_triples"));
-  IBGR_RETURN_IF_ERROR(
-      CheckRange(query.max_fanout_per_node, 0, kMaxFanoutPerNode, "max_fanout_per_node"));
+  return CheckRange(query.max_fanout_per_node, 0, kMaxFanoutPerNode, "max_fanout_per_node");
+}
+
+}  // namespace
+
+absl::StatusOr<Subgraph> KgStore::ExtractSubgraph(const SubgraphQuery& query) const {
+  IBGR_RETURN_IF_ERROR(CheckSubgraphLimits(query));
   absl::ReaderMutexLock lock(&mu_);
   IBGR_RETURN_IF_ERROR(CheckEntities(query.seeds, "seeds"));
   IBGR_RETURN_IF_ERROR(CheckRelations(query.allow_relations, "allow_relations"));
   IBGR_RETURN_IF_ERROR(CheckRelations(query.deny_relations, "deny_relations"));
-
-  Scratch& sc = ThreadScratch();
-  const uint32_t epoch = sc.Begin(entities_.size());
-  NodeMark* const marks = sc.marks.data();
-  const bool filtered = BuildRelationFilter(query.allow_relations, query.deny_relations,
-                                            relations_.size(), &sc.relation_ok);
-  const uint8_t* const ok = sc.relation_ok.data();
-  const size_t max_triples = static_cast<size_t>(query.max_triples);
-
   Subgraph g;
-  g.triples.reserve(std::min<size_t>(max_triples, 16384));
-  g.entities.reserve(std::min<size_t>(max_triples + query.seeds.size(), entities_.size()));
-  for (EntityId s : query.seeds) {
-    if (marks[s].epoch == epoch) continue;
-    marks[s] = NodeMark{epoch, static_cast<uint32_t>(g.entities.size())};
-    g.entities.push_back(SubgraphEntity{s, 0});
-  }
-
-  bool done = false;
+  SubgraphExpander expander(*this, query, &ThreadScratch(), &g);
+  expander.AddSeeds(query.seeds);
   size_t level_begin = 0;
-  for (int hop = 1; hop <= query.max_hops && !done; ++hop) {
+  for (int hop = 1; hop <= query.max_hops; ++hop) {
     const size_t level_end = g.entities.size();
     if (level_begin == level_end) break;
-    size_t fanout = static_cast<size_t>(query.max_fanout_per_node);
-    if (fanout == 0) {
-      const size_t per_node = (max_triples - g.triples.size()) / (level_end - level_begin);
-      fanout = std::clamp<size_t>(per_node, kAutoFanoutMin, kAutoFanoutMax);
-    }
-    const int32_t parent_hop = hop - 1;
-    const CsrAdjacency& csr_out = csr_.out();
-    const CsrAdjacency& csr_in = csr_.in();
-    const size_t csr_nodes = csr_out.num_nodes();
-    const bool indexed = csr_out.has_group_index() && csr_in.has_group_index();
-    for (size_t idx = level_begin; idx < level_end && !done; ++idx) {
-      // A level is a list of nodes scattered over the CSR: start fetching the offsets of a node
-      // a few steps ahead and the first edges of a nearer one, so those cache misses overlap.
-      if (idx + kPrefetchOffsetsAhead < level_end) {
-        const EntityId w = g.entities[idx + kPrefetchOffsetsAhead].id;
-        if (w < csr_nodes) {
-          __builtin_prefetch(csr_out.offsets.data() + w);
-          __builtin_prefetch(csr_in.offsets.data() + w);
-          if (indexed) {
-            __builtin_prefetch(csr_out.group_offsets.data() + w);
-            __builtin_prefetch(csr_in.group_offsets.data() + w);
-          }
-        }
-      }
-      if (idx + kPrefetchRunAhead < level_end) {
-        const EntityId w = g.entities[idx + kPrefetchRunAhead].id;
-        if (w < csr_nodes) {
-          __builtin_prefetch(csr_out.edges.data() + csr_out.offsets[w]);
-          __builtin_prefetch(csr_in.edges.data() + csr_in.offsets[w]);
-          if (indexed) {
-            __builtin_prefetch(csr_out.group_starts.data() + csr_out.group_offsets[w]);
-            __builtin_prefetch(csr_in.group_starts.data() + csr_in.group_offsets[w]);
-          }
-        }
-      }
-      const EntityId u = g.entities[idx].id;
-      // Emits the edge unless it was (or will be) emitted from its other end: edges back to an
-      // earlier hop were handled when that node was expanded, and an edge inside this hop
-      // belongs to whichever end was discovered first. Returns false once the budget is spent.
-      auto visit = [&](uint64_t packed, bool out) IBGR_ALWAYS_INLINE -> bool {
-        const EntityId v = EdgeOther(packed);
-        NodeMark& m = marks[v];
-        const bool seen = m.epoch == epoch;
-        if (seen) {
-          const int32_t other_hop = g.entities[m.value].hop;
-          if (other_hop < parent_hop || (other_hop == parent_hop && m.value < idx)) return true;
-        }
-        if (g.triples.size() >= max_triples) {
-          g.truncated = true;
-          return false;
-        }
-        g.triples.push_back(SubgraphTriple{MakeTriple(u, packed, out), hop});
-        if (!seen) {
-          m = NodeMark{epoch, static_cast<uint32_t>(g.entities.size())};
-          g.entities.push_back(SubgraphEntity{v, hop});
-        }
-        return true;
-      };
-
-      const NodeRuns nr = GatherRuns(u, Direction::kBoth);
-      size_t degree = 0;
-      for (int c = 0; c < nr.count; ++c) degree += nr.runs[c].size;
-      if (degree <= fanout) {  // common case: take every eligible edge
-        for (int c = 0; c < nr.count && !done; ++c) {
-          const EdgeRun& run = nr.runs[c];
-          for (size_t i = 0; i < run.size; ++i) {
-            if (i + kPrefetchMarksAhead < run.size) {
-              __builtin_prefetch(marks + EdgeOther(run.edges[i + kPrefetchMarksAhead]));
-            }
-            if (filtered && !ok[EdgeRelation(run.edges[i])]) continue;
-            if (!visit(run.edges[i], nr.out[c])) {
-              done = true;
-              break;
-            }
-          }
-        }
-        continue;
-      }
-      sc.segments.clear();
-      for (int c = 0; c < nr.count; ++c) {
-        const CsrAdjacency& adj = nr.out[c] ? csr_out : csr_in;
-        if (nr.csr[c] && indexed) {
-          AppendIndexedSegments(nr.runs[c], adj.Groups(u), nr.out[c], filtered, ok, &sc.segments);
-        } else {
-          AppendRelationSegments(nr.runs[c], nr.out[c], filtered, ok, &sc.segments);
-        }
-      }
-      size_t eligible = 0;
-      for (const Segment& s : sc.segments) eligible += s.size;
-      if (eligible <= fanout) {
-        for (const Segment& s : sc.segments) {
-          for (uint32_t i = 0; i < s.size && !done; ++i) {
-            done = !visit(s.edges[i], s.out);
-          }
-          if (done) break;
-        }
-        continue;
-      }
-      ++g.capped_nodes;
-      BalancedQuotas(sc.segments, fanout, &sc.quota);
-      // Positions first (arithmetic only, each prefetched as it is chosen), visits second: the
-      // picks are far apart in a hub's run, and this way their cache misses overlap.
-      sc.picks.clear();
-      for (size_t k = 0; k < sc.segments.size(); ++k) {
-        const Segment& s = sc.segments[k];
-        const uint64_t q = sc.quota[k];
-        // Evenly strided positions, centred in each stride, across the relation group.
-        for (uint64_t j = 0; j < q; ++j) {
-          const size_t i = static_cast<size_t>(((2 * j + 1) * s.size) / (2 * q));
-          __builtin_prefetch(s.edges + i);
-          sc.picks.push_back(Pick{s.edges + i, s.out});
-        }
-      }
-      for (const Pick& p : sc.picks) {
-        if (!visit(*p.edge, p.out)) {
-          done = true;
-          break;
-        }
-      }
-    }
+    if (!expander.ExpandLevel(hop, level_begin, level_end, query.max_fanout_per_node)) break;
     level_begin = level_end;
   }
   return g;

@@ -21,7 +21,9 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "common/file_util.h"
 #include "common/status_macros.h"
+#include "common/versioned_artifacts.h"
 #include "rocksdb/db.h"
 #include "rocksdb/sst_file_writer.h"
 #include "services/kgstore/csr_graph.h"
@@ -314,15 +316,15 @@ absl::Status BuildSnapshotIn(const KgData& kg, const SnapshotManifestInfo& info,
     rocksdb::FlushOptions flush;
     flush.wait = true;
     IBGR_ROCKS_RETURN_IF_ERROR(db->Flush(flush, handles), absl::StrCat("flush ", db_path));
-    return WriteFileAtomically(tmp + "/manifest.json", SnapshotManifestToJson(manifest));
+    return common::WriteStringToFileAtomic(tmp + "/manifest.json",
+                                           SnapshotManifestToJson(manifest));
   };
   absl::Status status = attach_and_write();
   absl::Status close_status = close_db();
   IBGR_RETURN_IF_ERROR(status);
   IBGR_RETURN_IF_ERROR(close_status);
   fs::remove_all(sst_dir, ec);  // files were moved into the database; the directory is empty
-  IBGR_RETURN_IF_ERROR(SyncDirectory(db_path));
-  return SyncDirectory(tmp);
+  return absl::OkStatus();        // ArtifactStaging::Publish fsyncs every file and directory
 }
 
 }  // namespace
@@ -337,47 +339,11 @@ absl::Status KgStore::WriteSnapshot(const KgData& kg, const SnapshotManifestInfo
   if (dir.empty()) return absl::InvalidArgumentError("dir must not be empty");
   IBGR_RETURN_IF_ERROR(ValidateKgData(kg));
 
-  std::error_code ec;
-  if (fs::exists(fs::symlink_status(dir, ec))) {
-    return absl::AlreadyExistsError(
-        absl::StrCat("snapshot directory ", dir, " already exists; snapshots are immutable"));
-  }
-  fs::path parent = fs::path(dir).parent_path();
-  if (parent.empty()) parent = ".";
-  fs::create_directories(parent, ec);
-  if (ec) {
-    return absl::InternalError(absl::StrCat("cannot create ", parent.string(), ": ", ec.message()));
-  }
-  std::random_device rd;
-  const std::string tmp = absl::StrCat(dir, ".tmp-", ::getpid(), "-", rd());
-  if (!fs::create_directory(tmp, ec) || ec) {
-    return absl::InternalError(absl::StrCat("cannot create temp directory ", tmp, ": ",
-                                            ec ? ec.message() : "already exists"));
-  }
-  absl::Status status = BuildSnapshotIn(kg, info, tmp);
-  if (status.ok()) {
-    // RENAME_NOREPLACE: plain rename(2) would silently replace an empty directory that appeared
-    // at `dir` meanwhile.
-    int rc = ::renameat2(AT_FDCWD, tmp.c_str(), AT_FDCWD, dir.c_str(), RENAME_NOREPLACE);
-    if (rc != 0 && errno == EINVAL) {
-      // Filesystems without RENAME_NOREPLACE: check, then rename (a narrow race remains).
-      rc = fs::exists(fs::symlink_status(dir, ec)) ? (errno = EEXIST, -1)
-                                                   : ::rename(tmp.c_str(), dir.c_str());
-    }
-    if (rc != 0) {
-      const int err = errno;
-      status = (err == EEXIST || err == ENOTEMPTY)
-                   ? absl::AlreadyExistsError(absl::StrCat(
-                         "snapshot directory ", dir, " appeared while building; not replaced"))
-                   : absl::InternalError(absl::StrCat("cannot rename ", tmp, " to ", dir, ": ",
-                                                      std::strerror(err)));
-    }
-  }
-  if (!status.ok()) {
-    fs::remove_all(tmp, ec);
-    return status;
-  }
-  return SyncDirectory(parent.string());
+  // Built in a staging directory beside `dir`, published with NOREPLACE (an existing or
+  // concurrently created `dir` is never replaced: ALREADY_EXISTS).
+  IBGR_ASSIGN_OR_RETURN(common::ArtifactStaging staging, common::ArtifactStaging::Create(dir));
+  IBGR_RETURN_IF_ERROR(BuildSnapshotIn(kg, info, staging.dir()));
+  return staging.Publish();
 }
 
 }  // namespace ibgraphrag::kgstore

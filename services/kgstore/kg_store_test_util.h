@@ -10,32 +10,15 @@
 #include <system_error>
 #include <utility>
 
+#include "common/test_util/temp_dir.h"
 #include "gtest/gtest.h"
 #include "services/kgstore/kg_builder.h"
 #include "services/kgstore/kg_store.h"
 
 namespace ibgraphrag::kgstore::testing {
 
-// A fresh directory removed (recursively) when the object goes away.
-class ScratchDir {
- public:
-  ScratchDir() {
-    const char* base = getenv("TEST_TMPDIR");
-    std::string pattern = std::string(base != nullptr ? base : "/tmp") + "/kgstore_test.XXXXXX";
-    path_ = mkdtemp(pattern.data()) != nullptr ? pattern : std::string();
-    EXPECT_FALSE(path_.empty()) << "mkdtemp failed";
-  }
-  ~ScratchDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  ScratchDir(const ScratchDir&) = delete;
-  ScratchDir& operator=(const ScratchDir&) = delete;
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
+// The suite's scratch folder (removed with its contents when the object goes away).
+using ::ibgraphrag::common::test_util::ScratchDir;
 
 // Ids of the hand-made graph, by construction order.
 enum SmallKgEntity : EntityId {

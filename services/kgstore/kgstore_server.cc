@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/logging.h"
 #include "common/status_macros.h"
+#include "services/kgstore/snapshot_manifest.h"
 #include "prometheus/gauge.h"
 
 namespace ibgraphrag::kgstore {
@@ -20,7 +21,19 @@ struct KgStoreServer::Gauges {
 };
 
 KgStoreServer::KgStoreServer(const Options& options)
-    : options_(options), service_(&holder_), gauges_(std::make_unique<Gauges>()) {}
+    : options_(options), gauges_(std::make_unique<Gauges>()) {
+  common::ServableManager<KgStore>::Options manager;
+  manager.artifacts = SnapshotArtifacts(options.base_path).options();
+  manager.pinned_version = options.pinned_version;
+  manager.fixed_dir = options.snapshot_dir;
+  manager.watch_interval = options.watch_interval;
+  manager.log_name = "kgstore";
+  snapshots_ = std::make_unique<common::ServableManager<KgStore>>(
+      std::move(manager),
+      [this](const std::string& dir, int64_t) { return Open(dir); },
+      [this](const std::shared_ptr<KgStore>& store, int64_t) { UpdateGauges(*store); });
+  service_ = std::make_unique<KgStoreServiceImpl>(&snapshots_->holder());
+}
 
 KgStoreServer::~KgStoreServer() { Shutdown(); }
 
@@ -34,7 +47,7 @@ absl::StatusOr<std::unique_ptr<KgStoreServer>> KgStoreServer::BuildAndStart(
   common::ServerRunner::Options runner_options = options.server;
   if (runner_options.service_name.empty()) runner_options.service_name = "kgstore";
   IBGR_ASSIGN_OR_RETURN(server->runner_,
-                        common::ServerRunner::BuildAndStart(runner_options, {&server->service_},
+                        common::ServerRunner::BuildAndStart(runner_options, {server->service_.get()},
                                                             {kKgStoreServiceName}));
   auto& metrics = server->runner_->metrics();
   Gauges& g = *server->gauges_;
@@ -57,22 +70,14 @@ absl::StatusOr<std::unique_ptr<KgStoreServer>> KgStoreServer::BuildAndStart(
                         metrics.GetGauge("ibgr_kgstore_memory_bytes",
                                          "Bytes held by the in-memory CSR and entity index."));
 
-  IBGR_ASSIGN_OR_RETURN(std::string dir, server->ChooseSnapshotDir());
-  IBGR_RETURN_IF_ERROR(server->OpenAndServe(dir));
+  // A snapshot that does not open is fatal here (unlike a later watch, which keeps the current).
+  IBGR_RETURN_IF_ERROR(server->snapshots_->ReloadIfNewer().status());
   server->runner_->SetServing(true);
-  if (options.watch_interval > absl::ZeroDuration() && options.snapshot_dir.empty() &&
-      !options.pinned_version.has_value()) {
-    server->watcher_ = std::thread([s = server.get()] { s->WatchLoop(); });
-  }
+  server->snapshots_->StartWatching();
   return server;
 }
 
-absl::StatusOr<std::string> KgStoreServer::ChooseSnapshotDir() const {
-  if (!options_.snapshot_dir.empty()) return options_.snapshot_dir;
-  return ResolveSnapshotDir(options_.base_path, options_.pinned_version);
-}
-
-absl::Status KgStoreServer::OpenAndServe(const std::string& dir) {
+absl::StatusOr<std::shared_ptr<KgStore>> KgStoreServer::Open(const std::string& dir) {
   KgStoreOptions store_options = options_.store;
   store_options.snapshot_dir = dir;
   absl::StatusOr<std::unique_ptr<KgStore>> store = KgStore::Open(store_options);
@@ -83,48 +88,27 @@ absl::Status KgStoreServer::OpenAndServe(const std::string& dir) {
   }
   const KgStoreStats stats = (*store)->stats();
   const KgCounts counts = (*store)->counts();
-  holder_.Swap(std::shared_ptr<KgStore>(std::move(*store)));
-  serving_dir_ = dir;
   common::LogInfo("kgstore: serving snapshot", {{"snapshot_dir", dir},
                                                 {"entities", counts.entities},
                                                 {"triples", counts.triples},
                                                 {"open_seconds", stats.open_seconds},
                                                 {"read_only", stats.read_only}});
-  UpdateGauges();
-  return absl::OkStatus();
+  return std::shared_ptr<KgStore>(*std::move(store));
 }
 
-void KgStoreServer::UpdateGauges() {
-  std::shared_ptr<KgStore> store = holder_.Get();
-  if (store == nullptr) return;
-  const KgCounts counts = store->counts();
-  const KgStoreStats stats = store->stats();
+void KgStoreServer::UpdateGauges(const KgStore& store) {
+  const KgCounts counts = store.counts();
+  const KgStoreStats stats = store.stats();
   gauges_->entities->Set(static_cast<double>(counts.entities));
   gauges_->relations->Set(static_cast<double>(counts.relations));
   gauges_->triples->Set(static_cast<double>(counts.triples));
-  gauges_->snapshot_version->Set(static_cast<double>(store->manifest().version));
+  gauges_->snapshot_version->Set(static_cast<double>(store.manifest().version));
   gauges_->ingest_generation->Set(static_cast<double>(stats.generation));
   gauges_->open_seconds->Set(stats.open_seconds);
   gauges_->memory_bytes->Set(static_cast<double>(stats.csr_bytes + stats.entity_index_bytes));
 }
 
-absl::StatusOr<bool> KgStoreServer::ReloadIfNewer() {
-  IBGR_ASSIGN_OR_RETURN(std::string dir, ChooseSnapshotDir());
-  if (dir == serving_dir_) return false;
-  IBGR_RETURN_IF_ERROR(OpenAndServe(dir));
-  return true;
-}
-
-void KgStoreServer::WatchLoop() {
-  while (!stop_watch_.WaitForNotificationWithTimeout(options_.watch_interval)) {
-    absl::StatusOr<bool> swapped = ReloadIfNewer();
-    if (!swapped.ok()) {
-      common::LogWarning("kgstore: snapshot watch failed; still serving the current one",
-                         {{"error", swapped.status().ToString()}});
-    }
-    UpdateGauges();
-  }
-}
+absl::StatusOr<bool> KgStoreServer::ReloadIfNewer() { return snapshots_->ReloadIfNewer(); }
 
 void KgStoreServer::WaitForTermination() {
   runner_->WaitForTermination();
@@ -132,8 +116,7 @@ void KgStoreServer::WaitForTermination() {
 }
 
 void KgStoreServer::Shutdown() {
-  if (!stop_watch_.HasBeenNotified()) stop_watch_.Notify();
-  if (watcher_.joinable()) watcher_.join();
+  if (snapshots_ != nullptr) snapshots_->StopWatching();
   if (runner_ != nullptr) runner_->Shutdown();
 }
 

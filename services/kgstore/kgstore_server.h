@@ -7,12 +7,11 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include <thread>
 
 #include "absl/status/statusor.h"
-#include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
 #include "common/server_runner.h"
+#include "common/servable_holder.h"
 #include "services/kgstore/kg_store.h"
 #include "services/kgstore/kgstore_service_impl.h"
 
@@ -54,7 +53,7 @@ class KgStoreServer {
   int metrics_port() const { return runner_->metrics_port(); }
   common::ServerRunner& runner() { return *runner_; }
   // The snapshot being served (null before it is loaded).
-  std::shared_ptr<KgStore> store() const { return holder_.Get(); }
+  std::shared_ptr<KgStore> store() const { return snapshots_->Get(); }
   // Channel to this server without sockets (all-in-one mode, tests).
   std::shared_ptr<grpc::Channel> InProcessChannel() { return runner_->InProcessChannel(); }
 
@@ -68,18 +67,14 @@ class KgStoreServer {
 
  private:
   explicit KgStoreServer(const Options& options);
-  absl::StatusOr<std::string> ChooseSnapshotDir() const;
-  absl::Status OpenAndServe(const std::string& dir);
-  void UpdateGauges();
-  void WatchLoop();
+  absl::StatusOr<std::shared_ptr<KgStore>> Open(const std::string& dir);
+  void UpdateGauges(const KgStore& store);
 
   Options options_;
-  StoreHolder holder_;
-  KgStoreServiceImpl service_;
+  // Resolves, opens and hot-swaps snapshots; its holder is what the service reads.
+  std::unique_ptr<common::ServableManager<KgStore>> snapshots_;
+  std::unique_ptr<KgStoreServiceImpl> service_;
   std::unique_ptr<common::ServerRunner> runner_;
-  std::string serving_dir_;  // touched only by the loading thread and the watcher, never both
-  absl::Notification stop_watch_;
-  std::thread watcher_;
   struct Gauges;
   std::unique_ptr<Gauges> gauges_;
 };

@@ -9,6 +9,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
+#include "common/servable_holder.h"
 #include "ibgraphrag/v1/kgstore.grpc.pb.h"
 #include "services/kgstore/kg_store.h"
 
@@ -22,24 +23,9 @@ inline constexpr int kDefaultPathLength = 3;
 inline constexpr int kDefaultMaxPaths = 10;
 inline constexpr int kMaxGetEntities = 10000;
 
-// Holds the snapshot being served; Swap() replaces it without interrupting requests (a request
-// keeps the store it started with alive through its shared_ptr).
-class StoreHolder {
- public:
-  explicit StoreHolder(std::shared_ptr<KgStore> store = nullptr) : store_(std::move(store)) {}
-  std::shared_ptr<KgStore> Get() const {
-    absl::ReaderMutexLock lock(&mu_);
-    return store_;
-  }
-  void Swap(std::shared_ptr<KgStore> store) {
-    absl::MutexLock lock(&mu_);
-    store_.swap(store);
-  }
-
- private:
-  mutable absl::Mutex mu_;
-  std::shared_ptr<KgStore> store_ ABSL_GUARDED_BY(mu_);
-};
+// The snapshot being served (common/servable_holder.h): a request keeps the store it started
+// with alive through its shared_ptr; a replaced store is closed off the request path.
+using StoreHolder = common::ServableHolder<KgStore>;
 
 class KgStoreServiceImpl final : public ibgraphrag::v1::KgStoreService::Service {
  public:

@@ -1,6 +1,6 @@
 // kgstore: serves a KG snapshot (`<base>/kg/<version>/`) over gRPC.
 //
-//   kgstore --base=artifacts [--kg_version=N] [--port=50052] [--metrics_port=9092]
+//   kgstore --base=artifacts [--pin_version=N] [--port=50052] [--metrics_port=9092]
 //           [--config=kgstore.textproto] [--read_only] [--watch_seconds=30]
 //
 // --config is an ibgraphrag.config.v1.ServerConfig in protobuf text format (TLS, drain, logging);
@@ -14,12 +14,12 @@
 #include "absl/flags/usage.h"
 #include "common/config.h"
 #include "common/logging.h"
+#include "common/pin_version_flag.h"
 #include "common/server_flags.h"
 #include "services/kgstore/kgstore_server.h"
 
 ABSL_FLAG(std::string, config, "", "ServerConfig text proto (TLS, drain, logging)");
 ABSL_FLAG(std::string, base, "artifacts", "artifact base directory holding kg/<version>/");
-ABSL_FLAG(int64_t, kg_version, 0, "serve this snapshot version (default: the newest)");
 ABSL_FLAG(std::string, snapshot_dir, "", "serve exactly this snapshot directory");
 ABSL_FLAG(bool, read_only, false, "open read-only (replicas); Ingest is refused");
 ABSL_FLAG(int, watch_seconds, 0, "poll for newer snapshot versions this often (0 = never)");
@@ -40,7 +40,9 @@ absl::Status Run() {
   KgStoreServer::Options options;
   options.server = *server_options;
   options.base_path = absl::GetFlag(FLAGS_base);
-  if (absl::GetFlag(FLAGS_kg_version) > 0) options.pinned_version = absl::GetFlag(FLAGS_kg_version);
+  auto pinned = ibgraphrag::common::PinnedVersionFromFlag();
+  if (!pinned.ok()) return pinned.status();
+  options.pinned_version = *pinned;
   options.snapshot_dir = absl::GetFlag(FLAGS_snapshot_dir);
   options.store.read_only = absl::GetFlag(FLAGS_read_only);
   options.store.block_cache_bytes = int64_t{absl::GetFlag(FLAGS_block_cache_mb)} << 20;

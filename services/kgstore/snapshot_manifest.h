@@ -1,7 +1,6 @@
 // Versioned KG snapshots on disk: `<base>/kg/<version>/` holds the RocksDB database (`db/`) and a
-// human-readable `manifest.json`. Versions are decimal integers so "newest" is a numeric maximum,
-// never a string comparison ("10" > "9"). A version directory only ever appears by an atomic
-// rename of a complete temp directory, so any numeric directory with a manifest is whole.
+// human-readable `manifest.json` (schema: ibgraphrag.artifacts.v1.KgSnapshotManifest). Listing,
+// resolving and publishing versions is common::VersionedArtifactDir / ArtifactStaging.
 #ifndef IBGRAPHRAG_SERVICES_KGSTORE_SNAPSHOT_MANIFEST_H_
 #define IBGRAPHRAG_SERVICES_KGSTORE_SNAPSHOT_MANIFEST_H_
 
@@ -13,6 +12,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "common/versioned_artifacts.h"
 #include "services/kgstore/kg_types.h"
 
 namespace ibgraphrag::kgstore {
@@ -54,31 +54,20 @@ absl::StatusOr<SnapshotManifest> SnapshotManifestFromJson(std::string_view json)
 // Reads `<snapshot_dir>/manifest.json`.
 absl::StatusOr<SnapshotManifest> ReadSnapshotManifest(const std::string& snapshot_dir);
 
+// The versioned folder of KG snapshots, `<base>/kg/<version>/` (common/versioned_artifacts.h).
+common::VersionedArtifactDir SnapshotArtifacts(const std::string& base);
+
+// Shorthands over SnapshotArtifacts(base):
 // `<base>/kg/<version>`.
 std::string SnapshotDir(const std::string& base, int64_t version);
-
-// Complete snapshot versions under `<base>/kg/`, ascending: directories whose name is a decimal
-// integer > 0 and that hold manifest.json. Temp directories ("3.tmp-...") and stray files are
-// ignored. A missing `<base>/kg` gives an empty list.
+// Complete snapshot versions under `<base>/kg/`, ascending.
 absl::StatusOr<std::vector<int64_t>> ListSnapshotVersions(const std::string& base);
-
-// The directory to serve: the pinned version when given (NOT_FOUND naming it when absent),
-// otherwise the newest one (NOT_FOUND when there is none).
+// The pinned version's directory (NOT_FOUND naming it when absent), otherwise the newest one
+// (NOT_FOUND when there is none).
 absl::StatusOr<std::string> ResolveSnapshotDir(const std::string& base,
                                                std::optional<int64_t> pinned_version);
-
-// One more than the newest version under `<base>/kg/`, or 1 when there is none. Temp
-// directories of builds still in progress ("4.tmp-...") count too, so a second builder does not
-// pick the number the first one is about to rename into place; WriteSnapshot refusing an
-// existing directory remains the real guard against races.
+// One more than the newest version, counting builds in progress.
 absl::StatusOr<int64_t> NextSnapshotVersion(const std::string& base);
-
-// Writes `contents` to `path` durably: a temp file in the same directory, fsync, rename, fsync
-// of the directory. Readers see the old file or the new one, never a prefix.
-absl::Status WriteFileAtomically(const std::string& path, std::string_view contents);
-
-// fsyncs a directory so that renames and new entries in it survive a crash.
-absl::Status SyncDirectory(const std::string& dir);
 
 }  // namespace ibgraphrag::kgstore
 

@@ -1,415 +1,77 @@
+// The reasoner's side of its LLM backends. The client's generic behaviour (requests, streaming,
+// retries, timeouts, keys, concurrency, connection reuse) is tested in
+// common/openai_client_test.cc.
 #include "services/reasoner/llm_client.h"
 
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
 #include <memory>
 #include <string>
-#include <thread>
 #include <vector>
 
-#include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
+#include "common/test_util/fake_openai_server.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "nlohmann/json.hpp"
-#include "services/reasoner/testing/fake_openai_server.h"
 
 namespace ibgraphrag::reasoner {
 namespace {
 
-using ::ibgraphrag::reasoner::testing::FakeOpenAiServer;
-using ::ibgraphrag::reasoner::testing::FakeResponse;
-using ::ibgraphrag::reasoner::testing::UnusedLoopbackPort;
-using ::testing::ElementsAre;
+using ::ibgraphrag::common::test_util::FakeOpenAiServer;
+using ::ibgraphrag::common::test_util::FakeResponse;
 using ::testing::HasSubstr;
-using ::testing::Not;
 
-// Collects log lines so tests can check what is (not) logged.
-class LogCapture {
- public:
-  LogFn Fn() {
-    return [this](absl::string_view line) {
-      absl::MutexLock lock(&mu_);
-      lines_.emplace_back(line);
-    };
-  }
-  std::vector<std::string> lines() const {
-    absl::MutexLock lock(&mu_);
-    return lines_;
-  }
+// A config Create accepts (nothing listens at the URL; these tests make no call).
+LlmBackendConfig ValidConfig() {
+  LlmBackendConfig config;
+  config.name = "fake";
+  config.base_url = "http://127.0.0.1:9/v1";
+  config.model = "fake-model";
+  return config;
+}
 
- private:
-  mutable absl::Mutex mu_;
-  std::vector<std::string> lines_;
-};
-
-ChatRequest SimpleRequest() {
+TEST(LlmClientTest, CreatesAClientThatAnswersAndLogsEachAttempt) {
+  auto server = FakeOpenAiServer::Start();
+  ASSERT_TRUE(server.ok()) << server.status();
+  (*server)->Enqueue(FakeResponse::Completion("ans: B"));
+  LlmBackendConfig config = ValidConfig();
+  config.base_url = (*server)->base_url();
+  absl::Mutex mu;
+  std::vector<std::string> lines;
+  auto client = CreateLlmClient(config, [&](absl::string_view line) {
+    absl::MutexLock lock(&mu);
+    lines.emplace_back(line);
+  });
+  ASSERT_TRUE(client.ok()) << client.status();
   ChatRequest request;
-  request.messages = {{"system", "You answer."}, {"user", "Question?"}};
-  request.temperature = 0.0;
-  request.seed = 7;
-  request.max_tokens = 64;
-  request.stop = {"\n\n"};
-  return request;
-}
-
-class LlmClientTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    auto server = FakeOpenAiServer::Start();
-    ASSERT_TRUE(server.ok()) << server.status();
-    server_ = *std::move(server);
-    config_.name = "fake";
-    config_.base_url = server_->base_url();
-    config_.model = "fake-model";
-    config_.timeout = absl::Seconds(10);
-    config_.initial_backoff = absl::Milliseconds(10);
-    config_.max_backoff = absl::Milliseconds(40);
-  }
-
-  std::unique_ptr<LlmClient> MakeClient() {
-    auto client = LlmClient::Create(config_, logs_.Fn());
-    EXPECT_TRUE(client.ok()) << client.status();
-    return client.ok() ? *std::move(client) : nullptr;
-  }
-
-  static absl::Time Deadline(absl::Duration in = absl::Seconds(10)) { return absl::Now() + in; }
-
-  std::unique_ptr<FakeOpenAiServer> server_;
-  LlmBackendConfig config_;
-  LogCapture logs_;
-};
-
-TEST_F(LlmClientTest, PostsAnOpenAiChatCompletionRequest) {
-  server_->Enqueue(FakeResponse::Completion("ans: B"));
-  auto client = MakeClient();
-  ASSERT_TRUE(client->Complete(SimpleRequest(), Deadline()).ok());
-  const auto requests = server_->requests();
-  ASSERT_EQ(requests.size(), 1u);
-  EXPECT_EQ(requests[0].method, "POST");
-  EXPECT_EQ(requests[0].path, "/v1/chat/completions");
-  EXPECT_THAT(requests[0].Header("content-type"), HasSubstr("application/json"));
-  const nlohmann::json body = nlohmann::json::parse(requests[0].body);
-  EXPECT_EQ(body["model"], "fake-model");
-  EXPECT_EQ(body["messages"][0]["role"], "system");
-  EXPECT_EQ(body["messages"][1]["content"], "Question?");
-  EXPECT_EQ(body["temperature"], 0.0);
-  EXPECT_EQ(body["seed"], 7);
-  EXPECT_EQ(body["max_tokens"], 64);
-  EXPECT_EQ(body["stop"][0], "\n\n");
-  EXPECT_FALSE(body.contains("stream"));
-}
-
-TEST_F(LlmClientTest, UsesTheBackendMaxTokensWhenTheRequestLeavesItZero) {
-  config_.max_tokens = 99;
-  auto client = MakeClient();
-  ChatRequest request = SimpleRequest();
-  request.max_tokens = 0;
-  ASSERT_TRUE(client->Complete(request, Deadline()).ok());
-  EXPECT_EQ(nlohmann::json::parse(server_->requests()[0].body)["max_tokens"], 99);
-}
-
-TEST_F(LlmClientTest, ReturnsTheAssistantMessage) {
-  server_->Enqueue(FakeResponse::Completion("ans: B) Aspirin\nwhy: evidence"));
-  auto client = MakeClient();
-  auto response = client->Complete(SimpleRequest(), Deadline());
+  request.messages = {{"user", "Question?"}};
+  auto response = (*client)->Complete(request, absl::Now() + absl::Seconds(10));
   ASSERT_TRUE(response.ok()) << response.status();
-  EXPECT_EQ(response->content, "ans: B) Aspirin\nwhy: evidence");
-  EXPECT_EQ(response->finish_reason, "stop");
-  EXPECT_EQ(response->model, "fake-model");
-  EXPECT_EQ(response->attempts, 1);
-  EXPECT_EQ(response->prompt_tokens, 100);
-  EXPECT_EQ(response->completion_tokens, 5);
+  EXPECT_EQ(response->content, "ans: B");
+  absl::MutexLock lock(&mu);
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_THAT(lines[0], HasSubstr("llm backend=fake attempt=1/3 result=OK"));
 }
 
-TEST_F(LlmClientTest, StreamsTokensInOrderThenReturnsTheWholeMessage) {
-  FakeResponse stream = FakeResponse::Stream({"ans", ":", " B", ")", " Aspirin"});
-  stream.event_interval = absl::Milliseconds(5);
-  server_->Enqueue(stream);
-  auto client = MakeClient();
-  std::vector<std::string> tokens;
-  auto response = client->Complete(SimpleRequest(), Deadline(),
-                                   [&tokens](absl::string_view t) { tokens.emplace_back(t); });
-  ASSERT_TRUE(response.ok()) << response.status();
-  EXPECT_THAT(tokens, ElementsAre("ans", ":", " B", ")", " Aspirin"));
-  EXPECT_EQ(response->content, "ans: B) Aspirin");
-  EXPECT_EQ(response->finish_reason, "stop");
-  const nlohmann::json body = nlohmann::json::parse(server_->requests()[0].body);
-  EXPECT_EQ(body["stream"], true);
-  EXPECT_THAT(server_->requests()[0].Header("accept"), HasSubstr("text/event-stream"));
-}
-
-TEST_F(LlmClientTest, StreamingAcceptsAServerThatAnswersWithPlainJson) {
-  server_->Enqueue(FakeResponse::Completion("ans: C"));
-  auto client = MakeClient();
-  std::vector<std::string> tokens;
-  auto response = client->Complete(SimpleRequest(), Deadline(),
-                                   [&tokens](absl::string_view t) { tokens.emplace_back(t); });
-  ASSERT_TRUE(response.ok()) << response.status();
-  EXPECT_THAT(tokens, ElementsAre("ans: C"));
-}
-
-TEST_F(LlmClientTest, MalformedStreamEventIsInternal) {
-  FakeResponse stream = FakeResponse::Stream({"ans"});
-  stream.sse_events.insert(stream.sse_events.begin() + 2, "{this is not json");
-  server_->Enqueue(stream);
-  auto client = MakeClient();
-  auto response = client->Complete(SimpleRequest(), Deadline(), [](absl::string_view) {});
-  EXPECT_EQ(response.status().code(), absl::StatusCode::kInternal);
-  EXPECT_THAT(response.status().message(), HasSubstr("malformed stream event"));
-}
-
-TEST_F(LlmClientTest, StreamCutBeforeDoneIsUnavailable) {
-  FakeResponse stream = FakeResponse::Stream({"ans", ": B"});
-  stream.sse_events.resize(3);  // role chunk + two tokens; no finish chunk, no [DONE]
-  server_->Enqueue(stream);
-  auto client = MakeClient();
-  auto response = client->Complete(SimpleRequest(), Deadline(), [](absl::string_view) {});
-  EXPECT_EQ(response.status().code(), absl::StatusCode::kUnavailable);
-  EXPECT_THAT(response.status().message(), HasSubstr("[DONE]"));
-  EXPECT_EQ(server_->request_count(), 1);  // tokens were delivered: no retry
-}
-
-TEST_F(LlmClientTest, SlowResponsePastTheDeadlineIsDeadlineExceededWithoutHanging) {
-  FakeResponse slow = FakeResponse::Completion("ans: A");
-  slow.delay = absl::Seconds(8);
-  server_->SetDefault(slow);
-  auto client = MakeClient();
-  const absl::Time start = absl::Now();
-  auto response = client->Complete(SimpleRequest(), Deadline(absl::Milliseconds(300)));
-  const absl::Duration elapsed = absl::Now() - start;
-  EXPECT_EQ(response.status().code(), absl::StatusCode::kDeadlineExceeded);
-  EXPECT_THAT(response.status().message(), HasSubstr("request deadline"));
-  EXPECT_LT(elapsed, absl::Seconds(8));  // the deadline, not the server, ended the call
-  EXPECT_EQ(server_->request_count(), 1);
-}
-
-TEST_F(LlmClientTest, PerCallTimeoutEndsACallBeforeALaterDeadline) {
-  config_.timeout = absl::Milliseconds(200);
-  FakeResponse slow = FakeResponse::Completion("ans: A");
-  slow.delay = absl::Seconds(8);
-  server_->SetDefault(slow);
-  auto client = MakeClient();
-  auto response = client->Complete(SimpleRequest(), Deadline(absl::Seconds(30)));
-  EXPECT_EQ(response.status().code(), absl::StatusCode::kDeadlineExceeded);
-  EXPECT_THAT(response.status().message(), HasSubstr("backend timeout"));
-}
-
-TEST_F(LlmClientTest, RetriesAfter429AndSucceeds) {
-  FakeResponse busy = FakeResponse::Error(429, "rate limited");
-  busy.headers = {{"Retry-After", "0"}};
-  server_->Enqueue(busy);
-  server_->Enqueue(FakeResponse::Completion("ans: D"));
-  auto client = MakeClient();
-  auto response = client->Complete(SimpleRequest(), Deadline());
-  ASSERT_TRUE(response.ok()) << response.status();
-  EXPECT_EQ(response->content, "ans: D");
-  EXPECT_EQ(response->attempts, 2);
-  EXPECT_EQ(server_->request_count(), 2);
-}
-
-TEST_F(LlmClientTest, PersistentServerErrorIsUnavailableAfterBoundedAttempts) {
-  config_.max_retries = 2;
-  server_->SetDefault(FakeResponse::Error(500, "model crashed"));
-  auto client = MakeClient();
-  auto response = client->Complete(SimpleRequest(), Deadline());
-  EXPECT_EQ(response.status().code(), absl::StatusCode::kUnavailable);
-  EXPECT_THAT(response.status().message(), HasSubstr("HTTP 500"));
-  EXPECT_THAT(response.status().message(), HasSubstr("3 attempts"));
-  EXPECT_EQ(server_->request_count(), 3);
-}
-
-TEST_F(LlmClientTest, Persistent429IsResourceExhausted) {
-  config_.max_retries = 1;
-  server_->SetDefault(FakeResponse::Error(429, "slow down"));
-  auto client = MakeClient();
-  auto response = client->Complete(SimpleRequest(), Deadline());
-  EXPECT_EQ(response.status().code(), absl::StatusCode::kResourceExhausted);
-  EXPECT_EQ(server_->request_count(), 2);
-}
-
-TEST_F(LlmClientTest, DoesNotRetryABadRequest) {
-  config_.max_retries = 3;
-  server_->SetDefault(FakeResponse::Error(400, "maximum context length is 4096 tokens"));
-  auto client = MakeClient();
-  auto response = client->Complete(SimpleRequest(), Deadline());
-  EXPECT_EQ(response.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(response.status().message(), HasSubstr("maximum context length"));
-  EXPECT_EQ(server_->request_count(), 1);
-}
-
-TEST_F(LlmClientTest, MapsAuthErrorsToAuthCodes) {
-  server_->Enqueue(FakeResponse::Error(401, "bad key"));
-  server_->Enqueue(FakeResponse::Error(403, "no access"));
-  server_->Enqueue(FakeResponse::Error(404, "no such model"));
-  auto client = MakeClient();
-  EXPECT_EQ(client->Complete(SimpleRequest(), Deadline()).status().code(),
-            absl::StatusCode::kUnauthenticated);
-  EXPECT_EQ(client->Complete(SimpleRequest(), Deadline()).status().code(),
-            absl::StatusCode::kPermissionDenied);
-  EXPECT_EQ(client->Complete(SimpleRequest(), Deadline()).status().code(),
-            absl::StatusCode::kNotFound);
-  EXPECT_EQ(server_->request_count(), 3);
-}
-
-TEST_F(LlmClientTest, MalformedJsonIsInternalWithAClearMessage) {
-  server_->Enqueue(FakeResponse::Raw(200, "{\"choices\": [ {\"message\": "));
-  auto client = MakeClient();
-  auto response = client->Complete(SimpleRequest(), Deadline());
-  EXPECT_EQ(response.status().code(), absl::StatusCode::kInternal);
-  EXPECT_THAT(response.status().message(), HasSubstr("backend 'fake' returned malformed JSON"));
-  EXPECT_EQ(server_->request_count(), 1);
-}
-
-TEST_F(LlmClientTest, JsonWithoutChoicesIsInternal) {
-  server_->Enqueue(FakeResponse::Raw(200, "{\"object\": \"list\"}"));
-  auto client = MakeClient();
-  auto response = client->Complete(SimpleRequest(), Deadline());
-  EXPECT_EQ(response.status().code(), absl::StatusCode::kInternal);
-  EXPECT_THAT(response.status().message(), HasSubstr("choices[0]"));
-}
-
-TEST_F(LlmClientTest, ConnectionRefusedIsUnavailable) {
-  auto port = UnusedLoopbackPort();
-  ASSERT_TRUE(port.ok()) << port.status();
-  config_.base_url = absl::StrCat("http://127.0.0.1:", *port, "/v1");
-  config_.max_retries = 1;
-  auto client = MakeClient();
-  auto response = client->Complete(SimpleRequest(), Deadline());
-  EXPECT_EQ(response.status().code(), absl::StatusCode::kUnavailable);
-  EXPECT_THAT(response.status().message(), HasSubstr("2 attempts"));
-}
-
-TEST_F(LlmClientTest, ConnectionClosedWithoutAnswerIsRetried) {
-  FakeResponse hang_up;
-  hang_up.close_without_answer = true;
-  server_->Enqueue(hang_up);
-  server_->Enqueue(FakeResponse::Completion("ans: A"));
-  auto client = MakeClient();
-  auto response = client->Complete(SimpleRequest(), Deadline());
-  ASSERT_TRUE(response.ok()) << response.status();
-  EXPECT_EQ(response->attempts, 2);
-}
-
-TEST_F(LlmClientTest, RetryAfterPastTheDeadlineIsNotWaitedFor) {
-  FakeResponse busy = FakeResponse::Error(503, "overloaded");
-  busy.headers = {{"Retry-After", "30"}};
-  server_->SetDefault(busy);
-  auto client = MakeClient();
-  const absl::Time start = absl::Now();
-  auto response = client->Complete(SimpleRequest(), Deadline(absl::Seconds(2)));
-  EXPECT_EQ(response.status().code(), absl::StatusCode::kUnavailable);
-  EXPECT_THAT(response.status().message(), HasSubstr("deadline comes first"));
-  EXPECT_EQ(server_->request_count(), 1);
-  EXPECT_LT(absl::Now() - start, absl::Seconds(2));
-}
-
-TEST_F(LlmClientTest, SendsTheApiKeyAsBearerAndNeverLogsIt) {
-  const std::string key = "sk-test-0123456789-secret";
-  ASSERT_EQ(setenv("IBGR_REASONER_TEST_KEY", key.c_str(), 1), 0);
-  config_.api_key_env = "IBGR_REASONER_TEST_KEY";
-  server_->Enqueue(FakeResponse::Error(500, "flaky"));
-  server_->Enqueue(FakeResponse::Completion("ans: A"));
-  server_->Enqueue(FakeResponse::Error(401, "invalid key"));
-  auto client = MakeClient();
-  ASSERT_TRUE(client->Complete(SimpleRequest(), Deadline()).ok());
-  const absl::Status failure = client->Complete(SimpleRequest(), Deadline()).status();
-  unsetenv("IBGR_REASONER_TEST_KEY");
-
-  const auto requests = server_->requests();
-  ASSERT_EQ(requests.size(), 3u);
-  for (const auto& request : requests) {
-    EXPECT_EQ(request.Header("authorization"), "Bearer " + key);
-    EXPECT_THAT(request.body, Not(HasSubstr(key)));
-  }
-  const std::vector<std::string> lines = logs_.lines();
-  EXPECT_GE(lines.size(), 3u);  // one line per attempt
-  for (const std::string& line : lines) EXPECT_THAT(line, Not(HasSubstr(key)));
-  EXPECT_THAT(std::string(failure.message()), Not(HasSubstr(key)));
-}
-
-TEST_F(LlmClientTest, ReadsTheApiKeyFileOnEveryCallSoRotationTakesEffect) {
-  const std::filesystem::path file =
-      std::filesystem::path(::testing::TempDir()) / "reasoner_llm_client_test_key";
-  std::ofstream(file) << "first-key\n";
-  config_.api_key_file = file.string();
-  auto client = MakeClient();
-  ASSERT_TRUE(client->Complete(SimpleRequest(), Deadline()).ok());
-  std::ofstream(file, std::ios::trunc) << "  second-key  \n";
-  ASSERT_TRUE(client->Complete(SimpleRequest(), Deadline()).ok());
-  std::filesystem::remove(file);
-  const auto requests = server_->requests();
-  ASSERT_EQ(requests.size(), 2u);
-  EXPECT_EQ(requests[0].Header("authorization"), "Bearer first-key");
-  EXPECT_EQ(requests[1].Header("authorization"), "Bearer second-key");
-}
-
-TEST_F(LlmClientTest, SendsNoAuthorizationWithoutAKey) {
-  auto client = MakeClient();
-  ASSERT_TRUE(client->Complete(SimpleRequest(), Deadline()).ok());
-  EXPECT_EQ(server_->requests()[0].Header("authorization"), "");
-}
-
-TEST_F(LlmClientTest, MissingKeySourcesFailCreate) {
-  config_.api_key_env = "IBGR_REASONER_TEST_KEY_THAT_IS_NOT_SET";
-  auto from_env = LlmClient::Create(config_);
-  EXPECT_EQ(from_env.status().code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_THAT(from_env.status().message(), HasSubstr("IBGR_REASONER_TEST_KEY_THAT_IS_NOT_SET"));
-  config_.api_key_env.clear();
-  config_.api_key_file = "/nonexistent/secret/key";
-  EXPECT_EQ(LlmClient::Create(config_).status().code(), absl::StatusCode::kFailedPrecondition);
-}
-
-TEST_F(LlmClientTest, RejectsBadConfigFields) {
-  LlmBackendConfig config = config_;
+TEST(LlmClientTest, RejectsBadConfigFields) {
+  LlmBackendConfig config = ValidConfig();
   config.base_url = "127.0.0.1:8000/v1";
-  EXPECT_THAT(LlmClient::Create(config).status().message(), HasSubstr("base_url"));
-  config = config_;
+  EXPECT_THAT(CreateLlmClient(config).status().message(), HasSubstr("base_url"));
+  config = ValidConfig();
   config.name = "extractive";
-  EXPECT_EQ(LlmClient::Create(config).status().code(), absl::StatusCode::kInvalidArgument);
-  config = config_;
+  EXPECT_EQ(CreateLlmClient(config).status().code(), absl::StatusCode::kInvalidArgument);
+  config = ValidConfig();
   config.max_concurrency = 0;
-  EXPECT_THAT(LlmClient::Create(config).status().message(), HasSubstr("max_concurrency"));
+  EXPECT_THAT(CreateLlmClient(config).status().message(), HasSubstr("max_concurrency"));
 }
 
-TEST_F(LlmClientTest, RespectsTheConcurrencyLimit) {
-  config_.max_concurrency = 2;
-  FakeResponse slow = FakeResponse::Completion("ans: A");
-  slow.delay = absl::Milliseconds(150);
-  server_->SetDefault(slow);
-  auto client = MakeClient();
-  std::vector<absl::Status> results(6);
-  std::vector<std::thread> threads;
-  for (int i = 0; i < 6; ++i) {
-    threads.emplace_back([&client, &results, i] {
-      results[i] = client->Complete(SimpleRequest(), Deadline()).status();
-    });
+TEST(LlmClientTest, ReservedNamesAreRefusedWithAReason) {
+  for (const char* name : {"", "extractive"}) {
+    LlmBackendConfig config = ValidConfig();
+    config.name = name;
+    auto client = CreateLlmClient(config);
+    EXPECT_EQ(client.status().code(), absl::StatusCode::kInvalidArgument) << name;
+    EXPECT_THAT(client.status().message(), HasSubstr("reserved"));
   }
-  for (std::thread& thread : threads) thread.join();
-  for (const absl::Status& status : results) EXPECT_TRUE(status.ok()) << status;
-  EXPECT_EQ(server_->request_count(), 6);
-  EXPECT_LE(server_->max_concurrent(), 2);
-  EXPECT_GE(server_->max_concurrent(), 1);
-  EXPECT_EQ(client->in_flight(), 0);
-}
-
-TEST_F(LlmClientTest, WaitingForASlotGivesUpAtTheDeadline) {
-  config_.max_concurrency = 1;
-  config_.max_retries = 0;
-  FakeResponse slow = FakeResponse::Completion("ans: A");
-  slow.delay = absl::Seconds(8);
-  server_->SetDefault(slow);
-  auto client = MakeClient();
-  std::thread holder([&client] { (void)client->Complete(SimpleRequest(), Deadline()); });
-  while (server_->request_count() == 0) absl::SleepFor(absl::Milliseconds(5));
-  auto response = client->Complete(SimpleRequest(), Deadline(absl::Milliseconds(100)));
-  EXPECT_EQ(response.status().code(), absl::StatusCode::kDeadlineExceeded);
-  EXPECT_THAT(response.status().message(), HasSubstr("no free slot"));
-  EXPECT_EQ(server_->request_count(), 1);
-  server_->Stop();  // ends the held call
-  holder.join();
 }
 
 }  // namespace

@@ -3,12 +3,13 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "common/file_util.h"
+#include "common/test_util/temp_dir.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "services/reasoner/prompt_templates.h"
@@ -155,13 +156,6 @@ TEST(ApproxTokensTest, CountsFourBytesPerTokenRoundingUp) {
   EXPECT_EQ(ApproxTokens("abcde"), 2);
 }
 
-std::string ReadFile(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  std::stringstream contents;
-  contents << in.rdbuf();
-  return contents.str();
-}
-
 TEST(PromptTemplatesTest, CompiledInTemplatesMatchTheSourceFiles) {
   const char* source_dir = std::getenv("IBGR_SOURCE_DIR");
   if (source_dir == nullptr) GTEST_SKIP() << "IBGR_SOURCE_DIR is not set (run through ctest)";
@@ -169,7 +163,8 @@ TEST(PromptTemplatesTest, CompiledInTemplatesMatchTheSourceFiles) {
       std::filesystem::path(source_dir) / "services" / "reasoner" / "prompts";
   ASSERT_FALSE(CompiledInPromptFiles().empty());
   for (const auto& [name, text] : CompiledInPromptFiles()) {
-    EXPECT_EQ(ReadFile(dir / std::string(name)), std::string(text)) << name;
+    EXPECT_EQ(common::ReadFileToString((dir / std::string(name)).string()).value(), std::string(text))
+        << name;
   }
 }
 
@@ -203,10 +198,7 @@ TEST(PromptTemplatesTest, RejectsTextBeforeTheFirstSection) {
 class PromptDirectoryTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::path(::testing::TempDir()) /
-           absl::StrCat("reasoner_prompts_", ::testing::UnitTest::GetInstance()->random_seed(), "_",
-                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::create_directories(dir_);
+    dir_ = common::test_util::MakeTempDir("reasoner-prompts");
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }
   void Write(const std::string& name, const std::string& text) {

@@ -1,9 +1,7 @@
 #include "services/reasoner/prompt_templates.h"
 
 #include <filesystem>
-#include <fstream>
 #include <map>
-#include <sstream>
 #include <string>
 #include <system_error>
 #include <utility>
@@ -15,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "common/file_util.h"
 #include "common/status_macros.h"
 
 namespace ibgraphrag::reasoner {
@@ -91,14 +90,6 @@ bool UsesPlaceholder(const PromptTemplate& t, Placeholder placeholder) {
     }
   }
   return false;
-}
-
-absl::StatusOr<std::string> ReadFile(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(absl::StrCat("cannot read prompt file ", path.string()));
-  std::stringstream contents;
-  contents << in.rdbuf();
-  return contents.str();
 }
 
 }  // namespace
@@ -203,7 +194,7 @@ absl::StatusOr<PromptLibrary> PromptLibrary::Load(const PromptLibraryOptions& op
       std::string kind;
       int number = 0;
       if (!absl::EndsWith(name, ".txt") || !SplitVersion(name, &kind, &number)) continue;
-      IBGR_ASSIGN_OR_RETURN(std::string text, ReadFile(it->path()));
+      IBGR_ASSIGN_OR_RETURN(std::string text, common::ReadFileToString(it->path().string()));
       IBGR_ASSIGN_OR_RETURN(PromptTemplate parsed, ParsePromptTemplate(name, text));
       templates[parsed.version] = std::move(parsed);
     }

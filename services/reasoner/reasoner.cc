@@ -53,8 +53,7 @@ absl::StatusOr<std::unique_ptr<Reasoner>> Reasoner::Create(ReasonerOptions optio
       return absl::InvalidArgumentError(
           absl::StrCat("backend name '", config.name, "' is configured twice"));
     }
-    IBGR_ASSIGN_OR_RETURN(std::unique_ptr<LlmClient> client,
-                          LlmClient::Create(config, options.log));
+    IBGR_ASSIGN_OR_RETURN(std::unique_ptr<LlmClient> client, CreateLlmClient(config, options.log));
     clients.emplace(config.name, std::move(client));
   }
   return std::unique_ptr<Reasoner>(

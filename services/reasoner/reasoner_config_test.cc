@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "common/config.h"
+#include "common/test_util/temp_dir.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -166,7 +167,7 @@ TEST(ReasonerConfigTest, InvalidFieldsAreRejectedNamingTheField) {
 }
 
 TEST(ReasonerConfigTest, ApiKeySourcesAreCheckedAtStart) {
-  const std::string dir = ::testing::TempDir();
+  const std::string dir = common::test_util::MakeTempDir("reasoner-config");
   const std::string key_path = dir + "/reasoner_config_test.key";
   {
     std::ofstream out(key_path);
@@ -188,8 +189,7 @@ TEST(ReasonerConfigTest, ApiKeySourcesAreCheckedAtStart) {
 }
 
 TEST(ReasonerConfigTest, PromptDirectoryVersionsCanBePinned) {
-  const std::string dir = ::testing::TempDir() + "/reasoner_config_test_prompts";
-  std::filesystem::create_directories(dir);
+  const std::string dir = common::test_util::MakeTempDir("reasoner-config-prompts");
   {
     std::ofstream out(dir + "/fact.v2.txt");
     out << "[[system]]\nDecide.\n[[user]]\nTriples:\n{{triples}}\nClaim: {{question}}\n";

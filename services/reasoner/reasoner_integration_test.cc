@@ -18,21 +18,22 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "common/test_util/fake_openai_server.h"
 #include "common/test_util/test_util.h"
 #include "gmock/gmock.h"
 #include "grpc/health/v1/health.grpc.pb.h"
 #include "gtest/gtest.h"
 #include "ibgraphrag/v1/reasoner.grpc.pb.h"
 #include "nlohmann/json.hpp"
-#include "services/reasoner/testing/fake_openai_server.h"
 #include "tests/test_util/subprocess.h"
 
 namespace ibgraphrag::testing {
 namespace {
 
 namespace pb = ::ibgraphrag::v1;
-using ::ibgraphrag::reasoner::testing::FakeOpenAiServer;
-using ::ibgraphrag::reasoner::testing::FakeResponse;
+using ::ibgraphrag::common::test_util::MakeTempDir;
+using ::ibgraphrag::common::test_util::FakeOpenAiServer;
+using ::ibgraphrag::common::test_util::FakeResponse;
 using ::testing::HasSubstr;
 using ::testing::Not;
 

@@ -12,21 +12,22 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
+#include "common/test_util/fake_openai_server.h"
 #include "gmock/gmock.h"
 #include "grpc/health/v1/health.grpc.pb.h"
 #include "gtest/gtest.h"
 #include "ibgraphrag/v1/reasoner.grpc.pb.h"
 #include "services/reasoner/reasoner_server.h"
 #include "services/reasoner/reasoner_service_impl.h"
-#include "services/reasoner/testing/fake_openai_server.h"
 
 namespace ibgraphrag::reasoner {
 namespace {
 
 namespace pb = ::ibgraphrag::v1;
-using ::ibgraphrag::reasoner::testing::FakeOpenAiServer;
-using ::ibgraphrag::reasoner::testing::FakeResponse;
-using ::ibgraphrag::reasoner::testing::UnusedLoopbackPort;
+using ::ibgraphrag::common::test_util::FakeOpenAiServer;
+using ::ibgraphrag::common::test_util::FakeResponse;
+using ::ibgraphrag::common::test_util::LogCapture;
+using ::ibgraphrag::common::test_util::UnusedLoopbackPort;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::Not;
@@ -67,24 +68,6 @@ pb::ReasonRequest McqRequest(const std::string& backend = "") {
   request.set_backend(backend);
   return request;
 }
-
-class LogCapture {
- public:
-  LogFn Fn() {
-    return [this](absl::string_view line) {
-      absl::MutexLock lock(&mu_);
-      absl::StrAppend(&all_, line, "\n");
-    };
-  }
-  std::string All() const {
-    absl::MutexLock lock(&mu_);
-    return all_;
-  }
-
- private:
-  mutable absl::Mutex mu_;
-  std::string all_;
-};
 
 class ReasonerServiceTest : public ::testing::Test {
  protected:

@@ -9,17 +9,18 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
+#include "common/test_util/fake_openai_server.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
-#include "services/reasoner/testing/fake_openai_server.h"
 
 namespace ibgraphrag::reasoner {
 namespace {
 
-using ::ibgraphrag::reasoner::testing::FakeOpenAiServer;
-using ::ibgraphrag::reasoner::testing::FakeResponse;
-using ::ibgraphrag::reasoner::testing::RecordedRequest;
+using ::ibgraphrag::common::test_util::FakeOpenAiServer;
+using ::ibgraphrag::common::test_util::FakeResponse;
+using ::ibgraphrag::common::test_util::LogCapture;
+using ::ibgraphrag::common::test_util::RecordedRequest;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::Not;
@@ -55,26 +56,6 @@ ReasonRequest McqRequest(std::string backend) {
 double TemperatureOf(const RecordedRequest& request) {
   return nlohmann::json::parse(request.body)["temperature"].get<double>();
 }
-
-class LogCapture {
- public:
-  LogFn Fn() {
-    return [this](absl::string_view line) {
-      absl::MutexLock lock(&mu_);
-      lines_.emplace_back(line);
-    };
-  }
-  std::string All() const {
-    absl::MutexLock lock(&mu_);
-    std::string all;
-    for (const std::string& line : lines_) absl::StrAppend(&all, line, "\n");
-    return all;
-  }
-
- private:
-  mutable absl::Mutex mu_;
-  std::vector<std::string> lines_;
-};
 
 class ReasonerTest : public ::testing::Test {
  protected:

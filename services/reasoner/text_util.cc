@@ -7,15 +7,11 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_split.h"
+#include "common/text_words.h"
 
 namespace ibgraphrag::reasoner {
-namespace {
 
-bool IsWordByte(unsigned char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c >= 0x80;
-}
-
-}  // namespace
+using common::IsWordByte;
 
 std::string NormalizeText(absl::string_view text) {
   std::string out;
@@ -38,17 +34,13 @@ std::vector<std::string> Words(absl::string_view text) {
 }
 
 bool IsStopWord(absl::string_view word) {
-  static const auto* const kStopWords = new absl::flat_hash_set<absl::string_view>({
-      "a",     "an",    "the",       "of",     "and",  "or",    "in",   "on",    "at",
-      "to",    "for",   "with",      "by",     "from", "as",    "is",   "are",   "was",
-      "were",  "be",    "been",      "being",  "it",   "its",   "this", "that",  "these",
-      "those", "which", "what",      "who",    "whom", "whose", "how",  "why",   "when",
-      "where", "do",    "does",      "did",    "has",  "have",  "had",  "can",   "could",
-      "may",   "might", "would",     "should", "will", "shall", "most", "more",  "following",
-      "true",  "false", "statement", "about",  "into", "than",  "then", "there", "their",
-      "such",  "also",  "all",       "any",    "some", "one",   "each", "other", "between",
-  });
-  return kStopWords->contains(word);
+  // On top of the shared English list: the boilerplate of true/false statements and questions
+  // ("statement", "true", "false", "about") and modal verbs, which carry no content the
+  // extractive backend could match against evidence. Negation ("not", "no") is kept on purpose.
+  static const auto* const kReasonerStopWords = new absl::flat_hash_set<absl::string_view>(
+      {"whom", "whose", "could", "might", "would", "should", "shall", "more", "true", "false",
+       "statement", "about", "also", "each", "between"});
+  return common::IsEnglishStopWord(word) || kReasonerStopWords->contains(word);
 }
 
 std::string StemWord(absl::string_view word) {

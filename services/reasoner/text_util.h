@@ -21,7 +21,8 @@ std::vector<std::string> Words(absl::string_view text);
 // Words(text) minus stop words, each stemmed (StemWord); duplicates kept in order.
 std::vector<std::string> ContentWords(absl::string_view text);
 
-// True for English function words and question boilerplate ("the", "which", "following").
+// True for English function words (common::IsEnglishStopWord) and true/false-statement
+// boilerplate ("statement", "true", "false") and modal verbs.
 bool IsStopWord(absl::string_view word);
 
 // Strips one common English suffix so inflections meet: "treats"/"treatment" -> "treat",

@@ -9,7 +9,7 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
-#include "services/kgstore/snapshot_manifest.h"
+#include "common/file_util.h"
 
 namespace ibgraphrag::retriever {
 namespace {
@@ -89,7 +89,7 @@ absl::Status WriteEmbeddingTable(const std::string& path, absl::Span<const float
   std::memcpy(contents.data() + 12, &d, 4);
   std::memcpy(contents.data() + 16, &rows, 8);
   contents.append(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(float));
-  return kgstore::WriteFileAtomically(path, contents);
+  return common::WriteStringToFileAtomic(path, contents);
 }
 
 }  // namespace ibgraphrag::retriever

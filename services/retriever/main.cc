@@ -1,8 +1,9 @@
 // retriever: serves the IBRP triple retriever (`<base>/retriever/<version>/`) over gRPC.
 //
-//   retriever --base=artifacts [--model_version=N] [--kgstore=host:50052] [--device=auto]
+//   retriever --base=artifacts [--pin_version=N] [--kgstore=host:50052] [--device=auto]
 //             [--kgstore_tls_ca=ca.pem [--kgstore_tls_cert=c.pem --kgstore_tls_key=k.pem]]
-//             [--torch_threads=1] [--port=50054] [--metrics_port=9094] [--config=server.textproto]
+//             [--torch_threads=1] [--watch_seconds=30] [--port=50054] [--metrics_port=9094]
+//             [--config=server.textproto]
 //
 // --kgstore empty opens the newest KG snapshot under --base in this process. --config is an
 // ibgraphrag.config.v1.ServerConfig in protobuf text format (TLS, drain, logging);
@@ -15,12 +16,12 @@
 #include "absl/flags/usage.h"
 #include "common/config.h"
 #include "common/logging.h"
+#include "common/pin_version_flag.h"
 #include "common/server_flags.h"
 #include "services/retriever/retriever_server.h"
 
 ABSL_FLAG(std::string, config, "", "ServerConfig text proto (TLS, drain, logging)");
 ABSL_FLAG(std::string, base, "artifacts", "artifact base directory holding retriever/<version>/");
-ABSL_FLAG(int64_t, model_version, 0, "serve this model version (default: the newest)");
 ABSL_FLAG(std::string, kgstore, "", "kgstore address; empty opens <base>/kg/ in process");
 ABSL_FLAG(std::string, kgstore_tls_ca, "", "PEM CA of kgstore's certificate (enables TLS)");
 ABSL_FLAG(std::string, kgstore_tls_cert, "", "PEM client certificate for mTLS to kgstore");
@@ -29,6 +30,7 @@ ABSL_FLAG(std::string, kgstore_tls_server_name, "",
           "name checked against kgstore's certificate instead of its host name");
 ABSL_FLAG(std::string, device, "auto", "scoring device: auto, cpu or cuda:N");
 ABSL_FLAG(int, torch_threads, 1, "LibTorch intra-op threads");
+ABSL_FLAG(int, watch_seconds, 0, "poll for newer model versions this often (0 = never)");
 
 namespace {
 
@@ -45,9 +47,9 @@ absl::Status Run() {
   RetrieverServer::Options options;
   options.server = *server_options;
   options.base_path = absl::GetFlag(FLAGS_base);
-  if (absl::GetFlag(FLAGS_model_version) > 0) {
-    options.pinned_model_version = absl::GetFlag(FLAGS_model_version);
-  }
+  auto pinned = ibgraphrag::common::PinnedVersionFromFlag();
+  if (!pinned.ok()) return pinned.status();
+  options.pinned_model_version = *pinned;
   options.kgstore_address = absl::GetFlag(FLAGS_kgstore);
   if (!absl::GetFlag(FLAGS_kgstore_tls_ca).empty()) {
     options.kgstore_tls.enabled = true;
@@ -60,6 +62,10 @@ absl::Status Run() {
   }
   options.device = absl::GetFlag(FLAGS_device);
   options.torch_threads = absl::GetFlag(FLAGS_torch_threads);
+  if (absl::GetFlag(FLAGS_watch_seconds) < 0) {
+    return absl::InvalidArgumentError("--watch_seconds: must be >= 0");
+  }
+  options.watch_interval = absl::Seconds(absl::GetFlag(FLAGS_watch_seconds));
 
   // Signals arriving while the model loads must drain, not kill, the process.
   if (auto s = ibgraphrag::common::ServerRunner::InstallTerminationSignalHandlers(); !s.ok()) {

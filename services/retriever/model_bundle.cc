@@ -13,166 +13,103 @@
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "common/file_util.h"
+#include "common/proto_json.h"
 #include "common/status_macros.h"
-#include "nlohmann/json.hpp"
-#include "services/kgstore/import/sha256.h"
+#include "ibgraphrag/artifacts/v1/manifests.pb.h"
 #include "services/kgstore/snapshot_manifest.h"
 
 namespace ibgraphrag::retriever {
 namespace {
 
 namespace fs = std::filesystem;
-using nlohmann::json;
-
-absl::StatusOr<std::string> ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(absl::StrCat(path, ": cannot open (missing?)"));
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) return absl::DataLossError(absl::StrCat(path, ": read error"));
-  return ss.str();
-}
-
-// Numeric subdirectories of `dir` (with manifest.json when `complete_only`), and, when
-// `count_temp`, the numbers of "<n>.tmp-..." directories too.
-absl::StatusOr<std::vector<int64_t>> ScanVersions(const std::string& dir, bool complete_only,
-                                                  bool count_temp) {
-  std::vector<int64_t> out;
-  std::error_code ec;
-  if (!fs::exists(dir, ec)) return out;
-  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-    if (!it->is_directory(ec)) continue;
-    std::string name = it->path().filename().string();
-    const size_t tmp = name.find(".tmp-");
-    if (tmp != std::string::npos) {
-      if (!count_temp) continue;
-      name = name.substr(0, tmp);
-    }
-    int64_t v = 0;
-    if (!absl::SimpleAtoi(name, &v) || v <= 0) continue;
-    if (complete_only && !fs::exists(it->path() / kManifestFile, ec)) continue;
-    out.push_back(v);
-  }
-  if (ec) return absl::UnavailableError(absl::StrCat(dir, ": ", ec.message()));
-  std::sort(out.begin(), out.end());
-  out.erase(std::unique(out.begin(), out.end()), out.end());
-  return out;
-}
+namespace artifacts_pb = ::ibgraphrag::artifacts::v1;
 
 }  // namespace
 
 std::string RetrieverManifestToJson(const RetrieverManifest& m) {
-  json j;
-  j["format_version"] = m.format_version;
-  j["version"] = m.version;
-  j["created_time"] = m.created_time;
-  j["created_by"] = m.created_by;
-  j["encoder_id"] = m.encoder_id;
-  j["text_dim"] = m.scorer.text_dim;
-  j["dde_dim"] = m.scorer.dde_dim;
-  j["hidden"] = m.scorer.hidden;
-  j["prior_dim"] = m.scorer.prior_dim;
-  j["dde"] = {{"forward_rounds", m.dde.forward_rounds}, {"reverse_rounds", m.dde.reverse_rounds}};
-  j["kg_version"] = m.kg_version;
-  j["num_entities"] = m.num_entities;
-  j["num_relations"] = m.num_relations;
-  j["training_data_hash"] = m.training_data_hash;
-  j["training"] = m.training;
-  j["metrics"] = m.metrics;
-  j["files"] = m.file_sha256;
-  return j.dump(2) + "\n";
+  artifacts_pb::RetrieverModelManifest p;
+  p.set_format_version(m.format_version);
+  p.set_version(m.version);
+  p.set_created_time(m.created_time);
+  p.set_created_by(m.created_by);
+  p.set_encoder_id(m.encoder_id);
+  p.set_text_dim(m.scorer.text_dim);
+  p.set_dde_dim(m.scorer.dde_dim);
+  p.set_hidden(m.scorer.hidden);
+  p.set_prior_dim(m.scorer.prior_dim);
+  p.mutable_dde()->set_forward_rounds(m.dde.forward_rounds);
+  p.mutable_dde()->set_reverse_rounds(m.dde.reverse_rounds);
+  p.set_kg_version(m.kg_version);
+  p.set_num_entities(m.num_entities);
+  p.set_num_relations(m.num_relations);
+  p.set_training_data_hash(m.training_data_hash);
+  p.mutable_training()->insert(m.training.begin(), m.training.end());
+  p.mutable_metrics()->insert(m.metrics.begin(), m.metrics.end());
+  p.mutable_files()->insert(m.file_sha256.begin(), m.file_sha256.end());
+  return common::ProtoToJson(p);
 }
 
 absl::StatusOr<RetrieverManifest> RetrieverManifestFromJson(const std::string& text) {
-  const json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded() || !j.is_object()) {
-    return absl::DataLossError("manifest.json: not a JSON object");
+  artifacts_pb::RetrieverModelManifest p;
+  IBGR_RETURN_IF_ERROR(common::JsonToProto(text, "manifest.json", &p));
+  if (p.format_version() != kRetrieverFormatVersion) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "manifest.json: format_version ", p.format_version(), ", this build reads ",
+        kRetrieverFormatVersion,
+        p.format_version() < kRetrieverFormatVersion
+            ? " (the model predates the scorer's structure features; retrain it with "
+              "`ibgr artifacts build` or retriever_train)"
+            : " (written by a newer build)"));
+  }
+  if (p.version() <= 0 || p.encoder_id().empty() || p.files().empty() || !p.has_dde()) {
+    return absl::DataLossError("manifest.json: version, encoder_id, dde and files are required");
   }
   RetrieverManifest m;
-  const char* field = "";
-  try {
-    field = "format_version";
-    m.format_version = j.at(field).get<int>();
-    if (m.format_version != kRetrieverFormatVersion) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "manifest.json: format_version ", m.format_version, ", this build reads ",
-          kRetrieverFormatVersion,
-          m.format_version < kRetrieverFormatVersion
-              ? " (the model predates the scorer's structure features; retrain it with "
-                "retriever_train)"
-              : " (written by a newer build)"));
-    }
-    field = "version";
-    m.version = j.at(field).get<int64_t>();
-    field = "created_time";
-    m.created_time = j.value(field, "");
-    field = "created_by";
-    m.created_by = j.value(field, "");
-    field = "encoder_id";
-    m.encoder_id = j.at(field).get<std::string>();
-    field = "text_dim";
-    m.scorer.text_dim = j.at(field).get<int>();
-    field = "dde_dim";
-    m.scorer.dde_dim = j.at(field).get<int>();
-    field = "hidden";
-    m.scorer.hidden = j.at(field).get<int>();
-    field = "prior_dim";
-    m.scorer.prior_dim = j.at(field).get<int>();
-    field = "dde";
-    m.dde.forward_rounds = j.at(field).at("forward_rounds").get<int>();
-    m.dde.reverse_rounds = j.at(field).at("reverse_rounds").get<int>();
-    field = "kg_version";
-    m.kg_version = j.value(field, "");
-    field = "num_entities";
-    m.num_entities = j.at(field).get<int64_t>();
-    field = "num_relations";
-    m.num_relations = j.at(field).get<int64_t>();
-    field = "training_data_hash";
-    m.training_data_hash = j.value(field, "");
-    field = "training";
-    if (j.contains(field)) m.training = j.at(field).get<std::map<std::string, std::string>>();
-    field = "metrics";
-    if (j.contains(field)) m.metrics = j.at(field).get<std::map<std::string, double>>();
-    field = "files";
-    m.file_sha256 = j.at(field).get<std::map<std::string, std::string>>();
-  } catch (const json::exception& e) {
-    return absl::DataLossError(absl::StrCat("manifest.json: field \"", field, "\": ", e.what()));
-  }
+  m.format_version = p.format_version();
+  m.version = p.version();
+  m.created_time = p.created_time();
+  m.created_by = p.created_by();
+  m.encoder_id = p.encoder_id();
+  m.scorer.text_dim = p.text_dim();
+  m.scorer.dde_dim = p.dde_dim();
+  m.scorer.hidden = p.hidden();
+  m.scorer.prior_dim = p.prior_dim();
+  m.dde.forward_rounds = p.dde().forward_rounds();
+  m.dde.reverse_rounds = p.dde().reverse_rounds();
+  m.kg_version = p.kg_version();
+  m.num_entities = p.num_entities();
+  m.num_relations = p.num_relations();
+  m.training_data_hash = p.training_data_hash();
+  m.training.insert(p.training().begin(), p.training().end());
+  m.metrics.insert(p.metrics().begin(), p.metrics().end());
+  m.file_sha256.insert(p.files().begin(), p.files().end());
   if (m.scorer.dde_dim != m.dde.node_dim()) {
     return absl::DataLossError("manifest.json: dde_dim does not match the DDE rounds");
   }
   return m;
 }
 
+common::VersionedArtifactDir RetrieverArtifacts(const std::string& base) {
+  return common::VersionedArtifactDir(
+      {base, "retriever", "retriever model", "(train one with `ibgr artifacts build`)"});
+}
+
 std::string RetrieverVersionDir(const std::string& base, int64_t version) {
-  return absl::StrCat(base, "/retriever/", version);
+  return RetrieverArtifacts(base).VersionDir(version);
 }
 
 absl::StatusOr<std::vector<int64_t>> ListRetrieverVersions(const std::string& base) {
-  return ScanVersions(base + "/retriever", /*complete_only=*/true, /*count_temp=*/false);
+  return RetrieverArtifacts(base).ListVersions();
 }
 
 absl::StatusOr<std::string> ResolveRetrieverDir(const std::string& base,
                                                 std::optional<int64_t> pinned) {
-  IBGR_ASSIGN_OR_RETURN(std::vector<int64_t> versions, ListRetrieverVersions(base));
-  if (pinned.has_value()) {
-    if (std::find(versions.begin(), versions.end(), *pinned) == versions.end()) {
-      return absl::NotFoundError(
-          absl::StrCat("model_version: ", *pinned, " not found under ", base, "/retriever/"));
-    }
-    return RetrieverVersionDir(base, *pinned);
-  }
-  if (versions.empty()) {
-    return absl::NotFoundError(absl::StrCat("no retriever model under ", base,
-                                            "/retriever/ (train one with retriever_train)"));
-  }
-  return RetrieverVersionDir(base, versions.back());
+  return RetrieverArtifacts(base).Resolve(pinned);
 }
 
 absl::StatusOr<int64_t> NextRetrieverVersion(const std::string& base) {
-  IBGR_ASSIGN_OR_RETURN(std::vector<int64_t> versions,
-                        ScanVersions(base + "/retriever", false, /*count_temp=*/true));
-  return versions.empty() ? 1 : versions.back() + 1;
+  return RetrieverArtifacts(base).NextVersion();
 }
 
 ArtifactTexts ArtifactTextsFromKg(const kgstore::KgData& kg) {
@@ -240,36 +177,30 @@ absl::Status BuildRetrieverArtifacts(const ArtifactTexts& texts, const TextEmbed
   return absl::OkStatus();
 }
 
-absl::Status PublishRetrieverVersion(const std::string& base, const std::string& staging_dir,
-                                     const ScorerParams& params, RetrieverManifest manifest) {
+absl::Status PublishRetrieverVersion(common::ArtifactStaging* staging, const ScorerParams& params,
+                                     RetrieverManifest manifest) {
+  const std::string& dir = staging->dir();
   IBGR_RETURN_IF_ERROR(
-      kgstore::WriteFileAtomically(staging_dir + "/" + kModelFile, SerializeScorerParams(params)));
+      common::WriteStringToFileAtomic(dir + "/" + kModelFile, SerializeScorerParams(params)));
+  manifest.version = staging->version();
   manifest.scorer = params.config;
   if (manifest.created_time.empty()) {
     manifest.created_time =
         absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", absl::Now(), absl::UTCTimeZone());
   }
   for (const char* f : {kModelFile, kEntityEmbeddingsFile, kRelationEmbeddingsFile}) {
-    IBGR_ASSIGN_OR_RETURN(manifest.file_sha256[f],
-                          kgstore::import_::Sha256File(staging_dir + "/" + f));
+    IBGR_ASSIGN_OR_RETURN(manifest.file_sha256[f], common::Sha256HexOfFile(dir + "/" + f));
   }
-  IBGR_RETURN_IF_ERROR(kgstore::WriteFileAtomically(staging_dir + "/" + kManifestFile,
-                                                    RetrieverManifestToJson(manifest)));
-  const std::string target = RetrieverVersionDir(base, manifest.version);
-  std::error_code ec;
-  if (fs::exists(target, ec)) {
-    return absl::AlreadyExistsError(absl::StrCat(target, ": version exists"));
-  }
-  fs::create_directories(base + "/retriever", ec);
-  fs::rename(staging_dir, target, ec);
-  if (ec) return absl::UnavailableError(absl::StrCat("rename to ", target, ": ", ec.message()));
-  return kgstore::SyncDirectory(base + "/retriever");
+  // The manifest last: it marks the version complete once published.
+  IBGR_RETURN_IF_ERROR(common::WriteStringToFileAtomic(dir + "/" + kManifestFile,
+                                                       RetrieverManifestToJson(manifest)));
+  return staging->Publish();
 }
 
 absl::StatusOr<LoadedRetrieverVersion> LoadRetrieverVersion(const std::string& dir) {
   LoadedRetrieverVersion out;
   out.dir = dir;
-  IBGR_ASSIGN_OR_RETURN(std::string manifest_text, ReadFile(dir + "/" + kManifestFile));
+  IBGR_ASSIGN_OR_RETURN(std::string manifest_text, common::ReadFileToString(dir + "/" + kManifestFile));
   absl::StatusOr<RetrieverManifest> manifest = RetrieverManifestFromJson(manifest_text);
   if (!manifest.ok()) {
     return absl::Status(manifest.status().code() == absl::StatusCode::kFailedPrecondition
@@ -280,7 +211,7 @@ absl::StatusOr<LoadedRetrieverVersion> LoadRetrieverVersion(const std::string& d
   out.manifest = *std::move(manifest);
   for (const char* f : {kModelFile, kEntityEmbeddingsFile, kRelationEmbeddingsFile}) {
     const std::string path = dir + "/" + f;
-    absl::StatusOr<std::string> digest = kgstore::import_::Sha256File(path);
+    absl::StatusOr<std::string> digest = common::Sha256HexOfFile(path);
     if (!digest.ok()) {
       return absl::NotFoundError(
           absl::StrCat(path, ": missing or unreadable (", digest.status().message(), ")"));
@@ -291,7 +222,7 @@ absl::StatusOr<LoadedRetrieverVersion> LoadRetrieverVersion(const std::string& d
           absl::StrCat(path, ": SHA-256 differs from manifest.json (corrupt or replaced)"));
     }
   }
-  IBGR_ASSIGN_OR_RETURN(std::string model_bytes, ReadFile(dir + "/" + kModelFile));
+  IBGR_ASSIGN_OR_RETURN(std::string model_bytes, common::ReadFileToString(dir + "/" + kModelFile));
   IBGR_ASSIGN_OR_RETURN(out.params, ParseScorerParams(model_bytes));
   const ScorerConfig& c = out.params.config;
   if (c.text_dim != out.manifest.scorer.text_dim || c.dde_dim != out.manifest.scorer.dde_dim ||

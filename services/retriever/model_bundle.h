@@ -4,8 +4,8 @@
 //   model.bin                 the scorer parameters (scorer_params.h format)
 //   entity_embeddings.f32     text embedding of every entity ("name (type)"), embedding_table.h
 //   relation_embeddings.f32   text embedding of every relation ("name: description")
-// Versions are decimal integers; a version directory appears only by renaming a complete temp
-// directory, like KG snapshots (services/kgstore/snapshot_manifest.h).
+// Versions are listed, resolved and published by common::VersionedArtifactDir / ArtifactStaging,
+// like every artifact of the suite.
 #ifndef IBGRAPHRAG_SERVICES_RETRIEVER_MODEL_BUNDLE_H_
 #define IBGRAPHRAG_SERVICES_RETRIEVER_MODEL_BUNDLE_H_
 
@@ -18,6 +18,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "common/versioned_artifacts.h"
 #include "services/kgstore/kg_store.h"
 #include "services/kgstore/kg_types.h"
 #include "services/retriever/dde.h"
@@ -55,6 +56,8 @@ std::string RetrieverManifestToJson(const RetrieverManifest& manifest);
 // DATA_LOSS naming the field for malformed JSON (never throws).
 absl::StatusOr<RetrieverManifest> RetrieverManifestFromJson(const std::string& json);
 
+// The versioned folder of models, `<base>/retriever/<version>/` (common/versioned_artifacts.h).
+common::VersionedArtifactDir RetrieverArtifacts(const std::string& base);
 // `<base>/retriever/<version>`.
 std::string RetrieverVersionDir(const std::string& base, int64_t version);
 // Complete versions (numeric directories with manifest.json), ascending.
@@ -79,10 +82,11 @@ absl::Status BuildRetrieverArtifacts(const ArtifactTexts& texts, const TextEmbed
                                      const std::string& dir, RetrieverManifest* manifest,
                                      int threads = 2);
 
-// Writes model.bin and manifest.json (with every file's hash) into `staging_dir`, then renames
-// it to `<base>/retriever/<manifest.version>` (ALREADY_EXISTS when taken).
-absl::Status PublishRetrieverVersion(const std::string& base, const std::string& staging_dir,
-                                     const ScorerParams& params, RetrieverManifest manifest);
+// Writes model.bin and manifest.json (with every file's hash; version = the staging version)
+// into `staging`, which already holds the embedding tables, and publishes it (ALREADY_EXISTS
+// when that version appeared meanwhile).
+absl::Status PublishRetrieverVersion(common::ArtifactStaging* staging, const ScorerParams& params,
+                                     RetrieverManifest manifest);
 
 // A loaded version: manifest, parameters and memory-mapped embedding tables.
 struct LoadedRetrieverVersion {

@@ -208,28 +208,46 @@ std::string RenderPath(const ScoredPath& path, const std::vector<ScoredTriple>& 
 // ---- Retriever ----
 
 Retriever::Retriever(const Options& options, std::shared_ptr<SubgraphSource> source,
-                     std::shared_ptr<const RetrieverModel> model, std::string model_error)
+                     std::shared_ptr<const ModelHolder> models,
+                     std::function<absl::Status()> model_status)
     : options_(options),
       source_(std::move(source)),
-      model_(std::move(model)),
-      model_error_(std::move(model_error)) {}
+      models_(std::move(models)),
+      model_status_(std::move(model_status)) {}
 
-void Retriever::SwapModel(std::shared_ptr<const RetrieverModel> model) {
-  absl::MutexLock lock(&mu_);
-  model_ = std::move(model);
-  model_error_.clear();
+namespace {
+std::shared_ptr<const ModelHolder> FixedModel(std::shared_ptr<const RetrieverModel> model) {
+  auto holder = std::make_shared<ModelHolder>();
+  if (model != nullptr) holder->Swap(std::move(model), 0);
+  return holder;
+}
+}  // namespace
+
+Retriever::Retriever(const Options& options, std::shared_ptr<SubgraphSource> source,
+                     std::shared_ptr<const RetrieverModel> model, std::string model_error)
+    : Retriever(options, std::move(source), FixedModel(std::move(model)),
+                [error = std::move(model_error)] {
+                  return error.empty() ? absl::OkStatus() : absl::UnavailableError(error);
+                }) {}
+
+std::string Retriever::ModelError() const {
+  const absl::Status status = model_status_ ? model_status_() : absl::OkStatus();
+  return status.ok() ? "none configured" : status.ToString();
 }
 
-std::shared_ptr<const RetrieverModel> Retriever::model() const {
-  absl::MutexLock lock(&mu_);
-  return model_;
-}
+// ---- Retrieve's steps ----
 
-absl::StatusOr<RetrieveResult> Retriever::Retrieve(const RetrieveQuery& query) const {
-  const absl::Time start = absl::Now();
-  RetrieveResult result;
-  result.mode = query.mode;
-  // ---- Validation ----
+namespace {
+
+// The query's limits with defaults filled in.
+struct RetrieveLimits {
+  int top_k = 0;
+  int hops = 0;
+  int max_candidates = 0;
+  int max_paths = 0;
+};
+
+absl::StatusOr<RetrieveLimits> CheckRetrieveQuery(const RetrieveQuery& query) {
   if (query.question.size() > kMaxQuestionBytes) {
     return absl::InvalidArgumentError(
         absl::StrCat("question: ", query.question.size(), " bytes, at most ", kMaxQuestionBytes));
@@ -240,165 +258,238 @@ absl::StatusOr<RetrieveResult> Retriever::Retrieve(const RetrieveQuery& query) c
         "topic_entity_ids: at least one topic entity (id or external id) is required");
   }
   IBGR_RETURN_IF_ERROR(CheckRange("topic_entity_ids", topics, 1, kMaxTopicEntities));
-  const int top_k = query.top_k == 0 ? kDefaultTopK : query.top_k;
-  const int hops = query.max_hops == 0 ? kDefaultHops : query.max_hops;
-  const int max_candidates =
-      query.max_candidates == 0 ? kDefaultMaxCandidates : query.max_candidates;
-  const int max_paths = query.max_paths == 0 ? kDefaultMaxPaths : query.max_paths;
-  IBGR_RETURN_IF_ERROR(CheckRange("top_k", top_k, 1, kMaxTopK));
-  IBGR_RETURN_IF_ERROR(CheckRange("max_hops", hops, 1, kMaxHops));
-  IBGR_RETURN_IF_ERROR(CheckRange("max_candidates", max_candidates, 1, kMaxCandidates));
-  IBGR_RETURN_IF_ERROR(CheckRange("max_paths", max_paths, 1, kMaxPathsLimit));
-  std::shared_ptr<const RetrieverModel> model;
-  {
-    absl::MutexLock lock(&mu_);
-    model = model_;
-    if (model == nullptr && query.mode != ScoringMode::kShortestPath) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "no retriever model loaded (", model_error_.empty() ? "none configured" : model_error_,
-          "); only mode SHORTEST_PATH is available"));
-    }
+  RetrieveLimits limits;
+  limits.top_k = query.top_k == 0 ? kDefaultTopK : query.top_k;
+  limits.hops = query.max_hops == 0 ? kDefaultHops : query.max_hops;
+  limits.max_candidates = query.max_candidates == 0 ? kDefaultMaxCandidates : query.max_candidates;
+  limits.max_paths = query.max_paths == 0 ? kDefaultMaxPaths : query.max_paths;
+  IBGR_RETURN_IF_ERROR(CheckRange("top_k", limits.top_k, 1, kMaxTopK));
+  IBGR_RETURN_IF_ERROR(CheckRange("max_hops", limits.hops, 1, kMaxHops));
+  IBGR_RETURN_IF_ERROR(CheckRange("max_candidates", limits.max_candidates, 1, kMaxCandidates));
+  IBGR_RETURN_IF_ERROR(CheckRange("max_paths", limits.max_paths, 1, kMaxPathsLimit));
+  return limits;
+}
+
+// The candidate subgraph around the topic entities, within the subgraph budget.
+absl::StatusOr<CandidateSubgraph> FetchSubgraph(SubgraphSource& source,
+                                                const Retriever::Options& options,
+                                                const RetrieveQuery& query,
+                                                const RetrieveLimits& limits,
+                                                RetrieveResult* result) {
+  const absl::Time t0 = absl::Now();
+  SubgraphRequest request;
+  request.seed_ids = query.topic_ids;
+  request.seed_external_ids = query.topic_external_ids;
+  request.max_hops = limits.hops;
+  request.max_triples = limits.max_candidates;
+  request.max_fanout_per_node = options.max_fanout_per_node;
+  request.deadline = std::min(query.deadline, absl::Now() + options.subgraph_budget);
+  absl::StatusOr<CandidateSubgraph> subgraph = source.Extract(request);
+  if (!subgraph.ok()) return MapSourceError(subgraph.status());
+  result->timings_ms.push_back({"subgraph", MsSince(t0)});
+  result->kg_version = subgraph->kg_version;
+  result->subgraph_truncated = subgraph->truncated;
+  result->subgraph_triples = static_cast<int64_t>(subgraph->heads.size());
+  result->topic_ids = subgraph->resolved_seeds;
+  return subgraph;
+}
+
+// Indices of the candidates the model has embeddings for: those newer than the embeddings
+// (ingested after training) cannot be scored by it and keep score 0.
+std::vector<uint32_t> EmbeddedCandidates(const RetrieverModel& model, const CandidateSubgraph& sg) {
+  std::vector<uint32_t> index;
+  index.reserve(sg.heads.size());
+  const int64_t ne = model.entities().rows(), nr = model.relations().rows();
+  for (size_t i = 0; i < sg.heads.size(); ++i) {
+    if (sg.heads[i] < ne && sg.tails[i] < ne && sg.relations[i] < nr) index.push_back(i);
+  }
+  return index;
+}
+
+// COSINE baseline: similarity of the question to head + relation + tail embeddings.
+void ScoreByCosine(const RetrieverModel& model, const std::vector<float>& question,
+                   const CandidateSubgraph& sg, const std::vector<uint32_t>& index,
+                   std::vector<float>* scores) {
+  const int d = model.entities().dim();
+  std::vector<float> sum(d);
+  for (uint32_t i : index) {
+    const float* h = model.entities().row(sg.heads[i]);
+    const float* r = model.relations().row(sg.relations[i]);
+    const float* t = model.entities().row(sg.tails[i]);
+    for (int k = 0; k < d; ++k) sum[k] = h[k] + r[k] + t[k];
+    (*scores)[i] = 0.5f * (1.0f + Cosine(question.data(), sum.data(), d));
+  }
+}
+
+// The embedded candidates' columns, copied only when some candidates are left out.
+struct CandidateColumns {
+  std::vector<uint32_t> heads, relations, tails;
+  std::vector<int32_t> head_nodes, tail_nodes;
+};
+
+void GatherColumns(const CandidateSubgraph& sg, const LocalGraph& graph,
+                   const std::vector<uint32_t>& index, CandidateColumns* columns) {
+  for (uint32_t i : index) {
+    columns->heads.push_back(sg.heads[i]);
+    columns->relations.push_back(sg.relations[i]);
+    columns->tails.push_back(sg.tails[i]);
+    columns->head_nodes.push_back(graph.heads[i]);
+    columns->tail_nodes.push_back(graph.tails[i]);
+  }
+}
+
+// The prior features of the embedded candidates (kPriorFeatureDim per candidate).
+std::vector<float> EmbeddedPriorFeatures(const LocalGraph& graph, const CandidateSubgraph& sg,
+                                         const std::vector<uint32_t>& index, bool all) {
+  std::vector<float> prior = PriorFeatures(graph, sg.hops);
+  if (all) return prior;
+  std::vector<float> kept;
+  kept.reserve(index.size() * kPriorFeatureDim);
+  for (uint32_t i : index) {
+    kept.insert(kept.end(), prior.begin() + i * kPriorFeatureDim,
+                prior.begin() + (i + 1) * kPriorFeatureDim);
+  }
+  return kept;
+}
+
+// IBRP: the trained scorer over DDE (and prior) features. Records the "dde" and "score" stages;
+// `t0` is when feature work began.
+absl::Status ScoreByModel(const RetrieverModel& model, const std::vector<float>& question,
+                          const CandidateSubgraph& sg, const LocalGraph& graph,
+                          const std::vector<uint32_t>& index, absl::Time t0,
+                          std::vector<float>* scores, RetrieveResult* result) {
+  IBGR_ASSIGN_OR_RETURN(DdeFeatures dde,
+                        ComputeDde(static_cast<int>(graph.nodes.size()), graph.heads, graph.tails,
+                                   graph.topics, model.manifest().dde));
+  result->timings_ms.push_back({"dde", MsSince(t0)});
+  t0 = absl::Now();
+  const bool all = index.size() == sg.heads.size();
+  CandidateColumns columns;
+  if (!all) GatherColumns(sg, graph, index, &columns);
+  CandidateBatch batch;
+  batch.question = question;
+  batch.heads = all ? absl::MakeConstSpan(sg.heads) : absl::MakeConstSpan(columns.heads);
+  batch.relations =
+      all ? absl::MakeConstSpan(sg.relations) : absl::MakeConstSpan(columns.relations);
+  batch.tails = all ? absl::MakeConstSpan(sg.tails) : absl::MakeConstSpan(columns.tails);
+  batch.head_nodes =
+      all ? absl::MakeConstSpan(graph.heads) : absl::MakeConstSpan(columns.head_nodes);
+  batch.tail_nodes =
+      all ? absl::MakeConstSpan(graph.tails) : absl::MakeConstSpan(columns.tail_nodes);
+  batch.dde = &dde;
+  std::vector<float> prior;
+  if (model.torch_scorer().config().prior_dim > 0) {
+    prior = EmbeddedPriorFeatures(graph, sg, index, all);
+    batch.prior = prior;
+  }
+  std::vector<float> out(index.size());
+  IBGR_RETURN_IF_ERROR(model.Score(batch, absl::MakeSpan(out)));
+  for (size_t j = 0; j < index.size(); ++j) (*scores)[index[j]] = out[j];
+  result->timings_ms.push_back({"score", MsSince(t0)});
+  return absl::OkStatus();
+}
+
+// One score per candidate, by the query's mode; `model` is null only in SHORTEST_PATH mode.
+absl::StatusOr<std::vector<float>> ScoreCandidates(const RetrieverModel* model,
+                                                   const RetrieveQuery& query,
+                                                   const CandidateSubgraph& sg,
+                                                   const LocalGraph& graph, absl::Time t0,
+                                                   RetrieveResult* result) {
+  if (query.mode == ScoringMode::kShortestPath) {
+    std::vector<float> scores = ShortestPathPriorScores(graph, sg.hops);
+    result->timings_ms.push_back({"score", MsSince(t0)});
+    return scores;
+  }
+  std::vector<float> scores(sg.heads.size(), 0.0f);
+  const std::vector<uint32_t> index = EmbeddedCandidates(*model, sg);
+  result->unembedded_candidates = static_cast<int64_t>(sg.heads.size() - index.size());
+  const std::vector<float> question = model->embedder().embed(query.question);
+  if (query.mode == ScoringMode::kCosine) {
+    ScoreByCosine(*model, question, sg, index, &scores);
+    result->timings_ms.push_back({"score", MsSince(t0)});
+    return scores;
+  }
+  IBGR_RETURN_IF_ERROR(ScoreByModel(*model, question, sg, graph, index, t0, &scores, result));
+  return scores;
+}
+
+// The best top_k candidates (IBRP: reordered for novelty) and the paths they form.
+void SelectTopTriples(const Retriever::Options& options, const RetrieveQuery& query,
+                      const RetrieveLimits& limits, const CandidateSubgraph& sg,
+                      const LocalGraph& graph, const std::vector<float>& scores,
+                      RetrieveResult* result) {
+  const absl::Time t0 = absl::Now();
+  const size_t m = sg.heads.size();
+  std::vector<uint32_t> order(m);
+  std::iota(order.begin(), order.end(), 0u);
+  const size_t k = std::min<size_t>(limits.top_k, m);
+  std::partial_sort(order.begin(), order.begin() + k, order.end(), [&](uint32_t a, uint32_t b) {
+    if (scores[a] != scores[b]) return scores[a] > scores[b];
+    return a < b;  // BFS order: nearer hops first
+  });
+  if (query.mode == ScoringMode::kIbrp || options.novelty_in_baselines) {
+    order.resize(k);
+    NoveltyOrder(graph, scores, options.novelty_discount, &order);
+  }
+  result->triples.reserve(k);
+  for (size_t i = 0; i < k; ++i) {
+    const uint32_t j = order[i];
+    result->triples.push_back({sg.heads[j], sg.relations[j], sg.tails[j], scores[j], sg.hops[j]});
+  }
+  result->paths = RankPaths(result->triples, sg.resolved_seeds, limits.hops, limits.max_paths);
+  result->timings_ms.push_back({"rank", MsSince(t0)});
+}
+
+// Names of every entity and relation the result mentions, and the paths rendered with them.
+absl::Status DescribeResult(SubgraphSource& source, absl::Time deadline, CandidateSubgraph* sg,
+                            RetrieveResult* result) {
+  const absl::Time t0 = absl::Now();
+  std::vector<uint32_t> ids;
+  absl::flat_hash_set<uint32_t> seen;
+  for (const ScoredTriple& t : result->triples) {
+    if (seen.insert(t.head).second) ids.push_back(t.head);
+    if (seen.insert(t.tail).second) ids.push_back(t.tail);
+  }
+  for (uint32_t t : sg->resolved_seeds) {
+    if (seen.insert(t).second) ids.push_back(t);
+  }
+  absl::StatusOr<std::vector<EntityInfo>> infos = source.Describe(ids, deadline);
+  if (!infos.ok()) return MapSourceError(infos.status());
+  for (EntityInfo& e : *infos) result->entities[e.id] = std::move(e);
+  for (RelationInfo& r : sg->relation_info) result->relations[r.id] = std::move(r);
+  for (ScoredPath& p : result->paths) {
+    p.text = RenderPath(p, result->triples, result->entities, result->relations);
+  }
+  result->timings_ms.push_back({"describe", MsSince(t0)});
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<RetrieveResult> Retriever::Retrieve(const RetrieveQuery& query) const {
+  const absl::Time start = absl::Now();
+  RetrieveResult result;
+  result.mode = query.mode;
+  IBGR_ASSIGN_OR_RETURN(const RetrieveLimits limits, CheckRetrieveQuery(query));
+  // One model for the whole request, even if a new version is swapped in meanwhile.
+  const std::shared_ptr<const RetrieverModel> model = models_->Get();
+  if (model == nullptr && query.mode != ScoringMode::kShortestPath) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "no retriever model loaded (", ModelError(), "); only mode SHORTEST_PATH is available"));
   }
   if (model != nullptr) result.model_version = model->version();
   if (absl::Now() >= query.deadline) {
     return absl::DeadlineExceededError("deadline passed before the subgraph was requested");
   }
-
-  // ---- Subgraph ----
-  absl::Time t0 = absl::Now();
-  SubgraphRequest request;
-  request.seed_ids = query.topic_ids;
-  request.seed_external_ids = query.topic_external_ids;
-  request.max_hops = hops;
-  request.max_triples = max_candidates;
-  request.max_fanout_per_node = options_.max_fanout_per_node;
-  request.deadline = std::min(query.deadline, absl::Now() + options_.subgraph_budget);
-  absl::StatusOr<CandidateSubgraph> subgraph = source_->Extract(request);
-  if (!subgraph.ok()) return MapSourceError(subgraph.status());
-  CandidateSubgraph& sg = *subgraph;
-  result.timings_ms.push_back({"subgraph", MsSince(t0)});
-  result.kg_version = sg.kg_version;
-  result.subgraph_truncated = sg.truncated;
-  result.subgraph_triples = static_cast<int64_t>(sg.heads.size());
-  result.topic_ids = sg.resolved_seeds;
-
-  // ---- Features ----
-  t0 = absl::Now();
+  IBGR_ASSIGN_OR_RETURN(CandidateSubgraph sg,
+                        FetchSubgraph(*source_, options_, query, limits, &result));
+  const absl::Time features_start = absl::Now();
   const LocalGraph graph = BuildLocalGraph(sg.resolved_seeds, sg.heads, sg.tails);
   result.subgraph_entities = static_cast<int64_t>(graph.nodes.size());
-  const size_t m = sg.heads.size();
-  std::vector<float> scores(m, 0.0f);
-  if (query.mode == ScoringMode::kShortestPath) {
-    scores = ShortestPathPriorScores(graph, sg.hops);
-    result.timings_ms.push_back({"score", MsSince(t0)});
-  } else {
-    // Candidates newer than the embeddings cannot be scored by the model; they get 0.
-    std::vector<uint32_t> index;
-    index.reserve(m);
-    const int64_t ne = model->entities().rows(), nr = model->relations().rows();
-    for (size_t i = 0; i < m; ++i) {
-      if (sg.heads[i] < ne && sg.tails[i] < ne && sg.relations[i] < nr) index.push_back(i);
-    }
-    result.unembedded_candidates = static_cast<int64_t>(m - index.size());
-    const std::vector<float> question = model->embedder().embed(query.question);
-    if (query.mode == ScoringMode::kCosine) {
-      const int d = model->entities().dim();
-      std::vector<float> sum(d);
-      for (uint32_t i : index) {
-        const float* h = model->entities().row(sg.heads[i]);
-        const float* r = model->relations().row(sg.relations[i]);
-        const float* t = model->entities().row(sg.tails[i]);
-        for (int k = 0; k < d; ++k) sum[k] = h[k] + r[k] + t[k];
-        scores[i] = 0.5f * (1.0f + Cosine(question.data(), sum.data(), d));
-      }
-      result.timings_ms.push_back({"score", MsSince(t0)});
-    } else {
-      IBGR_ASSIGN_OR_RETURN(DdeFeatures dde,
-                            ComputeDde(static_cast<int>(graph.nodes.size()), graph.heads,
-                                       graph.tails, graph.topics, model->manifest().dde));
-      result.timings_ms.push_back({"dde", MsSince(t0)});
-      t0 = absl::Now();
-      std::vector<uint32_t> heads, rels, tails;
-      std::vector<int32_t> hn, tn;
-      const bool all = index.size() == m;
-      if (!all) {
-        for (uint32_t i : index) {
-          heads.push_back(sg.heads[i]);
-          rels.push_back(sg.relations[i]);
-          tails.push_back(sg.tails[i]);
-          hn.push_back(graph.heads[i]);
-          tn.push_back(graph.tails[i]);
-        }
-      }
-      CandidateBatch batch;
-      batch.question = question;
-      batch.heads = all ? absl::MakeConstSpan(sg.heads) : absl::MakeConstSpan(heads);
-      batch.relations = all ? absl::MakeConstSpan(sg.relations) : absl::MakeConstSpan(rels);
-      batch.tails = all ? absl::MakeConstSpan(sg.tails) : absl::MakeConstSpan(tails);
-      batch.head_nodes = all ? absl::MakeConstSpan(graph.heads) : absl::MakeConstSpan(hn);
-      batch.tail_nodes = all ? absl::MakeConstSpan(graph.tails) : absl::MakeConstSpan(tn);
-      batch.dde = &dde;
-      std::vector<float> prior;
-      if (model->torch_scorer().config().prior_dim > 0) {
-        prior = PriorFeatures(graph, sg.hops);
-        if (!all) {
-          std::vector<float> kept;
-          kept.reserve(index.size() * kPriorFeatureDim);
-          for (uint32_t i : index) {
-            kept.insert(kept.end(), prior.begin() + i * kPriorFeatureDim,
-                        prior.begin() + (i + 1) * kPriorFeatureDim);
-          }
-          prior = std::move(kept);
-        }
-        batch.prior = prior;
-      }
-      std::vector<float> out(index.size());
-      IBGR_RETURN_IF_ERROR(model->Score(batch, absl::MakeSpan(out)));
-      for (size_t j = 0; j < index.size(); ++j) scores[index[j]] = out[j];
-      result.timings_ms.push_back({"score", MsSince(t0)});
-    }
-  }
-
-  // ---- Top K ----
-  t0 = absl::Now();
-  std::vector<uint32_t> order(m);
-  std::iota(order.begin(), order.end(), 0u);
-  const size_t k = std::min<size_t>(top_k, m);
-  std::partial_sort(order.begin(), order.begin() + k, order.end(), [&](uint32_t a, uint32_t b) {
-    if (scores[a] != scores[b]) return scores[a] > scores[b];
-    return a < b;  // BFS order: nearer hops first
-  });
-  if (query.mode == ScoringMode::kIbrp || options_.novelty_in_baselines) {
-    order.resize(k);
-    NoveltyOrder(graph, scores, options_.novelty_discount, &order);
-  }
-  result.triples.reserve(k);
-  for (size_t i = 0; i < k; ++i) {
-    const uint32_t j = order[i];
-    result.triples.push_back({sg.heads[j], sg.relations[j], sg.tails[j], scores[j], sg.hops[j]});
-  }
-  result.paths = RankPaths(result.triples, sg.resolved_seeds, hops, max_paths);
-  result.timings_ms.push_back({"rank", MsSince(t0)});
-
-  // ---- Names ----
-  t0 = absl::Now();
-  std::vector<uint32_t> ids;
-  absl::flat_hash_set<uint32_t> seen;
-  for (const ScoredTriple& t : result.triples) {
-    if (seen.insert(t.head).second) ids.push_back(t.head);
-    if (seen.insert(t.tail).second) ids.push_back(t.tail);
-  }
-  for (uint32_t t : sg.resolved_seeds) {
-    if (seen.insert(t).second) ids.push_back(t);
-  }
-  absl::StatusOr<std::vector<EntityInfo>> infos = source_->Describe(ids, query.deadline);
-  if (!infos.ok()) return MapSourceError(infos.status());
-  for (EntityInfo& e : *infos) result.entities[e.id] = std::move(e);
-  for (RelationInfo& r : sg.relation_info) result.relations[r.id] = std::move(r);
-  for (ScoredPath& p : result.paths) {
-    p.text = RenderPath(p, result.triples, result.entities, result.relations);
-  }
-  result.timings_ms.push_back({"describe", MsSince(t0)});
+  IBGR_ASSIGN_OR_RETURN(const std::vector<float> scores,
+                        ScoreCandidates(model.get(), query, sg, graph, features_start, &result));
+  SelectTopTriples(options_, query, limits, sg, graph, scores, &result);
+  IBGR_RETURN_IF_ERROR(DescribeResult(*source_, query.deadline, &sg, &result));
   result.timings_ms.push_back({"retrieve", MsSince(start)});
   return result;
 }
@@ -416,15 +507,10 @@ absl::StatusOr<std::vector<float>> Retriever::ScoreTriples(const ScoreTriplesQue
   }
   IBGR_RETURN_IF_ERROR(CheckRange(
       "triples", static_cast<int>(std::min<size_t>(m, kMaxScoreTriples + 1)), 1, kMaxScoreTriples));
-  std::shared_ptr<const RetrieverModel> model;
-  {
-    absl::MutexLock lock(&mu_);
-    model = model_;
-    if (model == nullptr) {
-      return absl::FailedPreconditionError(
-          absl::StrCat("no retriever model loaded (",
-                       model_error_.empty() ? "none configured" : model_error_, ")"));
-    }
+  const std::shared_ptr<const RetrieverModel> model = models_->Get();
+  if (model == nullptr) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("no retriever model loaded (", ModelError(), ")"));
   }
   const int64_t ne = model->entities().rows(), nr = model->relations().rows();
   std::vector<uint32_t> unknown;

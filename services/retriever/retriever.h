@@ -6,6 +6,7 @@
 #define IBGRAPHRAG_SERVICES_RETRIEVER_RETRIEVER_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -16,6 +17,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "common/servable_holder.h"
 #include "services/retriever/dde.h"
 #include "services/retriever/fused_scorer.h"
 #include "services/retriever/model_bundle.h"
@@ -87,6 +89,9 @@ class RetrieverModel {
   bool use_torch_ = false;
 };
 
+// The hot-swappable model being served (common/servable_holder.h).
+using ModelHolder = common::ServableHolder<const RetrieverModel>;
+
 struct RetrieveQuery {
   // UTF-8, at most kMaxQuestionBytes. Patient data: never logged.
   std::string question;
@@ -154,14 +159,17 @@ class Retriever {
     bool novelty_in_baselines = false;
   };
 
-  // `model` may be null: only SHORTEST_PATH mode then works; IBRP and COSINE get
-  // FAILED_PRECONDITION with `model_error` as the reason.
+  // Serves whatever model `models` holds (a ServableManager swaps new versions into it; requests
+  // in flight finish on the model they started with). While it holds none, only SHORTEST_PATH
+  // mode works; IBRP and COSINE get FAILED_PRECONDITION with `model_status()` as the reason.
+  Retriever(const Options& options, std::shared_ptr<SubgraphSource> source,
+            std::shared_ptr<const ModelHolder> models, std::function<absl::Status()> model_status);
+  // A fixed model (may be null, with `model_error` as the reason).
   Retriever(const Options& options, std::shared_ptr<SubgraphSource> source,
             std::shared_ptr<const RetrieverModel> model, std::string model_error = "");
 
-  // Replaces the model; requests in flight finish on the one they started with.
-  void SwapModel(std::shared_ptr<const RetrieverModel> model);
-  std::shared_ptr<const RetrieverModel> model() const;
+  // The model requests are scored with now (null when none).
+  std::shared_ptr<const RetrieverModel> model() const { return models_->Get(); }
 
   // INVALID_ARGUMENT naming the field for bad limits or no topic entities; NOT_FOUND listing
   // unknown topic entities; UNAVAILABLE when the KG cannot be reached before the deadline.
@@ -171,11 +179,13 @@ class Retriever {
   absl::StatusOr<std::vector<float>> ScoreTriples(const ScoreTriplesQuery& query) const;
 
  private:
+  // Why no model is loaded, for error messages.
+  std::string ModelError() const;
+
   const Options options_;
   std::shared_ptr<SubgraphSource> source_;
-  mutable absl::Mutex mu_;
-  std::shared_ptr<const RetrieverModel> model_ ABSL_GUARDED_BY(mu_);
-  std::string model_error_ ABSL_GUARDED_BY(mu_);
+  std::shared_ptr<const ModelHolder> models_;
+  std::function<absl::Status()> model_status_;
 };
 
 }  // namespace ibgraphrag::retriever

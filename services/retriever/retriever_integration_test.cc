@@ -9,6 +9,7 @@
 #include "gmock/gmock.h"
 #include "grpc/health/v1/health.grpc.pb.h"
 #include "grpcpp/grpcpp.h"
+#include "common/test_util/temp_dir.h"
 #include "gtest/gtest.h"
 #include "ibgraphrag/v1/retriever.grpc.pb.h"
 #include "nlohmann/json.hpp"
@@ -22,7 +23,7 @@ namespace {
 namespace pb = ::ibgraphrag::v1;
 namespace kt = kgstore::testing;
 using ::ibgraphrag::testing::BinDir;
-using ::ibgraphrag::testing::MakeTempDir;
+using ::ibgraphrag::common::test_util::MakeTempDir;
 using ::ibgraphrag::testing::Subprocess;
 using ::testing::HasSubstr;
 

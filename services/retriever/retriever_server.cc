@@ -13,21 +13,13 @@ namespace ibgraphrag::retriever {
 
 RetrieverServer::~RetrieverServer() { Shutdown(); }
 
-absl::StatusOr<std::unique_ptr<RetrieverServer>> RetrieverServer::BuildAndStart(
-    const Options& options) {
-  if (options.base_path.empty()) {
-    return absl::InvalidArgumentError(
-        "base_path: required (artifact base holding retriever/<version>/)");
-  }
-  IBGR_RETURN_IF_ERROR(SetTorchThreads(options.torch_threads));
-  std::unique_ptr<RetrieverServer> server(new RetrieverServer());
-
-  // KG source first: without it nothing can be served.
-  std::shared_ptr<SubgraphSource> source;
+absl::StatusOr<std::shared_ptr<SubgraphSource>> RetrieverServer::OpenKgSource(
+    const Options& options, RetrieverServer* server) {
   if (options.kg_store != nullptr) {
     server->store_ = options.kg_store;
-    source = std::make_shared<InProcessSubgraphSource>(server->store_);
-  } else if (options.kgstore_address.empty()) {
+    return std::make_shared<InProcessSubgraphSource>(server->store_);
+  }
+  if (options.kgstore_address.empty()) {
     IBGR_ASSIGN_OR_RETURN(std::string dir,
                           kgstore::ResolveSnapshotDir(options.base_path, std::nullopt));
     kgstore::KgStoreOptions store_options;
@@ -36,37 +28,47 @@ absl::StatusOr<std::unique_ptr<RetrieverServer>> RetrieverServer::BuildAndStart(
     IBGR_ASSIGN_OR_RETURN(std::unique_ptr<kgstore::KgStore> store,
                           kgstore::KgStore::Open(store_options));
     server->store_ = std::move(store);
-    source = std::make_shared<InProcessSubgraphSource>(server->store_);
     common::LogInfo("retriever: KG opened in process", {{"snapshot_dir", dir}});
-  } else {
-    common::ChannelOptions channel_options;
-    channel_options.target = options.kgstore_address;
-    channel_options.tls = options.kgstore_tls;
-    IBGR_ASSIGN_OR_RETURN(auto channel, common::MakeChannel(channel_options));
-    source = std::make_shared<GrpcSubgraphSource>(std::move(channel));
+    return std::make_shared<InProcessSubgraphSource>(server->store_);
   }
+  common::ChannelOptions channel_options;
+  channel_options.target = options.kgstore_address;
+  channel_options.tls = options.kgstore_tls;
+  IBGR_ASSIGN_OR_RETURN(auto channel, common::MakeChannel(channel_options));
+  return std::make_shared<GrpcSubgraphSource>(std::move(channel));
+}
 
-  // Model: failures leave the server up and NOT_SERVING.
+absl::StatusOr<std::unique_ptr<RetrieverServer>> RetrieverServer::BuildAndStart(
+    const Options& options) {
+  if (options.base_path.empty()) {
+    return absl::InvalidArgumentError(
+        "base_path: required (artifact base holding retriever/<version>/)");
+  }
+  IBGR_RETURN_IF_ERROR(SetTorchThreads(options.torch_threads));
+  std::unique_ptr<RetrieverServer> server(new RetrieverServer());
+  // KG source first: without it nothing can be served.
+  IBGR_ASSIGN_OR_RETURN(std::shared_ptr<SubgraphSource> source, OpenKgSource(options, server.get()));
+
+  // Models: a failure leaves the server up and NOT_SERVING (the watcher retries).
+  common::ServableManager<const RetrieverModel>::Options manager;
+  manager.artifacts = RetrieverArtifacts(options.base_path).options();
+  manager.pinned_version = options.pinned_model_version;
+  manager.watch_interval = options.watch_interval;
+  manager.log_name = "retriever";
+  RetrieverModel::Options model_options;
+  model_options.device = options.device;
   // No explicit encoder: the one the model's manifest names.
   const TextEmbedder embedder = options.embedder.value_or(TextEmbedder());
-  std::shared_ptr<const RetrieverModel> model;
-  absl::StatusOr<std::string> model_dir =
-      ResolveRetrieverDir(options.base_path, options.pinned_model_version);
-  if (model_dir.ok()) {
-    RetrieverModel::Options model_options;
-    model_options.device = options.device;
-    absl::StatusOr<std::shared_ptr<const RetrieverModel>> loaded =
-        RetrieverModel::Load(*model_dir, model_options, embedder);
-    if (loaded.ok()) {
-      model = *std::move(loaded);
-    } else {
-      server->model_error_ = loaded.status().ToString();
-    }
-  } else {
-    server->model_error_ = model_dir.status().ToString();
-  }
-  server->retriever_ = std::make_unique<Retriever>(options.retriever, std::move(source), model,
-                                                   server->model_error_);
+  RetrieverServer* s = server.get();
+  server->models_ = std::make_unique<common::ServableManager<const RetrieverModel>>(
+      std::move(manager),
+      [model_options, embedder](const std::string& dir, int64_t) {
+        return RetrieverModel::Load(dir, model_options, embedder);
+      },
+      [s](const std::shared_ptr<const RetrieverModel>& model, int64_t) { s->OnModelSwap(*model); });
+  server->retriever_ = std::make_unique<Retriever>(
+      options.retriever, std::move(source), server->models_->shared_holder(),
+      [models = server->models_.get()] { return models->load_status(); });
   server->service_ = std::make_unique<RetrieverServiceImpl>(server->retriever_.get());
 
   common::ServerRunner::Options runner_options = options.server;
@@ -74,17 +76,25 @@ absl::StatusOr<std::unique_ptr<RetrieverServer>> RetrieverServer::BuildAndStart(
   IBGR_ASSIGN_OR_RETURN(
       server->runner_, common::ServerRunner::BuildAndStart(runner_options, {server->service_.get()},
                                                            {kRetrieverServiceName}));
-  if (model == nullptr) {
+  absl::StatusOr<bool> loaded = server->models_->ReloadIfNewer();
+  if (!loaded.ok()) {
     common::LogError("retriever: no model loaded; staying NOT_SERVING",
-                     {{"error", server->model_error_}});
-  } else {
-    common::LogInfo("retriever: serving model", {{"model_dir", *model_dir},
-                                                 {"version", model->version()},
-                                                 {"device", model->device()},
-                                                 {"encoder", model->manifest().encoder_id}});
-    server->runner_->SetServing(true);
+                     {{"error", loaded.status().ToString()}});
   }
+  server->models_->StartWatching();
   return server;
+}
+
+void RetrieverServer::OnModelSwap(const RetrieverModel& model) {
+  common::LogInfo("retriever: serving model", {{"version", model.version()},
+                                               {"device", model.device()},
+                                               {"encoder", model.manifest().encoder_id}});
+  if (runner_ != nullptr) runner_->SetServing(true);
+}
+
+std::string RetrieverServer::model_error() const {
+  const absl::Status status = models_->load_status();
+  return status.ok() ? std::string() : status.ToString();
 }
 
 void RetrieverServer::WaitForTermination() {
@@ -93,6 +103,7 @@ void RetrieverServer::WaitForTermination() {
 }
 
 void RetrieverServer::Shutdown() {
+  if (models_ != nullptr) models_->StopWatching();
   if (runner_ != nullptr) runner_->Shutdown();
 }
 

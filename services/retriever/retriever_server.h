@@ -12,7 +12,9 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
 #include "common/client.h"
+#include "common/servable_holder.h"
 #include "common/server_runner.h"
 #include "services/kgstore/kg_store.h"
 #include "services/retriever/retriever.h"
@@ -54,6 +56,11 @@ class RetrieverServer {
     // Text encoder; must be the one the model's artifacts were built with. Default: the
     // built-in encoder named by the model's manifest.
     std::optional<TextEmbedder> embedder;
+    // When > 0 and no version is pinned, look for a newer model version this often and swap to
+    // it once it has loaded (requests in flight finish on the model they started with; a version
+    // that fails to load is logged and the current one keeps serving). Also retries a model that
+    // failed to load, so publishing a good one brings the server to SERVING.
+    absl::Duration watch_interval = absl::ZeroDuration();
   };
 
   // Starts the gRPC server (NOT_SERVING), opens the KG source (an error here is fatal), loads
@@ -65,8 +72,10 @@ class RetrieverServer {
   int metrics_port() const { return runner_->metrics_port(); }
   common::ServerRunner& runner() { return *runner_; }
   const Retriever& retriever() const { return *retriever_; }
-  // Why no model is being served (empty when one is).
-  const std::string& model_error() const { return model_error_; }
+  // Why the newest (or pinned) model is not served (empty when it is).
+  std::string model_error() const;
+  // Loads the newest (or pinned) model version if it is not the one served; true when swapped.
+  absl::StatusOr<bool> ReloadIfNewer() { return models_->ReloadIfNewer(); }
   std::shared_ptr<grpc::Channel> InProcessChannel() { return runner_->InProcessChannel(); }
 
   // SIGTERM/SIGINT: NOT_SERVING, grace period, drain, return.
@@ -75,12 +84,16 @@ class RetrieverServer {
 
  private:
   RetrieverServer() = default;
+  static absl::StatusOr<std::shared_ptr<SubgraphSource>> OpenKgSource(const Options& options,
+                                                                     RetrieverServer* server);
+  void OnModelSwap(const RetrieverModel& model);
 
   std::shared_ptr<kgstore::KgStore> store_;  // in-process mode only
+  // Resolves, loads and hot-swaps model versions; the retriever reads its holder.
+  std::unique_ptr<common::ServableManager<const RetrieverModel>> models_;
   std::unique_ptr<Retriever> retriever_;
   std::unique_ptr<RetrieverServiceImpl> service_;
   std::unique_ptr<common::ServerRunner> runner_;
-  std::string model_error_;
 };
 
 }  // namespace ibgraphrag::retriever

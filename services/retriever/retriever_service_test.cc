@@ -1,6 +1,11 @@
 // RetrieverServer + RetrieverServiceImpl over gRPC on loopback, with the KG in process.
+#include <atomic>
 #include <chrono>
 #include <filesystem>
+#include <mutex>
+#include <set>
+#include <thread>
+#include <vector>
 
 #include "gmock/gmock.h"
 #include "grpc/health/v1/health.grpc.pb.h"
@@ -175,6 +180,85 @@ TEST(RetrieverServiceTest, ModelFromAnOlderFormatStaysNotServing) {
   EXPECT_EQ(Health((*server)->port()), grpc::health::v1::HealthCheckResponse::NOT_SERVING);
   EXPECT_THAT((*server)->model_error(), HasSubstr("format_version 1"));
   EXPECT_THAT((*server)->model_error(), HasSubstr("retrain"));
+}
+
+// Issue 11: the retriever follows new model versions while it serves. Four clients call
+// Retrieve without pause while versions 2 (broken), 3 (good, other hidden width) and 4 are
+// published; every call must succeed, the broken version must be skipped, and the server must
+// end up answering with version 4.
+TEST(RetrieverServiceTest, HotSwapsModelVersionsUnderLoad) {
+  kt::ScratchDir dir;
+  WriteKg(dir.path());
+  testing::PublishTestVersion(dir.path(), kt::SmallKg(), 32, 16, /*version=*/1);
+  RetrieverServer::Options options = ServerOptions(dir.path());
+  options.watch_interval = absl::Milliseconds(20);
+  auto server = RetrieverServer::BuildAndStart(options);
+  ASSERT_TRUE(server.ok()) << server.status();
+  const int port = (*server)->port();
+
+  std::atomic<bool> stop{false};
+  std::atomic<int> calls{0}, failures{0};
+  std::mutex seen_mu;
+  std::set<std::string> versions_seen;
+  std::string first_failure;
+  std::vector<std::thread> clients;
+  for (int c = 0; c < 4; ++c) {
+    clients.emplace_back([&] {
+      auto stub = Stub(port);
+      while (!stop.load()) {
+        grpc::ClientContext ctx;
+        SetDeadline(&ctx);
+        pb::RetrieveRequest req;
+        req.set_question("Which drug treats type 2 diabetes mellitus?");
+        req.add_topic_external_ids("DOID:9352");
+        req.set_top_k(3);
+        pb::RetrieveResponse resp;
+        const grpc::Status s = stub->Retrieve(&ctx, req, &resp);
+        calls.fetch_add(1);
+        std::lock_guard<std::mutex> lock(seen_mu);
+        if (s.ok()) {
+          versions_seen.insert(resp.model_version());
+        } else if (failures.fetch_add(1) == 0) {
+          first_failure = s.error_message();
+        }
+      }
+    });
+  }
+  auto wait_for_version = [&](const std::string& v) {
+    const absl::Time deadline = absl::Now() + absl::Seconds(20);
+    while (absl::Now() < deadline) {
+      {
+        std::lock_guard<std::mutex> lock(seen_mu);
+        if (versions_seen.count(v) > 0) return true;
+      }
+      absl::SleepFor(absl::Milliseconds(10));
+    }
+    return false;
+  };
+  EXPECT_TRUE(wait_for_version("1"));
+  // Version 2 appears already broken (made aside, renamed into place): its model.bin no longer
+  // matches the manifest's hash.
+  const std::string broken = RetrieverVersionDir(dir.path(), 2) + ".tmp-test";
+  std::filesystem::copy(RetrieverVersionDir(dir.path(), 1), broken);
+  std::filesystem::resize_file(broken + "/model.bin", 100);
+  std::filesystem::rename(broken, RetrieverVersionDir(dir.path(), 2));
+  absl::SleepFor(absl::Milliseconds(200));
+  EXPECT_THAT((*server)->model_error(), HasSubstr("model.bin"));
+  testing::PublishTestVersion(dir.path(), kt::SmallKg(), 32, 24, /*version=*/3);
+  EXPECT_TRUE(wait_for_version("3"));
+  testing::PublishTestVersion(dir.path(), kt::SmallKg(), 32, 8, /*version=*/4);
+  EXPECT_TRUE(wait_for_version("4"));
+  const int calls_at_four = calls.load();
+  absl::SleepFor(absl::Milliseconds(100));
+  stop.store(true);
+  for (std::thread& t : clients) t.join();
+
+  EXPECT_EQ(failures.load(), 0) << first_failure;
+  EXPECT_GT(calls.load(), calls_at_four);  // still serving after the last swap
+  EXPECT_EQ(versions_seen.count("2"), 0u);
+  EXPECT_EQ((*server)->retriever().model()->version(), "4");
+  EXPECT_EQ((*server)->model_error(), "");
+  EXPECT_EQ(Health(port), grpc::health::v1::HealthCheckResponse::SERVING);
 }
 
 TEST(RetrieverServiceTest, KgStoreDownGivesUnavailableWithinTheDeadline) {

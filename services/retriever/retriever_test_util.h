@@ -24,20 +24,21 @@ inline void PublishTestVersion(const std::string& base, const kgstore::KgData& k
                                int text_dim = 32, int hidden = 16, int64_t version = 1,
                                bool residual = false) {
   const TextEmbedder embedder = HashNgramEmbedder(text_dim).value();
-  const std::string staging = base + "/retriever/" + std::to_string(version) + ".tmp-test";
-  std::filesystem::create_directories(staging);
+  absl::StatusOr<common::ArtifactStaging> staging =
+      common::ArtifactStaging::CreateVersion(RetrieverArtifacts(base), version);
+  ASSERT_TRUE(staging.ok()) << staging.status();
   RetrieverManifest manifest;
   manifest.version = version;
   manifest.kg_version = "1";
   manifest.created_by = "retriever test";
-  ASSERT_TRUE(BuildRetrieverArtifacts(ArtifactTextsFromKg(kg), embedder, staging, &manifest).ok());
+  ASSERT_TRUE(BuildRetrieverArtifacts(ArtifactTextsFromKg(kg), embedder, staging->dir(), &manifest).ok());
   ScorerConfig config;
   config.text_dim = text_dim;
   config.hidden = hidden;
   config.dde_dim = manifest.dde.node_dim();
   ScorerParams params = InitScorerParams(config, 42);
   if (residual) ResidualPriorInit(&params);
-  ASSERT_TRUE(PublishRetrieverVersion(base, staging, params, manifest).ok());
+  ASSERT_TRUE(PublishRetrieverVersion(&*staging, params, manifest).ok());
 }
 
 // Sets manifest.json's format_version in `version_dir` (an artifact of an older build).

@@ -150,10 +150,13 @@ absl::Status Run(int argc, char** argv) {
     return EvaluateVersion(base, store, data, absl::GetFlag(FLAGS_evaluate));
   }
 
-  // Artifacts into a staging directory that becomes the version on success.
-  IBGR_ASSIGN_OR_RETURN(int64_t version, NextRetrieverVersion(base));
-  const std::string staging = absl::StrCat(base, "/retriever/", version, ".tmp-", getpid());
-  std::filesystem::create_directories(staging);
+  // Artifacts into a staging directory that becomes the version on success (and is removed on
+  // failure).
+  using ibgraphrag::common::ArtifactStaging;
+  IBGR_ASSIGN_OR_RETURN(ArtifactStaging staging_dir,
+                        ArtifactStaging::CreateVersion(RetrieverArtifacts(base)));
+  const int64_t version = staging_dir.version();
+  const std::string& staging = staging_dir.dir();
   const TextEmbedder embedder = HashNgramEmbedder(256).value();
   RetrieverManifest manifest;
   manifest.version = version;
@@ -240,7 +243,7 @@ absl::Status Run(int argc, char** argv) {
       report[name] = m.ToMap("dev_");
     }
   }
-  IBGR_RETURN_IF_ERROR(PublishRetrieverVersion(base, staging, trained.best_params, manifest));
+  IBGR_RETURN_IF_ERROR(PublishRetrieverVersion(&staging_dir, trained.best_params, manifest));
   report["version"] = version;
   report["dir"] = RetrieverVersionDir(base, version);
   std::printf("%s\n", report.dump(2).c_str());

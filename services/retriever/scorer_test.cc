@@ -198,13 +198,14 @@ TEST(ScorerParamsTest, SerializeRoundTripsAndRejectsTruncation) {
 // Writes a complete version 1 under `base` with a small model and embeddings of SmallKg.
 void PublishSmallVersion(const std::string& base, ScorerParams* params_out) {
   const TextEmbedder embedder = HashNgramEmbedder(16).value();
-  const std::string staging = base + "/retriever/1.tmp-test";
-  std::filesystem::create_directories(staging);
+  absl::StatusOr<common::ArtifactStaging> staging =
+      common::ArtifactStaging::CreateVersion(RetrieverArtifacts(base), 1);
+  ASSERT_TRUE(staging.ok()) << staging.status();
   RetrieverManifest manifest;
   manifest.version = 1;
   manifest.kg_version = "1";
   ASSERT_TRUE(BuildRetrieverArtifacts(ArtifactTextsFromKg(kgstore::testing::SmallKg()), embedder,
-                                      staging, &manifest)
+                                      staging->dir(), &manifest)
                   .ok());
   ScorerConfig config;
   config.text_dim = 16;
@@ -212,7 +213,7 @@ void PublishSmallVersion(const std::string& base, ScorerParams* params_out) {
   *params_out = InitScorerParams(config, 5);
   manifest.training["lambda2"] = "0.5";
   manifest.metrics["dev_recall@10"] = 0.5;
-  ASSERT_TRUE(PublishRetrieverVersion(base, staging, *params_out, manifest).ok());
+  ASSERT_TRUE(PublishRetrieverVersion(&*staging, *params_out, manifest).ok());
 }
 
 TEST(ModelBundleTest, PublishedVersionLoadsBack) {

@@ -7,8 +7,8 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/file_util.h"
 #include "common/status_macros.h"
-#include "services/kgstore/import/sha256.h"
 
 namespace ibgraphrag::retriever {
 namespace {
@@ -152,7 +152,7 @@ absl::StatusOr<QuestionSet> GenerateQuestions(const KgStore& store,
   sample(&pheno);
 
   QuestionSet out;
-  kgstore::import_::Sha256 hasher;
+  common::Sha256Hasher hasher;
   const uint64_t dev_cut = static_cast<uint64_t>(options.dev_fraction * 1000.0);
   for (auto* qs : {&drug, &shared, &pheno}) {
     for (GeneratedQuestion& q : *qs) {

@@ -8,12 +8,15 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "common/test_util/temp_dir.h"
 #include "gtest/gtest.h"
 #include "tests/test_util/kgstore_client.h"
 #include "tests/test_util/subprocess.h"
 
 namespace ibgraphrag::testing {
 namespace {
+
+using ::ibgraphrag::common::test_util::MakeTempDir;
 
 namespace pb = ::ibgraphrag::v1;
 

@@ -22,6 +22,8 @@
 namespace ibgraphrag::testing {
 namespace {
 
+using ::ibgraphrag::common::test_util::MakeTempDir;
+
 namespace pb = ::ibgraphrag::v1;
 using ::testing::HasSubstr;
 

@@ -6,7 +6,6 @@
 #include <unistd.h>
 
 #include <cstdlib>
-#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -27,15 +26,6 @@ std::string BinDir() {
 std::string DataDir() {
   const char* env = std::getenv("IBGR_DATA_DIR");
   return env != nullptr ? env : "../shared/data";
-}
-
-std::string MakeTempDir(const std::string& name) {
-  const char* base = std::getenv("TEST_TMPDIR");
-  std::filesystem::path dir = std::filesystem::path(base != nullptr ? base : "/tmp") /
-                              absl::StrCat("ibgr-", name, "-", getpid(), "-", rand());
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  return dir.string();
 }
 
 absl::StatusOr<Subprocess> Subprocess::Start(const std::vector<std::string>& argv,

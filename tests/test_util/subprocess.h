@@ -17,8 +17,6 @@ namespace ibgraphrag::testing {
 std::string BinDir();
 // The real data directory ($IBGR_DATA_DIR, set by ctest).
 std::string DataDir();
-// A fresh empty directory under the test's temp dir.
-std::string MakeTempDir(const std::string& name);
 
 class Subprocess {
  public:

@@ -3,12 +3,12 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
-#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
+#include "common/parallel_for.h"
 
 namespace ibgraphrag::eval {
 namespace {
@@ -95,7 +95,6 @@ absl::StatusOr<std::vector<ItemOutcome>> RunItems(v1::GatewayService::StubInterf
   }
   std::vector<ItemOutcome> outcomes(items.size());
   std::vector<char> sent(items.size(), 0);
-  std::atomic<size_t> next{0};
   std::atomic<bool> abandon{false};
   std::atomic<int> ok_calls{0};
   std::atomic<int> failed_calls{0};
@@ -104,38 +103,34 @@ absl::StatusOr<std::vector<ItemOutcome>> RunItems(v1::GatewayService::StubInterf
   progress.total = items.size();
   const absl::Time start = absl::Now();
 
-  auto worker = [&] {
-    for (size_t i = next.fetch_add(1); i < items.size() && !abandon.load(); i = next.fetch_add(1)) {
-      sent[i] = 1;
-      const v1::AnswerRequest request = BuildRequest(items[i], options.pipeline);
-      v1::AnswerResponse response;
-      grpc::ClientContext context;
-      context.set_deadline(absl::ToChronoTime(absl::Now() + options.deadline));
-      AddApiKey(&context, options.api_key);
-      const absl::Time call_start = absl::Now();
-      const grpc::Status status = stub->Answer(&context, request, &response);
-      const double latency_ms = absl::ToDoubleMilliseconds(absl::Now() - call_start);
-      outcomes[i] = status.ok() ? ScoreAnswer(items[i], response, latency_ms)
-                                : ErrorOutcome(static_cast<absl::StatusCode>(status.error_code()),
-                                               status.error_message(), latency_ms);
-      if (status.ok()) {
-        ok_calls.fetch_add(1);
-      } else if (failed_calls.fetch_add(1) + 1 >= options.fail_fast_after &&
-                 options.fail_fast_after > 0 && ok_calls.load() == 0) {
-        abandon.store(true);
-      }
-      absl::MutexLock lock(&progress_mu);
-      ++progress.done;
-      if (!status.ok()) ++progress.errors;
-      progress.elapsed = absl::Now() - start;
-      if (options.on_progress) options.on_progress(progress);
+  // Once abandoned, the remaining items are skipped (left unsent).
+  auto send_item = [&](size_t i) {
+    if (abandon.load()) return;
+    sent[i] = 1;
+    const v1::AnswerRequest request = BuildRequest(items[i], options.pipeline);
+    v1::AnswerResponse response;
+    grpc::ClientContext context;
+    context.set_deadline(absl::ToChronoTime(absl::Now() + options.deadline));
+    AddApiKey(&context, options.api_key);
+    const absl::Time call_start = absl::Now();
+    const grpc::Status status = stub->Answer(&context, request, &response);
+    const double latency_ms = absl::ToDoubleMilliseconds(absl::Now() - call_start);
+    outcomes[i] = status.ok() ? ScoreAnswer(items[i], response, latency_ms)
+                              : ErrorOutcome(static_cast<absl::StatusCode>(status.error_code()),
+                                             status.error_message(), latency_ms);
+    if (status.ok()) {
+      ok_calls.fetch_add(1);
+    } else if (failed_calls.fetch_add(1) + 1 >= options.fail_fast_after &&
+               options.fail_fast_after > 0 && ok_calls.load() == 0) {
+      abandon.store(true);
     }
+    absl::MutexLock lock(&progress_mu);
+    ++progress.done;
+    if (!status.ok()) ++progress.errors;
+    progress.elapsed = absl::Now() - start;
+    if (options.on_progress) options.on_progress(progress);
   };
-  const int threads = std::min<int>(options.concurrency, std::max<size_t>(items.size(), 1));
-  std::vector<std::thread> pool;
-  pool.reserve(threads);
-  for (int t = 0; t < threads; ++t) pool.emplace_back(worker);
-  for (std::thread& thread : pool) thread.join();
+  common::ParallelFor(items.size(), options.concurrency, send_item);
   for (size_t i = 0; i < items.size(); ++i) {
     if (!sent[i]) {
       outcomes[i] = ErrorOutcome(

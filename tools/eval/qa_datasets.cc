@@ -1,11 +1,8 @@
 #include "tools/eval/qa_datasets.h"
 
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
+#include <initializer_list>
 #include <utility>
 
 #include "absl/status/status.h"
@@ -16,6 +13,8 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "common/delimited_reader.h"
+#include "common/file_util.h"
 #include "nlohmann/json.hpp"
 
 namespace ibgraphrag::eval {
@@ -79,29 +78,43 @@ absl::StatusOr<std::vector<QaItem>> ParseJsonLines(absl::string_view content,
   return items;
 }
 
+// A CSV file with a header line naming `columns`: its records (header first) and the index of
+// each named column. INVALID_ARGUMENT at line 1 when a column is missing (`header_error`) and at
+// the first data row whose width differs from the header's.
+struct HeaderedCsv {
+  std::vector<common::DelimitedRecord> records;
+  std::vector<int> columns;
+};
+
+absl::StatusOr<HeaderedCsv> ParseHeaderedCsv(absl::string_view content, const std::string& path,
+                                             std::initializer_list<absl::string_view> columns,
+                                             absl::string_view header_error) {
+  absl::StatusOr<std::vector<common::DelimitedRecord>> records =
+      common::ParseDelimitedText(content, path);
+  if (!records.ok()) return records.status();
+  if (records->empty()) return absl::InvalidArgumentError(absl::StrCat(path, ": empty file"));
+  HeaderedCsv csv;
+  const std::vector<std::string>& header = records->front().fields;
+  for (absl::string_view column : columns) {
+    csv.columns.push_back(common::FindColumn(header, column));
+    if (csv.columns.back() < 0) return LineError(path, 1, header_error);
+  }
+  for (size_t r = 1; r < records->size(); ++r) {
+    const common::DelimitedRecord& record = (*records)[r];
+    if (record.fields.size() != header.size()) {
+      return LineError(
+          path, record.line,
+          absl::StrCat("expected ", header.size(), " columns, found ", record.fields.size()));
+    }
+  }
+  csv.records = *std::move(records);
+  return csv;
+}
+
 bool IsHeaderlessMmluRow(const std::vector<std::string>& fields) {
   if (fields.size() != 6) return false;
   const std::string answer(absl::StripAsciiWhitespace(fields[5]));
   return answer.size() == 1 && answer[0] >= 'A' && answer[0] <= 'D';
-}
-
-// Column index of `name` in a header row, or -1.
-int ColumnOf(const std::vector<std::string>& header, absl::string_view name) {
-  for (size_t i = 0; i < header.size(); ++i) {
-    if (absl::StripAsciiWhitespace(header[i]) == name) return static_cast<int>(i);
-  }
-  return -1;
-}
-
-absl::StatusOr<std::string> ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return absl::NotFoundError(absl::StrCat("cannot read ", path, ": ", std::strerror(errno)));
-  }
-  std::ostringstream out;
-  out << in.rdbuf();
-  if (in.bad()) return absl::DataLossError(absl::StrCat("error reading ", path));
-  return out.str();
 }
 
 }  // namespace
@@ -116,73 +129,6 @@ absl::StatusOr<DatasetFormat> ParseDatasetFormat(absl::string_view name) {
   }
   return absl::InvalidArgumentError(absl::StrCat("--format: unknown format \"", name, "\"; one of ",
                                                  absl::StrJoin(kFormatNames, ", ")));
-}
-
-absl::StatusOr<std::vector<CsvRecord>> ParseCsvRecords(absl::string_view content,
-                                                       const std::string& path) {
-  std::vector<CsvRecord> records;
-  CsvRecord record;
-  std::string field;
-  bool in_quotes = false;
-  bool record_open = false;  // a record has begun on this line (even an empty first field)
-  int line = 1;
-  int quote_line = 0;
-  auto end_field = [&] {
-    record.fields.push_back(std::move(field));
-    field.clear();
-  };
-  auto end_record = [&] {
-    end_field();
-    records.push_back(std::move(record));
-    record = CsvRecord();
-    record_open = false;
-  };
-  for (size_t i = 0; i < content.size(); ++i) {
-    const char c = content[i];
-    if (!record_open) {
-      record.line = line;
-      record_open = true;
-    }
-    if (in_quotes) {
-      if (c == '"') {
-        if (i + 1 < content.size() && content[i + 1] == '"') {
-          field.push_back('"');
-          ++i;
-        } else {
-          in_quotes = false;
-        }
-      } else {
-        if (c == '\n') ++line;
-        field.push_back(c);
-      }
-      continue;
-    }
-    switch (c) {
-      case '"':
-        in_quotes = true;
-        quote_line = line;
-        break;
-      case ',':
-        end_field();
-        break;
-      case '\r':
-        break;
-      case '\n':
-        end_record();
-        ++line;
-        break;
-      default:
-        field.push_back(c);
-    }
-  }
-  if (in_quotes) return LineError(path, quote_line, "quoted field is never closed");
-  if (record_open) end_record();
-  // Blank lines are not records.
-  records.erase(std::remove_if(
-                    records.begin(), records.end(),
-                    [](const CsvRecord& r) { return r.fields.size() == 1 && r.fields[0].empty(); }),
-                records.end());
-  return records;
 }
 
 absl::StatusOr<std::vector<QaItem>> ParseMedQa(absl::string_view content, const std::string& path) {
@@ -328,10 +274,11 @@ absl::StatusOr<std::vector<QaItem>> ParsePubMedQa(absl::string_view content,
 }
 
 absl::StatusOr<std::vector<QaItem>> ParseMmlu(absl::string_view content, const std::string& path) {
-  absl::StatusOr<std::vector<CsvRecord>> records = ParseCsvRecords(content, path);
+  absl::StatusOr<std::vector<common::DelimitedRecord>> records =
+      common::ParseDelimitedText(content, path);
   if (!records.ok()) return records.status();
   std::vector<QaItem> items;
-  for (CsvRecord& record : *records) {
+  for (common::DelimitedRecord& record : *records) {
     if (record.fields.size() != 6) {
       return LineError(path, record.line,
                        absl::StrCat("expected 6 columns (question, A, B, C, D, answer), found ",
@@ -362,24 +309,16 @@ absl::StatusOr<std::vector<QaItem>> ParseMmlu(absl::string_view content, const s
 
 absl::StatusOr<std::vector<QaItem>> ParseBiomixMcq(absl::string_view content,
                                                    const std::string& path) {
-  absl::StatusOr<std::vector<CsvRecord>> records = ParseCsvRecords(content, path);
-  if (!records.ok()) return records.status();
-  if (records->empty()) return absl::InvalidArgumentError(absl::StrCat(path, ": empty file"));
-  const std::vector<std::string>& header = records->front().fields;
-  const int gold_col = ColumnOf(header, "correct_node");
-  const int options_col = ColumnOf(header, "options_combined");
-  const int text_col = ColumnOf(header, "text");
-  if (gold_col < 0 || options_col < 0 || text_col < 0) {
-    return LineError(path, 1, "header must name the columns correct_node, options_combined, text");
-  }
+  absl::StatusOr<HeaderedCsv> csv =
+      ParseHeaderedCsv(content, path, {"correct_node", "options_combined", "text"},
+                       "header must name the columns correct_node, options_combined, text");
+  if (!csv.ok()) return csv.status();
+  const int gold_col = csv->columns[0];
+  const int options_col = csv->columns[1];
+  const int text_col = csv->columns[2];
   std::vector<QaItem> items;
-  for (size_t r = 1; r < records->size(); ++r) {
-    CsvRecord& record = (*records)[r];
-    if (record.fields.size() != header.size()) {
-      return LineError(
-          path, record.line,
-          absl::StrCat("expected ", header.size(), " columns, found ", record.fields.size()));
-    }
+  for (size_t r = 1; r < csv->records.size(); ++r) {
+    common::DelimitedRecord& record = csv->records[r];
     QaItem item;
     item.id = absl::StrCat("line:", record.line);
     item.line = record.line;
@@ -413,23 +352,14 @@ absl::StatusOr<std::vector<QaItem>> ParseBiomixMcq(absl::string_view content,
 
 absl::StatusOr<std::vector<QaItem>> ParseTrueFalse(absl::string_view content,
                                                    const std::string& path) {
-  absl::StatusOr<std::vector<CsvRecord>> records = ParseCsvRecords(content, path);
-  if (!records.ok()) return records.status();
-  if (records->empty()) return absl::InvalidArgumentError(absl::StrCat(path, ": empty file"));
-  const std::vector<std::string>& header = records->front().fields;
-  const int text_col = ColumnOf(header, "text");
-  const int label_col = ColumnOf(header, "label");
-  if (text_col < 0 || label_col < 0) {
-    return LineError(path, 1, "header must name the columns text and label");
-  }
+  absl::StatusOr<HeaderedCsv> csv = ParseHeaderedCsv(content, path, {"text", "label"},
+                                                     "header must name the columns text and label");
+  if (!csv.ok()) return csv.status();
+  const int text_col = csv->columns[0];
+  const int label_col = csv->columns[1];
   std::vector<QaItem> items;
-  for (size_t r = 1; r < records->size(); ++r) {
-    CsvRecord& record = (*records)[r];
-    if (record.fields.size() != header.size()) {
-      return LineError(
-          path, record.line,
-          absl::StrCat("expected ", header.size(), " columns, found ", record.fields.size()));
-    }
+  for (size_t r = 1; r < csv->records.size(); ++r) {
+    common::DelimitedRecord& record = csv->records[r];
     QaItem item;
     item.line = record.line;
     item.id = (text_col != 0 && !record.fields[0].empty()) ? record.fields[0]
@@ -495,12 +425,13 @@ absl::StatusOr<DatasetFormat> DetectDatasetFormat(const std::string& path,
     return unknown("a .json file must be PubMedQA's id -> {QUESTION, final_decision} object");
   }
   if (absl::EndsWith(path, ".csv")) {
-    absl::StatusOr<std::vector<CsvRecord>> records = ParseCsvRecords(content, path);
+    absl::StatusOr<std::vector<common::DelimitedRecord>> records =
+        common::ParseDelimitedText(content, path);
     if (!records.ok()) return records.status();
-    if (!records.ok() || records->empty()) return unknown("no CSV records");
+    if (records->empty()) return unknown("no CSV records");
     const std::vector<std::string>& first = records->front().fields;
-    if (ColumnOf(first, "correct_node") >= 0) return DatasetFormat::kBiomixMcq;
-    if (ColumnOf(first, "text") >= 0 && ColumnOf(first, "label") >= 0) {
+    if (common::FindColumn(first, "correct_node") >= 0) return DatasetFormat::kBiomixMcq;
+    if (common::FindColumn(first, "text") >= 0 && common::FindColumn(first, "label") >= 0) {
       return DatasetFormat::kTrueFalse;
     }
     if (IsHeaderlessMmluRow(first)) return DatasetFormat::kMmlu;
@@ -510,7 +441,7 @@ absl::StatusOr<DatasetFormat> DetectDatasetFormat(const std::string& path,
 }
 
 absl::StatusOr<QaDataset> LoadDataset(const std::string& path, DatasetFormat format) {
-  absl::StatusOr<std::string> content = ReadFile(path);
+  absl::StatusOr<std::string> content = common::ReadFileToString(path);
   if (!content.ok()) return content.status();
   if (format == DatasetFormat::kAuto) {
     absl::StatusOr<DatasetFormat> detected = DetectDatasetFormat(path, *content);

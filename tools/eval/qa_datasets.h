@@ -85,17 +85,6 @@ absl::StatusOr<QaDataset> LoadDataset(const std::string& path,
 // name); or a comma-separated list of those. NOT_FOUND naming the missing path.
 absl::StatusOr<std::vector<std::string>> ExpandDatasetPaths(const std::string& spec);
 
-// One CSV record and the 1-based line it starts on.
-struct CsvRecord {
-  int line = 0;
-  std::vector<std::string> fields;
-};
-
-// RFC 4180 records: quoted fields may hold commas, doubled quotes and newlines; CRLF is accepted.
-// INVALID_ARGUMENT naming `path` and the line of a quote that is never closed.
-absl::StatusOr<std::vector<CsvRecord>> ParseCsvRecords(absl::string_view content,
-                                                       const std::string& path);
-
 }  // namespace ibgraphrag::eval
 
 #endif  // IBGRAPHRAG_TOOLS_EVAL_QA_DATASETS_H_

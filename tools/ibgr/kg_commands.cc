@@ -38,7 +38,15 @@ ABSL_FLAG(std::vector<std::string>, obo, {}, "kg build: OBO ontologies (doid or 
 ABSL_FLAG(int64_t, synth_entities, 129375, "kg synth: entities");
 ABSL_FLAG(int64_t, synth_triples, 8100498, "kg synth: triples");
 ABSL_FLAG(uint64_t, synth_seed, 20240131, "kg synth: random seed");
-ABSL_FLAG(std::string, tsv_out, "", "kg synth: also write the triples as TSV (internal ids)");
+ABSL_FLAG(std::string, tsv_out, "",
+          "kg build/synth: also write the triples as TSV (PostgreSQL COPY text format)");
+ABSL_FLAG(std::string, entities_tsv_out, "",
+          "kg build/synth: also write the entities as TSV (id, external id, type, name)");
+ABSL_FLAG(bool, tsv_internal_ids, true,
+          "kg build/synth: TSV triples with numeric ids (false: external ids, relation names)");
+ABSL_FLAG(bool, write_snapshot, true,
+          "kg build/synth: write the snapshot (false: import or generate, print counts and "
+          "timings, write only the TSV files; profiling and benchmark fixtures)");
 ABSL_FLAG(std::string, target, "", "server address host:port (query commands)");
 ABSL_FLAG(int, hops, 2, "kg subgraph: hops");
 ABSL_FLAG(int, max_triples, 50, "kg subgraph: triples to print");
@@ -104,6 +112,22 @@ absl::StatusOr<bool> ImportExplicitSources(kgstore::KgBuilder& builder,
   return any;
 }
 
+// Writes the TSV files asked for by --tsv_out / --entities_tsv_out.
+absl::Status WriteTsvFiles(const KgData& kg) {
+  kgstore::import_::TsvWriteOptions tsv;
+  tsv.internal_ids = absl::GetFlag(FLAGS_tsv_internal_ids);
+  if (const std::string path = absl::GetFlag(FLAGS_tsv_out); !path.empty()) {
+    const absl::Time start = absl::Now();
+    if (auto s = kgstore::import_::WriteTriplesTsv(kg, path, tsv); !s.ok()) return s;
+    std::printf("tsv: %s (written in %.1f s)\n", path.c_str(), SecondsSince(start));
+  }
+  if (const std::string path = absl::GetFlag(FLAGS_entities_tsv_out); !path.empty()) {
+    if (auto s = kgstore::import_::WriteEntitiesTsv(kg, path, tsv); !s.ok()) return s;
+    std::printf("entities tsv: %s\n", path.c_str());
+  }
+  return absl::OkStatus();
+}
+
 // Writes `kg` as the next (or --kg_version) snapshot under --base and prints where.
 int WriteSnapshot(const KgData& kg, const std::string& created_by) {
   const std::string base = absl::GetFlag(FLAGS_base);
@@ -121,6 +145,16 @@ int WriteSnapshot(const KgData& kg, const std::string& created_by) {
   if (absl::Status s = KgStore::WriteSnapshot(kg, info, dir); !s.ok()) return Fail(s);
   std::printf("snapshot: %s (written in %.1f s)\n", dir.c_str(), SecondsSince(start));
   return 0;
+}
+
+// What kg build and kg synth do with the graph they made: TSV files, then the snapshot.
+int WriteOutputs(const KgData& kg, const std::string& created_by) {
+  if (absl::Status s = WriteTsvFiles(kg); !s.ok()) return Fail(s);
+  if (!absl::GetFlag(FLAGS_write_snapshot)) {
+    std::printf("snapshot: not written (--nowrite_snapshot)\n");
+    return 0;
+  }
+  return WriteSnapshot(kg, created_by);
 }
 
 }  // namespace
@@ -160,7 +194,7 @@ int KgBuild(const std::vector<std::string>& args) {
   }
   std::printf("imported in %.1f s\n%s", SecondsSince(start),
               kgstore::import_::FormatKgSummary(kg).c_str());
-  const int rc = WriteSnapshot(kg, created_by);
+  const int rc = WriteOutputs(kg, created_by);
   if (rc == 0) std::printf("total %.1f s\n", SecondsSince(start));
   return rc;
 }
@@ -174,16 +208,7 @@ int KgSynth(const std::vector<std::string>&) {
   KgData kg = kgstore::import_::GenerateSyntheticPrimeKg(options);
   std::printf("generated %zu entities, %zu triples in %.1f s\n", kg.entities.size(),
               kg.triples.size(), SecondsSince(start));
-  if (!absl::GetFlag(FLAGS_tsv_out).empty()) {
-    kgstore::import_::TsvWriteOptions tsv;
-    tsv.internal_ids = true;
-    if (auto s = kgstore::import_::WriteTriplesTsv(kg, absl::GetFlag(FLAGS_tsv_out), tsv);
-        !s.ok()) {
-      return Fail(s);
-    }
-    std::printf("tsv: %s\n", absl::GetFlag(FLAGS_tsv_out).c_str());
-  }
-  return WriteSnapshot(kg, "ibgr kg synth");
+  return WriteOutputs(kg, "ibgr kg synth");
 }
 
 int KgStats(const std::vector<std::string>&) {

@@ -25,9 +25,11 @@ const std::map<std::string, Entry>& Commands() {
       {"kg build",
        {ibgraphrag::cli::KgBuild,
         "build a KG snapshot: the embedded default from --data_dir, or the sources "
-        "given by --primekg/--hetionet_*/--tsv/--obo"}},
+        "given by --primekg/--hetionet_*/--tsv/--obo; --tsv_out/--entities_tsv_out also "
+        "write TSV, --nowrite_snapshot only imports and prints counts and timings"}},
       {"kg synth",
-       {ibgraphrag::cli::KgSynth, "write a synthetic PrimeKG-scale snapshot (benchmarks)"}},
+       {ibgraphrag::cli::KgSynth,
+        "write a synthetic PrimeKG-scale snapshot (benchmarks); TSV flags as for kg build"}},
       {"kg stats",
        {ibgraphrag::cli::KgStats,
         "counts by type and relation, from --target or a local snapshot"}},

@@ -1,5 +1,6 @@
-// Readers for the question files under <data_dir>/qa (MedMCQA JSON lines, MMLU CSV, PubMedQA
-// JSON, BiomixQA CSV), shared by the eval tool and the benchmark.
+// The question texts of every set under <data_dir>/qa, for alignment_eval's QA coverage and the
+// alignment benchmark. The files are parsed by the one question-set loader (tools/eval/
+// qa_datasets.h, library ibgr_qa_datasets); this is only the per-set projection to texts.
 #ifndef IBGRAPHRAG_SERVICES_ALIGNMENT_EVAL_QA_SETS_H_
 #define IBGRAPHRAG_SERVICES_ALIGNMENT_EVAL_QA_SETS_H_
 
@@ -15,10 +16,9 @@ struct QuestionSet {
   std::vector<std::string> questions;
 };
 
-// RFC 4180 records (quoted fields may hold commas, doubled quotes and newlines).
-std::vector<std::vector<std::string>> ParseCsv(const std::string& content);
-
-// Every question set under `data_dir`/qa, questions in file order.
+// Every question set under `data_dir`/qa (files sorted by name), questions in file order.
+// NOT_FOUND when the folder is missing; INVALID_ARGUMENT naming the file and line of a
+// malformed record or a file of no known format.
 absl::StatusOr<std::vector<QuestionSet>> ReadQuestionSets(const std::string& data_dir);
 
 }  // namespace ibgraphrag::alignment::eval

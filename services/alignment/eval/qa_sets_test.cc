@@ -8,15 +8,6 @@
 namespace ibgraphrag::alignment::eval {
 namespace {
 
-using ::testing::ElementsAre;
-
-TEST(ParseCsvTest, QuotedFieldsKeepCommasQuotesAndNewlines) {
-  const auto rows = ParseCsv("a,\"b, \"\"c\"\"\",d\r\n\"multi\nline\",x,\n");
-  ASSERT_EQ(rows.size(), 2u);
-  EXPECT_THAT(rows[0], ElementsAre("a", "b, \"c\"", "d"));
-  EXPECT_THAT(rows[1], ElementsAre("multi\nline", "x", ""));
-}
-
 TEST(ReadQuestionSetsTest, ReadsEveryRealSet) {
   const char* data = std::getenv("IBGR_DATA_DIR");
   if (data == nullptr) GTEST_SKIP() << "IBGR_DATA_DIR not set";

@@ -77,17 +77,6 @@ inline Lexicon TinyLexicon() {
   return lexicon;
 }
 
-// A fresh directory under the test temp dir.
-inline std::string FreshTempDir(const std::string& name) {
-  const char* tmp = std::getenv("TEST_TMPDIR");
-  std::filesystem::path dir = std::filesystem::path(tmp != nullptr ? tmp : "/tmp") /
-                              absl::StrCat("ibgr-align-", name, "-", ::getpid());
-  std::error_code ec;
-  std::filesystem::remove_all(dir, ec);
-  std::filesystem::create_directories(dir, ec);
-  return dir.string();
-}
-
 }  // namespace ibgraphrag::alignment::testing
 
 #endif  // IBGRAPHRAG_SERVICES_ALIGNMENT_TESTING_TEST_FIXTURES_H_

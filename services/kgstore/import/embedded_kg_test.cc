@@ -5,10 +5,10 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "common/file_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "services/kgstore/import/import_test_util.h"
-#include "services/kgstore/import/sha256.h"
 
 namespace ibgraphrag::kgstore::import_ {
 namespace {
@@ -86,7 +86,7 @@ TEST_F(EmbeddedKgTest, EveryFileHasAReportWithItsDigest) {
     ASSERT_EQ(r.sha256.size(), 64u) << r.source;
   }
   EXPECT_EQ(kg_->reports[0].sha256,
-            Sha256File(testing_util::DataFile("vocab/doid-2024-01-31.obo.gz")).value());
+            common::Sha256HexOfFile(testing_util::DataFile("vocab/doid-2024-01-31.obo.gz")).value());
 }
 
 TEST_F(EmbeddedKgTest, SummaryListsTypesRelationsAndSources) {

@@ -5,6 +5,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/match.h"
+#include "common/delimited_reader.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "services/kgstore/import/import_test_util.h"
@@ -35,7 +36,7 @@ std::map<std::string, int64_t> CountMetaedgesInFile(const std::string& path) {
       header = false;
       continue;
     }
-    SplitTsv(line, &fields);
+    common::SplitUnquotedLine(line, '\t', &fields);
     ++counts[std::string(fields[1])];
   }
   return counts;

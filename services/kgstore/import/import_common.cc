@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
+#include "common/delimited_reader.h"
 #include "common/status_macros.h"
 
 namespace ibgraphrag::kgstore::import_ {
@@ -220,7 +221,7 @@ absl::Status ImportTabularFile(const std::string& path, const TabularSpec& spec,
   while (reader.Next(&line)) {
     if (line.empty() || (spec.comment != 0 && line.front() == spec.comment)) continue;
     if (spec.csv) {
-      if (!ParseCsvLine(line, &csv_fields)) {
+      if (!common::SplitQuotedLine(line, ',', &csv_fields)) {
         if (header_pending) {
           return absl::InvalidArgumentError(
               absl::StrCat(path, ":", reader.line_number(), ": unreadable CSV header"));
@@ -231,7 +232,7 @@ absl::Status ImportTabularFile(const std::string& path, const TabularSpec& spec,
       }
       fields.assign(csv_fields.begin(), csv_fields.end());
     } else {
-      SplitTsv(line, &fields);
+      common::SplitUnquotedLine(line, '\t', &fields);
       if (spec.unquote_tsv) {
         for (absl::string_view& f : fields) f = Unquote(f);
       }

@@ -7,10 +7,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
-#include <sstream>
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "common/file_util.h"
+#include "common/test_util/temp_dir.h"
 #include "gtest/gtest.h"
 
 namespace ibgraphrag::kgstore::import_::testing_util {
@@ -28,11 +29,12 @@ inline std::string DataFile(const std::string& relative) {
   return absl::StrCat(DataDir(), "/", relative);
 }
 
-// A fresh path under the test's temp dir.
+// A path, unique to the running test, in this process's scratch folder.
 inline std::string TempPath(const std::string& name) {
+  static const std::string* const dir =
+      new std::string(common::test_util::MakeTempDir("kgstore-import"));
   const ::testing::TestInfo* info = ::testing::UnitTest::GetInstance()->current_test_info();
-  return absl::StrCat(::testing::TempDir(), "/", info->test_suite_name(), "_", info->name(), "_",
-                      name);
+  return absl::StrCat(*dir, "/", info->test_suite_name(), "_", info->name(), "_", name);
 }
 
 inline void WriteFile(const std::string& path, const std::string& content) {
@@ -49,11 +51,11 @@ inline void WriteGzipFile(const std::string& path, const std::string& content) {
   ASSERT_EQ(gzclose(file), Z_OK);
 }
 
+// The file's bytes; fails the current test (and returns "") when it cannot be read.
 inline std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
+  absl::StatusOr<std::string> content = common::ReadFileToString(path);
+  EXPECT_TRUE(content.ok()) << content.status();
+  return content.ok() ? *std::move(content) : std::string();
 }
 
 // The first `lines` lines of a (plain) file, each with its newline.

@@ -174,72 +174,7 @@ absl::StatusOr<std::string> LineReader::FinishSha256() {
     }
     if (!status_.ok()) return status_;
   }
-  Sha256 copy = sha_;
-  return copy.HexDigest();
-}
-
-void SplitTsv(absl::string_view line, std::vector<absl::string_view>* fields) {
-  fields->clear();
-  size_t start = 0;
-  while (true) {
-    const size_t tab = line.find('\t', start);
-    if (tab == absl::string_view::npos) {
-      fields->push_back(line.substr(start));
-      return;
-    }
-    fields->push_back(line.substr(start, tab - start));
-    start = tab + 1;
-  }
-}
-
-bool ParseCsvLine(absl::string_view line, std::vector<std::string>* fields) {
-  size_t count = 0;
-  size_t i = 0;
-  const size_t n = line.size();
-  while (true) {
-    if (count == fields->size()) fields->emplace_back();
-    std::string& field = (*fields)[count++];
-    field.clear();
-    if (i < n && line[i] == '"') {
-      ++i;
-      bool closed = false;
-      while (i < n) {
-        const size_t quote = line.find('"', i);
-        if (quote == absl::string_view::npos) break;
-        field.append(line.data() + i, quote - i);
-        if (quote + 1 < n && line[quote + 1] == '"') {
-          field.push_back('"');
-          i = quote + 2;
-          continue;
-        }
-        i = quote + 1;
-        closed = true;
-        break;
-      }
-      if (!closed) {
-        fields->resize(count);
-        return false;
-      }
-      if (i < n && line[i] != ',') {
-        fields->resize(count);
-        return false;
-      }
-    } else {
-      const size_t comma = line.find(',', i);
-      const size_t stop = comma == absl::string_view::npos ? n : comma;
-      field.assign(line.data() + i, stop - i);
-      i = stop;
-    }
-    if (i >= n) break;
-    ++i;  // skip the comma; a trailing comma yields one more empty field
-    if (i == n) {
-      if (count == fields->size()) fields->emplace_back();
-      (*fields)[count++].clear();
-      break;
-    }
-  }
-  fields->resize(count);
-  return true;
+  return sha_.HexDigest();
 }
 
 }  // namespace ibgraphrag::kgstore::import_

@@ -13,7 +13,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "services/kgstore/import/sha256.h"
+#include "common/file_util.h"
 
 namespace ibgraphrag::kgstore::import_ {
 
@@ -53,7 +53,7 @@ class LineReader {
   bool finished_ = false;
   absl::Status status_;
   int64_t line_number_ = 0;
-  Sha256 sha_;
+  common::Sha256Hasher sha_;
   std::vector<char> raw_;  // compressed input (gzip only)
   size_t raw_begin_ = 0;
   size_t raw_end_ = 0;
@@ -63,12 +63,6 @@ class LineReader {
   struct Inflater;
   std::unique_ptr<Inflater> inflater_;
 };
-
-// Splits a tab-separated line into `fields` (views into `line`; empty fields kept).
-void SplitTsv(absl::string_view line, std::vector<absl::string_view>* fields);
-// Splits one RFC 4180 CSV record ("a","b ""c""",d) into unquoted fields. Returns false when a
-// quoted field is not closed on this line or a quote is followed by something other than a comma.
-bool ParseCsvLine(absl::string_view line, std::vector<std::string>* fields);
 
 }  // namespace ibgraphrag::kgstore::import_
 

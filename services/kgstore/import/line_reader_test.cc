@@ -4,10 +4,10 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "common/file_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "services/kgstore/import/import_test_util.h"
-#include "services/kgstore/import/sha256.h"
 
 namespace ibgraphrag::kgstore::import_ {
 namespace {
@@ -59,7 +59,7 @@ TEST(LineReaderTest, GzipRoundTripKeepsEveryLineAndNumbersThem) {
   absl::StatusOr<std::string> digest = (*reader)->FinishSha256();
   ASSERT_TRUE(digest.ok());
   // The manifest digest is of the bytes on disk, i.e. the compressed file.
-  EXPECT_EQ(*digest, Sha256Hex(testing_util::ReadFile(path)));
+  EXPECT_EQ(*digest, common::Sha256Hex(testing_util::ReadFile(path)));
 }
 
 TEST(LineReaderTest, DetectsGzipByContentNotByName) {
@@ -103,7 +103,7 @@ TEST(LineReaderTest, FinishSha256OfPlainFileCoversUnreadBytes) {
   ASSERT_TRUE((*reader)->Next(&line));
   absl::StatusOr<std::string> digest = (*reader)->FinishSha256();
   ASSERT_TRUE(digest.ok());
-  EXPECT_EQ(*digest, Sha256Hex(content));
+  EXPECT_EQ(*digest, common::Sha256Hex(content));
   EXPECT_FALSE((*reader)->Next(&line));
 }
 
@@ -111,26 +111,6 @@ TEST(LineReaderTest, MissingFileIsNotFoundNamingThePath) {
   auto reader = LineReader::Open("/nonexistent/ibgr/file.tsv");
   EXPECT_EQ(reader.status().code(), absl::StatusCode::kNotFound);
   EXPECT_THAT(reader.status().message(), ::testing::HasSubstr("/nonexistent/ibgr/file.tsv"));
-}
-
-TEST(SplitTsvTest, KeepsEmptyFields) {
-  std::vector<absl::string_view> fields;
-  SplitTsv("a\t\tc\t", &fields);
-  EXPECT_THAT(fields, ElementsAre("a", "", "c", ""));
-}
-
-TEST(ParseCsvLineTest, HandlesQuotesEscapedQuotesAndEmptyFields) {
-  std::vector<std::string> fields;
-  ASSERT_TRUE(ParseCsvLine(R"(plain,"with, comma","say ""hi""",,"")", &fields));
-  EXPECT_THAT(fields, ElementsAre("plain", "with, comma", "say \"hi\"", "", ""));
-  ASSERT_TRUE(ParseCsvLine("a,b,", &fields));
-  EXPECT_THAT(fields, ElementsAre("a", "b", ""));
-}
-
-TEST(ParseCsvLineTest, RejectsUnclosedQuoteAndTextAfterQuote) {
-  std::vector<std::string> fields;
-  EXPECT_FALSE(ParseCsvLine(R"(a,"unclosed)", &fields));
-  EXPECT_FALSE(ParseCsvLine(R"(a,"x"y,b)", &fields));
 }
 
 }  // namespace

@@ -4,10 +4,10 @@
 #include <string>
 
 #include "absl/strings/match.h"
+#include "common/file_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "services/kgstore/import/import_test_util.h"
-#include "services/kgstore/import/sha256.h"
 
 namespace ibgraphrag::kgstore::import_ {
 namespace {
@@ -80,7 +80,7 @@ TEST_F(DiseaseOntologyTest, IsALinksBecomeSubtypeTriplesAndReportIsFilled) {
   EXPECT_EQ(report.rows_skipped, 0);
   EXPECT_EQ(report.triples_added, static_cast<int64_t>(kg.triples.size()));
   EXPECT_GT(report.triples_added, 10'000);
-  EXPECT_EQ(report.sha256, Sha256File(DataFile(kDoObo)).value());
+  EXPECT_EQ(report.sha256, common::Sha256HexOfFile(DataFile(kDoObo)).value());
 }
 
 TEST_F(DiseaseOntologyTest, XrefReportAddsAliasesMissingFromTheObo) {

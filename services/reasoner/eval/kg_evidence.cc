@@ -5,6 +5,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "services/reasoner/text_util.h"
 
 namespace ibgraphrag::reasoner::eval {
@@ -18,24 +19,30 @@ bool SkipSingleWordKey(const std::string& word, size_t min_chars) {
          word == "no";
 }
 
+using KeyMap = absl::flat_hash_map<std::string, std::vector<EntityId>>;
+
+// Adds `text` (a name or synonym of `id`) to `keys` under its normalised words.
+void AddKey(absl::string_view text, EntityId id, const KgEvidenceOptions& options, KeyMap* keys) {
+  std::vector<std::string> words = Words(text);
+  if (words.empty() || static_cast<int>(words.size()) > options.max_key_words) return;
+  if (words.size() == 1 && SkipSingleWordKey(words[0], options.min_key_chars)) return;
+  if (std::all_of(words.begin(), words.end(),
+                  [](const std::string& w) { return IsStopWord(w) || IsNumberWord(w); })) {
+    return;
+  }
+  (*keys)[absl::StrJoin(words, " ")].push_back(id);
+}
+
 }  // namespace
 
 KgEvidenceIndex::KgEvidenceIndex(const kgstore::KgData& kg, const KgEvidenceOptions& options)
     : kg_(kg), options_(options) {
+  KeyMap keys;
   for (const kgstore::Entity& entity : kg.entities) {
-    AddKey(entity.name, entity.id);
-    for (const std::string& synonym : entity.synonyms) AddKey(synonym, entity.id);
+    AddKey(entity.name, entity.id, options_, &keys);
+    for (const std::string& synonym : entity.synonyms) AddKey(synonym, entity.id, options_, &keys);
   }
-  for (auto it = keys_.begin(); it != keys_.end();) {
-    std::vector<EntityId>& ids = it->second;
-    std::sort(ids.begin(), ids.end());
-    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
-    if (static_cast<int>(ids.size()) > options_.max_entities_per_key) {
-      keys_.erase(it++);
-    } else {
-      ++it;
-    }
-  }
+  IndexKeys(keys);
   // Adjacency in CSR form: count, prefix-sum, fill.
   const size_t n = kg.entities.size();
   offsets_.assign(n + 1, 0);
@@ -53,47 +60,36 @@ KgEvidenceIndex::KgEvidenceIndex(const kgstore::KgData& kg, const KgEvidenceOpti
   }
 }
 
-void KgEvidenceIndex::AddKey(absl::string_view text, EntityId id) {
-  std::vector<std::string> words = Words(text);
-  if (words.empty() || static_cast<int>(words.size()) > options_.max_key_words) return;
-  if (words.size() == 1 && SkipSingleWordKey(words[0], options_.min_key_chars)) return;
-  if (std::all_of(words.begin(), words.end(),
-                  [](const std::string& w) { return IsStopWord(w) || IsNumberWord(w); })) {
-    return;
+void KgEvidenceIndex::IndexKeys(const KeyMap& keys) {
+  for (const auto& [key, names] : keys) {
+    std::vector<EntityId> ids = names;
+    std::sort(ids.begin(), ids.end());
+    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+    // A key naming too many entities is ambiguous: left out, so a shorter key can match instead.
+    if (static_cast<int>(ids.size()) > options_.max_entities_per_key) continue;
+    const std::vector<std::string> words = absl::StrSplit(key, ' ');
+    const uint32_t phrase = keys_.Insert(words);
+    if (phrase >= entities_.size()) entities_.resize(phrase + 1);
+    entities_[phrase] = std::move(ids);
   }
-  keys_[absl::StrJoin(words, " ")].push_back(id);
 }
 
 std::vector<TopicMatch> KgEvidenceIndex::FindTopicEntities(absl::string_view text) const {
   const std::vector<std::string> words = Words(text);
   std::vector<TopicMatch> out;
   absl::flat_hash_set<EntityId> seen;
-  std::string key;
   for (size_t i = 0; i < words.size();) {
-    size_t matched_words = 0;
-    const std::vector<EntityId>* ids = nullptr;
-    const size_t longest = std::min(words.size() - i, static_cast<size_t>(options_.max_key_words));
-    for (size_t len = longest; len >= 1; --len) {
-      key.clear();
-      for (size_t w = i; w < i + len; ++w) {
-        if (w > i) key.push_back(' ');
-        key.append(words[w]);
-      }
-      auto it = keys_.find(key);
-      if (it != keys_.end()) {
-        matched_words = len;
-        ids = &it->second;
-        break;
-      }
-    }
-    if (ids == nullptr) {
+    const common::TokenTrie::Match match = keys_.LongestMatch(
+        words.size() - i, [&](size_t k) -> const std::string& { return words[i + k]; });
+    if (match.length == 0) {
       ++i;
       continue;
     }
-    for (EntityId id : *ids) {
+    const std::string key = absl::StrJoin(words.begin() + i, words.begin() + i + match.length, " ");
+    for (EntityId id : entities_[match.phrase]) {
       if (seen.insert(id).second) out.push_back({id, key});
     }
-    i += matched_words;
+    i += match.length;
   }
   return out;
 }

@@ -6,6 +6,9 @@
 // "Crohn's disease" matches "crohn s disease"), greedy left to right, longest key first, on word
 // boundaries. Single-word keys that are stop words, numbers or shorter than min_key_chars are
 // not indexed, so "is", "a" or "2" never become topics.
+//
+// The keys live in common::TokenTrie, the dictionary core alignment's MentionExtractor uses too;
+// see services/alignment/mention_extractor.h for why the two taggers stay separate classes.
 #ifndef IBGRAPHRAG_SERVICES_REASONER_EVAL_KG_EVIDENCE_H_
 #define IBGRAPHRAG_SERVICES_REASONER_EVAL_KG_EVIDENCE_H_
 
@@ -15,6 +18,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/string_view.h"
+#include "common/token_trie.h"
 #include "services/kgstore/kg_types.h"
 #include "services/reasoner/reasoner_types.h"
 
@@ -62,15 +66,18 @@ class KgEvidenceIndex {
   // The entity as the reasoner references it (external id + name).
   EntityRef Ref(kgstore::EntityId id) const;
 
-  size_t num_keys() const { return keys_.size(); }
+  size_t num_keys() const { return keys_.num_phrases(); }
 
  private:
-  void AddKey(absl::string_view text, kgstore::EntityId id);
+  // Puts the surviving keys of `keys` (normalised words joined by spaces) into `keys_`.
+  void IndexKeys(const absl::flat_hash_map<std::string, std::vector<kgstore::EntityId>>& keys);
   EvidenceTriple MakeTriple(uint32_t triple, double score) const;
 
   const kgstore::KgData& kg_;
   const KgEvidenceOptions options_;
-  absl::flat_hash_map<std::string, std::vector<kgstore::EntityId>> keys_;
+  // Keys as word sequences; entities_[phrase id] are the entities the key names, in id order.
+  common::TokenTrie keys_;
+  std::vector<std::vector<kgstore::EntityId>> entities_;
   // Triples touching each entity (as head or tail): ids in [offsets_[e], offsets_[e + 1]).
   std::vector<uint32_t> offsets_;
   std::vector<uint32_t> incident_;

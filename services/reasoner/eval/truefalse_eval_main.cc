@@ -15,6 +15,7 @@
 #include <fstream>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/flags/flag.h"
@@ -32,6 +33,7 @@
 #include "services/reasoner/eval/kg_evidence.h"
 #include "services/reasoner/reasoner.h"
 #include "services/reasoner/text_util.h"
+#include "tools/eval/qa_datasets.h"
 
 ABSL_FLAG(std::string, data_dir, "",
           "shared data directory (kg/, vocab/, qa/); default $IBGR_DATA_DIR or ../shared/data");
@@ -51,52 +53,17 @@ struct Statement {
   bool label = false;
 };
 
-// One CSV record per line; fields may be double-quoted ("" escapes a quote).
-std::vector<std::string> SplitCsvLine(const std::string& line) {
-  std::vector<std::string> fields(1);
-  bool quoted = false;
-  for (size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (quoted) {
-      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
-        fields.back().push_back('"');
-        ++i;
-      } else if (c == '"') {
-        quoted = false;
-      } else {
-        fields.back().push_back(c);
-      }
-    } else if (c == '"') {
-      quoted = true;
-    } else if (c == ',') {
-      fields.emplace_back();
-    } else if (c != '\r') {
-      fields.back().push_back(c);
-    }
-  }
-  return fields;
-}
-
+// The statements through the one question-set loader (tools/eval/qa_datasets.h), which checks
+// the `,text,label` header and the True/False labels and names the file and line otherwise.
 absl::StatusOr<std::vector<Statement>> ReadStatements(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return absl::NotFoundError(absl::StrCat("cannot read ", path));
+  absl::StatusOr<::ibgraphrag::eval::QaDataset> dataset =
+      ::ibgraphrag::eval::LoadDataset(path, ::ibgraphrag::eval::DatasetFormat::kTrueFalse);
+  if (!dataset.ok()) return dataset.status();
   std::vector<Statement> out;
-  std::string line;
-  int line_number = 0;
-  while (std::getline(in, line)) {
-    ++line_number;
-    if (line_number == 1 || line.empty()) continue;  // header ",text,label"
-    std::vector<std::string> fields = SplitCsvLine(line);
-    if (fields.size() != 3) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(path, ":", line_number, ": expected 3 fields, got ", fields.size()));
-    }
-    const std::string label(absl::StripAsciiWhitespace(fields[2]));
-    if (label != "True" && label != "False") {
-      return absl::InvalidArgumentError(
-          absl::StrCat(path, ":", line_number, ": label must be True or False"));
-    }
-    out.push_back({fields[0], fields[1], label == "True"});
+  out.reserve(dataset->items.size());
+  for (::ibgraphrag::eval::QaItem& item : dataset->items) {
+    out.push_back({std::move(item.id), std::move(item.question),
+                   item.gold_label == ::ibgraphrag::v1::FACT_LABEL_SUPPORTED});
   }
   return out;
 }

@@ -1,4 +1,4 @@
-#include "services/reasoner/testing/fake_openai_server.h"
+#include "common/test_util/fake_openai_server.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -18,9 +18,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
+#include "absl/time/clock.h"
 #include "nlohmann/json.hpp"
 
-namespace ibgraphrag::reasoner::testing {
+namespace ibgraphrag::common::test_util {
 namespace {
 
 using Json = nlohmann::json;
@@ -65,6 +66,28 @@ bool SendAll(int fd, absl::string_view data) {
     data.remove_prefix(static_cast<size_t>(sent));
   }
   return true;
+}
+
+// A TCP socket bound to 127.0.0.1 on an OS-picked port, listening with `backlog` unless it is
+// negative; *address receives the bound address.
+absl::StatusOr<int> BindLoopback(int backlog, sockaddr_in* address) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return absl::InternalError(absl::StrCat("socket: ", std::strerror(errno)));
+  const int one = 1;
+  ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+  *address = sockaddr_in{};
+  address->sin_family = AF_INET;
+  address->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  address->sin_port = 0;
+  if (::bind(fd, reinterpret_cast<sockaddr*>(address), sizeof(*address)) != 0 ||
+      (backlog >= 0 && ::listen(fd, backlog) != 0)) {
+    const std::string error = std::strerror(errno);
+    ::close(fd);
+    return absl::InternalError(absl::StrCat("bind/listen on 127.0.0.1: ", error));
+  }
+  socklen_t length = sizeof(*address);
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(address), &length);
+  return fd;
 }
 
 }  // namespace
@@ -129,23 +152,10 @@ std::string RecordedRequest::Header(absl::string_view name) const {
 }
 
 absl::StatusOr<std::unique_ptr<FakeOpenAiServer>> FakeOpenAiServer::Start() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return absl::InternalError(absl::StrCat("socket: ", std::strerror(errno)));
-  const int one = 1;
-  ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  address.sin_port = 0;
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0 ||
-      ::listen(fd, 64) != 0) {
-    const std::string error = std::strerror(errno);
-    ::close(fd);
-    return absl::InternalError(absl::StrCat("bind/listen on 127.0.0.1: ", error));
-  }
-  socklen_t length = sizeof(address);
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
-  return std::unique_ptr<FakeOpenAiServer>(new FakeOpenAiServer(fd, ntohs(address.sin_port)));
+  sockaddr_in address;
+  const absl::StatusOr<int> fd = BindLoopback(/*backlog=*/64, &address);
+  if (!fd.ok()) return fd.status();
+  return std::unique_ptr<FakeOpenAiServer>(new FakeOpenAiServer(*fd, ntohs(address.sin_port)));
 }
 
 FakeOpenAiServer::FakeOpenAiServer(int listen_fd, int port) : listen_fd_(listen_fd), port_(port) {
@@ -183,6 +193,13 @@ int FakeOpenAiServer::request_count() const {
   absl::MutexLock lock(&mu_);
   return static_cast<int>(requests_.size());
 }
+
+int FakeOpenAiServer::connection_count() const {
+  absl::MutexLock lock(&mu_);
+  return connection_count_;
+}
+
+void FakeOpenAiServer::SetKeepAlive(bool keep_alive) { keep_alive_.store(keep_alive); }
 
 int FakeOpenAiServer::max_concurrent() const {
   absl::MutexLock lock(&mu_);
@@ -234,55 +251,19 @@ FakeResponse FakeOpenAiServer::NextResponse(const RecordedRequest& request) {
 }
 
 void FakeOpenAiServer::Serve(int fd) {
-  // Reads until the headers end, then the Content-Length body.
-  std::string data;
-  size_t header_end = std::string::npos;
-  size_t content_length = 0;
-  RecordedRequest request;
-  bool sent_continue = false;
-  const absl::Time give_up = absl::Now() + kReadTimeout;
-  char buffer[16384];
-  while (true) {
-    if (header_end != std::string::npos && data.size() >= header_end + 4 + content_length) break;
-    if (stopping_.HasBeenNotified() || absl::Now() > give_up) {
-      ::close(fd);
-      return;
-    }
-    pollfd poll_fd{fd, POLLIN, 0};
-    if (::poll(&poll_fd, 1, kPollMs) <= 0) continue;
-    const ssize_t received = ::recv(fd, buffer, sizeof(buffer), 0);
-    if (received <= 0) {
-      ::close(fd);
-      return;
-    }
-    data.append(buffer, static_cast<size_t>(received));
-    if (header_end == std::string::npos &&
-        (header_end = data.find("\r\n\r\n")) != std::string::npos) {
-      std::vector<absl::string_view> lines =
-          absl::StrSplit(absl::string_view(data).substr(0, header_end), "\r\n");
-      std::vector<absl::string_view> request_line = absl::StrSplit(lines[0], ' ');
-      if (request_line.size() >= 2) {
-        request.method = std::string(request_line[0]);
-        request.path = std::string(request_line[1]);
-      }
-      for (size_t i = 1; i < lines.size(); ++i) {
-        const size_t colon = lines[i].find(':');
-        if (colon == absl::string_view::npos) continue;
-        std::string name = absl::AsciiStrToLower(lines[i].substr(0, colon));
-        std::string value(absl::StripAsciiWhitespace(lines[i].substr(colon + 1)));
-        if (name == "content-length") {
-          size_t length = 0;
-          if (absl::SimpleAtoi(value, &length)) content_length = length;
-        }
-        if (name == "expect" && absl::EqualsIgnoreCase(value, "100-continue") && !sent_continue) {
-          SendAll(fd, "HTTP/1.1 100 Continue\r\n\r\n");
-          sent_continue = true;
-        }
-        request.headers.emplace_back(std::move(name), std::move(value));
-      }
-    }
+  {
+    absl::MutexLock lock(&mu_);
+    ++connection_count_;
   }
-  request.body = data.substr(header_end + 4, content_length);
+  while (ServeOneRequest(fd) && keep_alive_.load()) {
+  }
+  ::shutdown(fd, SHUT_WR);
+  ::close(fd);
+}
+
+bool FakeOpenAiServer::ServeOneRequest(int fd) {
+  RecordedRequest request;
+  if (!ReadRequest(fd, &request)) return false;
   {
     absl::MutexLock lock(&mu_);
     requests_.push_back(request);
@@ -297,52 +278,132 @@ void FakeOpenAiServer::Serve(int fd) {
     absl::MutexLock lock(&mu_);
     --in_progress_;
   }
-  if (!proceed) {
-    ::close(fd);
-    return;
+  if (!proceed) return false;
+  return SendResponse(fd, response);
+}
+
+bool FakeOpenAiServer::ReadRequest(int fd, RecordedRequest* request) {
+  // Reads until the headers end, then the Content-Length body.
+  std::string data;
+  size_t header_end = std::string::npos;
+  size_t content_length = 0;
+  bool sent_continue = false;
+  const absl::Time give_up = absl::Now() + kReadTimeout;
+  char buffer[16384];
+  while (true) {
+    if (header_end != std::string::npos && data.size() >= header_end + 4 + content_length) break;
+    if (stopping_.HasBeenNotified() || absl::Now() > give_up) return false;
+    pollfd poll_fd{fd, POLLIN, 0};
+    if (::poll(&poll_fd, 1, kPollMs) <= 0) continue;
+    const ssize_t received = ::recv(fd, buffer, sizeof(buffer), 0);
+    if (received <= 0) return false;
+    data.append(buffer, static_cast<size_t>(received));
+    if (header_end == std::string::npos &&
+        (header_end = data.find("\r\n\r\n")) != std::string::npos) {
+      std::vector<absl::string_view> lines =
+          absl::StrSplit(absl::string_view(data).substr(0, header_end), "\r\n");
+      std::vector<absl::string_view> request_line = absl::StrSplit(lines[0], ' ');
+      if (request_line.size() >= 2) {
+        request->method = std::string(request_line[0]);
+        request->path = std::string(request_line[1]);
+      }
+      for (size_t i = 1; i < lines.size(); ++i) {
+        const size_t colon = lines[i].find(':');
+        if (colon == absl::string_view::npos) continue;
+        std::string name = absl::AsciiStrToLower(lines[i].substr(0, colon));
+        std::string value(absl::StripAsciiWhitespace(lines[i].substr(colon + 1)));
+        if (name == "content-length") {
+          size_t length = 0;
+          if (absl::SimpleAtoi(value, &length)) content_length = length;
+        }
+        if (name == "expect" && absl::EqualsIgnoreCase(value, "100-continue") && !sent_continue) {
+          SendAll(fd, "HTTP/1.1 100 Continue\r\n\r\n");
+          sent_continue = true;
+        }
+        request->headers.emplace_back(std::move(name), std::move(value));
+      }
+    }
   }
+  request->body = data.substr(header_end + 4, content_length);
+  return true;
+}
+
+bool FakeOpenAiServer::SendResponse(int fd, const FakeResponse& response) {
   const bool sse = !response.sse_events.empty();
+  const absl::string_view connection =
+      keep_alive_.load() ? "Connection: keep-alive\r\n" : "Connection: close\r\n";
+  bool ok = true;
   std::string head =
       absl::StrCat("HTTP/1.1 ", response.status, " ", ReasonPhrase(response.status),
                    "\r\nContent-Type: ", sse ? "text/event-stream" : response.content_type, "\r\n");
   for (const auto& [name, value] : response.headers)
     absl::StrAppend(&head, name, ": ", value, "\r\n");
   if (sse) {
-    absl::StrAppend(&head, "Transfer-Encoding: chunked\r\nCache-Control: no-cache\r\n",
-                    "Connection: close\r\n\r\n");
-    bool ok = SendAll(fd, head);
+    absl::StrAppend(&head, "Transfer-Encoding: chunked\r\nCache-Control: no-cache\r\n", connection,
+                    "\r\n");
+    ok = SendAll(fd, head);
     for (size_t i = 0; ok && i < response.sse_events.size(); ++i) {
       if (i > 0 && !Wait(response.event_interval)) ok = false;
       if (!ok) break;
       const std::string event = absl::StrCat("data: ", response.sse_events[i], "\n\n");
       ok = SendAll(fd, absl::StrFormat("%x\r\n%s\r\n", event.size(), event));
     }
-    if (ok) SendAll(fd, "0\r\n\r\n");
+    ok = ok && SendAll(fd, "0\r\n\r\n");
   } else {
-    absl::StrAppend(&head, "Content-Length: ", response.body.size(),
-                    "\r\nConnection: close\r\n\r\n");
-    if (SendAll(fd, head)) SendAll(fd, response.body);
+    absl::StrAppend(&head, "Content-Length: ", response.body.size(), "\r\n", connection, "\r\n");
+    ok = SendAll(fd, head) && SendAll(fd, response.body);
   }
-  ::shutdown(fd, SHUT_WR);
-  ::close(fd);
+  return ok;
+}
+
+std::function<void(absl::string_view line)> LogCapture::Fn() {
+  return [this](absl::string_view line) {
+    absl::MutexLock lock(&mu_);
+    lines_.emplace_back(line);
+  };
+}
+
+std::vector<std::string> LogCapture::lines() const {
+  absl::MutexLock lock(&mu_);
+  return lines_;
+}
+
+std::string LogCapture::All() const {
+  absl::MutexLock lock(&mu_);
+  std::string all;
+  for (const std::string& line : lines_) absl::StrAppend(&all, line, "\n");
+  return all;
 }
 
 absl::StatusOr<int> UnusedLoopbackPort() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return absl::InternalError(absl::StrCat("socket: ", std::strerror(errno)));
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  address.sin_port = 0;
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0) {
-    const std::string error = std::strerror(errno);
-    ::close(fd);
-    return absl::InternalError(absl::StrCat("bind 127.0.0.1: ", error));
-  }
-  socklen_t length = sizeof(address);
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
-  ::close(fd);
+  sockaddr_in address;
+  const absl::StatusOr<int> fd = BindLoopback(/*backlog=*/-1, &address);
+  if (!fd.ok()) return fd.status();
+  ::close(*fd);
   return static_cast<int>(ntohs(address.sin_port));
 }
 
-}  // namespace ibgraphrag::reasoner::testing
+absl::StatusOr<std::unique_ptr<HangingLoopbackListener>> HangingLoopbackListener::Create() {
+  sockaddr_in address;
+  const absl::StatusOr<int> fd = BindLoopback(/*backlog=*/0, &address);
+  if (!fd.ok()) return fd.status();
+  std::unique_ptr<HangingLoopbackListener> listener(
+      new HangingLoopbackListener(*fd, ntohs(address.sin_port)));
+  // Non-blocking connects fill the queue (a backlog of 0 holds one or two connections, depending
+  // on the kernel) without this thread waiting on the ones that no longer fit.
+  for (int i = 0; i < 3; ++i) {
+    const int client = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    if (client < 0) break;
+    listener->queued_fds_.push_back(client);
+    (void)::connect(client, reinterpret_cast<sockaddr*>(&address), sizeof(address));
+  }
+  absl::SleepFor(absl::Milliseconds(50));  // lets the handshakes land in the queue
+  return listener;
+}
+
+HangingLoopbackListener::~HangingLoopbackListener() {
+  for (const int fd : queued_fds_) ::close(fd);
+  ::close(listen_fd_);
+}
+
+}  // namespace ibgraphrag::common::test_util

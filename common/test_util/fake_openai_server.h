@@ -1,9 +1,10 @@
-// A scripted OpenAI-compatible HTTP/1.1 server on a loopback TCP socket, for tests. Each
-// connection is served on its own thread: it reads one request, records it, answers with the
-// next scripted response (or the handler's, or the default) and closes the connection.
+// A scripted OpenAI-compatible HTTP/1.1 server on a loopback TCP socket, for tests of
+// common/openai_client and its users. Each connection is served on its own thread: it reads one
+// request, records it, answers with the next scripted response (or the handler's, or the
+// default) and closes the connection (or, with SetKeepAlive, waits for the next request on it).
 // Responses can be JSON, SSE streams sent in HTTP chunks, slow, errors or garbage.
-#ifndef IBGRAPHRAG_SERVICES_REASONER_TESTING_FAKE_OPENAI_SERVER_H_
-#define IBGRAPHRAG_SERVICES_REASONER_TESTING_FAKE_OPENAI_SERVER_H_
+#ifndef IBGRAPHRAG_COMMON_TEST_UTIL_FAKE_OPENAI_SERVER_H_
+#define IBGRAPHRAG_COMMON_TEST_UTIL_FAKE_OPENAI_SERVER_H_
 
 #include <atomic>
 #include <deque>
@@ -21,7 +22,7 @@
 #include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
 
-namespace ibgraphrag::reasoner::testing {
+namespace ibgraphrag::common::test_util {
 
 struct FakeResponse {
   int status = 200;
@@ -84,6 +85,11 @@ class FakeOpenAiServer {
   int request_count() const;
   // Most requests in progress at once (from request read until the answer is being sent).
   int max_concurrent() const;
+  // TCP connections accepted so far.
+  int connection_count() const;
+  // Answers with "Connection: keep-alive" and serves further requests on the same connection
+  // (initially off: every answer closes its connection).
+  void SetKeepAlive(bool keep_alive);
 
   // Stops accepting, interrupts delays and joins every connection thread. Idempotent.
   void Stop();
@@ -92,6 +98,13 @@ class FakeOpenAiServer {
   FakeOpenAiServer(int listen_fd, int port);
   void AcceptLoop();
   void Serve(int fd);
+  // Reads and answers one request; false when the connection must close.
+  bool ServeOneRequest(int fd);
+  // Reads the headers and the Content-Length body; false when the client closed, stalled past
+  // the read timeout, or the server is stopping.
+  bool ReadRequest(int fd, RecordedRequest* request);
+  // Writes `response` (JSON body or chunked SSE events); false when the client went away.
+  bool SendResponse(int fd, const FakeResponse& response);
   FakeResponse NextResponse(const RecordedRequest& request);
   // Sleeps for `duration` unless Stop() is called first; false when stopping.
   bool Wait(absl::Duration duration);
@@ -108,6 +121,8 @@ class FakeOpenAiServer {
   std::vector<RecordedRequest> requests_ ABSL_GUARDED_BY(mu_);
   int in_progress_ ABSL_GUARDED_BY(mu_) = 0;
   int max_concurrent_ ABSL_GUARDED_BY(mu_) = 0;
+  int connection_count_ ABSL_GUARDED_BY(mu_) = 0;
+  std::atomic<bool> keep_alive_{false};
   std::atomic<bool> stopped_{false};
 };
 
@@ -115,6 +130,39 @@ class FakeOpenAiServer {
 // is refused (unless another process grabs it in between, which tests accept as unlikely).
 absl::StatusOr<int> UnusedLoopbackPort();
 
-}  // namespace ibgraphrag::reasoner::testing
+// Collects the lines an OpenAiClient (or a core that passes its LogFn on) logs, so tests can
+// check what is, and what is never, logged. Thread-safe.
+class LogCapture {
+ public:
+  // A LogFn that appends to this capture; valid while the capture lives.
+  std::function<void(absl::string_view line)> Fn();
+  std::vector<std::string> lines() const;
+  // Every line, each ended by "\n".
+  std::string All() const;
 
-#endif  // IBGRAPHRAG_SERVICES_REASONER_TESTING_FAKE_OPENAI_SERVER_H_
+ private:
+  mutable absl::Mutex mu_;
+  std::vector<std::string> lines_ ABSL_GUARDED_BY(mu_);
+};
+
+// A loopback listener that never accepts and whose accept queue is already full, so the kernel
+// drops further SYNs: a connect to port() hangs, as to a firewalled host, until the client's
+// connect timeout ends it (a closed port, by contrast, refuses at once).
+class HangingLoopbackListener {
+ public:
+  static absl::StatusOr<std::unique_ptr<HangingLoopbackListener>> Create();
+  ~HangingLoopbackListener();
+  HangingLoopbackListener(const HangingLoopbackListener&) = delete;
+  HangingLoopbackListener& operator=(const HangingLoopbackListener&) = delete;
+  int port() const { return port_; }
+
+ private:
+  HangingLoopbackListener(int listen_fd, int port) : listen_fd_(listen_fd), port_(port) {}
+  const int listen_fd_;
+  const int port_;
+  std::vector<int> queued_fds_;  // the connections that fill the accept queue
+};
+
+}  // namespace ibgraphrag::common::test_util
+
+#endif  // IBGRAPHRAG_COMMON_TEST_UTIL_FAKE_OPENAI_SERVER_H_

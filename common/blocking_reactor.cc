@@ -1,0 +1,103 @@
+#include "common/blocking_reactor.h"
+
+#include <grpcpp/server_context.h>
+
+#include <thread>
+#include <utility>
+
+#include "absl/time/time.h"
+#include "common/proto_utf8.h"
+
+namespace ibgraphrag::common {
+
+BlockingCallPool& BlockingCallPool::Default() {
+  static BlockingCallPool* const pool = new BlockingCallPool();
+  return *pool;
+}
+
+void BlockingCallPool::Run(std::function<void()> work) {
+  absl::MutexLock lock(&mu_);
+  queue_.push_back(std::move(work));
+  // Every queued call needs a thread of its own: start one unless enough are parked.
+  if (static_cast<int>(queue_.size()) > idle_) std::thread([this] { Worker(); }).detach();
+}
+
+void BlockingCallPool::Worker() {
+  const auto has_work = +[](std::deque<std::function<void()>>* q) { return !q->empty(); };
+  mu_.Lock();
+  while (true) {
+    ++idle_;
+    const bool woken = mu_.AwaitWithTimeout(absl::Condition(has_work, &queue_), absl::Seconds(30));
+    --idle_;
+    if (!woken) {
+      // Parked a while without work: leave unless the pool would keep too few threads.
+      if (idle_ >= kMaxIdleThreads) break;
+      continue;
+    }
+    std::function<void()> work = std::move(queue_.front());
+    queue_.pop_front();
+    mu_.Unlock();
+    work();
+    work = nullptr;  // the call's captured state goes before the thread parks again
+    mu_.Lock();
+  }
+  mu_.Unlock();
+}
+
+grpc::ServerUnaryReactor* RunBlockingUnary(grpc::CallbackServerContext* context,
+                                           std::function<grpc::Status()> handler) {
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  BlockingCallPool::Default().Run(
+      [reactor, handler = std::move(handler)] { reactor->Finish(handler()); });
+  return reactor;
+}
+
+namespace {
+
+// A server-streaming reactor driven by one pool thread: Write starts a gRPC write and waits for
+// its OnWriteDone, so at most one write is ever outstanding, as the callback API requires.
+class BlockingWriteReactor final : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
+ public:
+  explicit BlockingWriteReactor(std::function<grpc::Status(const StreamWrite&)> handler) {
+    BlockingCallPool::Default().Run([this, handler = std::move(handler)] {
+      const StreamWrite write = [this](const google::protobuf::Message& m) { return Write(m); };
+      Finish(handler(write));
+    });
+  }
+
+  void OnWriteDone(bool ok) override {
+    absl::MutexLock lock(&mu_);
+    write_ok_ = ok;
+    writing_ = false;
+  }
+  void OnDone() override { delete this; }
+
+ private:
+  bool Write(const google::protobuf::Message& message) {
+    {
+      absl::MutexLock lock(&mu_);
+      if (!write_ok_) return false;
+      writing_ = true;
+    }
+    SerializeToByteBuffer(message, &pending_);
+    StartWrite(&pending_);
+    absl::MutexLock lock(&mu_);
+    mu_.Await(absl::Condition(
+        +[](bool* writing) { return !*writing; }, &writing_));
+    return write_ok_;
+  }
+
+  absl::Mutex mu_;
+  bool writing_ ABSL_GUARDED_BY(mu_) = false;
+  bool write_ok_ ABSL_GUARDED_BY(mu_) = true;
+  grpc::ByteBuffer pending_;  // the message being written; gRPC reads it until OnWriteDone
+};
+
+}  // namespace
+
+grpc::ServerWriteReactor<grpc::ByteBuffer>* RunBlockingServerStream(
+    std::function<grpc::Status(const StreamWrite& write)> handler) {
+  return new BlockingWriteReactor(std::move(handler));
+}
+
+}  // namespace ibgraphrag::common

@@ -1,0 +1,55 @@
+#include "common/proto_json.h"
+
+#include "absl/strings/str_cat.h"
+#include "google/protobuf/descriptor.h"
+#include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
+#include "google/protobuf/util/json_util.h"
+#include "google/protobuf/util/type_resolver.h"
+#include "google/protobuf/util/type_resolver_util.h"
+
+namespace ibgraphrag::common {
+namespace {
+constexpr char kTypeUrlPrefix[] = "type.googleapis.com";
+}  // namespace
+
+std::string ProtoToJson(const google::protobuf::Message& message) {
+  google::protobuf::util::JsonPrintOptions options;
+  options.add_whitespace = true;
+  options.always_print_primitive_fields = true;
+  options.preserve_proto_field_names = true;
+  // MessageToJsonString prints maps in hash order; going through a deterministic binary
+  // serialization (map entries sorted by key) makes the same manifest print the same bytes.
+  std::string binary;
+  {
+    google::protobuf::io::StringOutputStream stream(&binary);
+    google::protobuf::io::CodedOutputStream coded(&stream);
+    coded.SetSerializationDeterministic(true);
+    message.SerializeToCodedStream(&coded);
+  }
+  static google::protobuf::util::TypeResolver* const resolver =
+      google::protobuf::util::NewTypeResolverForDescriptorPool(
+          kTypeUrlPrefix, google::protobuf::DescriptorPool::generated_pool());
+  std::string out;
+  // Printing a valid message of the generated pool cannot fail.
+  (void)google::protobuf::util::BinaryToJsonString(
+      resolver, absl::StrCat(kTypeUrlPrefix, "/", message.GetDescriptor()->full_name()), binary,
+      &out, options);
+  if (out.empty() || out.back() != '\n') out.push_back('\n');
+  return out;
+}
+
+absl::Status JsonToProto(absl::string_view json, absl::string_view what,
+                         google::protobuf::Message* message) {
+  google::protobuf::util::JsonParseOptions options;
+  options.ignore_unknown_fields = true;
+  const auto status = google::protobuf::util::JsonStringToMessage(
+      google::protobuf::StringPiece(json.data(), json.size()), message, options);
+  if (!status.ok()) {
+    return absl::DataLossError(
+        absl::StrCat(what, ": not a valid manifest (", status.message().as_string(), ")"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace ibgraphrag::common
