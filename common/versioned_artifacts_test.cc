@@ -19,9 +19,9 @@ namespace ibgraphrag::common {
 namespace {
 
 namespace fs = std::filesystem;
+using test_util::ScratchDir;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
-using test_util::ScratchDir;
 
 VersionedArtifactDir Models(const std::string& base) {
   return VersionedArtifactDir({base, "model", "test model", "(train one)"});
@@ -50,7 +50,7 @@ TEST(VersionedArtifactDirTest, ListsCompleteVersionsNumerically) {
   EXPECT_TRUE(dir.ListVersions()->empty());  // no root yet
   PublishVersion(dir, 9, "{}");
   PublishVersion(dir, 10, "{}");
-  fs::create_directories(dir.root() + "/11");         // no manifest: incomplete
+  fs::create_directories(dir.root() + "/11");          // no manifest: incomplete
   fs::create_directories(dir.root() + "/12.tmp-1-2");  // a build in progress
   EXPECT_THAT(*dir.ListVersions(), ElementsAre(9, 10));
   EXPECT_EQ(*dir.Resolve(std::nullopt), dir.root() + "/10");

@@ -69,9 +69,9 @@ absl::StatusOr<std::unique_ptr<AlignmentServer>> AlignmentServer::BuildAndStart(
   omp_set_num_threads(options.faiss_omp_threads);
   common::ServerRunner::Options runner_options = options.server;
   if (runner_options.service_name.empty()) runner_options.service_name = "alignment";
-  IBGR_ASSIGN_OR_RETURN(server->runner_,
-                        common::ServerRunner::BuildAndStart(runner_options, {server->service_.get()},
-                                                            {kAlignmentServiceName}));
+  IBGR_ASSIGN_OR_RETURN(
+      server->runner_, common::ServerRunner::BuildAndStart(runner_options, {server->service_.get()},
+                                                           {kAlignmentServiceName}));
   auto& metrics = server->runner_->metrics();
   Gauges& g = *server->gauges_;
   IBGR_ASSIGN_OR_RETURN(g.entries, metrics.GetGauge("ibgr_alignment_lexicon_entries",

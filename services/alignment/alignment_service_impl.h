@@ -11,8 +11,8 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
-#include "ibgraphrag/v1/alignment.grpc.pb.h"
 #include "common/servable_holder.h"
+#include "ibgraphrag/v1/alignment.grpc.pb.h"
 #include "services/alignment/aligner.h"
 
 namespace ibgraphrag::alignment {

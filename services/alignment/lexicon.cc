@@ -87,8 +87,7 @@ absl::StatusOr<Lexicon> LexiconFromSnapshot(const std::string& snapshot_dir) {
   Lexicon lexicon;
   lexicon.source = absl::StrCat("kg-snapshot:", snapshot_dir);
   lexicon.source_kg_version = absl::StrCat(store->manifest().version);
-  lexicon.source_hash =
-      common::Sha256Hex(kgstore::SnapshotManifestToJson(store->manifest()));
+  lexicon.source_hash = common::Sha256Hex(kgstore::SnapshotManifestToJson(store->manifest()));
   const int64_t n = store->num_entities();
   lexicon.entries.reserve(n);
   constexpr int64_t kChunk = 10000;

@@ -5,9 +5,10 @@
 //   # one key per line: <key id>:<hex SHA-256 of the key>; '#' starts a comment
 //   clinic-a:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08
 //
-// (`printf '%s' "$KEY" | sha256sum` or common::Sha256Hex prints the hash.) Only hashes are stored; a presented key is
-// hashed and compared with every entry in constant time, so neither the file nor the timing of a
-// failed check reveals a key. Callers send `authorization: Bearer <key>` or `x-api-key: <key>`.
+// (`printf '%s' "$KEY" | sha256sum` or common::Sha256Hex prints the hash.) Only hashes are stored;
+// a presented key is hashed and compared with every entry in constant time, so neither the file nor
+// the timing of a failed check reveals a key. Callers send `authorization: Bearer <key>` or
+// `x-api-key: <key>`.
 #ifndef IBGRAPHRAG_SERVICES_GATEWAY_API_KEYS_H_
 #define IBGRAPHRAG_SERVICES_GATEWAY_API_KEYS_H_
 

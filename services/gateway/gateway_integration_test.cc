@@ -28,9 +28,9 @@ namespace ibgraphrag::gateway {
 namespace {
 
 namespace pb = ibgraphrag::v1;
+using ::ibgraphrag::common::Sha256Hex;
 using ::ibgraphrag::common::test_util::FakeOpenAiServer;
 using ::ibgraphrag::common::test_util::FakeResponse;
-using ::ibgraphrag::common::Sha256Hex;
 using ::ibgraphrag::common::test_util::MakeTempDir;
 using ::ibgraphrag::testing::BinDir;
 using ::ibgraphrag::testing::Subprocess;

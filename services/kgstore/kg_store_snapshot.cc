@@ -324,7 +324,7 @@ absl::Status BuildSnapshotIn(const KgData& kg, const SnapshotManifestInfo& info,
   IBGR_RETURN_IF_ERROR(status);
   IBGR_RETURN_IF_ERROR(close_status);
   fs::remove_all(sst_dir, ec);  // files were moved into the database; the directory is empty
-  return absl::OkStatus();        // ArtifactStaging::Publish fsyncs every file and directory
+  return absl::OkStatus();      // ArtifactStaging::Publish fsyncs every file and directory
 }
 
 }  // namespace

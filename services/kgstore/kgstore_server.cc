@@ -5,8 +5,8 @@
 #include "absl/strings/str_cat.h"
 #include "common/logging.h"
 #include "common/status_macros.h"
-#include "services/kgstore/snapshot_manifest.h"
 #include "prometheus/gauge.h"
+#include "services/kgstore/snapshot_manifest.h"
 
 namespace ibgraphrag::kgstore {
 
@@ -29,8 +29,7 @@ KgStoreServer::KgStoreServer(const Options& options)
   manager.watch_interval = options.watch_interval;
   manager.log_name = "kgstore";
   snapshots_ = std::make_unique<common::ServableManager<KgStore>>(
-      std::move(manager),
-      [this](const std::string& dir, int64_t) { return Open(dir); },
+      std::move(manager), [this](const std::string& dir, int64_t) { return Open(dir); },
       [this](const std::shared_ptr<KgStore>& store, int64_t) { UpdateGauges(*store); });
   service_ = std::make_unique<KgStoreServiceImpl>(&snapshots_->holder());
 }
@@ -46,9 +45,9 @@ absl::StatusOr<std::unique_ptr<KgStoreServer>> KgStoreServer::BuildAndStart(
   std::unique_ptr<KgStoreServer> server(new KgStoreServer(options));
   common::ServerRunner::Options runner_options = options.server;
   if (runner_options.service_name.empty()) runner_options.service_name = "kgstore";
-  IBGR_ASSIGN_OR_RETURN(server->runner_,
-                        common::ServerRunner::BuildAndStart(runner_options, {server->service_.get()},
-                                                            {kKgStoreServiceName}));
+  IBGR_ASSIGN_OR_RETURN(
+      server->runner_, common::ServerRunner::BuildAndStart(runner_options, {server->service_.get()},
+                                                           {kKgStoreServiceName}));
   auto& metrics = server->runner_->metrics();
   Gauges& g = *server->gauges_;
   IBGR_ASSIGN_OR_RETURN(g.entities,

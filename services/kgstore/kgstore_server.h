@@ -10,8 +10,8 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
-#include "common/server_runner.h"
 #include "common/servable_holder.h"
+#include "common/server_runner.h"
 #include "services/kgstore/kg_store.h"
 #include "services/kgstore/kgstore_service_impl.h"
 

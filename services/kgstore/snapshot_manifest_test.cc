@@ -126,6 +126,5 @@ TEST(SnapshotManifestTest, NextVersionSkipsBuildsInProgress) {
   EXPECT_EQ(*NextSnapshotVersion(tmp.path()), 6);
 }
 
-
 }  // namespace
 }  // namespace ibgraphrag::kgstore

@@ -163,7 +163,8 @@ TEST(PromptTemplatesTest, CompiledInTemplatesMatchTheSourceFiles) {
       std::filesystem::path(source_dir) / "services" / "reasoner" / "prompts";
   ASSERT_FALSE(CompiledInPromptFiles().empty());
   for (const auto& [name, text] : CompiledInPromptFiles()) {
-    EXPECT_EQ(common::ReadFileToString((dir / std::string(name)).string()).value(), std::string(text))
+    EXPECT_EQ(common::ReadFileToString((dir / std::string(name)).string()).value(),
+              std::string(text))
         << name;
   }
 }
@@ -197,9 +198,7 @@ TEST(PromptTemplatesTest, RejectsTextBeforeTheFirstSection) {
 
 class PromptDirectoryTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = common::test_util::MakeTempDir("reasoner-prompts");
-  }
+  void SetUp() override { dir_ = common::test_util::MakeTempDir("reasoner-prompts"); }
   void TearDown() override { std::filesystem::remove_all(dir_); }
   void Write(const std::string& name, const std::string& text) {
     std::ofstream(dir_ / name) << text;

@@ -31,9 +31,9 @@ namespace ibgraphrag::testing {
 namespace {
 
 namespace pb = ::ibgraphrag::v1;
-using ::ibgraphrag::common::test_util::MakeTempDir;
 using ::ibgraphrag::common::test_util::FakeOpenAiServer;
 using ::ibgraphrag::common::test_util::FakeResponse;
+using ::ibgraphrag::common::test_util::MakeTempDir;
 using ::testing::HasSubstr;
 using ::testing::Not;
 

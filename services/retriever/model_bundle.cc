@@ -54,13 +54,13 @@ absl::StatusOr<RetrieverManifest> RetrieverManifestFromJson(const std::string& t
   artifacts_pb::RetrieverModelManifest p;
   IBGR_RETURN_IF_ERROR(common::JsonToProto(text, "manifest.json", &p));
   if (p.format_version() != kRetrieverFormatVersion) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "manifest.json: format_version ", p.format_version(), ", this build reads ",
-        kRetrieverFormatVersion,
-        p.format_version() < kRetrieverFormatVersion
-            ? " (the model predates the scorer's structure features; retrain it with "
-              "`ibgr artifacts build` or retriever_train)"
-            : " (written by a newer build)"));
+    return absl::FailedPreconditionError(
+        absl::StrCat("manifest.json: format_version ", p.format_version(), ", this build reads ",
+                     kRetrieverFormatVersion,
+                     p.format_version() < kRetrieverFormatVersion
+                         ? " (the model predates the scorer's structure features; retrain it with "
+                           "`ibgr artifacts build` or retriever_train)"
+                         : " (written by a newer build)"));
   }
   if (p.version() <= 0 || p.encoder_id().empty() || p.files().empty() || !p.has_dde()) {
     return absl::DataLossError("manifest.json: version, encoder_id, dde and files are required");
@@ -200,7 +200,8 @@ absl::Status PublishRetrieverVersion(common::ArtifactStaging* staging, const Sco
 absl::StatusOr<LoadedRetrieverVersion> LoadRetrieverVersion(const std::string& dir) {
   LoadedRetrieverVersion out;
   out.dir = dir;
-  IBGR_ASSIGN_OR_RETURN(std::string manifest_text, common::ReadFileToString(dir + "/" + kManifestFile));
+  IBGR_ASSIGN_OR_RETURN(std::string manifest_text,
+                        common::ReadFileToString(dir + "/" + kManifestFile));
   absl::StatusOr<RetrieverManifest> manifest = RetrieverManifestFromJson(manifest_text);
   if (!manifest.ok()) {
     return absl::Status(manifest.status().code() == absl::StatusCode::kFailedPrecondition

@@ -474,8 +474,8 @@ absl::StatusOr<RetrieveResult> Retriever::Retrieve(const RetrieveQuery& query) c
   // One model for the whole request, even if a new version is swapped in meanwhile.
   const std::shared_ptr<const RetrieverModel> model = models_->Get();
   if (model == nullptr && query.mode != ScoringMode::kShortestPath) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "no retriever model loaded (", ModelError(), "); only mode SHORTEST_PATH is available"));
+    return absl::FailedPreconditionError(absl::StrCat("no retriever model loaded (", ModelError(),
+                                                      "); only mode SHORTEST_PATH is available"));
   }
   if (model != nullptr) result.model_version = model->version();
   if (absl::Now() >= query.deadline) {

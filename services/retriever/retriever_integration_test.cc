@@ -6,10 +6,10 @@
 #include <chrono>
 
 #include "absl/strings/str_cat.h"
+#include "common/test_util/temp_dir.h"
 #include "gmock/gmock.h"
 #include "grpc/health/v1/health.grpc.pb.h"
 #include "grpcpp/grpcpp.h"
-#include "common/test_util/temp_dir.h"
 #include "gtest/gtest.h"
 #include "ibgraphrag/v1/retriever.grpc.pb.h"
 #include "nlohmann/json.hpp"
@@ -22,8 +22,8 @@ namespace {
 
 namespace pb = ::ibgraphrag::v1;
 namespace kt = kgstore::testing;
-using ::ibgraphrag::testing::BinDir;
 using ::ibgraphrag::common::test_util::MakeTempDir;
+using ::ibgraphrag::testing::BinDir;
 using ::ibgraphrag::testing::Subprocess;
 using ::testing::HasSubstr;
 

@@ -47,7 +47,8 @@ absl::StatusOr<std::unique_ptr<RetrieverServer>> RetrieverServer::BuildAndStart(
   IBGR_RETURN_IF_ERROR(SetTorchThreads(options.torch_threads));
   std::unique_ptr<RetrieverServer> server(new RetrieverServer());
   // KG source first: without it nothing can be served.
-  IBGR_ASSIGN_OR_RETURN(std::shared_ptr<SubgraphSource> source, OpenKgSource(options, server.get()));
+  IBGR_ASSIGN_OR_RETURN(std::shared_ptr<SubgraphSource> source,
+                        OpenKgSource(options, server.get()));
 
   // Models: a failure leaves the server up and NOT_SERVING (the watcher retries).
   common::ServableManager<const RetrieverModel>::Options manager;

@@ -85,7 +85,7 @@ class RetrieverServer {
  private:
   RetrieverServer() = default;
   static absl::StatusOr<std::shared_ptr<SubgraphSource>> OpenKgSource(const Options& options,
-                                                                     RetrieverServer* server);
+                                                                      RetrieverServer* server);
   void OnModelSwap(const RetrieverModel& model);
 
   std::shared_ptr<kgstore::KgStore> store_;  // in-process mode only

@@ -31,7 +31,8 @@ inline void PublishTestVersion(const std::string& base, const kgstore::KgData& k
   manifest.version = version;
   manifest.kg_version = "1";
   manifest.created_by = "retriever test";
-  ASSERT_TRUE(BuildRetrieverArtifacts(ArtifactTextsFromKg(kg), embedder, staging->dir(), &manifest).ok());
+  ASSERT_TRUE(
+      BuildRetrieverArtifacts(ArtifactTextsFromKg(kg), embedder, staging->dir(), &manifest).ok());
   ScorerConfig config;
   config.text_dim = text_dim;
   config.hidden = hidden;

@@ -85,8 +85,9 @@ TEST_F(EmbeddedKgTest, EveryFileHasAReportWithItsDigest) {
     EXPECT_EQ(r.rows_skipped, 0) << r.source;
     ASSERT_EQ(r.sha256.size(), 64u) << r.source;
   }
-  EXPECT_EQ(kg_->reports[0].sha256,
-            common::Sha256HexOfFile(testing_util::DataFile("vocab/doid-2024-01-31.obo.gz")).value());
+  EXPECT_EQ(
+      kg_->reports[0].sha256,
+      common::Sha256HexOfFile(testing_util::DataFile("vocab/doid-2024-01-31.obo.gz")).value());
 }
 
 TEST_F(EmbeddedKgTest, SummaryListsTypesRelationsAndSources) {
