@@ -5,21 +5,45 @@
 #include <thread>
 #include <utility>
 
+#include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "common/proto_utf8.h"
 
 namespace ibgraphrag::common {
+namespace {
+
+grpc::Status PoolExhausted() {
+  return grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
+                      absl::StrCat("server busy: ", BlockingCallPool::Default().max_calls(),
+                                   " calls in progress (server max_threads); retry later"));
+}
+
+}  // namespace
 
 BlockingCallPool& BlockingCallPool::Default() {
   static BlockingCallPool* const pool = new BlockingCallPool();
   return *pool;
 }
 
-void BlockingCallPool::Run(std::function<void()> work) {
+void BlockingCallPool::AddServerThreadBudget(int max_threads) {
+  if (max_threads <= 0) return;
   absl::MutexLock lock(&mu_);
+  max_calls_ += max_threads;
+}
+
+int BlockingCallPool::max_calls() const {
+  absl::MutexLock lock(&mu_);
+  return max_calls_;
+}
+
+bool BlockingCallPool::Run(std::function<void()> work) {
+  absl::MutexLock lock(&mu_);
+  if (max_calls_ > 0 && calls_ >= max_calls_) return false;
+  ++calls_;
   queue_.push_back(std::move(work));
   // Every queued call needs a thread of its own: start one unless enough are parked.
   if (static_cast<int>(queue_.size()) > idle_) std::thread([this] { Worker(); }).detach();
+  return true;
 }
 
 void BlockingCallPool::Worker() {
@@ -40,6 +64,7 @@ void BlockingCallPool::Worker() {
     work();
     work = nullptr;  // the call's captured state goes before the thread parks again
     mu_.Lock();
+    --calls_;
   }
   mu_.Unlock();
 }
@@ -47,8 +72,9 @@ void BlockingCallPool::Worker() {
 grpc::ServerUnaryReactor* RunBlockingUnary(grpc::CallbackServerContext* context,
                                            std::function<grpc::Status()> handler) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  BlockingCallPool::Default().Run(
+  const bool accepted = BlockingCallPool::Default().Run(
       [reactor, handler = std::move(handler)] { reactor->Finish(handler()); });
+  if (!accepted) reactor->Finish(PoolExhausted());
   return reactor;
 }
 
@@ -59,10 +85,11 @@ namespace {
 class BlockingWriteReactor final : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
  public:
   explicit BlockingWriteReactor(std::function<grpc::Status(const StreamWrite&)> handler) {
-    BlockingCallPool::Default().Run([this, handler = std::move(handler)] {
+    const bool accepted = BlockingCallPool::Default().Run([this, handler = std::move(handler)] {
       const StreamWrite write = [this](const google::protobuf::Message& m) { return Write(m); };
       Finish(handler(write));
     });
+    if (!accepted) Finish(PoolExhausted());
   }
 
   void OnWriteDone(bool ok) override {

@@ -42,21 +42,35 @@ class BlockingCallPool {
   // The process-wide pool; never destroyed (its threads may outlive static destruction).
   static BlockingCallPool& Default();
 
-  // Runs `work` on a pool thread.
-  void Run(std::function<void()> work);
+  // Runs `work` on a pool thread; false (and `work` not run) when max_calls() calls are already
+  // running or queued, so a flood fails fast instead of starting a thread per call.
+  bool Run(std::function<void()> work);
+
+  // Raises the bound on calls in the pool by `max_threads`, one server's
+  // ServerRunner::Options::max_threads (the sync server's resource-quota setting, which no longer
+  // bounds handlers that run here). Servers in one process (the all-in-one server) add up. No
+  // bound until a server sets one; `max_threads` <= 0 adds nothing.
+  void AddServerThreadBudget(int max_threads);
+  // The bound on calls in the pool; 0 = none.
+  int max_calls() const;
 
  private:
   static constexpr int kMaxIdleThreads = 16;
   BlockingCallPool() = default;
   void Worker();
 
-  absl::Mutex mu_;
+  mutable absl::Mutex mu_;
   std::deque<std::function<void()>> queue_ ABSL_GUARDED_BY(mu_);
   int idle_ ABSL_GUARDED_BY(mu_) = 0;
+  // Calls accepted by Run and not yet finished, and the bound on them (0 = none).
+  int calls_ ABSL_GUARDED_BY(mu_) = 0;
+  int max_calls_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 // Unary: runs `handler` on the pool and finishes the call with its status. The request and
-// response buffers gRPC passed to the method stay valid until then.
+// response buffers gRPC passed to the method stay valid until then. When the pool is at its
+// bound the call fails at once with RESOURCE_EXHAUSTED, as the sync server does past
+// max_threads.
 grpc::ServerUnaryReactor* RunBlockingUnary(grpc::CallbackServerContext* context,
                                            std::function<grpc::Status()> handler);
 
@@ -84,7 +98,7 @@ grpc::ServerUnaryReactor* RunTypedUnary(
 using StreamWrite = std::function<bool(const google::protobuf::Message&)>;
 
 // Server streaming: runs `handler` on the pool with a blocking writer and finishes the call with
-// its status.
+// its status (RESOURCE_EXHAUSTED at once when the pool is at its bound).
 grpc::ServerWriteReactor<grpc::ByteBuffer>* RunBlockingServerStream(
     std::function<grpc::Status(const StreamWrite& write)> handler);
 

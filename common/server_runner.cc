@@ -1,5 +1,6 @@
 #include "common/server_runner.h"
 
+
 #include <fcntl.h>
 #include <grpcpp/ext/proto_server_reflection_plugin.h>
 #include <grpcpp/health_check_service_interface.h>
@@ -21,6 +22,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "common/blocking_reactor.h"
 #include "common/file_util.h"
 #include "common/logging.h"
 #include "common/server_interceptor.h"
@@ -283,6 +285,9 @@ absl::StatusOr<std::unique_ptr<ServerRunner>> ServerRunner::BuildAndStart(
                                 options.max_pollers);
   }
   if (options.max_threads > 0) {
+    // Callback-API handlers (gateway, alignment) run on BlockingCallPool threads, which the
+    // resource quota does not see: the pool gets the same bound.
+    BlockingCallPool::Default().AddServerThreadBudget(options.max_threads);
     grpc::ResourceQuota quota(absl::StrCat("ibgr-", options.service_name));
     quota.SetMaxThreads(options.max_threads);
     builder.SetResourceQuota(quota);

@@ -49,7 +49,7 @@ absl::Status Run() {
   options.base_path = absl::GetFlag(FLAGS_base);
   auto pinned = ibgraphrag::common::PinnedVersionFromFlag();
   if (!pinned.ok()) return pinned.status();
-  options.pinned_model_version = *pinned;
+  options.pinned_version = *pinned;
   options.kgstore_address = absl::GetFlag(FLAGS_kgstore);
   if (!absl::GetFlag(FLAGS_kgstore_tls_ca).empty()) {
     options.kgstore_tls.enabled = true;

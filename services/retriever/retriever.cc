@@ -108,74 +108,94 @@ absl::Status RetrieverModel::Score(const CandidateBatch& batch, absl::Span<float
 
 namespace {
 
-// Beam search for chains of up to `max_hops` triples starting at a topic entity, over the kept
-// triples; a step may walk a triple either way but never revisits an entity.
-std::vector<ScoredPath> RankPaths(const std::vector<ScoredTriple>& triples,
-                                  absl::Span<const uint32_t> topics, int max_hops, int max_paths) {
-  absl::flat_hash_map<uint32_t, std::vector<std::pair<uint32_t, bool>>> adj;  // (triple, reversed)
+// A partial reasoning path of the beam search: the triples walked from a topic entity.
+struct PathState {
+  uint32_t node;
+  std::vector<uint32_t> steps;
+  std::vector<bool> reversed;
+  std::vector<uint32_t> visited;
+  double log_sum = 0;
+  // Geometric-mean score of the steps, in log space (paths of any length compare fairly).
+  double MeanLog() const { return log_sum / static_cast<double>(steps.size()); }
+};
+
+// Entity -> (triple index, walked tail-to-head) for every kept triple, both ways.
+using PathAdjacency = absl::flat_hash_map<uint32_t, std::vector<std::pair<uint32_t, bool>>>;
+
+PathAdjacency BuildPathAdjacency(const std::vector<ScoredTriple>& triples) {
+  PathAdjacency adj;
   for (uint32_t i = 0; i < triples.size(); ++i) {
     adj[triples[i].head].push_back({i, false});
     adj[triples[i].tail].push_back({i, true});
   }
-  struct State {
-    uint32_t node;
-    std::vector<uint32_t> steps;
-    std::vector<bool> reversed;
-    std::vector<uint32_t> visited;
-    double log_sum = 0;
-  };
-  const size_t beam = static_cast<size_t>(std::max(4 * max_paths, 16));
-  std::vector<State> frontier, done;
-  for (uint32_t t : topics) frontier.push_back({t, {}, {}, {t}, 0.0});
-  auto mean_log = [](const State& s) { return s.log_sum / static_cast<double>(s.steps.size()); };
-  for (int depth = 0; depth < max_hops && !frontier.empty(); ++depth) {
-    std::vector<State> next;
-    for (const State& s : frontier) {
-      auto it = adj.find(s.node);
-      if (it == adj.end()) continue;
-      for (const auto& [idx, rev] : it->second) {
-        const uint32_t other = rev ? triples[idx].head : triples[idx].tail;
-        if (std::find(s.visited.begin(), s.visited.end(), other) != s.visited.end()) continue;
-        State n = s;
-        n.node = other;
-        n.steps.push_back(idx);
-        n.reversed.push_back(rev);
-        n.visited.push_back(other);
-        n.log_sum += std::log(std::max(1e-6f, triples[idx].score));
-        next.push_back(std::move(n));
-      }
+  return adj;
+}
+
+// One hop of the beam: every extension of a frontier path to an entity it has not visited, the
+// best `beam` of them.
+std::vector<PathState> ExtendPaths(const std::vector<PathState>& frontier,
+                                   const std::vector<ScoredTriple>& triples,
+                                   const PathAdjacency& adj, size_t beam) {
+  std::vector<PathState> next;
+  for (const PathState& s : frontier) {
+    auto it = adj.find(s.node);
+    if (it == adj.end()) continue;
+    for (const auto& [idx, rev] : it->second) {
+      const uint32_t other = rev ? triples[idx].head : triples[idx].tail;
+      if (std::find(s.visited.begin(), s.visited.end(), other) != s.visited.end()) continue;
+      PathState n = s;
+      n.node = other;
+      n.steps.push_back(idx);
+      n.reversed.push_back(rev);
+      n.visited.push_back(other);
+      n.log_sum += std::log(std::max(1e-6f, triples[idx].score));
+      next.push_back(std::move(n));
     }
-    std::sort(next.begin(), next.end(),
-              [&](const State& a, const State& b) { return mean_log(a) > mean_log(b); });
-    if (next.size() > beam) next.resize(beam);
-    done.insert(done.end(), next.begin(), next.end());
-    frontier = std::move(next);
   }
-  std::stable_sort(done.begin(), done.end(), [&](const State& a, const State& b) {
-    const double sa = mean_log(a), sb = mean_log(b);
+  std::sort(next.begin(), next.end(),
+            [](const PathState& a, const PathState& b) { return a.MeanLog() > b.MeanLog(); });
+  if (next.size() > beam) next.resize(beam);
+  return next;
+}
+
+// The best `max_paths` paths (longer first on ties), skipping a path that is a prefix of one
+// already taken (it adds nothing to read).
+std::vector<ScoredPath> SelectPaths(std::vector<PathState> paths, int max_paths) {
+  std::stable_sort(paths.begin(), paths.end(), [](const PathState& a, const PathState& b) {
+    const double sa = a.MeanLog(), sb = b.MeanLog();
     if (sa != sb) return sa > sb;
     return a.steps.size() > b.steps.size();
   });
   std::vector<ScoredPath> out;
-  for (const State& s : done) {
+  for (const PathState& s : paths) {
     if (static_cast<int>(out.size()) >= max_paths) break;
-    // Skip a path that is a prefix of one already taken (it adds nothing to read).
-    bool prefix = false;
-    for (const ScoredPath& p : out) {
-      if (p.triple_indices.size() >= s.steps.size() &&
-          std::equal(s.steps.begin(), s.steps.end(), p.triple_indices.begin())) {
-        prefix = true;
-        break;
-      }
-    }
+    const bool prefix = std::any_of(out.begin(), out.end(), [&](const ScoredPath& p) {
+      return p.triple_indices.size() >= s.steps.size() &&
+             std::equal(s.steps.begin(), s.steps.end(), p.triple_indices.begin());
+    });
     if (prefix) continue;
     ScoredPath p;
     p.triple_indices = s.steps;
     p.reversed = s.reversed;
-    p.score = static_cast<float>(std::exp(mean_log(s)));
+    p.score = static_cast<float>(std::exp(s.MeanLog()));
     out.push_back(std::move(p));
   }
   return out;
+}
+
+// Beam search for chains of up to `max_hops` triples starting at a topic entity, over the kept
+// triples; a step may walk a triple either way but never revisits an entity.
+std::vector<ScoredPath> RankPaths(const std::vector<ScoredTriple>& triples,
+                                  absl::Span<const uint32_t> topics, int max_hops, int max_paths) {
+  const PathAdjacency adj = BuildPathAdjacency(triples);
+  const size_t beam = static_cast<size_t>(std::max(4 * max_paths, 16));
+  std::vector<PathState> frontier, done;
+  for (uint32_t t : topics) frontier.push_back({t, {}, {}, {t}, 0.0});
+  for (int depth = 0; depth < max_hops && !frontier.empty(); ++depth) {
+    frontier = ExtendPaths(frontier, triples, adj, beam);
+    done.insert(done.end(), frontier.begin(), frontier.end());
+  }
+  return SelectPaths(std::move(done), max_paths);
 }
 
 std::string RenderPath(const ScoredPath& path, const std::vector<ScoredTriple>& triples,

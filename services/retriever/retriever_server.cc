@@ -53,7 +53,7 @@ absl::StatusOr<std::unique_ptr<RetrieverServer>> RetrieverServer::BuildAndStart(
   // Models: a failure leaves the server up and NOT_SERVING (the watcher retries).
   common::ServableManager<const RetrieverModel>::Options manager;
   manager.artifacts = RetrieverArtifacts(options.base_path).options();
-  manager.pinned_version = options.pinned_model_version;
+  manager.pinned_version = options.pinned_version;
   manager.watch_interval = options.watch_interval;
   manager.log_name = "retriever";
   RetrieverModel::Options model_options;
@@ -77,6 +77,10 @@ absl::StatusOr<std::unique_ptr<RetrieverServer>> RetrieverServer::BuildAndStart(
   IBGR_ASSIGN_OR_RETURN(
       server->runner_, common::ServerRunner::BuildAndStart(runner_options, {server->service_.get()},
                                                            {kRetrieverServiceName}));
+  IBGR_ASSIGN_OR_RETURN(
+      server->model_version_gauge_,
+      server->runner_->metrics().GetGauge("ibgr_retriever_model_version",
+                                          "Version of the served retriever model (0 = none)."));
   absl::StatusOr<bool> loaded = server->models_->ReloadIfNewer();
   if (!loaded.ok()) {
     common::LogError("retriever: no model loaded; staying NOT_SERVING",
@@ -90,6 +94,9 @@ void RetrieverServer::OnModelSwap(const RetrieverModel& model) {
   common::LogInfo("retriever: serving model", {{"version", model.version()},
                                                {"device", model.device()},
                                                {"encoder", model.manifest().encoder_id}});
+  if (model_version_gauge_ != nullptr) {
+    model_version_gauge_->Set(static_cast<double>(model.manifest().version));
+  }
   if (runner_ != nullptr) runner_->SetServing(true);
 }
 

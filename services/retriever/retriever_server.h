@@ -16,6 +16,7 @@
 #include "common/client.h"
 #include "common/servable_holder.h"
 #include "common/server_runner.h"
+#include "prometheus/gauge.h"
 #include "services/kgstore/kg_store.h"
 #include "services/retriever/retriever.h"
 #include "services/retriever/retriever_service_impl.h"
@@ -38,7 +39,7 @@ class RetrieverServer {
     // empty, the KG snapshot in `<base_path>/kg/<version>/` (newest).
     std::string base_path;
     // Serve this model version instead of the newest.
-    std::optional<int64_t> pinned_model_version;
+    std::optional<int64_t> pinned_version;
     // kgstore service address ("host:port", "dns:///..."); empty = open the KG in process.
     std::string kgstore_address;
     // TLS towards kgstore.
@@ -94,6 +95,8 @@ class RetrieverServer {
   std::unique_ptr<Retriever> retriever_;
   std::unique_ptr<RetrieverServiceImpl> service_;
   std::unique_ptr<common::ServerRunner> runner_;
+  // ibgr_retriever_model_version: the served version (0 until one is loaded).
+  prometheus::Gauge* model_version_gauge_ = nullptr;
 };
 
 }  // namespace ibgraphrag::retriever

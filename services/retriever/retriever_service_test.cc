@@ -246,6 +246,13 @@ TEST(RetrieverServiceTest, HotSwapsModelVersionsUnderLoad) {
   EXPECT_THAT((*server)->model_error(), HasSubstr("model.bin"));
   testing::PublishTestVersion(dir.path(), kt::SmallKg(), 32, 24, /*version=*/3);
   EXPECT_TRUE(wait_for_version("3"));
+  auto version_gauge = (*server)->runner().metrics().GetGauge("ibgr_retriever_model_version", "");
+  ASSERT_TRUE(version_gauge.ok()) << version_gauge.status();
+  // Set by the swap listener right after the swap a request can already see: allow a moment.
+  for (int i = 0; i < 200 && (*version_gauge)->Value() != 3.0; ++i) {
+    absl::SleepFor(absl::Milliseconds(10));
+  }
+  EXPECT_EQ((*version_gauge)->Value(), 3.0) << "the gauge follows the served version";
   testing::PublishTestVersion(dir.path(), kt::SmallKg(), 32, 8, /*version=*/4);
   EXPECT_TRUE(wait_for_version("4"));
   const int calls_at_four = calls.load();
