@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/ascii.h"
@@ -11,6 +12,8 @@
 #include "common/openai_client.h"
 #include "common/status_macros.h"
 #include "nlohmann/json.hpp"
+#include "services/alignment/abbreviation_senses.h"
+#include "services/alignment/llm_selection.h"
 #include "services/alignment/text_normalize.h"
 
 namespace ibgraphrag::alignment {
@@ -98,6 +101,7 @@ absl::StatusOr<std::unique_ptr<Aligner>> Aligner::Create(
         "\" (d=", encoder->dim(), "); rebuild the bundle or change the encoder config"));
   }
   IBGR_RETURN_IF_ERROR(ValidateMscaOptions(options.defaults));
+  IBGR_RETURN_IF_ERROR(ValidateLlmSelectionLimits(options));
   return std::unique_ptr<Aligner>(
       new Aligner(std::move(bundle), std::move(encoder), std::move(llm), options));
 }
@@ -130,7 +134,8 @@ absl::StatusOr<ExtractResult> Aligner::ExtractMentions(absl::string_view text, b
                                                        absl::Time deadline) const {
   IBGR_RETURN_IF_ERROR(ValidateText(text));
   ExtractResult out;
-  out.mentions = bundle_->extractor->Extract(text);
+  out.mentions = bundle_->extractor->Extract(text, options_.report_generic_terms);
+  IBGR_RETURN_IF_ERROR(ChooseAbbreviationSensesOfText(*bundle_, *encoder_, text, &out.mentions));
   if (llm_mentions) {
     if (llm_ == nullptr) {
       out.degraded.push_back({"alignment_llm",
@@ -200,9 +205,13 @@ absl::Status Aligner::LinkMentions(const std::vector<Mention>& mentions, int top
   // badly; "myocardial infarction" encodes like the lexicon's names). Then the names that
   // matched in the dictionary, so exact matches get a similarity even when FAISS misses them.
   std::vector<std::string> texts;
-  std::vector<std::pair<size_t, NameRef>> dictionary;  // (mention, name) per extra text
+  // (mention, name, named in the dictionary) per extra text; an abbreviation's other senses
+  // (abbreviation_senses.h) are candidates that its text does not name in this context.
+  std::vector<std::tuple<size_t, NameRef, bool>> dictionary;
   for (const Mention& m : mentions) {
-    if (!m.expanded_from.empty() && !m.matches.empty()) {
+    if (!m.expanded_from.empty() && !m.expansion.empty()) {
+      texts.push_back(m.expansion);  // the sense chosen by context (abbreviation_senses.h)
+    } else if (!m.expanded_from.empty() && !m.matches.empty()) {
       texts.push_back(bundle_->lexicon.entries[m.matches[0].entry].name);
     } else {
       texts.push_back(m.text);
@@ -210,8 +219,12 @@ absl::Status Aligner::LinkMentions(const std::vector<Mention>& mentions, int top
   }
   for (size_t i = 0; i < mentions.size(); ++i) {
     for (const NameRef& r : mentions[i].matches) {
-      dictionary.push_back({i, r});
+      dictionary.emplace_back(i, r, true);
       texts.push_back(MakeCandidate(r.entry, r.name_index, 0).matched_name);
+    }
+    for (const NameRef& r : mentions[i].other_senses) {
+      dictionary.emplace_back(i, r, false);
+      texts.push_back(bundle_->lexicon.entries[r.entry].name);
     }
   }
   std::vector<float> vectors(texts.size() * dim);
@@ -230,18 +243,18 @@ absl::Status Aligner::LinkMentions(const std::vector<Mention>& mentions, int top
       link.candidates.push_back(MakeCandidate(h.entry, h.name_index, h.similarity));
     }
     for (size_t d = 0; d < dictionary.size(); ++d) {
-      if (dictionary[d].first != i) continue;
-      const NameRef& r = dictionary[d].second;
+      const auto& [mention, r, named] = dictionary[d];
+      if (mention != i) continue;
       const float sim =
           Dot(vectors.data() + i * dim, vectors.data() + (mentions.size() + d) * dim, dim);
       auto it = at.find(r.entry);
       if (it != at.end()) {
-        link.candidates[it->second].dictionary_match = true;
+        if (named) link.candidates[it->second].dictionary_match = true;
         continue;
       }
       at[r.entry] = link.candidates.size();
       LinkedCandidate c = MakeCandidate(r.entry, r.name_index, sim);
-      c.dictionary_match = true;
+      c.dictionary_match = named;
       link.candidates.push_back(std::move(c));
     }
     // Best first; an exact dictionary match wins ties (same text, same vector).
@@ -263,7 +276,8 @@ absl::StatusOr<LinkResult> Aligner::Link(absl::string_view text, int top_k,
   }
   LinkResult out;
   StageClock clock(&out.timings);
-  std::vector<Mention> mentions = bundle_->extractor->Extract(text);
+  std::vector<Mention> mentions = bundle_->extractor->Extract(text, options_.report_generic_terms);
+  IBGR_RETURN_IF_ERROR(ChooseAbbreviationSensesOfText(*bundle_, *encoder_, text, &mentions));
   clock.Lap("mentions");
   IBGR_RETURN_IF_ERROR(LinkMentions(mentions, top_k, &out.links));
   clock.Lap("candidates");
@@ -273,11 +287,14 @@ absl::StatusOr<LinkResult> Aligner::Link(absl::string_view text, int top_k,
 namespace {
 
 // Align's candidate set: every entity proposed for any mention, once, attributed to the mention
-// that linked it best.
+// that linked it best (on a tie, the one that names it in the dictionary: the LLM selection step
+// asks per mention, so an entity belongs with the words that name it).
 struct CandidateSet {
   std::vector<ScoredEntity> entities;
   // Per entity: proposed only by mentions that name another entity exactly (look-alikes).
   std::vector<bool> lookalike;
+  // Per entity: the mention it is attributed to names it in the dictionary.
+  std::vector<bool> named_by_attributed;
 };
 
 CandidateSet MergeCandidates(const std::vector<MentionLink>& links) {
@@ -288,14 +305,20 @@ CandidateSet MergeCandidates(const std::vector<MentionLink>& links) {
     for (const LinkedCandidate& c : links[i].candidates) named = named || c.dictionary_match;
     for (const LinkedCandidate& c : links[i].candidates) {
       auto [it, inserted] = at.try_emplace(c.entry, set.entities.size());
-      if (inserted) set.lookalike.push_back(named);
+      if (inserted) {
+        set.lookalike.push_back(named);
+        set.named_by_attributed.push_back(c.dictionary_match);
+      }
       if (!named) set.lookalike[it->second] = false;
       if (!inserted) {
         ScoredEntity& existing = set.entities[it->second];
         const bool dictionary = existing.candidate.dictionary_match || c.dictionary_match;
-        if (c.similarity > existing.candidate.similarity) {
+        const bool tie_named = c.similarity == existing.candidate.similarity &&
+                               c.dictionary_match && !set.named_by_attributed[it->second];
+        if (c.similarity > existing.candidate.similarity || tie_named) {
           existing.candidate = c;
           existing.mention_index = static_cast<int>(i);
+          set.named_by_attributed[it->second] = c.dictionary_match;
         }
         existing.candidate.dictionary_match = dictionary;
         continue;
@@ -446,80 +469,14 @@ absl::StatusOr<AlignResult> Aligner::Align(absl::string_view text, const MscaOpt
   clock.Lap("score");
 
   // Without an LLM the step does not exist: not a degradation (Degradation means "did not work
-  // as configured"); a configured LLM that fails is one.
-  if (options.msca_enabled && options.llm_choice_below > 0 && llm_ != nullptr &&
-      static_cast<int>(out.kept.size()) < options.llm_choice_below && !out.rejected.empty()) {
-    absl::StatusOr<int> choice = LlmSelect(text, out.rejected, deadline);
-    if (!choice.ok()) {
-      out.degraded.push_back(
-          {"alignment_llm", absl::StrCat("LLM selection failed (", choice.status().ToString(),
-                                         "); threshold result returned")});
-    } else if (*choice >= 0) {
-      ScoredEntity chosen = std::move(out.rejected[*choice]);
-      out.rejected.erase(out.rejected.begin() + *choice);
-      chosen.chosen_by_llm = true;
-      out.kept.push_back(std::move(chosen));
+  // as configured"); a configured LLM that fails is one (RunLlmSelection reports it).
+  if (options.msca_enabled && options.llm_choice_below > 0 && llm_ != nullptr) {
+    if (RunLlmSelection(*llm_, bundle_->lexicon, text, options.llm_choice_below, options_, deadline,
+                        &out) > 0) {
+      clock.Lap("llm");
     }
-    clock.Lap("llm");
   }
   return out;
-}
-
-std::string BuildLlmSelectionPrompt(absl::string_view question,
-                                    const std::vector<ScoredEntity>& candidates,
-                                    const Lexicon& lexicon) {
-  std::string prompt =
-      absl::StrCat("Question: ", question,
-                   "\n\nCandidate medical entities from the knowledge graph (name | id | type | "
-                   "definition):\n");
-  for (const ScoredEntity& s : candidates) {
-    const LexiconEntry& e = lexicon.entries[s.candidate.entry];
-    std::string def = e.definition.substr(0, 200);
-    absl::StrAppend(&prompt, "- ", e.name, " | ", e.external_id, " | ", e.type, " | ", def, "\n");
-  }
-  absl::StrAppend(
-      &prompt,
-      "\nSelect the one candidate entity that is most relevant to the question. Answer with "
-      "JSON only, in the form {\"selected_entity\": {\"name\": \"<name>\", \"id\": \"<id>\", "
-      "\"reason\": \"<one sentence>\"}}, or answer \"NONE\" if no candidate is relevant.");
-  return prompt;
-}
-
-absl::StatusOr<std::string> ParseLlmSelection(absl::string_view answer) {
-  const std::string json = StripToJson(answer, '{', '}');
-  if (json.empty()) {
-    if (absl::StrContains(absl::AsciiStrToUpper(answer), "NONE")) return std::string();
-    return absl::InvalidArgumentError("LLM selection: neither JSON nor NONE");
-  }
-  try {
-    const nlohmann::json j = nlohmann::json::parse(json);
-    const nlohmann::json& sel = j.at("selected_entity");
-    if (sel.is_string()) return std::string();  // {"selected_entity": "NONE"}
-    return sel.at("id").get<std::string>();
-  } catch (const std::exception& e) {
-    return absl::InvalidArgumentError(absl::StrCat("LLM selection: malformed JSON: ", e.what()));
-  }
-}
-
-absl::StatusOr<int> Aligner::LlmSelect(absl::string_view text,
-                                       const std::vector<ScoredEntity>& rejected,
-                                       absl::Time deadline) const {
-  const size_t shown = std::min<size_t>(rejected.size(), options_.max_llm_candidates);
-  const std::vector<ScoredEntity> head(rejected.begin(), rejected.begin() + shown);
-  common::ChatRequest request;
-  request.messages.push_back(
-      {"system", "You are a medical entity linking assistant. Follow the answer format exactly."});
-  request.messages.push_back({"user", BuildLlmSelectionPrompt(text, head, bundle_->lexicon)});
-  IBGR_ASSIGN_OR_RETURN(
-      common::ChatResponse response,
-      llm_->Complete(request, std::min(deadline, absl::Now() + options_.llm_timeout)));
-  IBGR_ASSIGN_OR_RETURN(std::string id, ParseLlmSelection(response.content));
-  if (id.empty()) return -1;
-  for (size_t i = 0; i < shown; ++i) {
-    if (head[i].candidate.external_id == id) return static_cast<int>(i);
-  }
-  return absl::InvalidArgumentError(
-      absl::StrCat("LLM selection: id \"", id, "\" is not one of the candidates"));
 }
 
 std::string FormatAlignResultTable(const AlignResult& r) {
@@ -559,10 +516,11 @@ std::string FormatAlignResultTable(const AlignResult& r) {
 
 std::string FormatAlignResultJson(const AlignResult& r) {
   auto mention_json = [](const Mention& m) {
-    return nlohmann::json{{"begin", m.begin},     {"end", m.end},
-                          {"text", m.text},       {"normalized", m.normalized},
-                          {"negated", m.negated}, {"uncertain", m.uncertain},
-                          {"origin", m.origin},   {"expanded_from", m.expanded_from}};
+    return nlohmann::json{{"begin", m.begin},         {"end", m.end},
+                          {"text", m.text},           {"normalized", m.normalized},
+                          {"negated", m.negated},     {"uncertain", m.uncertain},
+                          {"origin", m.origin},       {"expanded_from", m.expanded_from},
+                          {"expansion", m.expansion}, {"expansion_id", m.expansion_id}};
   };
   auto entity_json = [&](const ScoredEntity& s) {
     return nlohmann::json{{"id", s.candidate.kg_id},

@@ -1,6 +1,7 @@
 // MSCA (Medical Semantic Consistency Alignment) over a loaded bundle: mentions -> FAISS
 // candidates -> enriched-entity scores S, R, C -> kept / rejected, with an optional LLM
-// selection step. Plain C++: the gRPC service and the CLI both call it.
+// selection step per mention (llm_selection.h). Plain C++: the gRPC service and the CLI both
+// call it.
 //
 //   S(e, Q) = cos(v_e, v_Q)        v_e: enriched entity text (precomputed in the bundle)
 //   R(e)    = mean over the OTHER candidates e' of cos(v_e, v_e')   (0 when e is alone)
@@ -40,8 +41,9 @@ struct MscaOptions {
   int top_k = 10;
   // false: the paper's ablation, plain top-1 linking per mention, nothing filtered.
   bool msca_enabled = true;
-  // Ask the LLM to choose among the rejected candidates when fewer than this many are kept;
-  // 0 disables the step. Without an LLM the step is skipped and reported as a degradation.
+  // The LLM selection step (llm_selection.h), per mention: a mention with fewer than this many
+  // kept entities has the LLM choose among its rejected candidates; 0 disables the step.
+  // Without an LLM configured the step does not exist (no call, no degradation).
   int llm_choice_below = 5;
   // Also ask the LLM for mentions and merge them with dictionary mentions.
   bool llm_mentions = false;
@@ -115,7 +117,7 @@ struct LinkResult {
 
 struct AlignResult {
   std::vector<Mention> mentions;
-  // C >= tau (or LLM-chosen, or top-1 per mention with MSCA off), by C descending.
+  // C >= tau (or top-1 per mention with MSCA off) by C descending, then the LLM's choices.
   std::vector<ScoredEntity> kept;
   // Below tau, by C descending.
   std::vector<ScoredEntity> rejected;
@@ -130,10 +132,19 @@ struct AlignResult {
 struct AlignerOptions {
   // Applied by callers that leave a setting unset (the service's defaults).
   MscaOptions defaults;
-  // Rejected candidates (best C first) shown to the LLM in the selection prompt.
+  // LLM selection: rejected candidates of one mention (best C first) shown to the LLM. 1..100.
   int max_llm_candidates = 20;
-  // Limit on one LLM call within a request.
+  // LLM selection: mentions asked about per request, those with the fewest kept entities first;
+  // the others keep the threshold result. Bounds the LLM calls a request makes. 1..64.
+  int max_llm_mentions = 8;
+  // LLM selection: calls of one request in flight at once (the request's thread plus up to
+  // this - 1 more). The client's max_concurrency bounds the calls of all requests. 1..32.
+  int llm_parallelism = 4;
+  // Limit on one LLM call within a request (the request's deadline, when earlier, wins).
   absl::Duration llm_timeout = absl::Seconds(30);
+  // Also report mentions of generic names ("disease", "severe"; the bundle's generic_terms.tsv,
+  // generic_terms.h), which are otherwise not mentions by themselves.
+  bool report_generic_terms = false;
 };
 
 class Aligner {
@@ -164,9 +175,6 @@ class Aligner {
                             std::vector<MentionLink>* links) const;
   absl::Status LlmMentions(absl::string_view text, absl::Time deadline,
                            std::vector<Mention>* mentions) const;
-  // Index into `rejected` of the LLM's choice, -1 for "NONE".
-  absl::StatusOr<int> LlmSelect(absl::string_view text, const std::vector<ScoredEntity>& rejected,
-                                absl::Time deadline) const;
   LinkedCandidate MakeCandidate(uint32_t entry, uint32_t name_index, float similarity) const;
 
   std::shared_ptr<const AlignmentBundle> bundle_;
@@ -174,14 +182,6 @@ class Aligner {
   std::shared_ptr<const common::OpenAiClient> llm_;
   AlignerOptions options_;
 };
-
-// The selection prompt of the paper (exposed for tests and docs).
-std::string BuildLlmSelectionPrompt(absl::string_view question,
-                                    const std::vector<ScoredEntity>& candidates,
-                                    const Lexicon& lexicon);
-// Parses {"selected_entity": {"name", "id", "reason"}} or "NONE": the chosen external id, or ""
-// for NONE. INVALID_ARGUMENT when the answer is neither.
-absl::StatusOr<std::string> ParseLlmSelection(absl::string_view answer);
 
 // Human-readable table (kept then rejected, with S, R, C) and JSON of a result.
 std::string FormatAlignResultTable(const AlignResult& result);

@@ -276,15 +276,6 @@ TEST_F(AlignerTest, LlmMentionsAreMergedWithoutOverlapsOrInventions) {
   ASSERT_EQ(result->degraded.size(), 1u);
 }
 
-TEST(LlmSelectionTest, ParsesJsonOrNone) {
-  EXPECT_EQ(*ParseLlmSelection(R"({"selected_entity": {"name": "a", "id": "X:1", "reason": "r"}})"),
-            "X:1");
-  EXPECT_EQ(*ParseLlmSelection("```json\n{\"selected_entity\": {\"id\": \"X:2\"}}\n```"), "X:2");
-  EXPECT_EQ(*ParseLlmSelection("\"NONE\""), "");
-  EXPECT_EQ(*ParseLlmSelection(R"({"selected_entity": "NONE"})"), "");
-  EXPECT_FALSE(ParseLlmSelection("pneumonia").ok());
-}
-
 TEST_F(AlignerTest, InvalidInputNamesTheField) {
   MscaOptions options;
   EXPECT_THAT(aligner_->Align("", options).status().message(), HasSubstr("text"));

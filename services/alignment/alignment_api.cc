@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
+#include "services/alignment/trained_encoder.h"
 
 namespace ibgraphrag::alignment {
 
@@ -41,9 +42,12 @@ absl::StatusOr<std::unique_ptr<Aligner>> OpenLocalAligner(const LocalAlignerOpti
     }
     IBGR_ASSIGN_OR_RETURN(dir, ResolveBundleDir(options.base_path, options.bundle_version));
   }
-  IBGR_ASSIGN_OR_RETURN(std::unique_ptr<TextEncoder> encoder, CreateTextEncoder(options.encoder));
   IBGR_ASSIGN_OR_RETURN(std::shared_ptr<const AlignmentBundle> bundle,
                         LoadAlignmentBundle(dir, options.index));
+  EncoderSpec spec = options.encoder;
+  if (spec.base_path.empty()) spec.base_path = ArtifactBaseOfVersionDir(dir);
+  IBGR_ASSIGN_OR_RETURN(std::unique_ptr<TextEncoder> encoder,
+                        EncoderForManifest(spec, bundle->manifest.encoder_id));
   return Aligner::Create(std::move(bundle), std::shared_ptr<const TextEncoder>(std::move(encoder)),
                          nullptr, options.aligner);
 }

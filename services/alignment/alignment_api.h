@@ -42,8 +42,9 @@ struct LocalAlignerOptions {
   std::string base_path;
   std::optional<int64_t> bundle_version;
   std::string bundle_dir;
-  // Must be the encoder the bundle was built with (checked by id).
-  EncoderSpec encoder;
+  // Must be the encoder the bundle was built with (checked by id). Default: the encoder the
+  // bundle's manifest names, opened by id (a trained one from `<base>/encoder/`).
+  EncoderSpec encoder = EncoderSpec{"bundle"};
   CandidateIndexOptions index;
   AlignerOptions aligner;
 };

@@ -1,6 +1,7 @@
 // Alignment speed on the real data.
 //
 //   IBGR_DATA_DIR=../shared/data alignment_bench [--benchmark_filter=Align]
+//   (IBGR_ALIGN_BENCH_ENCODER_DIR=artifacts/encoder/1 for a trained encoder)
 //
 // BM_AlignMedQaLength: one Align (defaults: lambda 0.4, tau 0.6, top_k 10, no LLM) of a real
 // 120-180-word clinical vignette (MMLU professional medicine) against the embedded KG's bundle,
@@ -25,6 +26,7 @@
 #include "services/alignment/eval/qa_sets.h"
 #include "services/alignment/lexicon.h"
 #include "services/alignment/text_encoder.h"
+#include "services/alignment/trained_encoder.h"
 
 namespace ibgraphrag::alignment {
 namespace {
@@ -51,7 +53,17 @@ BenchState* State() {
       std::exit(1);
     }
     s->lexicon = *std::move(lexicon);
-    s->encoder = *HashNgramEncoder::Create(HashNgramEncoderOptions());
+    // IBGR_ALIGN_BENCH_ENCODER_DIR=<base>/encoder/<version> measures a trained encoder.
+    if (const char* trained = std::getenv("IBGR_ALIGN_BENCH_ENCODER_DIR"); trained != nullptr) {
+      auto opened = TrainedNameEncoder::Open(trained);
+      if (!opened.ok()) {
+        std::fprintf(stderr, "encoder: %s\n", opened.status().ToString().c_str());
+        std::exit(1);
+      }
+      s->encoder = *std::move(opened);
+    } else {
+      s->encoder = *HashNgramEncoder::Create(HashNgramEncoderOptions());
+    }
     s->base = (std::filesystem::temp_directory_path() / "ibgr-align-bench").string();
     std::error_code ec;
     std::filesystem::remove_all(s->base, ec);

@@ -10,6 +10,7 @@
 #include "common/logging.h"
 #include "common/status_macros.h"
 #include "prometheus/gauge.h"
+#include "services/alignment/trained_encoder.h"
 
 namespace ibgraphrag::alignment {
 
@@ -59,8 +60,10 @@ absl::StatusOr<std::unique_ptr<AlignmentServer>> AlignmentServer::BuildAndStart(
   }
   IBGR_RETURN_IF_ERROR(ValidateMscaOptions(options.aligner.defaults));
   std::unique_ptr<AlignmentServer> server(new AlignmentServer(options));
-  IBGR_ASSIGN_OR_RETURN(std::unique_ptr<TextEncoder> encoder, CreateTextEncoder(options.encoder));
-  server->encoder_ = std::move(encoder);
+  if (!EncoderComesFromManifest(options.encoder)) {
+    IBGR_ASSIGN_OR_RETURN(std::unique_ptr<TextEncoder> encoder, CreateTextEncoder(options.encoder));
+    server->encoder_ = std::move(encoder);
+  }
   if (options.llm.has_value()) {
     IBGR_ASSIGN_OR_RETURN(std::unique_ptr<common::OpenAiClient> llm,
                           common::OpenAiClient::Create(*options.llm, LogLlmAttempt));
@@ -98,8 +101,9 @@ absl::StatusOr<std::shared_ptr<const Aligner>> AlignmentServer::Load(const std::
   const absl::Time start = absl::Now();
   IBGR_ASSIGN_OR_RETURN(std::shared_ptr<const AlignmentBundle> bundle,
                         LoadAlignmentBundle(dir, options_.index));
+  IBGR_ASSIGN_OR_RETURN(std::shared_ptr<const TextEncoder> encoder, EncoderFor(*bundle));
   IBGR_ASSIGN_OR_RETURN(std::unique_ptr<Aligner> aligner,
-                        Aligner::Create(bundle, encoder_, llm_, options_.aligner));
+                        Aligner::Create(bundle, std::move(encoder), llm_, options_.aligner));
   const double seconds = absl::ToDoubleSeconds(absl::Now() - start);
   gauges_->load_seconds->Set(seconds);
   common::LogInfo("alignment: serving bundle", {{"bundle_dir", dir},
@@ -110,6 +114,22 @@ absl::StatusOr<std::shared_ptr<const Aligner>> AlignmentServer::Load(const std::
                                                 {"llm", llm_ != nullptr},
                                                 {"load_seconds", seconds}});
   return std::shared_ptr<const Aligner>(std::move(aligner));
+}
+
+absl::StatusOr<std::shared_ptr<const TextEncoder>> AlignmentServer::EncoderFor(
+    const AlignmentBundle& bundle) {
+  if (encoder_ != nullptr) return encoder_;  // configured; Aligner::Create checks the id
+  absl::MutexLock lock(&bundle_encoder_mu_);
+  const std::string& id = bundle.manifest.encoder_id;
+  if (bundle_encoder_ != nullptr && bundle_encoder_->id() == id) return bundle_encoder_;
+  EncoderSpec spec = options_.encoder;
+  if (spec.base_path.empty()) {
+    spec.base_path =
+        options_.base_path.empty() ? ArtifactBaseOfVersionDir(bundle.dir) : options_.base_path;
+  }
+  IBGR_ASSIGN_OR_RETURN(std::unique_ptr<TextEncoder> encoder, EncoderForManifest(spec, id));
+  bundle_encoder_ = std::move(encoder);
+  return bundle_encoder_;
 }
 
 void AlignmentServer::OnSwap(const Aligner& aligner) {

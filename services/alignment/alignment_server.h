@@ -38,9 +38,12 @@ class AlignmentServer {
     std::optional<int64_t> pinned_version;
     // Serve exactly this bundle directory (overrides base_path and pinned_version).
     std::string bundle_dir;
-    // The encoder requests are encoded with; must match the bundle's encoder id.
-    EncoderSpec encoder;
-    // LLM for the selection step and LLM mentions; unset = none (steps reported as degraded).
+    // The encoder requests are encoded with; must match the bundle's encoder id. Default: the
+    // encoder each bundle's manifest names, opened by id (trained encoders from
+    // `<base_path>/encoder/`; base_path empty: the base the bundle directory lives in).
+    EncoderSpec encoder = EncoderSpec{"bundle"};
+    // LLM for the selection step and LLM mentions; unset = none (the selection step does not
+    // run and is not reported; a request asking for llm_mentions gets a degradation).
     std::optional<common::OpenAiClientOptions> llm;
     // MSCA defaults and LLM limits.
     AlignerOptions aligner;
@@ -85,7 +88,13 @@ class AlignmentServer {
   // Resolves, loads and hot-swaps bundles; its holder is what the service reads.
   std::unique_ptr<common::ServableManager<const Aligner>> bundles_;
   std::unique_ptr<AlignmentServiceImpl> service_;
+  absl::StatusOr<std::shared_ptr<const TextEncoder>> EncoderFor(const AlignmentBundle& bundle);
+
+  // The configured encoder; null when each bundle's manifest names it (EncoderComesFromManifest).
   std::shared_ptr<const TextEncoder> encoder_;
+  // The last encoder opened by a bundle's id, reused while newer bundles name the same id.
+  absl::Mutex bundle_encoder_mu_;
+  std::shared_ptr<const TextEncoder> bundle_encoder_ ABSL_GUARDED_BY(bundle_encoder_mu_);
   std::shared_ptr<const common::OpenAiClient> llm_;
   std::unique_ptr<common::ServerRunner> runner_;
   struct Gauges;

@@ -117,6 +117,8 @@ void ToProto(const Mention& m, pb::Mention* out) {
   out->set_uncertain(m.uncertain);
   out->set_origin(m.origin);
   out->set_expanded_from(m.expanded_from);
+  out->set_expansion(m.expansion);
+  out->set_expansion_id(m.expansion_id);
 }
 
 void ToProto(const AlignResult& r, const std::string& kg_version, pb::AlignResponse* out) {

@@ -16,6 +16,7 @@
 #include "services/alignment/alignment_service_impl.h"
 #include "services/alignment/bundle.h"
 #include "services/alignment/testing/test_fixtures.h"
+#include "services/alignment/trained_encoder.h"
 
 namespace ibgraphrag::alignment {
 namespace {
@@ -101,6 +102,8 @@ TEST_F(AlignmentServiceTest, AlignReturnsScoresSettingsAndStageTimings) {
   EXPECT_TRUE(response.msca_enabled());
   ASSERT_EQ(response.mentions_size(), 3);
   EXPECT_EQ(response.mentions(0).expanded_from(), "MI");
+  EXPECT_EQ(response.mentions(0).expansion(), "myocardial infarction");
+  EXPECT_EQ(response.mentions(0).expansion_id(), "DOID:5844");
   EXPECT_TRUE(response.mentions(1).uncertain());
   EXPECT_TRUE(response.mentions(2).negated());
   ASSERT_EQ(response.kept_size() + response.rejected_size(), 3);
@@ -313,6 +316,29 @@ TEST(AlignmentServerTest, WatcherSwapsToANewerBundle) {
   const absl::Time give_up = absl::Now() + absl::Seconds(20);
   while (version() != "2" && absl::Now() < give_up) absl::SleepFor(absl::Milliseconds(20));
   EXPECT_EQ(version(), "2");
+}
+
+TEST(AlignmentServerTest, ServesABundleOfATrainedEncoderOpenedByItsId) {
+  const std::string base = common::test_util::MakeTempDir("align-service-trained");
+  TrainedEncoderWeights w;
+  w.features.buckets = 1024;
+  w.dim = 8;
+  for (int i = 0; i < w.features.buckets * w.dim; ++i) w.embedding.push_back(((i * 37) % 11) - 5);
+  const std::string encoder_dir = *PublishTrainedEncoder(base, w, TrainedEncoderArtifactInfo());
+  std::unique_ptr<TrainedNameEncoder> encoder = *TrainedNameEncoder::Open(encoder_dir);
+  BundleBuildOptions build;
+  build.base_path = base;
+  ASSERT_TRUE(BuildAlignmentBundle(testing::TinyLexicon(), *encoder, build).ok());
+  auto server = AlignmentServer::BuildAndStart(ServerOptions(base));  // no encoder configured
+  ASSERT_TRUE(server.ok()) << server.status();
+  EXPECT_TRUE((*server)->serving()) << (*server)->load_status();
+  auto stub = pb::AlignmentService::NewStub((*server)->InProcessChannel());
+  grpc::ClientContext ctx;
+  pb::LinkRequest request;
+  request.set_text("pneumonia");
+  pb::LinkResponse response;
+  ASSERT_TRUE(stub->Link(&ctx, request, &response).ok());
+  EXPECT_EQ(response.encoder_id(), encoder->id());
 }
 
 TEST(AlignmentServerTest, MissingBaseIsAnError) {

@@ -36,6 +36,7 @@ constexpr char kLexiconFile[] = "lexicon.jsonl";
 constexpr char kIndexFile[] = "names.faiss";
 constexpr char kRowsFile[] = "names.rows";
 constexpr char kEnrichedFile[] = "enriched.f32";
+constexpr char kGenericTermsFile[] = "generic_terms.tsv";
 constexpr char kEnrichedMagic[8] = {'I', 'B', 'G', 'R', 'E', 'N', 'R', '1'};
 
 absl::Status WriteEnriched(const std::string& path, const std::vector<float>& data, int dim) {
@@ -151,6 +152,7 @@ std::string BundleManifestToJson(const BundleManifest& m) {
   files["index"] = kIndexFile;
   files["index_rows"] = kRowsFile;
   files["enriched_embeddings"] = kEnrichedFile;
+  if (m.has_generic_terms) files["generic_terms"] = kGenericTermsFile;
   return common::ProtoToJson(p);
 }
 
@@ -176,6 +178,7 @@ absl::StatusOr<BundleManifest> BundleManifestFromJson(const std::string& json) {
   m.created_time = p.created_time();
   m.build_seconds = p.build_seconds();
   m.created_by = p.created_by();
+  m.has_generic_terms = p.files().contains("generic_terms");
   if (p.has_score_calibration()) {
     m.calibration = CalibrationFromProto(p.score_calibration());
   } else {
@@ -251,6 +254,8 @@ absl::StatusOr<BundleBuildResult> BuildAlignmentBundle(const Lexicon& lexicon,
     const ScoreCalibration calibration = FitScoreCalibration(enriched, dim);
     IBGR_RETURN_IF_ERROR(WriteEnriched((tmp / kEnrichedFile).string(), enriched, dim));
     IBGR_RETURN_IF_ERROR(WriteLexicon(lexicon, (tmp / kLexiconFile).string()));
+    IBGR_RETURN_IF_ERROR(WriteGenericTerms(ComputeGenericTerms(lexicon, options.generic_terms),
+                                           (tmp / kGenericTermsFile).string()));
 
     BundleManifest m;
     m.version = version;
@@ -268,6 +273,7 @@ absl::StatusOr<BundleBuildResult> BuildAlignmentBundle(const Lexicon& lexicon,
     m.build_seconds = absl::ToDoubleSeconds(now - start);
     m.created_by = options.created_by;
     m.calibration = calibration;
+    m.has_generic_terms = true;
     // The manifest last: it marks the version complete once published.
     IBGR_RETURN_IF_ERROR(
         common::WriteStringToFileAtomic((tmp / kManifestFile).string(), BundleManifestToJson(m)));
@@ -324,7 +330,15 @@ absl::StatusOr<std::shared_ptr<const AlignmentBundle>> LoadAlignmentBundle(
     const float* row = bundle->enriched_row(static_cast<uint32_t>(i * m.entries / refs));
     bundle->reference_enriched.insert(bundle->reference_enriched.end(), row, row + m.dim);
   }
-  bundle->extractor = std::make_unique<MentionExtractor>(bundle->lexicon);
+  MentionExtractorOptions extractor_options;
+  if (m.has_generic_terms) {
+    IBGR_ASSIGN_OR_RETURN(bundle->generic_terms,
+                          ReadGenericTerms((fs::path(dir) / kGenericTermsFile).string()));
+    for (const GenericTerm& t : bundle->generic_terms) {
+      extractor_options.generic_terms.push_back(t.key);
+    }
+  }
+  bundle->extractor = std::make_unique<MentionExtractor>(bundle->lexicon, extractor_options);
   return std::shared_ptr<const AlignmentBundle>(std::move(bundle));
 }
 

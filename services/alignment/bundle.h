@@ -15,6 +15,7 @@
 #include "absl/status/statusor.h"
 #include "common/versioned_artifacts.h"
 #include "services/alignment/candidate_index.h"
+#include "services/alignment/generic_terms.h"
 #include "services/alignment/lexicon.h"
 #include "services/alignment/mention_extractor.h"
 #include "services/alignment/text_encoder.h"
@@ -81,6 +82,9 @@ struct BundleManifest {
   std::string created_by;
   // Absent in bundles written before calibration existed: fitted when they are loaded.
   ScoreCalibration calibration;
+  // The bundle holds generic_terms.tsv (generic_terms.h); bundles written before it have none,
+  // and then no name is generic.
+  bool has_generic_terms = false;
 };
 
 std::string BundleManifestToJson(const BundleManifest& manifest);
@@ -96,6 +100,9 @@ struct BundleBuildOptions {
   int encode_batch = 512;
   // Free text for operators ("ibgr align build --data_dir ...").
   std::string created_by;
+  // Which names are not mentions by themselves (generic_terms.h); enabled = false stores an
+  // empty list.
+  GenericTermOptions generic_terms;
 };
 
 struct BundleBuildResult {
@@ -126,6 +133,8 @@ struct AlignmentBundle {
   // entries x dim, unit rows: v_e of MSCA.
   std::vector<float> enriched;
   std::unique_ptr<MentionExtractor> extractor;
+  // generic_terms.tsv: the names the extractor does not report by themselves.
+  std::vector<GenericTerm> generic_terms;
   // manifest.calibration.reference_entries rows of `enriched`, contiguous (entries
   // i * entries / reference_entries), for S calibration.
   std::vector<float> reference_enriched;

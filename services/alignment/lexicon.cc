@@ -1,6 +1,7 @@
 #include "services/alignment/lexicon.h"
 
 #include <fstream>
+#include <memory>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
@@ -13,6 +14,7 @@
 #include "common/file_util.h"
 #include "common/status_macros.h"
 #include "nlohmann/json.hpp"
+#include "services/alignment/generic_terms.h"
 #include "services/alignment/text_normalize.h"
 #include "services/kgstore/import/embedded_kg.h"
 #include "services/kgstore/import/line_reader.h"
@@ -47,6 +49,58 @@ bool HasName(const LexiconEntry& e, absl::string_view name) {
   return false;
 }
 
+// Relations that link a term to its parent term in an ontology the KG imported (ImportObo's
+// is_a_relation: "disease is a subtype of disease", "phenotype is a subtype of phenotype").
+bool IsSubtypeRelation(absl::string_view relation_name) {
+  return absl::StrContains(relation_name, " is a subtype of ");
+}
+
+// Child external ids per parent external id, from an in-memory KG's is_a triples.
+OntologyChildrenFn ChildrenInKg(const kgstore::KgData& kg) {
+  auto children = std::make_shared<absl::flat_hash_map<std::string, std::vector<std::string>>>();
+  for (const kgstore::Triple& t : kg.triples) {
+    if (!IsSubtypeRelation(kg.relations[t.relation].name)) continue;
+    (*children)[kg.entities[t.tail].external_id].push_back(kg.entities[t.head].external_id);
+  }
+  return [children](const std::string& parent) {
+    auto it = children->find(parent);
+    return it == children->end() ? std::vector<std::string>() : it->second;
+  };
+}
+
+// The same over a KG store: in-edges of the parent along the is_a relations. Errors (a parent
+// the store does not know) give no children: the lexicon then simply has fewer generic entries.
+OntologyChildrenFn ChildrenInStore(const kgstore::KgStore& store) {
+  std::vector<kgstore::RelationId> relations;
+  for (const char* name :
+       {"disease is a subtype of disease", "phenotype is a subtype of phenotype"}) {
+    absl::StatusOr<kgstore::Relation> r = store.FindRelation(name);
+    if (r.ok()) relations.push_back(r->id);
+  }
+  return [&store, relations](const std::string& parent) {
+    std::vector<std::string> out;
+    absl::StatusOr<kgstore::EntityId> id = store.ResolveExternalId(parent);
+    if (relations.empty() || !id.ok()) return out;
+    kgstore::NeighborQuery q;
+    q.entity = *id;
+    q.direction = kgstore::Direction::kIn;
+    q.relations = relations;
+    q.limit = kgstore::kMaxNeighborLimit;
+    std::vector<kgstore::EntityId> ids;
+    do {
+      absl::StatusOr<kgstore::NeighborPage> page = store.Neighbors(q);
+      if (!page.ok()) break;
+      for (const kgstore::Triple& t : page->triples) ids.push_back(t.head);
+      q.offset = page->next_offset;
+    } while (q.offset > 0);
+    absl::StatusOr<std::vector<kgstore::Entity>> entities = store.GetEntities(ids);
+    if (entities.ok()) {
+      for (const kgstore::Entity& e : *entities) out.push_back(e.external_id);
+    }
+    return out;
+  };
+}
+
 }  // namespace
 
 std::string LexiconEntry::EnrichedText() const {
@@ -76,6 +130,7 @@ Lexicon LexiconFromKg(const kgstore::KgData& kg, const std::string& source) {
   for (const kgstore::SourceReport& r : kg.reports)
     absl::StrAppend(&hashes, r.path, "=", r.sha256, "\n");
   lexicon.source_hash = common::Sha256Hex(hashes);
+  lexicon.generic_entries = FindGenericOntologyEntries(lexicon, ChildrenInKg(kg));
   return lexicon;
 }
 
@@ -100,6 +155,7 @@ absl::StatusOr<Lexicon> LexiconFromSnapshot(const std::string& snapshot_dir) {
     IBGR_ASSIGN_OR_RETURN(std::vector<kgstore::Entity> entities, store->GetEntities(ids));
     for (const kgstore::Entity& e : entities) lexicon.entries.push_back(EntryFromEntity(e));
   }
+  lexicon.generic_entries = FindGenericOntologyEntries(lexicon, ChildrenInStore(*store));
   return lexicon;
 }
 

@@ -41,8 +41,24 @@ struct LexiconEntry {
   std::vector<std::string> AllNames() const;
 };
 
+// An entry whose names are ontology qualifiers or top-level classes ("Severe", "disease"), found
+// from the KG's is_a links when the lexicon is built (generic_terms.h, rule 1). Only bundle
+// builds use it; lexicon.jsonl does not store it (the bundle stores the resulting list).
+struct GenericEntry {
+  uint32_t entry = 0;
+  // Only the entry's one-word names are generic ("Sporadic", not "autosomal recessive
+  // inheritance").
+  bool single_word_names_only = false;
+  // A top class of an ontology ("disease of cellular proliferation"): its names yield to the
+  // same name on a specific DO or HPO term (its synonym "neoplasm" is HPO's Neoplasm).
+  bool top_class = false;
+  std::string reason;
+};
+
 struct Lexicon {
   std::vector<LexiconEntry> entries;
+  // See GenericEntry; empty for lexicons read from a file or built without a KG.
+  std::vector<GenericEntry> generic_entries;
   // Where it came from, for manifests: "kg-snapshot:<dir> version 3", "data-dir:<dir>".
   std::string source;
   // KG version the kg_ids refer to ("" when not a snapshot).

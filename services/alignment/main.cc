@@ -13,12 +13,15 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
+#include "absl/strings/str_cat.h"
 #include "common/config.h"
 #include "common/logging.h"
 #include "common/pin_version_flag.h"
 #include "common/server_flags.h"
+#include "common/status_macros.h"
 #include "ibgraphrag/config/v1/alignment_config.pb.h"
 #include "services/alignment/alignment_server.h"
+#include "services/alignment/llm_selection.h"
 
 ABSL_FLAG(std::string, config, "", "AlignmentConfig text proto (encoder, defaults, LLM, TLS)");
 ABSL_FLAG(std::string, base, "",
@@ -36,9 +39,22 @@ absl::StatusOr<ibgraphrag::alignment::EncoderSpec> EncoderFromConfig(const cfg::
   ibgraphrag::alignment::EncoderSpec spec;
   switch (c.kind()) {
     case cfg::ENCODER_KIND_UNSPECIFIED:
+      if (c.dim() == 0) {  // the encoder the bundle names, opened by its id
+        spec.kind = "bundle";
+        break;
+      }
+      [[fallthrough]];
     case cfg::ENCODER_KIND_HASH_NGRAM:
       spec.kind = "hash-ngram";
       if (c.dim() != 0) spec.hash.dim = c.dim();
+      break;
+    case cfg::ENCODER_KIND_TRAINED:
+      if (c.encoder_version() < 0) {
+        return absl::InvalidArgumentError("encoder.encoder_version: must be >= 0");
+      }
+      spec.kind = "trained";
+      spec.trained.dir = c.encoder_dir();
+      spec.trained.version = c.encoder_version();
       break;
     case cfg::ENCODER_KIND_WORD_VECTORS:
       spec.kind = "word-vectors";
@@ -72,6 +88,39 @@ absl::StatusOr<ibgraphrag::alignment::EncoderSpec> EncoderFromConfig(const cfg::
       return absl::InvalidArgumentError("encoder.kind: unknown value");
   }
   return spec;
+}
+
+// The LLM selection step's bounds (alignment_config.proto LlmSelectionConfig); unset fields keep
+// the AlignerOptions defaults.
+absl::Status ApplyLlmSelectionConfig(const cfg::LlmSelectionConfig& c,
+                                     ibgraphrag::alignment::AlignerOptions* options) {
+  namespace al = ::ibgraphrag::alignment;
+  auto in_range = [](int value, int limit, const char* field) {
+    return value >= 1 && value <= limit
+               ? absl::OkStatus()
+               : absl::InvalidArgumentError(
+                     absl::StrCat("llm_selection.", field, ": ", value, " outside 1..", limit));
+  };
+  if (c.has_max_mentions()) {
+    IBGR_RETURN_IF_ERROR(in_range(c.max_mentions(), al::kMaxLlmMentionsLimit, "max_mentions"));
+    options->max_llm_mentions = c.max_mentions();
+  }
+  if (c.has_max_candidates()) {
+    IBGR_RETURN_IF_ERROR(
+        in_range(c.max_candidates(), al::kMaxLlmCandidatesLimit, "max_candidates"));
+    options->max_llm_candidates = c.max_candidates();
+  }
+  if (c.has_parallelism()) {
+    IBGR_RETURN_IF_ERROR(in_range(c.parallelism(), al::kMaxLlmParallelismLimit, "parallelism"));
+    options->llm_parallelism = c.parallelism();
+  }
+  if (c.has_timeout_seconds()) {
+    if (!(c.timeout_seconds() > 0 && c.timeout_seconds() <= 600)) {
+      return absl::InvalidArgumentError("llm_selection.timeout_seconds: outside (0, 600]");
+    }
+    options->llm_timeout = absl::Seconds(c.timeout_seconds());
+  }
+  return absl::OkStatus();
 }
 
 absl::Status Run() {
@@ -114,6 +163,7 @@ absl::Status Run() {
   auto encoder = EncoderFromConfig(config.encoder());
   if (!encoder.ok()) return encoder.status();
   options.encoder = *std::move(encoder);
+  options.encoder.base_path = options.base_path;  // where trained encoders live
   const cfg::MscaDefaults& d = config.defaults();
   if (d.has_lambda()) options.aligner.defaults.lambda = d.lambda();
   if (d.has_tau()) options.aligner.defaults.tau = d.tau();
@@ -137,6 +187,9 @@ absl::Status Run() {
     if (l.has_max_concurrency()) llm.max_concurrency = l.max_concurrency();
     if (l.has_max_tokens()) llm.max_tokens = l.max_tokens();
     options.llm = llm;
+  }
+  if (auto s = ApplyLlmSelectionConfig(config.llm_selection(), &options.aligner); !s.ok()) {
+    return s;
   }
   if (config.index().hnsw_ef_search() != 0) {
     if (config.index().hnsw_ef_search() < 16 || config.index().hnsw_ef_search() > 4096) {

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/str_split.h"
 #include "services/alignment/text_normalize.h"
 
 namespace ibgraphrag::alignment {
@@ -110,9 +111,25 @@ MentionExtractor::MentionExtractor(const Lexicon& lexicon, const MentionExtracto
       if (IndexName(names[n], NameRef{e, n})) ++indexed_names_;
     }
   }
+  MarkGenericPhrases();
 }
 
-std::vector<Mention> MentionExtractor::Extract(absl::string_view text) const {
+void MentionExtractor::MarkGenericPhrases() {
+  folded_.generic.assign(folded_.refs.size(), false);
+  for (const std::string& key : options_.generic_terms) {
+    const std::vector<std::string> words = absl::StrSplit(key, ' ', absl::SkipEmpty());
+    if (words.empty()) continue;
+    const common::TokenTrie::Match m = folded_.trie.LongestMatch(
+        words.size(), [&](size_t k) -> const std::string& { return words[k]; });
+    if (m.length != words.size() || folded_.generic[m.phrase]) continue;
+    folded_.generic[m.phrase] = true;
+    ++generic_phrases_;
+  }
+  options_.generic_terms.clear();  // only needed here
+  options_.generic_terms.shrink_to_fit();
+}
+
+std::vector<Mention> MentionExtractor::Extract(absl::string_view text, bool include_generic) const {
   const std::vector<Token> tokens = Tokenize(text);
   std::vector<Mention> mentions;
   size_t sentence_end = 0;  // one past the last token of tokens[i]'s sentence
@@ -127,8 +144,12 @@ std::vector<Mention> MentionExtractor::Extract(absl::string_view text) const {
     // Longest match in either dictionary, never crossing a sentence boundary; on a tie the
     // folded match wins.
     const size_t count = sentence_end - i;
-    const common::TokenTrie::Match folded = folded_.trie.LongestMatch(
+    common::TokenTrie::Match folded = folded_.trie.LongestMatch(
         count, [&](size_t k) -> const std::string& { return tokens[i + k].key; });
+    // A generic name is no mention by itself; an abbreviation spelled the same way still is
+    // ("ALL" the leukemia, "all" the HPO root).
+    const bool generic = folded.length > 0 && folded_.generic[folded.phrase] && !include_generic;
+    if (generic) folded = common::TokenTrie::Match{};
     const common::TokenTrie::Match cased = exact_case_.trie.LongestMatch(count, [&](size_t k) {
       return text.substr(tokens[i + k].begin, tokens[i + k].end - tokens[i + k].begin);
     });

@@ -44,8 +44,16 @@ struct Mention {
   std::string origin = "dictionary";
   // For abbreviation matches: the abbreviation as written; the entries' names expand it.
   std::string expanded_from;
-  // Lexicon names the span matched exactly (empty for LLM mentions not in the lexicon).
+  // For abbreviation matches: the sense it expands to (preferred name and external id of the
+  // entity), chosen from the question's context when the abbreviation has several
+  // (abbreviation_senses.h; "CRF" -> corticotropin-releasing factor or chronic renal failure).
+  std::string expansion;
+  std::string expansion_id;
+  // Lexicon names the span matched exactly (empty for LLM mentions not in the lexicon); for an
+  // abbreviation with several senses, only the chosen sense's.
   std::vector<NameRef> matches;
+  // The abbreviation's other senses, kept as lower-ranked candidates (not dictionary matches).
+  std::vector<NameRef> other_senses;
 };
 
 struct MentionExtractorOptions {
@@ -56,6 +64,9 @@ struct MentionExtractorOptions {
   int trigger_window_tokens = 6;
   // Names with more tokens than this are not indexed (long definitions masquerading as names).
   int max_name_tokens = 12;
+  // Normalised names (NormalizeForMatch) that are not a mention by themselves but still match
+  // inside longer names (generic_terms.h; a bundle's generic_terms.tsv).
+  std::vector<std::string> generic_terms;
 };
 
 class MentionExtractor {
@@ -63,28 +74,37 @@ class MentionExtractor {
   // Indexes every name of every entry. Names made only of stop words, or too short, are skipped.
   MentionExtractor(const Lexicon& lexicon, const MentionExtractorOptions& options = {});
 
-  // Non-overlapping mentions, left to right; at each position the longest name wins.
-  std::vector<Mention> Extract(absl::string_view text) const;
+  // Non-overlapping mentions, left to right; at each position the longest name wins. A generic
+  // name (options.generic_terms) is not reported unless `include_generic`; the words after its
+  // first are then tried again ("severe asthma": "asthma").
+  std::vector<Mention> Extract(absl::string_view text, bool include_generic = false) const;
 
   // Sets negated/uncertain on `mentions` from trigger words in `text` (exposed for LLM mentions).
   void FlagContext(absl::string_view text, std::vector<Mention>* mentions) const;
 
   int64_t indexed_names() const { return indexed_names_; }
+  // Indexed phrases that are generic (a phrase is every name with one normalised form).
+  int64_t generic_phrases() const { return generic_phrases_; }
 
  private:
   // A trie of names and, per phrase id, the lexicon names spelled that way.
   struct NameDictionary {
     common::TokenTrie trie;
     std::vector<std::vector<NameRef>> refs;
+    // Per phrase id: a generic name (folded dictionary only).
+    std::vector<bool> generic;
     void Add(const std::vector<std::string>& tokens, NameRef ref);
   };
   // Indexes one name in `folded_` or `exact_case_`; false when it is not indexed.
   bool IndexName(const std::string& name, NameRef ref);
+  // Flags the phrases of options_.generic_terms in folded_.
+  void MarkGenericPhrases();
 
   MentionExtractorOptions options_;
   NameDictionary folded_;      // on Token::key (lower-case, plural-folded)
   NameDictionary exact_case_;  // abbreviations, on the tokens as written
   int64_t indexed_names_ = 0;
+  int64_t generic_phrases_ = 0;
 };
 
 }  // namespace ibgraphrag::alignment

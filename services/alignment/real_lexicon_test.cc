@@ -2,10 +2,15 @@
 #include <cstdlib>
 
 #include "absl/strings/str_cat.h"
+#include "common/test_util/temp_dir.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "services/alignment/aligner.h"
+#include "services/alignment/bundle.h"
+#include "services/alignment/generic_terms.h"
 #include "services/alignment/lexicon.h"
 #include "services/alignment/mention_extractor.h"
+#include "services/alignment/testing/test_fixtures.h"
 
 namespace ibgraphrag::alignment {
 namespace {
@@ -23,8 +28,14 @@ class RealLexiconTest : public ::testing::Test {
     ASSERT_TRUE(lexicon.ok()) << lexicon.status();
     lexicon_ = new Lexicon(*std::move(lexicon));
     extractor_ = new MentionExtractor(*lexicon_);
+    generic_terms_ = new std::vector<GenericTerm>(ComputeGenericTerms(*lexicon_, {}));
+    MentionExtractorOptions options;
+    for (const GenericTerm& t : *generic_terms_) options.generic_terms.push_back(t.key);
+    filtered_ = new MentionExtractor(*lexicon_, options);
   }
   static void TearDownTestSuite() {
+    delete filtered_;
+    delete generic_terms_;
     delete extractor_;
     delete lexicon_;
   }
@@ -44,12 +55,28 @@ class RealLexiconTest : public ::testing::Test {
     }
     return out;
   }
+  static std::vector<std::string> Texts(const std::vector<Mention>& mentions) {
+    std::vector<std::string> out;
+    for (const Mention& m : mentions) out.push_back(m.text);
+    return out;
+  }
+  static bool IsGeneric(const std::string& key) {
+    for (const GenericTerm& t : *generic_terms_) {
+      if (t.key == key) return true;
+    }
+    return false;
+  }
   static Lexicon* lexicon_;
   static MentionExtractor* extractor_;
+  // With the generic terms of the real lexicon (what a bundle built from it holds).
+  static std::vector<GenericTerm>* generic_terms_;
+  static MentionExtractor* filtered_;
 };
 
 Lexicon* RealLexiconTest::lexicon_ = nullptr;
 MentionExtractor* RealLexiconTest::extractor_ = nullptr;
+std::vector<GenericTerm>* RealLexiconTest::generic_terms_ = nullptr;
+MentionExtractor* RealLexiconTest::filtered_ = nullptr;
 
 TEST_F(RealLexiconTest, TagsDiseasesPhenotypesDrugsGenesAndAbbreviations) {
   EXPECT_THAT(
@@ -66,6 +93,76 @@ TEST_F(RealLexiconTest, TagsDiseasesPhenotypesDrugsGenesAndAbbreviations) {
 TEST_F(RealLexiconTest, LowerCaseWordsDoNotFireAbbreviationsOrGeneSymbols) {
   EXPECT_THAT(Tag("mi casa, set the cat on the table"), ::testing::IsEmpty());
   EXPECT_GT(extractor_->indexed_names(), 100000);
+}
+
+TEST_F(RealLexiconTest, GenericWordsAreFlaggedAndEntitiesAreNot) {
+  // Qualifiers (HPO clinical modifier, frequency), the tops of DO and HPO, class words.
+  for (const std::string& generic :
+       {"disease", "syndrome", "severe", "chronic", "acute", "mild", "progressive", "proximal",
+        "intensity", "frequent", "recurrent", "mode of inheritance", "phenotypic abnormality"}) {
+    EXPECT_TRUE(IsGeneric(generic)) << generic;
+  }
+  for (const std::string& entity :
+       {"asthma", "pain", "fever", "cancer", "carcinoma", "tumor", "neoplasm", "blood",
+        "chronic kidney disease", "mitochondrial inheritance", "autosomal recessive inheritance",
+        "type 2 diabetes mellitus", "metformin"}) {
+    EXPECT_FALSE(IsGeneric(entity)) << entity;
+  }
+  EXPECT_LT(generic_terms_->size(), 400u);  // a short list, not a stop-word purge
+  EXPECT_THAT(filtered_->Extract("Severe disease in a patient with an acute syndrome."),
+              ::testing::IsEmpty());
+  EXPECT_THAT(Tag("Severe disease in a patient"), ::testing::Not(::testing::IsEmpty()));
+  EXPECT_THAT(Texts(filtered_->Extract(
+                  "Severe chronic kidney disease with progressive pain and mild asthma.")),
+              ElementsAre("chronic kidney disease", "pain", "asthma"));
+  // The PathwayCommons pathway named "Disease" is not a mention either.
+  EXPECT_THAT(filtered_->Extract("Disease"), ::testing::IsEmpty());
+}
+
+// Abbreviation senses on real entries: a bundle of every entry that "MS", "CRF" or "MI" names
+// (hash encoder), aligned in two contexts each.
+TEST_F(RealLexiconTest, AbbreviationSenseFollowsTheContext) {
+  Lexicon senses;
+  senses.source = "test:real-abbreviations";
+  for (const LexiconEntry& e : lexicon_->entries) {
+    for (const std::string& a : e.abbreviations) {
+      if (a == "MS" || a == "CRF" || a == "MI") {
+        senses.entries.push_back(e);
+        break;
+      }
+    }
+  }
+  ASSERT_GE(senses.entries.size(), 6u);
+  common::test_util::ScratchDir base("align-real-senses");
+  auto encoder = CreateTextEncoder(EncoderSpec());
+  ASSERT_TRUE(encoder.ok()) << encoder.status();
+  std::shared_ptr<const TextEncoder> shared_encoder(*std::move(encoder));
+  auto aligner = testing::AlignerOnNewBundle(senses, shared_encoder, base.path());
+  ASSERT_TRUE(aligner.ok()) << aligner.status();
+  const AlignmentBundle& bundle = (*aligner)->bundle();
+  auto sense_of = [&](const std::string& text) -> std::string {
+    auto r = (*aligner)->ExtractMentions(text, false);
+    if (!r.ok() || r->mentions.empty()) return "none";
+    const Mention& m = r->mentions.front();
+    std::string ids = m.expansion_id;
+    for (const NameRef& ref : m.matches) {
+      const std::string& id = bundle.lexicon.entries[ref.entry].external_id;
+      if (id != m.expansion_id) absl::StrAppend(&ids, "+", id);
+    }
+    return ids;
+  };
+  EXPECT_EQ(sense_of("MS: demyelination of the brain and spinal cord, scarring of the myelin "
+                     "sheaths around the axons."),
+            "DOID:2377");
+  EXPECT_EQ(sense_of("MS after rheumatic fever: narrowing of the mitral valve orifice."),
+            "HP:0001718");
+  EXPECT_EQ(sense_of("CRF: gradual loss of kidney function over years."), "DOID:784");
+  EXPECT_EQ(sense_of("CRF so severe that he needs dialysis or kidney transplantation; the "
+                     "glomerular filtration rate is below 15."),
+            "HP:0003774");
+  // One concept in two ontologies is one sense: both stay dictionary matches.
+  EXPECT_THAT(sense_of("Acute MI with ST elevation."),
+              ::testing::AnyOf("DOID:5844+HP:0001658", "HP:0001658+DOID:5844"));
 }
 
 }  // namespace

@@ -17,32 +17,13 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "common/status_macros.h"
+#include "services/alignment/name_features.h"
 #include "services/alignment/text_normalize.h"
+#include "services/alignment/trained_encoder.h"
 #include "services/kgstore/import/line_reader.h"
 
 namespace ibgraphrag::alignment {
 namespace {
-
-// FNV-1a over a kind byte and the feature text, then a splitmix64 finaliser so that low bits
-// (the bucket) and the top bit (the sign) are both well mixed. Fixed constants: vectors must be
-// identical across builds and machines, since bundles store them.
-uint64_t FeatureHash(char kind, absl::string_view a, absl::string_view b = {}) {
-  uint64_t h = 1469598103934665603ULL;
-  auto mix = [&h](unsigned char c) {
-    h ^= c;
-    h *= 1099511628211ULL;
-  };
-  mix(static_cast<unsigned char>(kind));
-  for (const char c : a) mix(static_cast<unsigned char>(c));
-  if (!b.empty()) {
-    mix(' ');
-    for (const char c : b) mix(static_cast<unsigned char>(c));
-  }
-  h += 0x9E3779B97F4A7C15ULL;
-  h = (h ^ (h >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  h = (h ^ (h >> 27)) * 0x94D049BB133111EBULL;
-  return h ^ (h >> 31);
-}
 
 void AddFeature(uint64_t h, float weight, float* out, int dim) {
   const float sign = (h >> 63) != 0 ? -1.0f : 1.0f;
@@ -145,26 +126,13 @@ absl::StatusOr<std::unique_ptr<HashNgramEncoder>> HashNgramEncoder::Create(
 void HashNgramEncoder::EncodeInto(absl::string_view text, float* out) const {
   const int dim = options_.dim;
   std::fill(out, out + dim, 0.0f);
-  const std::vector<Token> tokens = Tokenize(text);
-  std::string padded;
-  for (size_t i = 0; i < tokens.size(); ++i) {
-    const std::string& w = tokens[i].key;
-    padded.assign("<");
-    padded += w;
-    padded += '>';
-    const int len = static_cast<int>(padded.size());
-    for (int n = options_.min_ngram; n <= options_.max_ngram; ++n) {
-      for (int s = 0; s + n <= len; ++s) {
-        AddFeature(FeatureHash('c', absl::string_view(padded).substr(s, n)), 1.0f, out, dim);
-      }
-    }
-    if (options_.unigram_weight > 0) {
-      AddFeature(FeatureHash('w', w), options_.unigram_weight, out, dim);
-    }
-    if (options_.bigram_weight > 0 && i + 1 < tokens.size()) {
-      AddFeature(FeatureHash('b', w, tokens[i + 1].key), options_.bigram_weight, out, dim);
-    }
-  }
+  VisitTextFeatures(text, options_.min_ngram, options_.max_ngram, options_.unigram_weight > 0,
+                    options_.bigram_weight > 0, [&](char kind, uint64_t hash) {
+                      const float weight = kind == 'c'   ? 1.0f
+                                           : kind == 'w' ? options_.unigram_weight
+                                                         : options_.bigram_weight;
+                      AddFeature(hash, weight, out, dim);
+                    });
   L2Normalize(absl::MakeSpan(out, dim));
 }
 
@@ -386,6 +354,20 @@ absl::StatusOr<std::unique_ptr<TextEncoder>> CreateTextEncoder(const EncoderSpec
     IBGR_ASSIGN_OR_RETURN(auto enc, HashNgramEncoder::Create(spec.hash));
     return std::unique_ptr<TextEncoder>(std::move(enc));
   }
+  if (spec.kind == "trained" && !EncoderComesFromManifest(spec)) {
+    std::string dir = spec.trained.dir;
+    if (dir.empty()) {
+      IBGR_ASSIGN_OR_RETURN(dir, EncoderArtifacts(spec.base_path).Resolve(spec.trained.version));
+    }
+    IBGR_ASSIGN_OR_RETURN(auto enc, TrainedNameEncoder::Open(dir));
+    return std::unique_ptr<TextEncoder>(std::move(enc));
+  }
+  if (EncoderComesFromManifest(spec)) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "encoder.kind: \"", spec.kind,
+        "\" without a dir or version takes the encoder an artifact's manifest names; open it "
+        "with EncoderForManifest"));
+  }
   if (spec.kind == "word-vectors") {
     IBGR_ASSIGN_OR_RETURN(auto enc, WordVectorEncoder::Create(spec.word_vectors));
     return std::unique_ptr<TextEncoder>(std::move(enc));
@@ -394,8 +376,14 @@ absl::StatusOr<std::unique_ptr<TextEncoder>> CreateTextEncoder(const EncoderSpec
     IBGR_ASSIGN_OR_RETURN(auto enc, RemoteEmbeddingEncoder::Create(spec.remote));
     return std::unique_ptr<TextEncoder>(std::move(enc));
   }
-  return absl::InvalidArgumentError(absl::StrCat(
-      "encoder.kind: \"", spec.kind, "\" is not one of hash-ngram, word-vectors, openai"));
+  return absl::InvalidArgumentError(
+      absl::StrCat("encoder.kind: \"", spec.kind,
+                   "\" is not one of hash-ngram, trained, bundle, word-vectors, openai"));
+}
+
+bool EncoderComesFromManifest(const EncoderSpec& spec) {
+  return spec.kind == "bundle" ||
+         (spec.kind == "trained" && spec.trained.dir.empty() && spec.trained.version == 0);
 }
 
 }  // namespace ibgraphrag::alignment

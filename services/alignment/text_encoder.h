@@ -162,15 +162,33 @@ class RemoteEmbeddingEncoder final : public TextEncoder {
   std::unique_ptr<common::OpenAiClient> client_;
 };
 
+// A trained encoder artifact (services/alignment/trained_encoder.h) to use.
+struct TrainedEncoderSpec {
+  // A version directory `<base>/encoder/<version>/`; wins over `version`.
+  std::string dir;
+  // A version under `<EncoderSpec::base_path>/encoder/`, > 0. With neither set, the trained
+  // encoder the bundle (or retriever model) names by id.
+  int64_t version = 0;
+};
+
 // Which encoder a bundle build or a server uses.
 struct EncoderSpec {
-  // "hash-ngram" (default), "word-vectors" or "openai".
+  // "hash-ngram" (default), "trained", "word-vectors", "openai", or "bundle": the encoder whose
+  // id the bundle (or retriever model) being opened names (OpenEncoderById, trained_encoder.h).
   std::string kind = "hash-ngram";
+  // Artifact base holding `encoder/<version>/` (kinds "trained" and "bundle").
+  std::string base_path;
   HashNgramEncoderOptions hash;
+  TrainedEncoderSpec trained;
   WordVectorEncoderOptions word_vectors;
   RemoteEmbeddingEncoderOptions remote;
 };
+// The encoder `spec` describes. Kind "bundle", and "trained" without a dir or version, take the
+// encoder from an artifact's manifest: use EncoderForManifest (trained_encoder.h) for those;
+// here they are FAILED_PRECONDITION.
 absl::StatusOr<std::unique_ptr<TextEncoder>> CreateTextEncoder(const EncoderSpec& spec);
+// True for the specs whose encoder is named by the manifest of the artifact being opened.
+bool EncoderComesFromManifest(const EncoderSpec& spec);
 
 // Scales `v` to unit L2 norm (left all zero when it is zero).
 void L2Normalize(absl::Span<float> v);

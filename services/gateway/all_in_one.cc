@@ -1,6 +1,7 @@
 #include "services/gateway/all_in_one.h"
 
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "common/logging.h"
@@ -28,6 +29,23 @@ common::ServerRunner::Options Internal(const common::ServerRunner::Options& base
 
 }  // namespace
 
+absl::StatusOr<std::optional<common::OpenAiClientOptions>> AlignmentLlmBackend(
+    const reasoner::ReasonerServer::Options& reasoner, const std::string& choice) {
+  const std::vector<common::OpenAiClientOptions>& backends = reasoner.reasoner.backends;
+  if (choice == "none") return std::nullopt;
+  // By default MSCA uses the LLM that answers, so configuring one LLM enables both steps.
+  const std::string& name = !choice.empty() ? choice : reasoner.default_backend;
+  for (const common::OpenAiClientOptions& b : backends) {
+    if (b.name == name) return b;
+  }
+  if (!choice.empty()) {
+    return absl::NotFoundError(absl::StrCat("--alignment_llm_backend: \"", choice,
+                                            "\" is not a backend of the reasoner config"));
+  }
+  if (backends.empty()) return std::nullopt;
+  return backends.front();  // the reasoner defaults to extractive answers, but an LLM is there
+}
+
 AllInOne::~AllInOne() { Shutdown(); }
 
 absl::StatusOr<std::unique_ptr<AllInOne>> AllInOne::Start(const AllInOneOptions& options) {
@@ -52,6 +70,10 @@ absl::StatusOr<std::unique_ptr<AllInOne>> AllInOne::Start(const AllInOneOptions&
   alignment::AlignmentServer::Options align = options.alignment;
   align.server = Internal(options.gateway.server, "alignment", registry);
   align.base_path = options.base_path;
+  if (!align.llm.has_value()) {
+    IBGR_ASSIGN_OR_RETURN(align.llm,
+                          AlignmentLlmBackend(options.reasoner, options.alignment_llm_backend));
+  }
   IBGR_ASSIGN_OR_RETURN(suite->alignment_, alignment::AlignmentServer::BuildAndStart(align));
   if (!suite->alignment_->serving()) {
     return absl::FailedPreconditionError(absl::StrCat(

@@ -8,9 +8,11 @@
 #define IBGRAPHRAG_SERVICES_GATEWAY_ALL_IN_ONE_H_
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "common/openai_client.h"
 #include "common/server_runner.h"
 #include "services/alignment/alignment_server.h"
 #include "services/gateway/gateway_server.h"
@@ -31,10 +33,21 @@ struct AllInOneOptions {
   reasoner::ReasonerServer::Options reasoner;
   // Alignment encoder and MSCA defaults (its server/base fields are ignored).
   alignment::AlignmentServer::Options alignment;
+  // The LLM of alignment's MSCA selection step, shared with the reasoner (AlignmentLlmBackend):
+  // "" = the reasoner's default backend when it is an LLM, else its first backend, else none;
+  // "none" = no LLM step; else the name of one of reasoner.reasoner.backends. Ignored when
+  // alignment.llm is already set.
+  std::string alignment_llm_backend;
   // Retriever scoring device and threads.
   std::string device = "auto";
   int torch_threads = 1;
 };
+
+// Which of the reasoner's backends alignment's LLM selection step uses (see
+// AllInOneOptions::alignment_llm_backend); nullopt = none. NOT_FOUND naming the flag when
+// `choice` names no configured backend.
+absl::StatusOr<std::optional<common::OpenAiClientOptions>> AlignmentLlmBackend(
+    const reasoner::ReasonerServer::Options& reasoner, const std::string& choice);
 
 class AllInOne {
  public:

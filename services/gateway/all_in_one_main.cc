@@ -4,10 +4,13 @@
 //   ibgraphrag [--base=artifacts] [--port=50051] [--metrics_port=9091]
 //              [--api_keys_file=keys] [--rate_limit_qps=N] [--reasoner_config=reasoner.textproto]
 //              [--device=auto] [--torch_threads=1] [--config=server.textproto]
+//              [--alignment_llm_backend=NAME|none]
 //
 // --reasoner_config is an ibgraphrag.config.v1.ReasonerConfig (LLM backends, prompts); without
-// it answers come from the extractive backend. --config is the ServerConfig of the public port;
-// IBGR_* / IBGR_GATEWAY_* environment variables override it; flags override both.
+// it answers come from the extractive backend. Alignment's MSCA LLM selection step uses the same
+// backend (the default one, else the first; --alignment_llm_backend picks another or "none").
+// --config is the ServerConfig of the public port; IBGR_* / IBGR_GATEWAY_* environment variables
+// override it; flags override both.
 #include <cstdio>
 #include <cstdlib>
 
@@ -27,6 +30,9 @@ ABSL_FLAG(std::string, reasoner_config, "",
           "ReasonerConfig text proto (LLM backends, prompts); empty = extractive answers");
 ABSL_FLAG(std::string, device, "auto", "retriever scoring device: auto, cpu or cuda:N");
 ABSL_FLAG(int, torch_threads, 1, "LibTorch intra-op threads of the retriever");
+ABSL_FLAG(std::string, alignment_llm_backend, "",
+          "reasoner backend of alignment's MSCA LLM selection step: empty = the reasoner's "
+          "default backend, else its first; \"none\" = no LLM step");
 
 namespace {
 
@@ -53,6 +59,7 @@ absl::Status Run() {
                                                                ": ", reasoner.status().message()));
   }
   options.reasoner = *std::move(reasoner);
+  options.alignment_llm_backend = absl::GetFlag(FLAGS_alignment_llm_backend);
 
   if (auto s = ibgraphrag::common::ServerRunner::InstallTerminationSignalHandlers(); !s.ok()) {
     return s;

@@ -3,9 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "absl/strings/numbers.h"
-#include "absl/strings/str_cat.h"
-#include "absl/strings/strip.h"
+#include "services/alignment/trained_encoder.h"
 
 namespace ibgraphrag::retriever {
 
@@ -35,16 +33,11 @@ absl::StatusOr<TextEmbedder> DefaultTextEmbedder() {
   return HashNgramEmbedder(alignment::HashNgramEncoderOptions().dim);
 }
 
-absl::StatusOr<TextEmbedder> EmbedderForId(std::string_view id) {
-  absl::string_view rest(id.data(), id.size());
-  int dim = 0;
-  if (absl::ConsumePrefix(&rest, "hash-ngram-v1-d") && absl::SimpleAtoi(rest, &dim)) {
-    absl::StatusOr<TextEmbedder> embedder = HashNgramEmbedder(dim);
-    if (embedder.ok() && embedder->id == id) return embedder;
-  }
-  return absl::NotFoundError(
-      absl::StrCat("encoder \"", absl::string_view(id.data(), id.size()),
-                   "\" cannot be rebuilt from its id; configure it and pass it to the retriever"));
+absl::StatusOr<TextEmbedder> EmbedderForId(const std::string& base_path, std::string_view id) {
+  absl::StatusOr<std::unique_ptr<alignment::TextEncoder>> encoder =
+      alignment::OpenEncoderById(base_path, absl::string_view(id.data(), id.size()));
+  if (!encoder.ok()) return encoder.status();
+  return EmbedderFromEncoder(std::shared_ptr<const alignment::TextEncoder>(std::move(*encoder)));
 }
 
 }  // namespace ibgraphrag::retriever

@@ -5,6 +5,7 @@
 #define IBGRAPHRAG_SERVICES_RETRIEVER_ALIGNMENT_EMBEDDER_H_
 
 #include <memory>
+#include <string>
 #include <string_view>
 
 #include "absl/status/statusor.h"
@@ -23,10 +24,11 @@ absl::StatusOr<TextEmbedder> DefaultTextEmbedder();
 // Alignment's hashed n-gram encoder with `dim` dimensions (16..65536) and default n-gram options.
 absl::StatusOr<TextEmbedder> HashNgramEmbedder(int dim);
 
-// The encoder a model manifest names, when it can be rebuilt from its id alone (the hashed n-gram
-// encoder: "hash-ngram-v1-d<dim>"); NOT_FOUND otherwise (word-vector or remote encoders must be
-// configured and passed in explicitly).
-absl::StatusOr<TextEmbedder> EmbedderForId(std::string_view id);
+// The encoder a model manifest names, opened by its id (alignment::OpenEncoderById): hashed
+// n-gram ids are rebuilt, trained ids ("trained-name-v1-...") are loaded from
+// `<base_path>/encoder/<version>/`; NOT_FOUND naming the id and where it looked otherwise
+// (word-vector or remote encoders must be configured and passed in explicitly).
+absl::StatusOr<TextEmbedder> EmbedderForId(const std::string& base_path, std::string_view id);
 
 }  // namespace ibgraphrag::retriever
 

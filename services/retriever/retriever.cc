@@ -9,6 +9,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "common/status_macros.h"
+#include "services/alignment/trained_encoder.h"
 #include "services/retriever/alignment_embedder.h"
 
 namespace ibgraphrag::retriever {
@@ -68,13 +69,18 @@ absl::StatusOr<std::shared_ptr<const RetrieverModel>> RetrieverModel::Load(const
                                                                            const Options& options,
                                                                            TextEmbedder embedder) {
   IBGR_ASSIGN_OR_RETURN(LoadedRetrieverVersion version, LoadRetrieverVersion(dir));
-  return FromParts(std::move(version), options, std::move(embedder));
+  Options with_base = options;
+  if (with_base.encoder_base_path.empty()) {
+    with_base.encoder_base_path = alignment::ArtifactBaseOfVersionDir(dir);
+  }
+  return FromParts(std::move(version), with_base, std::move(embedder));
 }
 
 absl::StatusOr<std::shared_ptr<const RetrieverModel>> RetrieverModel::FromParts(
     LoadedRetrieverVersion version, const Options& options, TextEmbedder embedder) {
   if (!embedder.embed) {
-    absl::StatusOr<TextEmbedder> builtin = EmbedderForId(version.manifest.encoder_id);
+    absl::StatusOr<TextEmbedder> builtin =
+        EmbedderForId(options.encoder_base_path, version.manifest.encoder_id);
     if (!builtin.ok()) {
       return absl::FailedPreconditionError(
           absl::StrCat("encoder: ", builtin.status().message(), "; pass it to the server"));

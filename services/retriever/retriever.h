@@ -58,10 +58,13 @@ class RetrieverModel {
     // Score with LibTorch ops on the device even on CPU (the fused loop is used otherwise on
     // CPU; on CUDA the torch path is always used).
     bool force_torch_scoring = false;
+    // Artifact base holding `encoder/<version>/`, where a trained encoder the manifest names is
+    // looked up when no embedder is passed; empty: the base the model directory lives in.
+    std::string encoder_base_path;
   };
   // Loads `dir` (LoadRetrieverVersion) and precomputes projections. FAILED_PRECONDITION when
   // `embedder` is not the encoder the artifacts were built with. An empty `embedder` (no
-  // `embed` function) picks the built-in encoder named by the manifest (EmbedderForId,
+  // `embed` function) opens the encoder named by the manifest by its id (EmbedderForId,
   // alignment_embedder.h).
   static absl::StatusOr<std::shared_ptr<const RetrieverModel>> Load(const std::string& dir,
                                                                     const Options& options,

@@ -58,6 +58,7 @@ absl::StatusOr<std::unique_ptr<RetrieverServer>> RetrieverServer::BuildAndStart(
   manager.log_name = "retriever";
   RetrieverModel::Options model_options;
   model_options.device = options.device;
+  model_options.encoder_base_path = options.base_path;  // trained encoders in <base>/encoder/
   // No explicit encoder: the one the model's manifest names.
   const TextEmbedder embedder = options.embedder.value_or(TextEmbedder());
   RetrieverServer* s = server.get();

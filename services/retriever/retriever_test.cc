@@ -6,15 +6,18 @@
 #include <set>
 #include <tuple>
 
+#include "common/test_util/temp_dir.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "services/kgstore/kg_store_test_util.h"
+#include "services/alignment/trained_encoder.h"
 #include "services/retriever/alignment_embedder.h"
 #include "services/retriever/retriever_test_util.h"
 
 namespace ibgraphrag::retriever {
 namespace {
 
+using ::testing::AllOf;
 using ::testing::Contains;
 using ::testing::HasSubstr;
 using ::testing::Key;
@@ -256,6 +259,36 @@ TEST_F(RetrieverTest, EncoderMismatchIsRefused) {
                            RetrieverModel::Options{"cpu", false}, HashNgramEmbedder(64).value());
   EXPECT_EQ(model.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(model.status().message(), HasSubstr("hash-ngram-v1-d32"));
+}
+
+TEST(RetrieverModelTest, LoadsTheTrainedEncoderItsManifestNamesFromTheBase) {
+  common::test_util::ScratchDir base("retriever-trained-encoder");
+  alignment::TrainedEncoderWeights w;
+  w.features.buckets = 1024;
+  w.dim = 16;
+  for (int i = 0; i < w.features.buckets * w.dim; ++i) w.embedding.push_back(((i * 37) % 11) - 5);
+  const std::string encoder_dir =
+      *alignment::PublishTrainedEncoder(base.path(), w, alignment::TrainedEncoderArtifactInfo());
+  const std::string id = *alignment::ReadTrainedEncoderId(encoder_dir);
+  absl::StatusOr<TextEmbedder> embedder = EmbedderForId(base.path(), id);
+  ASSERT_TRUE(embedder.ok()) << embedder.status();
+  EXPECT_EQ(embedder->id, id);
+  EXPECT_EQ(embedder->dim, 16);
+  testing::PublishTestVersionWith(base.path(), kt::SmallKg(), *embedder);
+
+  // No embedder passed: the one the manifest names, found under the model's base.
+  auto model = RetrieverModel::Load(RetrieverVersionDir(base.path(), 1),
+                                    RetrieverModel::Options{"cpu", false}, TextEmbedder());
+  ASSERT_TRUE(model.ok()) << model.status();
+  EXPECT_EQ((*model)->embedder().id, id);
+
+  std::filesystem::remove_all(encoder_dir);
+  const absl::Status gone =
+      RetrieverModel::Load(RetrieverVersionDir(base.path(), 1),
+                           RetrieverModel::Options{"cpu", false}, TextEmbedder())
+          .status();
+  EXPECT_EQ(gone.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(gone.message(), AllOf(HasSubstr(id), HasSubstr("ibgr artifacts build")));
 }
 
 }  // namespace

@@ -20,10 +20,11 @@ namespace ibgraphrag::retriever::testing {
 // Publishes `<base>/retriever/<version>/` for `kg`: hashed n-gram embeddings of width
 // `text_dim` and a randomly initialised scorer with `hidden` units (with `residual`, the
 // trainer's start: ranks exactly like SHORTEST_PATH).
-inline void PublishTestVersion(const std::string& base, const kgstore::KgData& kg,
-                               int text_dim = 32, int hidden = 16, int64_t version = 1,
-                               bool residual = false) {
-  const TextEmbedder embedder = HashNgramEmbedder(text_dim).value();
+// `embedder` embeds the texts (its id goes into the manifest).
+inline void PublishTestVersionWith(const std::string& base, const kgstore::KgData& kg,
+                                   const TextEmbedder& embedder, int hidden = 16,
+                                   int64_t version = 1, bool residual = false) {
+  const int text_dim = embedder.dim;
   absl::StatusOr<common::ArtifactStaging> staging =
       common::ArtifactStaging::CreateVersion(RetrieverArtifacts(base), version);
   ASSERT_TRUE(staging.ok()) << staging.status();
@@ -40,6 +41,12 @@ inline void PublishTestVersion(const std::string& base, const kgstore::KgData& k
   ScorerParams params = InitScorerParams(config, 42);
   if (residual) ResidualPriorInit(&params);
   ASSERT_TRUE(PublishRetrieverVersion(&*staging, params, manifest).ok());
+}
+
+inline void PublishTestVersion(const std::string& base, const kgstore::KgData& kg,
+                               int text_dim = 32, int hidden = 16, int64_t version = 1,
+                               bool residual = false) {
+  PublishTestVersionWith(base, kg, HashNgramEmbedder(text_dim).value(), hidden, version, residual);
 }
 
 // Sets manifest.json's format_version in `version_dir` (an artifact of an older build).

@@ -65,6 +65,9 @@ ABSL_FLAG(std::string, metrics_json, "", "write the final metrics here as JSON")
 ABSL_FLAG(int64_t, evaluate, 0,
           "evaluate this existing model version (IBRP, COSINE, SHORTEST_PATH) instead of training");
 ABSL_FLAG(std::string, eval_split, "dev", "split --evaluate scores: dev or train");
+ABSL_FLAG(std::string, encoder_id, "hash-ngram-v1-d256",
+          "text encoder of the embeddings and questions, by id: hash-ngram-v1-d<dim> or a "
+          "trained encoder's id (found in <base>/encoder/<version>/)");
 
 namespace {
 
@@ -157,7 +160,8 @@ absl::Status Run(int argc, char** argv) {
                         ArtifactStaging::CreateVersion(RetrieverArtifacts(base)));
   const int64_t version = staging_dir.version();
   const std::string& staging = staging_dir.dir();
-  const TextEmbedder embedder = HashNgramEmbedder(256).value();
+  IBGR_ASSIGN_OR_RETURN(const TextEmbedder embedder,
+                        EmbedderForId(base, absl::GetFlag(FLAGS_encoder_id)));
   RetrieverManifest manifest;
   manifest.version = version;
   manifest.kg_version = kg_version;

@@ -10,6 +10,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "common/torch_guard.h"
 #include "services/retriever/scorer_params.h"
 
 namespace ibgraphrag::retriever::internal {
@@ -67,19 +68,8 @@ inline ScorerParams CopyParamsOut(ScorerModule& m) {
   return p;
 }
 
-// Runs `fn`, turning LibTorch exceptions into INTERNAL (or FAILED_PRECONDITION for CUDA
-// problems) naming `what`.
-template <typename Fn>
-absl::Status TorchGuard(const char* what, Fn&& fn) {
-  try {
-    return fn();
-  } catch (const c10::Error& e) {
-    return absl::InternalError(
-        absl::StrCat(what, ": LibTorch error: ", e.what_without_backtrace()));
-  } catch (const std::exception& e) {
-    return absl::InternalError(absl::StrCat(what, ": ", e.what()));
-  }
-}
+// LibTorch exceptions -> absl::Status (one definition for the suite).
+using common::TorchGuard;
 
 }  // namespace ibgraphrag::retriever::internal
 

@@ -4,10 +4,12 @@
 
 #include "absl/flags/declare.h"
 #include "absl/flags/flag.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "services/alignment/aligner.h"
 #include "services/alignment/alignment_api.h"
+#include "services/alignment/trained_encoder.h"
 #include "tools/ibgr/cli_common.h"
 
 ABSL_DECLARE_FLAG(std::string, data_dir);
@@ -24,6 +26,10 @@ ABSL_FLAG(bool, msca, true, "align: MSCA on (false = plain top-1 linking per men
 ABSL_FLAG(bool, calibrated, true,
           "align: calibrated S and R (false = the paper's raw cosines; docs/alignment.md)");
 ABSL_FLAG(bool, json, false, "print JSON instead of a table");
+ABSL_FLAG(std::string, encoder, "hash-ngram",
+          "align build / artifacts build: encoder of the bundle and the retriever model: "
+          "hash-ngram, or trained (the newest <base>/encoder/<version>/; artifacts build trains "
+          "one when there is none)");
 
 namespace ibgraphrag::cli {
 namespace {
@@ -34,6 +40,33 @@ int Fail(const absl::Status& status) {
 }
 
 }  // namespace
+
+absl::StatusOr<alignment::EncoderSpec> BuildEncoderSpecFromFlags() {
+  const std::string kind = absl::GetFlag(FLAGS_encoder);
+  alignment::EncoderSpec spec;
+  if (kind == "hash-ngram") return spec;
+  if (kind != "trained") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--encoder: \"", kind, "\" is not one of hash-ngram, trained"));
+  }
+  spec.kind = "trained";
+  spec.base_path = absl::GetFlag(FLAGS_base);
+  absl::StatusOr<std::string> dir =
+      alignment::EncoderArtifacts(spec.base_path).Resolve(std::nullopt);
+  if (!dir.ok()) return dir.status();
+  spec.trained.dir = *dir;
+  return spec;
+}
+
+absl::StatusOr<std::string> EncoderIdOfSpec(const alignment::EncoderSpec& spec) {
+  if (spec.kind == "trained" && !spec.trained.dir.empty()) {
+    return alignment::ReadTrainedEncoderId(spec.trained.dir);
+  }
+  absl::StatusOr<std::unique_ptr<alignment::TextEncoder>> encoder =
+      alignment::CreateTextEncoder(spec);
+  if (!encoder.ok()) return encoder.status();
+  return (*encoder)->id();
+}
 
 int AlignBuild(const std::vector<std::string>& args) {
   if (!args.empty()) {
@@ -60,7 +93,9 @@ int AlignBuild(const std::vector<std::string>& args) {
   }
   build.created_by = "ibgr align build";
   const absl::Time start = absl::Now();
-  auto result = alignment::BuildBundleFromSources(sources, alignment::EncoderSpec(), build);
+  absl::StatusOr<alignment::EncoderSpec> encoder = BuildEncoderSpecFromFlags();
+  if (!encoder.ok()) return Fail(encoder.status());
+  auto result = alignment::BuildBundleFromSources(sources, *encoder, build);
   if (!result.ok()) return Fail(result.status());
   std::printf("bundle: %s\n  encoder %s (dim %d), %lld entries, %lld index rows (%s), %.1f s\n",
               result->dir.c_str(), result->manifest.encoder_id.c_str(), result->manifest.dim,

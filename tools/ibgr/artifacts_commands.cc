@@ -12,15 +12,24 @@
 #include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "common/file_util.h"
+#include "common/status_macros.h"
+#include "common/versioned_artifacts.h"
 #include "services/alignment/bundle.h"
+#include "services/alignment/encoder_training/encoder_trainer.h"
+#include "services/alignment/trained_encoder.h"
 #include "services/kgstore/kg_store.h"
 #include "services/kgstore/snapshot_manifest.h"
 #include "services/retriever/model_bundle.h"
 #include "tools/ibgr/align_commands.h"
+#include "tools/ibgr/cli_common.h"
 #include "tools/ibgr/kg_commands.h"
 
 ABSL_DECLARE_FLAG(std::string, base);
 ABSL_DECLARE_FLAG(bool, if_missing);
+ABSL_DECLARE_FLAG(std::string, encoder);
+ABSL_DECLARE_FLAG(std::string, data_dir);
+ABSL_DECLARE_FLAG(std::string, snapshot_dir);
 ABSL_FLAG(std::string, retriever_train_args, "",
           "artifacts build: extra flags for retriever_train, space-separated (e.g. --epochs=4)");
 
@@ -32,6 +41,11 @@ std::string SelfDir() {
   std::error_code ec;
   const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
   return ec ? std::string(".") : self.parent_path().string();
+}
+
+int Fail(const absl::Status& status) {
+  std::fprintf(stderr, "error: %s\n", status.ToString().c_str());
+  return 1;
 }
 
 int RunChild(const std::vector<std::string>& argv) {
@@ -51,9 +65,53 @@ int RunChild(const std::vector<std::string>& argv) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
 }
 
-// Why the newest retriever model cannot serve the newest KG, or nullopt when it can.
+// With --encoder=trained: the newest encoder under <base>/encoder/, trained (and published) by
+// the encoder trainer when there is none. The trainer's defaults define the default artifact.
+absl::Status EnsureTrainedEncoder(const std::string& base) {
+  IBGR_ASSIGN_OR_RETURN(std::vector<int64_t> versions,
+                        alignment::EncoderArtifacts(base).ListVersions());
+  if (!versions.empty()) {
+    std::printf("trained encoder exists: %s (nothing to do)\n",
+                alignment::EncoderArtifacts(base).VersionDir(versions.back()).c_str());
+    return absl::OkStatus();
+  }
+  alignment::training::EncoderTrainOptions options;
+  options.data_dir =
+      absl::GetFlag(FLAGS_data_dir).empty() ? DefaultDataDir() : absl::GetFlag(FLAGS_data_dir);
+  options.sources.snapshot_dir = absl::GetFlag(FLAGS_snapshot_dir);
+  if (options.sources.snapshot_dir.empty()) options.sources.data_dir = options.data_dir;
+  options.base_path = base;
+  options.log = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
+  std::printf("training the name encoder (none under %s)\n",
+              alignment::EncoderArtifacts(base).root().c_str());
+  IBGR_ASSIGN_OR_RETURN(alignment::training::TrainedEncoderResult trained,
+                        alignment::training::TrainAndPublishEncoder(options));
+  std::printf("encoder %s: %s (training %.1f s)\n%s", trained.encoder_id.c_str(),
+              trained.encoder_dir.c_str(), trained.training_seconds, trained.metrics_table.c_str());
+  return absl::OkStatus();
+}
+
+// Why the newest alignment bundle is not built with `encoder_id`, or nullopt when it is.
+std::optional<std::string> BundleProblem(const std::string& base, const std::string& encoder_id) {
+  absl::StatusOr<std::string> dir = alignment::ResolveBundleDir(base, std::nullopt);
+  if (!dir.ok()) return std::string(dir.status().message());
+  absl::StatusOr<std::string> json =
+      common::ReadFileToString(absl::StrCat(*dir, "/", common::kArtifactManifestFile));
+  if (!json.ok()) return std::string(json.status().message());
+  absl::StatusOr<alignment::BundleManifest> manifest = alignment::BundleManifestFromJson(*json);
+  if (!manifest.ok()) return std::string(manifest.status().message());
+  if (manifest->encoder_id != encoder_id) {
+    return absl::StrCat(*dir, " was built with encoder ", manifest->encoder_id, ", --encoder is ",
+                        encoder_id);
+  }
+  return std::nullopt;
+}
+
+// Why the newest retriever model cannot serve the newest KG with `encoder_id`, or nullopt when
+// it can.
 std::optional<std::string> RetrieverModelProblem(const std::string& base,
-                                                 const std::string& kg_version) {
+                                                 const std::string& kg_version,
+                                                 const std::string& encoder_id) {
   absl::StatusOr<std::string> dir = retriever::ResolveRetrieverDir(base, std::nullopt);
   if (!dir.ok()) return "no model";
   absl::StatusOr<retriever::LoadedRetrieverVersion> loaded = retriever::LoadRetrieverVersion(*dir);
@@ -62,6 +120,10 @@ std::optional<std::string> RetrieverModelProblem(const std::string& base,
   if (loaded->manifest.kg_version != kg_version) {
     return absl::StrCat(*dir, " was trained on KG version ", loaded->manifest.kg_version,
                         ", the newest is ", kg_version);
+  }
+  if (loaded->manifest.encoder_id != encoder_id) {
+    return absl::StrCat(*dir, " embeds with encoder ", loaded->manifest.encoder_id,
+                        ", --encoder is ", encoder_id);
   }
   return std::nullopt;
 }
@@ -80,23 +142,32 @@ int ArtifactsBuild(const std::vector<std::string>& args) {
   }
   const std::string kg_version = std::filesystem::path(*kg_dir).filename().string();
 
-  // 2. Alignment bundle.
-  absl::StatusOr<std::string> bundle = alignment::ResolveBundleDir(base, std::nullopt);
-  if (bundle.ok()) {
-    std::printf("alignment bundle exists: %s (nothing to do)\n", bundle->c_str());
+  // 2. Encoder: the hash encoder needs nothing; a trained one is trained when missing.
+  if (absl::GetFlag(FLAGS_encoder) == "trained") {
+    if (absl::Status s = EnsureTrainedEncoder(base); !s.ok()) return Fail(s);
+  }
+  absl::StatusOr<alignment::EncoderSpec> spec = BuildEncoderSpecFromFlags();
+  if (!spec.ok()) return Fail(spec.status());
+  absl::StatusOr<std::string> encoder_id = EncoderIdOfSpec(*spec);
+  if (!encoder_id.ok()) return Fail(encoder_id.status());
+
+  // 3. Alignment bundle, built with that encoder.
+  if (std::optional<std::string> bundle = BundleProblem(base, *encoder_id); !bundle.has_value()) {
+    std::printf("alignment bundle with encoder %s exists (nothing to do)\n", encoder_id->c_str());
   } else {
-    std::printf("building the alignment bundle (%s)\n", bundle.status().ToString().c_str());
+    std::printf("building the alignment bundle (%s)\n", bundle->c_str());
     if (int rc = AlignBuild(args); rc != 0) return rc;
   }
 
-  // 3. Retriever model.
-  std::optional<std::string> problem = RetrieverModelProblem(base, kg_version);
+  // 4. Retriever model, embedding with the same encoder.
+  std::optional<std::string> problem = RetrieverModelProblem(base, kg_version, *encoder_id);
   if (!problem.has_value()) {
     std::printf("retriever model exists for KG version %s (nothing to do)\n", kg_version.c_str());
     return 0;
   }
   std::printf("training the retriever model: %s\n", problem->c_str());
-  std::vector<std::string> argv = {SelfDir() + "/retriever_train", "--base=" + base};
+  std::vector<std::string> argv = {SelfDir() + "/retriever_train", "--base=" + base,
+                                   "--encoder_id=" + *encoder_id};
   for (absl::string_view extra :
        absl::StrSplit(absl::GetFlag(FLAGS_retriever_train_args), ' ', absl::SkipEmpty())) {
     argv.emplace_back(extra);
@@ -105,7 +176,7 @@ int ArtifactsBuild(const std::vector<std::string>& args) {
     std::fprintf(stderr, "error: retriever_train exited with %d\n", rc);
     return rc;
   }
-  problem = RetrieverModelProblem(base, kg_version);
+  problem = RetrieverModelProblem(base, kg_version, *encoder_id);
   if (problem.has_value()) {
     std::fprintf(stderr, "error: after training: %s\n", problem->c_str());
     return 1;

@@ -1,6 +1,8 @@
 // `ibgr artifacts build`: everything the suite serves, under one artifact base, built only where
-// missing or stale — the KG snapshot (kg/<v>/), the alignment bundle (alignment/<v>/) and the
-// retriever model (retriever/<v>/, trained by the `retriever_train` binary next to `ibgr`).
+// missing or stale — the KG snapshot (kg/<v>/), with --encoder=trained the name encoder
+// (encoder/<v>/, trained when there is none), the alignment bundle (alignment/<v>/) and the
+// retriever model (retriever/<v>/, trained by the `retriever_train` binary next to `ibgr`), both
+// rebuilt when they were built with another encoder id than --encoder's.
 // Idempotent: the main start script and the Kubernetes artifact Job run it on every start.
 #ifndef IBGRAPHRAG_TOOLS_IBGR_ARTIFACTS_COMMANDS_H_
 #define IBGRAPHRAG_TOOLS_IBGR_ARTIFACTS_COMMANDS_H_

@@ -10,6 +10,7 @@
 #include "tools/ibgr/artifacts_commands.h"
 #include "tools/ibgr/ask_commands.h"
 #include "tools/ibgr/cli_common.h"
+#include "tools/ibgr/encoder_commands.h"
 #include "tools/ibgr/eval_commands.h"
 #include "tools/ibgr/kg_commands.h"
 
@@ -43,6 +44,13 @@ const std::map<std::string, Entry>& Commands() {
        {ibgraphrag::cli::ArtifactsBuild,
         "build what is missing or stale under --base: KG snapshot, alignment bundle, "
         "retriever model"}},
+      {"encoder train",
+       {ibgraphrag::cli::EncoderTrain,
+        "train the name encoder on the lexicon's synonyms (split by concept) and publish "
+        "<base>/encoder/<version>/; prints the id, training time and held-out figures"}},
+      {"encoder eval",
+       {ibgraphrag::cli::EncoderEval,
+        "held-out synonym linking of --encoder_dir vs the hash encoder and exact match"}},
       {"align",
        {ibgraphrag::cli::AlignText,
         "align TEXT with the newest bundle: kept/rejected entities with S, R, C"}},

@@ -2,6 +2,7 @@
 //
 //   alignment_eval --data_dir=../shared/data [--work_dir=/tmp/ibgr-align-eval] [--samples=2000]
 //                  [--seed=42] [--qa_per_set=300] [--json_out=eval.json]
+//                  [--encoder_dir=artifacts/encoder/1 | --encoder_id=ID --base=artifacts]
 //
 // 1. Held-out synonym linking: sample Disease Ontology terms with >= 2 names (and, separately,
 //    HPO terms with a lay synonym), remove one synonym of each from the index, link the removed
@@ -38,10 +39,12 @@
 #include "services/alignment/aligner.h"
 #include "services/alignment/bundle.h"
 #include "services/alignment/candidate_index.h"
+#include "services/alignment/encoder_training/heldout_linking.h"
 #include "services/alignment/eval/qa_sets.h"
 #include "services/alignment/lexicon.h"
 #include "services/alignment/text_encoder.h"
 #include "services/alignment/text_normalize.h"
+#include "services/alignment/trained_encoder.h"
 #include "services/kgstore/import/line_reader.h"
 
 ABSL_FLAG(std::string, data_dir, "", "shared data directory (default $IBGR_DATA_DIR)");
@@ -50,6 +53,13 @@ ABSL_FLAG(int, samples, 2000, "held-out terms per ontology");
 ABSL_FLAG(int, seed, 42, "sampling seed");
 ABSL_FLAG(int, qa_per_set, 300, "questions per QA set (first N; 0 = all)");
 ABSL_FLAG(int, dim, 256, "hash encoder dimension");
+ABSL_FLAG(std::string, encoder_dir, "",
+          "evaluate this trained encoder version directory (<base>/encoder/<version>/) instead of "
+          "the hash encoder; its held-out figures are printed next to the hash encoder's");
+ABSL_FLAG(std::string, encoder_id, "",
+          "evaluate the encoder with this id (hash-ngram-v1-d<dim> or a trained encoder's id, "
+          "found under --base)");
+ABSL_FLAG(std::string, base, "artifacts", "artifact base holding encoder/<version>/");
 ABSL_FLAG(bool, heldout_only, false, "only the held-out synonym figures (no bundle, no QA)");
 ABSL_FLAG(std::string, json_out, "", "also write the figures as JSON here");
 ABSL_FLAG(bool, skip_heldout, false, "skip the held-out synonym figures");
@@ -62,63 +72,17 @@ ABSL_FLAG(int, print_kept, 0,
 namespace ibgraphrag::alignment {
 namespace {
 
-struct HeldOut {
-  uint32_t entry;
-  std::string text;
-};
-
-struct LinkAccuracy {
-  int64_t n = 0;
-  double acc1 = 0;
-  double acc5 = 0;
-};
+using HeldOut = training::HeldOutName;
+using training::LinkAccuracy;
 
 // Removes each held-out string from its entry, indexes every remaining name (exact flat index)
-// and links the held-out strings.
+// and links the held-out strings (the held-out linking the encoder trainer reports, one set).
 absl::StatusOr<LinkAccuracy> HeldOutAccuracy(const Lexicon& lexicon,
                                              const std::vector<HeldOut>& held,
                                              const TextEncoder& encoder) {
-  Lexicon reduced = lexicon;
-  for (const HeldOut& h : held) {
-    auto& syn = reduced.entries[h.entry].synonyms;
-    syn.erase(std::remove(syn.begin(), syn.end(), h.text), syn.end());
-  }
-  std::vector<NameRef> rows;
-  std::vector<std::string> texts;
-  for (uint32_t e = 0; e < reduced.entries.size(); ++e) {
-    const auto names = reduced.entries[e].AllNames();
-    for (uint32_t n = 0; n < names.size(); ++n) {
-      rows.push_back({e, n});
-      texts.push_back(names[n]);
-    }
-  }
-  const int dim = encoder.dim();
-  std::vector<float> vectors(texts.size() * dim);
-  if (auto s = encoder.EncodeBatch(texts, absl::MakeSpan(vectors)); !s.ok()) return s;
-  CandidateIndexOptions options;
-  options.kind = IndexKind::kFlat;
-  auto index = CandidateIndex::Build(std::move(rows), vectors, dim, options);
-  if (!index.ok()) return index.status();
-  std::vector<std::string> queries;
-  for (const HeldOut& h : held) queries.push_back(h.text);
-  std::vector<float> q(queries.size() * dim);
-  if (auto s = encoder.EncodeBatch(queries, absl::MakeSpan(q)); !s.ok()) return s;
-  auto hits = (*index)->Search(q, 5);
-  if (!hits.ok()) return hits.status();
-  LinkAccuracy acc;
-  acc.n = static_cast<int64_t>(held.size());
-  for (size_t i = 0; i < held.size(); ++i) {
-    const auto& h = (*hits)[i];
-    for (size_t r = 0; r < h.size(); ++r) {
-      if (h[r].entry != held[i].entry) continue;
-      if (r == 0) acc.acc1 += 1;
-      acc.acc5 += 1;
-      break;
-    }
-  }
-  acc.acc1 /= std::max<int64_t>(1, acc.n);
-  acc.acc5 /= std::max<int64_t>(1, acc.n);
-  return acc;
+  auto accuracy = training::HeldOutAccuracy(lexicon, {held}, encoder);
+  if (!accuracy.ok()) return accuracy.status();
+  return accuracy->front();
 }
 
 std::vector<HeldOut> SampleDiseaseOntology(const Lexicon& lexicon, int samples, std::mt19937& rng) {
@@ -179,6 +143,53 @@ absl::StatusOr<std::vector<HeldOut>> SampleHpoLay(const Lexicon& lexicon,
   return out;
 }
 
+// The encoder --encoder_dir / --encoder_id name, else `hash`.
+absl::StatusOr<std::shared_ptr<const TextEncoder>> EncoderFromFlags(
+    std::shared_ptr<const TextEncoder> hash) {
+  const std::string dir = absl::GetFlag(FLAGS_encoder_dir);
+  const std::string id = absl::GetFlag(FLAGS_encoder_id);
+  if (!dir.empty() && !id.empty()) {
+    return absl::InvalidArgumentError("--encoder_dir / --encoder_id: give at most one");
+  }
+  if (!dir.empty()) {
+    auto trained = TrainedNameEncoder::Open(dir);
+    if (!trained.ok()) return trained.status();
+    return std::shared_ptr<const TextEncoder>(std::move(*trained));
+  }
+  if (!id.empty()) {
+    auto opened = OpenEncoderById(absl::GetFlag(FLAGS_base), id);
+    if (!opened.ok()) return opened.status();
+    return std::shared_ptr<const TextEncoder>(std::move(*opened));
+  }
+  return hash;
+}
+
+// Held-out DO synonym and HPO lay synonym linking with `encoder`, printed and as JSON. The
+// samples depend only on --seed and --samples, so two encoders are compared on the same strings.
+// A trained encoder is only "held out" on strings it did not train on: its own test-concept
+// figures are in its manifest (metrics_json).
+absl::StatusOr<nlohmann::json> HeldOutFigures(const Lexicon& lexicon, const std::string& data_dir,
+                                              const TextEncoder& encoder) {
+  std::mt19937 rng(absl::GetFlag(FLAGS_seed));
+  nlohmann::json out;
+  const std::vector<HeldOut> doid =
+      SampleDiseaseOntology(lexicon, absl::GetFlag(FLAGS_samples), rng);
+  auto doid_acc = HeldOutAccuracy(lexicon, doid, encoder);
+  if (!doid_acc.ok()) return doid_acc.status();
+  std::printf("[%s] held-out DO synonyms: n=%lld acc@1=%.3f acc@5=%.3f\n", encoder.id().c_str(),
+              static_cast<long long>(doid_acc->n), doid_acc->acc1, doid_acc->acc5);
+  out["heldout_do"] = {{"n", doid_acc->n}, {"acc1", doid_acc->acc1}, {"acc5", doid_acc->acc5}};
+  auto lay = SampleHpoLay(lexicon, data_dir, absl::GetFlag(FLAGS_samples), rng);
+  if (!lay.ok()) return lay.status();
+  auto lay_acc = HeldOutAccuracy(lexicon, *lay, encoder);
+  if (!lay_acc.ok()) return lay_acc.status();
+  std::printf("[%s] held-out HPO lay synonyms: n=%lld acc@1=%.3f acc@5=%.3f\n",
+              encoder.id().c_str(), static_cast<long long>(lay_acc->n), lay_acc->acc1,
+              lay_acc->acc5);
+  out["heldout_hpo_lay"] = {{"n", lay_acc->n}, {"acc1", lay_acc->acc1}, {"acc5", lay_acc->acc5}};
+  return out;
+}
+
 struct QuestionScores {
   std::vector<std::pair<float, float>> sr;  // (S, R) of every candidate
 };
@@ -197,30 +208,26 @@ absl::Status Run() {
   report["entries"] = lexicon->entries.size();
   HashNgramEncoderOptions hash;
   hash.dim = absl::GetFlag(FLAGS_dim);
-  auto encoder_or = HashNgramEncoder::Create(hash);
+  auto hash_encoder = HashNgramEncoder::Create(hash);
+  if (!hash_encoder.ok()) return hash_encoder.status();
+  std::shared_ptr<const TextEncoder> baseline = std::move(*hash_encoder);
+  auto encoder_or = EncoderFromFlags(baseline);
   if (!encoder_or.ok()) return encoder_or.status();
-  std::shared_ptr<const TextEncoder> encoder = std::move(*encoder_or);
+  std::shared_ptr<const TextEncoder> encoder = *std::move(encoder_or);
   report["encoder_id"] = encoder->id();
   std::printf("lexicon: %zu entries from %s (%.1f s)\n", lexicon->entries.size(), data_dir.c_str(),
               report["kg_build_seconds"].get<double>());
 
-  std::mt19937 rng(absl::GetFlag(FLAGS_seed));
   if (!absl::GetFlag(FLAGS_skip_heldout)) {
-    const std::vector<HeldOut> doid =
-        SampleDiseaseOntology(*lexicon, absl::GetFlag(FLAGS_samples), rng);
-    auto doid_acc = HeldOutAccuracy(*lexicon, doid, *encoder);
-    if (!doid_acc.ok()) return doid_acc.status();
-    std::printf("held-out DO synonyms: n=%lld acc@1=%.3f acc@5=%.3f\n",
-                static_cast<long long>(doid_acc->n), doid_acc->acc1, doid_acc->acc5);
-    report["heldout_do"] = {{"n", doid_acc->n}, {"acc1", doid_acc->acc1}, {"acc5", doid_acc->acc5}};
-    auto lay = SampleHpoLay(*lexicon, data_dir, absl::GetFlag(FLAGS_samples), rng);
-    if (!lay.ok()) return lay.status();
-    auto lay_acc = HeldOutAccuracy(*lexicon, *lay, *encoder);
-    if (!lay_acc.ok()) return lay_acc.status();
-    std::printf("held-out HPO lay synonyms: n=%lld acc@1=%.3f acc@5=%.3f\n",
-                static_cast<long long>(lay_acc->n), lay_acc->acc1, lay_acc->acc5);
-    report["heldout_hpo_lay"] = {
-        {"n", lay_acc->n}, {"acc1", lay_acc->acc1}, {"acc5", lay_acc->acc5}};
+    auto figures = HeldOutFigures(*lexicon, data_dir, *encoder);
+    if (!figures.ok()) return figures.status();
+    report.update(*figures);
+    if (encoder != baseline) {  // the hash encoder on the same samples, for comparison
+      auto hash_figures = HeldOutFigures(*lexicon, data_dir, *baseline);
+      if (!hash_figures.ok()) return hash_figures.status();
+      report["baseline"] = *hash_figures;
+      report["baseline"]["encoder_id"] = baseline->id();
+    }
   }
 
   if (absl::GetFlag(FLAGS_heldout_only)) {

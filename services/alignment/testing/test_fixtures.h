@@ -11,6 +11,9 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
+#include "services/alignment/aligner.h"
+#include "services/alignment/bundle.h"
 #include "services/alignment/lexicon.h"
 #include "services/alignment/text_encoder.h"
 #include "services/alignment/text_normalize.h"
@@ -75,6 +78,17 @@ inline Lexicon TinyLexicon() {
   hf.definition = "The heart cannot pump enough; fluid in the lung.";
   lexicon.entries = {mi, pneumonia, hf};
   return lexicon;
+}
+
+// Builds a bundle of `lexicon` with `encoder` under `base` and opens an Aligner on it (no LLM).
+inline absl::StatusOr<std::unique_ptr<Aligner>> AlignerOnNewBundle(
+    const Lexicon& lexicon, std::shared_ptr<const TextEncoder> encoder, const std::string& base) {
+  BundleBuildOptions build;
+  build.base_path = base;
+  IBGR_ASSIGN_OR_RETURN(BundleBuildResult built, BuildAlignmentBundle(lexicon, *encoder, build));
+  IBGR_ASSIGN_OR_RETURN(std::shared_ptr<const AlignmentBundle> bundle,
+                        LoadAlignmentBundle(built.dir));
+  return Aligner::Create(std::move(bundle), std::move(encoder), nullptr);
 }
 
 }  // namespace ibgraphrag::alignment::testing

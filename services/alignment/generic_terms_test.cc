@@ -1,0 +1,243 @@
+// Generic names (not mentions by themselves) and abbreviation senses chosen by context.
+#include "services/alignment/generic_terms.h"
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "common/test_util/temp_dir.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "services/alignment/abbreviation_senses.h"
+#include "services/alignment/aligner.h"
+#include "services/alignment/bundle.h"
+#include "services/alignment/mention_extractor.h"
+#include "services/alignment/testing/test_fixtures.h"
+
+namespace ibgraphrag::alignment {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::IsEmpty;
+
+LexiconEntry Entry(const std::string& id, const std::string& name,
+                   std::vector<std::string> synonyms = {}, std::vector<std::string> abbr = {},
+                   const std::string& definition = "") {
+  LexiconEntry e;
+  e.external_id = id;
+  e.name = name;
+  e.synonyms = std::move(synonyms);
+  e.abbreviations = std::move(abbr);
+  e.definition = definition;
+  return e;
+}
+
+// A small ontology: DO's root with one child, HPO's clinical modifier subtree, a mode of
+// inheritance, and specific entities that must stay mentions.
+class GenericTermsTest : public ::testing::Test {
+ protected:
+  GenericTermsTest() {
+    lexicon_.entries = {
+        Entry("DOID:4", "disease"),
+        Entry("DOID:225", "syndrome"),
+        Entry("DOID:784", "chronic kidney disease", {}, {"CKD"}),
+        Entry("HP:0012823", "Clinical modifier"),
+        Entry("HP:0012824", "Severity", {"Intensity"}),
+        Entry("HP:0012828", "Severe"),
+        Entry("HP:0011010", "Chronic"),
+        Entry("HP:0000005", "Mode of inheritance", {"Inheritance"}),
+        Entry("HP:0000007", "Autosomal recessive inheritance"),
+        Entry("DOID:2841", "asthma"),
+        Entry("HP:0012531", "Pain"),
+        Entry("DOID:9952", "acute lymphoblastic leukemia", {}, {"ALL"}),
+        Entry("HP:0000001", "All"),
+        Entry("UMLS:C0030705", "Patient"),
+        Entry("PathwayCommons:PC7_3278", "Disease"),
+    };
+    const absl::flat_hash_map<std::string, std::vector<std::string>> children = {
+        {"DOID:4", {"DOID:225"}},
+        {"DOID:225", {"DOID:784"}},  // below the top's children: stays specific
+        {"HP:0000001", {"HP:0012823", "HP:0000005"}},
+        {"HP:0012823", {"HP:0012824"}},
+        {"HP:0012824", {"HP:0012828", "HP:0011010"}},
+        {"HP:0000005", {"HP:0000007"}},
+    };
+    lexicon_.generic_entries = FindGenericOntologyEntries(lexicon_, [&](const std::string& parent) {
+      auto it = children.find(parent);
+      return it == children.end() ? std::vector<std::string>() : it->second;
+    });
+    GenericTermOptions options;
+    terms_ = ComputeGenericTerms(lexicon_, options);
+  }
+  std::vector<std::string> Keys() const {
+    std::vector<std::string> out;
+    for (const GenericTerm& t : terms_) out.push_back(t.key);
+    return out;
+  }
+  MentionExtractorOptions ExtractorOptions() const {
+    MentionExtractorOptions options;
+    for (const GenericTerm& t : terms_) options.generic_terms.push_back(t.key);
+    return options;
+  }
+  static std::vector<std::string> Texts(const std::vector<Mention>& mentions) {
+    std::vector<std::string> out;
+    for (const Mention& m : mentions) out.push_back(m.text);
+    return out;
+  }
+
+  Lexicon lexicon_;
+  std::vector<GenericTerm> terms_;
+};
+
+TEST_F(GenericTermsTest, QualifiersTopClassesAndCuratedWordsAreGeneric) {
+  EXPECT_THAT(Keys(), ::testing::IsSupersetOf({"all", "chronic", "clinical modifier", "disease",
+                                               "inheritance", "intensity", "mode of inheritance",
+                                               "patient", "severe", "severity", "syndrome"}));
+  for (const std::string& specific : {"asthma", "pain", "autosomal recessive inheritance",
+                                      "acute lymphoblastic leukemia", "chronic kidney disease"}) {
+    EXPECT_THAT(Keys(), ::testing::Not(::testing::Contains(specific))) << specific;
+  }
+}
+
+TEST_F(GenericTermsTest, GenericWordsAreNoMentionsButMatchInsideLongerNames) {
+  MentionExtractor extractor(lexicon_, ExtractorOptions());
+  EXPECT_GE(extractor.generic_phrases(), 8);  // "all" and "patient" are stop words anyway
+  EXPECT_THAT(extractor.Extract("Severe disease in a patient with a syndrome."), IsEmpty());
+  EXPECT_THAT(Texts(extractor.Extract("Severe chronic kidney disease and severe asthma.")),
+              ElementsAre("chronic kidney disease", "asthma"));
+  // The abbreviation of a leukemia is not the HPO root "All".
+  EXPECT_THAT(Texts(extractor.Extract("All children with ALL")), ElementsAre("ALL"));
+  // Reported on request (AlignerOptions::report_generic_terms).
+  EXPECT_THAT(Texts(extractor.Extract("Severe disease", /*include_generic=*/true)),
+              ElementsAre("Severe", "disease"));
+}
+
+TEST_F(GenericTermsTest, ClassWordsComeFromNameStatistics) {
+  Lexicon lexicon;
+  for (const char* name : {"syndrome", "Down syndrome", "Rett syndrome", "Marfan syndrome",
+                           "asthma", "allergic asthma", "fever", "yellow fever"}) {
+    lexicon.entries.push_back(Entry("X", name));
+  }
+  GenericTermOptions options;
+  options.class_word_min_name_share = 0.4;  // syndrome: 4 of 8 names; asthma 2, fever 2
+  options.class_word_min_names = 1;
+  std::vector<std::string> keys;
+  for (const GenericTerm& t : ComputeGenericTerms(lexicon, options)) keys.push_back(t.key);
+  EXPECT_THAT(keys, ElementsAre("syndrome"));
+  options.enabled = false;
+  EXPECT_THAT(ComputeGenericTerms(lexicon, options), IsEmpty());
+}
+
+TEST_F(GenericTermsTest, FileRoundTripAndMalformedLine) {
+  common::test_util::ScratchDir dir("generic-terms");
+  const std::string path = dir.path() + "/generic_terms.tsv";
+  ASSERT_TRUE(WriteGenericTerms(terms_, path).ok());
+  absl::StatusOr<std::vector<GenericTerm>> read = ReadGenericTerms(path);
+  ASSERT_TRUE(read.ok()) << read.status();
+  ASSERT_EQ(read->size(), terms_.size());
+  EXPECT_EQ((*read)[0].key, terms_[0].key);
+  EXPECT_EQ((*read)[0].reason, terms_[0].reason);
+  std::ofstream(path) << "disease\tok\nno tab here\n";
+  EXPECT_EQ(ReadGenericTerms(path).status().code(), absl::StatusCode::kDataLoss);
+}
+
+// Two senses of "CRF" and a keyword encoder that sees the words of their definitions.
+class AbbreviationSenseTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    encoder_ = std::make_shared<testing::KeywordEncoder>(std::vector<std::string>{
+        "cortisol", "acth", "hypothalamus", "dialysis", "creatinine", "kidney"});
+    Lexicon lexicon;
+    lexicon.source = "test:crf";
+    lexicon.entries = {
+        Entry("DOID:784", "chronic renal failure", {"chronic kidney failure"}, {"CRF"},
+              "Kidney failure that needs dialysis; creatinine rises."),
+        Entry("DrugBank:DB09067", "corticotropin-releasing factor", {}, {"CRF"},
+              "Hypothalamus hormone that releases ACTH and so cortisol."),
+        Entry("HP:0003259", "Elevated serum creatinine", {}, {}, "Creatinine above normal."),
+    };
+    for (size_t i = 0; i < lexicon.entries.size(); ++i) lexicon.entries[i].kg_id = i;
+    auto aligner = testing::AlignerOnNewBundle(lexicon, encoder_, base_.path());
+    ASSERT_TRUE(aligner.ok()) << aligner.status();
+    aligner_ = *std::move(aligner);
+  }
+  const Mention& CrfMention(const AlignResult& r) {
+    for (const Mention& m : r.mentions) {
+      if (m.expanded_from == "CRF") return m;
+    }
+    ADD_FAILURE() << "no CRF mention";
+    return r.mentions.front();
+  }
+  // The entity `id` among kept and rejected.
+  const ScoredEntity* Find(const AlignResult& r, const std::string& id) {
+    for (const auto* list : {&r.kept, &r.rejected}) {
+      for (const ScoredEntity& s : *list) {
+        if (s.candidate.external_id == id) return &s;
+      }
+    }
+    ADD_FAILURE() << id << " is not a candidate";
+    return nullptr;
+  }
+  // `chosen` counts as named and outranks `other`, which is still a candidate.
+  void ExpectChosenOver(const AlignResult& r, const std::string& chosen, const std::string& other) {
+    const ScoredEntity* a = Find(r, chosen);
+    const ScoredEntity* b = Find(r, other);
+    if (a == nullptr || b == nullptr) return;
+    EXPECT_TRUE(a->candidate.dictionary_match);
+    EXPECT_FALSE(b->candidate.dictionary_match);
+    EXPECT_GT(a->consistency, b->consistency + 0.3f);
+  }
+
+  common::test_util::ScratchDir base_{"align-senses"};
+  std::shared_ptr<testing::KeywordEncoder> encoder_;
+  std::unique_ptr<Aligner> aligner_;
+};
+
+TEST_F(AbbreviationSenseTest, ContextChoosesTheSense) {
+  MscaOptions options;
+  options.llm_choice_below = 0;
+  auto endocrine =
+      aligner_->Align("CRF from the hypothalamus raises ACTH and then cortisol.", options);
+  ASSERT_TRUE(endocrine.ok()) << endocrine.status();
+  EXPECT_EQ(CrfMention(*endocrine).expansion, "corticotropin-releasing factor");
+  EXPECT_EQ(CrfMention(*endocrine).expansion_id, "DrugBank:DB09067");
+  ExpectChosenOver(*endocrine, "DrugBank:DB09067", "DOID:784");
+
+  auto renal = aligner_->Align(
+      "A man with CRF on dialysis has an elevated serum creatinine of 6 mg/dL.", options);
+  ASSERT_TRUE(renal.ok()) << renal.status();
+  EXPECT_EQ(CrfMention(*renal).expansion, "chronic renal failure");
+  EXPECT_EQ(CrfMention(*renal).expansion_id, "DOID:784");
+  ExpectChosenOver(*renal, "DOID:784", "DrugBank:DB09067");
+  // The other sense is still a candidate, below the chosen one and not a dictionary match.
+  auto link = aligner_->Link("CRF on dialysis", 10);
+  ASSERT_TRUE(link.ok()) << link.status();
+  ASSERT_EQ(link->links.size(), 1u);
+  const std::vector<LinkedCandidate>& c = link->links[0].candidates;
+  ASSERT_GE(c.size(), 2u);
+  EXPECT_EQ(c[0].external_id, "DOID:784");
+  EXPECT_TRUE(c[0].dictionary_match);
+  bool other_sense_found = false;
+  for (const LinkedCandidate& x : c) {
+    if (x.external_id == "DrugBank:DB09067") {
+      other_sense_found = true;
+      EXPECT_FALSE(x.dictionary_match);
+    }
+  }
+  EXPECT_TRUE(other_sense_found);
+}
+
+TEST_F(AbbreviationSenseTest, SingleSenseAbbreviationIsExpandedWithoutEncoding) {
+  std::vector<Mention> mentions(1);
+  mentions[0].expanded_from = "CRF";
+  mentions[0].matches = {NameRef{1, 1}};
+  const AlignmentBundle& bundle = aligner_->bundle();
+  ChooseAbbreviationSenses(bundle, {}, &mentions);
+  EXPECT_EQ(mentions[0].expansion, "corticotropin-releasing factor");
+  EXPECT_THAT(mentions[0].other_senses, IsEmpty());
+}
+
+}  // namespace
+}  // namespace ibgraphrag::alignment

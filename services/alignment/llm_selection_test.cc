@@ -1,0 +1,435 @@
+#include "services/alignment/llm_selection.h"
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "common/openai_client.h"
+#include "common/test_util/fake_openai_server.h"
+#include "common/test_util/temp_dir.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "services/alignment/aligner.h"
+#include "services/alignment/bundle.h"
+#include "services/alignment/testing/test_fixtures.h"
+
+namespace ibgraphrag::alignment {
+namespace {
+
+using ::ibgraphrag::common::test_util::FakeOpenAiServer;
+using ::ibgraphrag::common::test_util::FakeResponse;
+using ::ibgraphrag::common::test_util::RecordedRequest;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+// ---------------------------------------------------------------------------------------------
+// The answer parser.
+
+const std::vector<SelectionCandidate>& Candidates() {
+  static const auto* candidates = new std::vector<SelectionCandidate>{
+      {"DOID:6000", "heart failure"}, {"DOID:5844", "myocardial infarction"}, {"7157", "TP53"}};
+  return *candidates;
+}
+
+std::optional<size_t> Parse(const std::string& answer) {
+  auto parsed = ParseLlmSelection(answer, Candidates());
+  EXPECT_TRUE(parsed.ok()) << answer << ": " << parsed.status();
+  return parsed.ok() ? *parsed : std::optional<size_t>(999);
+}
+
+void ExpectUnparsable(const std::string& answer) {
+  auto parsed = ParseLlmSelection(answer, Candidates());
+  EXPECT_FALSE(parsed.ok()) << answer;
+  if (!parsed.ok()) {
+    EXPECT_EQ(parsed.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(parsed.status().message(), HasSubstr("LLM selection"));
+  }
+}
+
+TEST(ParseLlmSelectionTest, ThePapersJsonWithAnIntegerIndex) {
+  EXPECT_EQ(Parse(R"({"selected_entity": {"name": "myocardial infarction", "id": 1,
+                      "reason": "the question names a heart attack"}})"),
+            1u);
+  EXPECT_EQ(Parse("```json\n{\"selected_entity\": {\"name\": \"heart failure\", \"id\": 0, "
+                  "\"reason\": \"r\"}}\n```"),
+            0u);
+  EXPECT_EQ(Parse(R"(Sure, here it is: {"selected_entity": {"id": 2}} Hope this helps.)"), 2u);
+  EXPECT_EQ(Parse(R"({"selected_entity": {"id": 1.0}})"), 1u);
+  EXPECT_EQ(Parse(R"({"selected_entity": 0})"), 0u);
+  EXPECT_EQ(Parse(R"({"id": 1, "name": "myocardial infarction"})"), 1u);
+}
+
+TEST(ParseLlmSelectionTest, JsonWithAnEntityIdOrDigitsOrOnlyAName) {
+  EXPECT_EQ(Parse(R"({"selected_entity": {"name": "a", "id": "DOID:5844", "reason": "r"}})"), 1u);
+  EXPECT_EQ(Parse(R"({"selected_entity": {"id": "DOID:6000"}})"), 0u);
+  EXPECT_EQ(Parse(R"({"selected_entity": {"id": "1"}})"), 1u);
+  // An all-digit entity id wins over the index reading of the same digits.
+  EXPECT_EQ(Parse(R"({"selected_entity": {"id": "7157"}})"), 2u);
+  EXPECT_EQ(Parse(R"({"selected_entity": {"name": "Heart Failure", "reason": "r"}})"), 0u);
+  EXPECT_EQ(Parse(R"({"selected_entity": "DOID:5844"})"), 1u);
+}
+
+TEST(ParseLlmSelectionTest, NoneInEveryForm) {
+  for (const std::string answer :
+       {R"({"selected_entity": "NONE"})", R"({"selected_entity": "none"})",
+        R"({"selected_entity": null})", R"({"selected_entity": {"id": "NONE"}})",
+        R"({"selected_entity": {"name": "NONE", "id": null}})", "NONE", "\"NONE\"", "none.",
+        "None of the similar entities fits the question.", "`NONE`", "```\nNONE\n```"}) {
+    EXPECT_EQ(Parse(answer), std::nullopt) << answer;
+  }
+}
+
+TEST(ParseLlmSelectionTest, PlainIndexes) {
+  EXPECT_EQ(Parse("2"), 2u);
+  EXPECT_EQ(Parse(" 1\n"), 1u);
+  EXPECT_EQ(Parse("[2]"), 2u);
+  EXPECT_EQ(Parse("(0)"), 0u);
+  EXPECT_EQ(Parse("Answer: 1"), 1u);
+  EXPECT_EQ(Parse("answer = 0"), 0u);
+  EXPECT_EQ(Parse("The answer is 2."), 2u);
+  EXPECT_EQ(Parse("Final answer: [1]"), 1u);
+  EXPECT_EQ(Parse("id: 0"), 0u);
+  EXPECT_EQ(Parse("1. myocardial infarction"), 1u);
+  EXPECT_EQ(Parse("**1**"), 1u);
+  EXPECT_EQ(Parse("```\n2\n```"), 2u);
+  EXPECT_EQ(Parse("#0"), 0u);
+}
+
+TEST(ParseLlmSelectionTest, PlainEntityIds) {
+  EXPECT_EQ(Parse("DOID:5844"), 1u);
+  EXPECT_EQ(Parse("  \"DOID:6000\".  "), 0u);
+  EXPECT_EQ(Parse("id: DOID:5844"), 1u);
+  EXPECT_EQ(Parse("7157"), 2u);  // the entity id, not index 7157
+}
+
+TEST(ParseLlmSelectionTest, AnythingElseIsUnparsableNeverACrash) {
+  ExpectUnparsable("");
+  ExpectUnparsable("   ");
+  ExpectUnparsable("I think pneumonia");
+  ExpectUnparsable("pneumonia");
+  ExpectUnparsable("3");  // out of range (3 candidates: 0..2)
+  ExpectUnparsable("[17]");
+  ExpectUnparsable("-1");
+  ExpectUnparsable("99999999999999999999999");  // too long to be an index
+  ExpectUnparsable("2nd");
+  ExpectUnparsable("DOID:9999");  // not a candidate
+  ExpectUnparsable(R"({"selected_entity": {"id": 3}})");
+  ExpectUnparsable(R"({"selected_entity": {"id": -1}})");
+  ExpectUnparsable(R"({"selected_entity": {"id": 1.5}})");
+  ExpectUnparsable(R"({"selected_entity": {"id": 1e300}})");
+  ExpectUnparsable(R"({"selected_entity": {"id": "DOID:1"}})");
+  ExpectUnparsable(R"({"selected_entity": {"id": true}})");
+  ExpectUnparsable(R"({"selected_entity": {"id": [1]}})");
+  ExpectUnparsable(R"({"selected_entity": {"reason": "no id"}})");
+  ExpectUnparsable(R"({"selected_entity": {"name": "lupus"}})");
+  ExpectUnparsable(R"({"selected_entity": [1, 2]})");
+  ExpectUnparsable(R"({"selected_entity": {"id": 1,}})");  // malformed JSON, no index either
+  ExpectUnparsable("{{{{");
+  ExpectUnparsable("\xFF\xFE garbage");
+  // An empty candidate list accepts NONE only.
+  EXPECT_FALSE(ParseLlmSelection("0", {}).ok());
+  EXPECT_EQ(*ParseLlmSelection("NONE", {}), std::nullopt);
+}
+
+TEST(ParseLlmSelectionTest, ErrorsNeverQuoteTheAnswer) {
+  auto parsed = ParseLlmSelection("secret patient words", Candidates());
+  ASSERT_FALSE(parsed.ok());
+  EXPECT_THAT(parsed.status().message(), Not(HasSubstr("secret")));
+  parsed = ParseLlmSelection(R"({"selected_entity": {"id": "secret-id"}})", Candidates());
+  ASSERT_FALSE(parsed.ok());
+  EXPECT_THAT(parsed.status().message(), Not(HasSubstr("secret")));
+}
+
+// ---------------------------------------------------------------------------------------------
+// The step on the three-entity lexicon of aligner_test (see the numbers there). The question
+// "Heart attack or pneumonia with fever" has two mentions: "Heart attack" (heart failure C 0.622
+// and myocardial infarction C 0.603 on raw cosines) and "pneumonia" (pneumonia C 0.363). At
+// tau 0.65 nothing is kept, so both mentions qualify.
+
+constexpr char kQuestion[] = "Heart attack or pneumonia with fever";
+
+class LlmSelectionStepTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    encoder_ = std::make_shared<testing::KeywordEncoder>();
+    BundleBuildOptions build;
+    build.base_path = common::test_util::MakeTempDir("align-llm-selection");
+    auto built = BuildAlignmentBundle(testing::TinyLexicon(), *encoder_, build);
+    ASSERT_TRUE(built.ok()) << built.status();
+    auto bundle = LoadAlignmentBundle(built->dir);
+    ASSERT_TRUE(bundle.ok()) << bundle.status();
+    bundle_ = *bundle;
+    auto server = FakeOpenAiServer::Start();
+    ASSERT_TRUE(server.ok()) << server.status();
+    server_ = *std::move(server);
+  }
+
+  std::unique_ptr<Aligner> MakeAligner(AlignerOptions options = {}) {
+    common::OpenAiClientOptions config;
+    config.name = "test";
+    config.base_url = server_->base_url();
+    config.model = "m";
+    config.max_retries = 0;
+    auto llm = common::OpenAiClient::Create(config);
+    EXPECT_TRUE(llm.ok()) << llm.status();
+    auto aligner = Aligner::Create(bundle_, encoder_, *std::move(llm), options);
+    EXPECT_TRUE(aligner.ok()) << aligner.status();
+    return aligner.ok() ? *std::move(aligner) : nullptr;
+  }
+
+  // The paper's raw cosines, K = 3, nothing kept at tau 0.65.
+  static MscaOptions NothingKept() {
+    MscaOptions options;
+    options.top_k = 3;
+    options.tau = 0.65f;
+    options.calibrated = false;
+    options.llm_choice_below = 5;
+    return options;
+  }
+
+  // The user message of a recorded chat request.
+  static std::string Prompt(const RecordedRequest& request) {
+    const auto body = nlohmann::json::parse(request.body);
+    return body["messages"][1]["content"].get<std::string>();
+  }
+
+  static const ScoredEntity* Find(const std::vector<ScoredEntity>& list, const std::string& id) {
+    for (const ScoredEntity& s : list) {
+      if (s.candidate.external_id == id) return &s;
+    }
+    return nullptr;
+  }
+
+  std::shared_ptr<testing::KeywordEncoder> encoder_;
+  std::shared_ptr<const AlignmentBundle> bundle_;
+  std::unique_ptr<FakeOpenAiServer> server_;
+};
+
+TEST_F(LlmSelectionStepTest, PlanAsksPerMentionWithFewestKeptFirst) {
+  auto aligner = Aligner::Create(bundle_, encoder_, nullptr);
+  ASSERT_TRUE(aligner.ok());
+  auto result = (*aligner)->Align(kQuestion, NothingKept());
+  ASSERT_TRUE(result.ok()) << result.status();
+  std::string mentions;
+  for (const Mention& m : result->mentions) absl::StrAppend(&mentions, "[", m.text, "] ");
+  ASSERT_EQ(result->mentions.size(), 2u) << mentions;
+  ASSERT_TRUE(result->kept.empty());
+  std::vector<LlmSelectionQuery> plan = PlanLlmSelection(*result, 5, 8, 20);
+  ASSERT_EQ(plan.size(), 2u);
+  EXPECT_EQ(plan[0].mention_index, 0);
+  ASSERT_EQ(plan[0].rejected.size(), 2u);
+  EXPECT_EQ(result->rejected[plan[0].rejected[0]].candidate.external_id, "DOID:6000");
+  EXPECT_EQ(result->rejected[plan[0].rejected[1]].candidate.external_id, "DOID:5844");
+  EXPECT_EQ(plan[1].mention_index, 1);
+  ASSERT_EQ(plan[1].rejected.size(), 1u);
+  EXPECT_EQ(result->rejected[plan[1].rejected[0]].candidate.external_id, "DOID:552");
+  // Caps: one candidate per mention, one mention per request.
+  EXPECT_EQ(PlanLlmSelection(*result, 5, 8, 1)[0].rejected.size(), 1u);
+  EXPECT_EQ(PlanLlmSelection(*result, 5, 1, 20).size(), 1u);
+
+  // At tau 0.6 "Heart attack" keeps two entities (no rejected left) and "pneumonia" none: with
+  // choice_below 2 only "pneumonia" qualifies, and with 1 too (0 kept < 1).
+  MscaOptions options = NothingKept();
+  options.tau = 0.6f;
+  result = (*aligner)->Align(kQuestion, options);
+  ASSERT_TRUE(result.ok());
+  ASSERT_EQ(result->kept.size(), 2u);
+  plan = PlanLlmSelection(*result, 1, 8, 20);
+  ASSERT_EQ(plan.size(), 1u);
+  EXPECT_EQ(plan[0].mention_index, 1);
+  EXPECT_TRUE(PlanLlmSelection(*result, 0, 8, 20).empty());
+}
+
+TEST_F(LlmSelectionStepTest, OnePromptPerMentionListingOnlyItsCandidates) {
+  // "Heart attack": index 1 of [heart failure, myocardial infarction]; "pneumonia": NONE.
+  server_->SetHandler([](const RecordedRequest& request) {
+    return FakeResponse::Completion(
+        absl::StrContains(Prompt(request), "query_entity: Heart attack")
+            ? R"({"selected_entity": {"name": "myocardial infarction", "id": 1, "reason": "r"}})"
+            : R"({"selected_entity": "NONE"})");
+  });
+  auto aligner = MakeAligner();
+  auto result = aligner->Align(kQuestion, NothingKept());
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_TRUE(result->degraded.empty()) << result->degraded[0].reason;
+
+  const std::vector<RecordedRequest> requests = server_->requests();
+  ASSERT_EQ(requests.size(), 2u);
+  std::string heart, pneumonia;
+  for (const RecordedRequest& r : requests) {
+    const std::string prompt = Prompt(r);
+    EXPECT_THAT(prompt, HasSubstr("Q: Heart attack or pneumonia with fever"));
+    EXPECT_THAT(nlohmann::json::parse(r.body)["messages"][0]["content"].get<std::string>(),
+                HasSubstr("context-aware biomedical assistant"));
+    (absl::StrContains(prompt, "query_entity: Heart attack") ? heart : pneumonia) = prompt;
+  }
+  EXPECT_THAT(heart, HasSubstr("0. heart failure (disease; DOID:6000)"));
+  EXPECT_THAT(heart, HasSubstr("1. myocardial infarction (disease; DOID:5844): Death of heart"));
+  EXPECT_THAT(heart, Not(HasSubstr("DOID:552")));
+  EXPECT_THAT(pneumonia, HasSubstr("query_entity: pneumonia"));
+  EXPECT_THAT(pneumonia, HasSubstr("0. pneumonia (disease; DOID:552)"));
+  EXPECT_THAT(pneumonia, Not(HasSubstr("DOID:5844")));
+  EXPECT_THAT(pneumonia, Not(HasSubstr("DOID:6000")));
+
+  // The index picked myocardial infarction; NONE kept nothing for "pneumonia".
+  ASSERT_EQ(result->kept.size(), 1u);
+  EXPECT_EQ(result->kept[0].candidate.external_id, "DOID:5844");
+  EXPECT_TRUE(result->kept[0].chosen_by_llm);
+  EXPECT_EQ(result->kept[0].mention_index, 0);
+  ASSERT_EQ(result->rejected.size(), 2u);
+  EXPECT_NE(Find(result->rejected, "DOID:6000"), nullptr);
+  EXPECT_NE(Find(result->rejected, "DOID:552"), nullptr);
+  EXPECT_FALSE(Find(result->rejected, "DOID:552")->chosen_by_llm);
+  bool timed = false;
+  for (const StageTiming& t : result->timings) timed |= t.stage == "llm";
+  EXPECT_TRUE(timed);
+}
+
+TEST_F(LlmSelectionStepTest, PlainIndexAnswerMovesTheEntityToKept) {
+  server_->SetDefault(FakeResponse::Completion("Answer: [0]"));
+  auto aligner = MakeAligner();
+  auto result = aligner->Align(kQuestion, NothingKept());
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_TRUE(result->degraded.empty());
+  ASSERT_EQ(result->kept.size(), 2u);  // index 0 of each mention's list
+  EXPECT_NE(Find(result->kept, "DOID:6000"), nullptr);
+  EXPECT_NE(Find(result->kept, "DOID:552"), nullptr);
+  for (const ScoredEntity& s : result->kept) EXPECT_TRUE(s.chosen_by_llm);
+  ASSERT_EQ(result->rejected.size(), 1u);
+  EXPECT_EQ(result->rejected[0].candidate.external_id, "DOID:5844");
+}
+
+TEST_F(LlmSelectionStepTest, NoneEverywhereKeepsTheThresholdResult) {
+  server_->SetDefault(FakeResponse::Completion("NONE"));
+  auto aligner = MakeAligner();
+  auto result = aligner->Align(kQuestion, NothingKept());
+  ASSERT_TRUE(result.ok());
+  EXPECT_EQ(server_->request_count(), 2);
+  EXPECT_TRUE(result->kept.empty());
+  EXPECT_EQ(result->rejected.size(), 3u);
+  EXPECT_TRUE(result->degraded.empty());
+}
+
+TEST_F(LlmSelectionStepTest, FailuresDegradeButStillAnswer) {
+  // An HTTP error for one mention, an out-of-range index for the other.
+  server_->Enqueue(FakeResponse::Error(500, "boom"));
+  server_->Enqueue(FakeResponse::Completion("7"));
+  AlignerOptions limits;
+  limits.llm_parallelism = 1;  // the queue order is then the plan order
+  auto aligner = MakeAligner(limits);
+  auto result = aligner->Align(kQuestion, NothingKept());
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_TRUE(result->kept.empty());
+  EXPECT_EQ(result->rejected.size(), 3u);
+  ASSERT_EQ(result->degraded.size(), 1u);
+  EXPECT_EQ(result->degraded[0].component, "alignment_llm");
+  EXPECT_THAT(result->degraded[0].reason, HasSubstr("LLM selection failed for 2 of 2 mentions"));
+
+  // One mention fails (unparsable), the other's choice still counts.
+  server_->Enqueue(FakeResponse::Completion("I think a heart problem"));
+  server_->Enqueue(FakeResponse::Completion("0"));
+  result = aligner->Align(kQuestion, NothingKept());
+  ASSERT_TRUE(result.ok());
+  ASSERT_EQ(result->kept.size(), 1u);
+  EXPECT_EQ(result->kept[0].candidate.external_id, "DOID:552");
+  ASSERT_EQ(result->degraded.size(), 1u);
+  EXPECT_THAT(result->degraded[0].reason, HasSubstr("failed for 1 of 2 mentions"));
+}
+
+TEST_F(LlmSelectionStepTest, ATimeoutDegradesWithinTheCallLimit) {
+  FakeResponse slow = FakeResponse::Completion("0");
+  slow.delay = absl::Seconds(5);
+  server_->SetDefault(slow);
+  AlignerOptions limits;
+  limits.llm_timeout = absl::Milliseconds(300);
+  auto aligner = MakeAligner(limits);
+  const absl::Time start = absl::Now();
+  auto result = aligner->Align(kQuestion, NothingKept());
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_LT(absl::Now() - start, absl::Seconds(3));  // both calls ran at once, each cut at 300 ms
+  EXPECT_TRUE(result->kept.empty());
+  ASSERT_EQ(result->degraded.size(), 1u);
+  EXPECT_THAT(result->degraded[0].reason, HasSubstr("DEADLINE_EXCEEDED"));
+}
+
+TEST_F(LlmSelectionStepTest, CallsRunConcurrentlyUpToTheParallelism) {
+  FakeResponse slow = FakeResponse::Completion("NONE");
+  slow.delay = absl::Milliseconds(400);
+  server_->SetDefault(slow);
+  auto parallel = MakeAligner();  // llm_parallelism 4 by default
+  ASSERT_TRUE(parallel->Align(kQuestion, NothingKept()).ok());
+  EXPECT_EQ(server_->max_concurrent(), 2);
+
+  auto restarted = FakeOpenAiServer::Start();
+  ASSERT_TRUE(restarted.ok());
+  server_ = *std::move(restarted);
+  server_->SetDefault(slow);
+  AlignerOptions limits;
+  limits.llm_parallelism = 1;
+  auto serial = MakeAligner(limits);
+  ASSERT_TRUE(serial->Align(kQuestion, NothingKept()).ok());
+  EXPECT_EQ(server_->request_count(), 2);
+  EXPECT_EQ(server_->max_concurrent(), 1);
+}
+
+TEST_F(LlmSelectionStepTest, MentionCapBoundsTheCalls) {
+  server_->SetDefault(FakeResponse::Completion("NONE"));
+  AlignerOptions limits;
+  limits.max_llm_mentions = 1;
+  auto aligner = MakeAligner(limits);
+  ASSERT_TRUE(aligner->Align(kQuestion, NothingKept()).ok());
+  ASSERT_EQ(server_->request_count(), 1);
+  EXPECT_THAT(Prompt(server_->requests()[0]), HasSubstr("query_entity: Heart attack"));
+}
+
+TEST_F(LlmSelectionStepTest, NoCallWhenOffOrEveryMentionHasEnough) {
+  auto aligner = MakeAligner();
+  MscaOptions options = NothingKept();
+  options.llm_choice_below = 0;
+  ASSERT_TRUE(aligner->Align(kQuestion, options).ok());
+  options = NothingKept();
+  options.msca_enabled = false;
+  ASSERT_TRUE(aligner->Align(kQuestion, options).ok());
+  options = NothingKept();
+  options.tau = 0.0f;  // every candidate kept: no mention has a rejected one
+  auto result = aligner->Align(kQuestion, options);
+  ASSERT_TRUE(result.ok());
+  EXPECT_TRUE(result->degraded.empty());
+  EXPECT_EQ(server_->request_count(), 0);
+}
+
+TEST_F(LlmSelectionStepTest, NotConfiguredMeansNoCallAndNoDegradation) {
+  auto aligner = Aligner::Create(bundle_, encoder_, nullptr);
+  ASSERT_TRUE(aligner.ok());
+  auto result = (*aligner)->Align(kQuestion, NothingKept());
+  ASSERT_TRUE(result.ok());
+  EXPECT_TRUE(result->degraded.empty());
+  EXPECT_TRUE(result->kept.empty());
+  EXPECT_EQ(server_->request_count(), 0);
+}
+
+TEST_F(LlmSelectionStepTest, LimitsAreValidatedNamingTheField) {
+  AlignerOptions limits;
+  limits.max_llm_mentions = 0;
+  EXPECT_THAT(Aligner::Create(bundle_, encoder_, nullptr, limits).status().message(),
+              HasSubstr("max_llm_mentions"));
+  limits = AlignerOptions();
+  limits.max_llm_candidates = 101;
+  EXPECT_THAT(Aligner::Create(bundle_, encoder_, nullptr, limits).status().message(),
+              HasSubstr("max_llm_candidates"));
+  limits = AlignerOptions();
+  limits.llm_parallelism = 33;
+  EXPECT_THAT(Aligner::Create(bundle_, encoder_, nullptr, limits).status().message(),
+              HasSubstr("llm_parallelism"));
+  limits = AlignerOptions();
+  limits.llm_timeout = absl::ZeroDuration();
+  EXPECT_THAT(Aligner::Create(bundle_, encoder_, nullptr, limits).status().message(),
+              HasSubstr("llm_timeout"));
+}
+
+}  // namespace
+}  // namespace ibgraphrag::alignment
