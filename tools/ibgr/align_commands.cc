@@ -26,10 +26,10 @@ ABSL_FLAG(bool, msca, true, "align: MSCA on (false = plain top-1 linking per men
 ABSL_FLAG(bool, calibrated, true,
           "align: calibrated S and R (false = the paper's raw cosines; docs/alignment.md)");
 ABSL_FLAG(bool, json, false, "print JSON instead of a table");
-ABSL_FLAG(std::string, encoder, "hash-ngram",
-          "align build / artifacts build: encoder of the bundle and the retriever model: "
-          "hash-ngram, or trained (the newest <base>/encoder/<version>/; artifacts build trains "
-          "one when there is none)");
+ABSL_FLAG(std::string, encoder, "trained",
+          "align build / artifacts build: encoder of the bundle and the retriever model: trained "
+          "(the default: the newest <base>/encoder/<version>/; artifacts build trains one when "
+          "there is none, `ibgr encoder train` makes one) or hash-ngram (no training)");
 
 namespace ibgraphrag::cli {
 namespace {
@@ -53,7 +53,11 @@ absl::StatusOr<alignment::EncoderSpec> BuildEncoderSpecFromFlags() {
   spec.base_path = absl::GetFlag(FLAGS_base);
   absl::StatusOr<std::string> dir =
       alignment::EncoderArtifacts(spec.base_path).Resolve(std::nullopt);
-  if (!dir.ok()) return dir.status();
+  if (!dir.ok()) {
+    return absl::Status(dir.status().code(),
+                        absl::StrCat(dir.status().message(), " or `ibgr encoder train --base=",
+                                     spec.base_path, "`, or pass --encoder=hash-ngram"));
+  }
   spec.trained.dir = *dir;
   return spec;
 }

@@ -30,14 +30,14 @@ struct NameEncoderTrainOptions {
   int dim = 256;
   int hidden = 0;
   // Passes over the training concepts (>= 0; 0 returns the initial weights).
-  int epochs = 20;
+  int epochs = 40;
   // Stop after the epoch during which this many seconds of training passed (0 = no limit). The
   // default artifact is defined by `epochs` so that it is deterministic; this is a safety cap.
   double max_seconds = 0;
   // Concepts per batch (two names each): the in-batch negatives. >= 2.
   int batch_concepts = 512;
   // InfoNCE temperature (> 0): cosines are divided by it.
-  double temperature = 0.05;
+  double temperature = 0.1;
   // Learning rates: row-wise sparse Adagrad on the embedding table (only the rows a batch touched
   // are updated, one accumulator per row), Adam on the MLP.
   double table_learning_rate = 0.2;
