@@ -58,7 +58,7 @@ start_kgstore "$WORK/kgstore-1.log"; first_open=$OPEN_S
 kill "$KG_PID"; wait "$KG_PID" 2>/dev/null || true
 start_kgstore "$WORK/kgstore-2.log"; reopen=$OPEN_S
 PORT=$(grep '"kgstore: ready"' "$WORK/kgstore-2.log" | sed -E 's/.*"port":([0-9]+).*/\1/')
-write_s=$(grep -oE 'written in [0-9.]+' "$WORK/synth.log" | awk '{print $3}')
+write_s=$(grep -oE 'snapshot: .*written in [0-9.]+' "$WORK/synth.log" | grep -oE '[0-9.]+$')
 echo
 echo "| step | seconds |"
 echo "|---|---|"

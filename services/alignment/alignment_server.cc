@@ -69,6 +69,8 @@ absl::StatusOr<std::unique_ptr<AlignmentServer>> AlignmentServer::BuildAndStart(
                           common::OpenAiClient::Create(*options.llm, LogLlmAttempt));
     server->llm_ = std::move(llm);
   }
+  // OpenMP's thread count is per thread: this covers the starting thread, and every index the
+  // server loads sets it on the request threads that search it.
   omp_set_num_threads(options.faiss_omp_threads);
   common::ServerRunner::Options runner_options = options.server;
   if (runner_options.service_name.empty()) runner_options.service_name = "alignment";
@@ -97,10 +99,16 @@ absl::StatusOr<std::unique_ptr<AlignmentServer>> AlignmentServer::BuildAndStart(
   return server;
 }
 
+CandidateIndexOptions AlignmentServer::IndexOptions() const {
+  CandidateIndexOptions index = options_.index;
+  if (index.search_omp_threads == 0) index.search_omp_threads = options_.faiss_omp_threads;
+  return index;
+}
+
 absl::StatusOr<std::shared_ptr<const Aligner>> AlignmentServer::Load(const std::string& dir) {
   const absl::Time start = absl::Now();
   IBGR_ASSIGN_OR_RETURN(std::shared_ptr<const AlignmentBundle> bundle,
-                        LoadAlignmentBundle(dir, options_.index));
+                        LoadAlignmentBundle(dir, IndexOptions()));
   IBGR_ASSIGN_OR_RETURN(std::shared_ptr<const TextEncoder> encoder, EncoderFor(*bundle));
   IBGR_ASSIGN_OR_RETURN(std::unique_ptr<Aligner> aligner,
                         Aligner::Create(bundle, std::move(encoder), llm_, options_.aligner));

@@ -81,6 +81,8 @@ class AlignmentServer {
 
  private:
   explicit AlignmentServer(const Options& options);
+  // options_.index with the search threads of faiss_omp_threads.
+  CandidateIndexOptions IndexOptions() const;
   absl::StatusOr<std::shared_ptr<const Aligner>> Load(const std::string& dir);
   void OnSwap(const Aligner& aligner);
 

@@ -3,6 +3,7 @@
 #include <faiss/IndexFlat.h>
 #include <faiss/IndexHNSW.h>
 #include <faiss/index_io.h>
+#include <omp.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -79,6 +80,7 @@ absl::StatusOr<std::unique_ptr<CandidateIndex>> CandidateIndex::Build(
   out->hnsw_ = options.kind == IndexKind::kHnsw ||
                (options.kind == IndexKind::kAuto && n > options.flat_max_rows);
   out->ef_search_ = options.hnsw_ef_search;
+  out->search_omp_threads_ = options.search_omp_threads;
   try {
     if (out->hnsw_) {
       auto hnsw =
@@ -134,6 +136,7 @@ absl::StatusOr<std::unique_ptr<CandidateIndex>> CandidateIndex::Read(
     UseSimdStorage(hnsw);
   }
   out->ef_search_ = options.hnsw_ef_search;
+  out->search_omp_threads_ = options.search_omp_threads;
   FILE* f = std::fopen(rows_path.c_str(), "rb");
   if (f == nullptr) return absl::NotFoundError(absl::StrCat(rows_path, ": cannot open"));
   std::vector<uint32_t> flat(static_cast<size_t>(out->index_->ntotal) * 2);
@@ -163,6 +166,9 @@ absl::StatusOr<std::vector<std::vector<NameHit>>> CandidateIndex::Search(
   const int64_t fetch = std::min<int64_t>(rows(), std::max<int64_t>(int64_t{k} * 4, 16));
   std::vector<float> distances(nq * fetch);
   std::vector<faiss::Index::idx_t> labels(nq * fetch);
+  if (search_omp_threads_ > 0 && omp_get_max_threads() != search_omp_threads_) {
+    omp_set_num_threads(search_omp_threads_);  // this thread's setting only
+  }
   try {
     if (hnsw_) {
       faiss::SearchParametersHNSW params;
