@@ -1,6 +1,5 @@
 #include "common/server_runner.h"
 
-
 #include <fcntl.h>
 #include <grpcpp/ext/proto_server_reflection_plugin.h>
 #include <grpcpp/health_check_service_interface.h>

@@ -9,8 +9,8 @@
 #include "common/test_util/temp_dir.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "services/kgstore/kg_store_test_util.h"
 #include "services/alignment/trained_encoder.h"
+#include "services/kgstore/kg_store_test_util.h"
 #include "services/retriever/alignment_embedder.h"
 #include "services/retriever/retriever_test_util.h"
 

@@ -22,7 +22,8 @@ std::string QaDir() {
 
 // Writes `content` to a fresh file in this process's scratch folder.
 std::string WriteFixture(const std::string& name, const std::string& content) {
-  static const std::string* const dir = new std::string(common::test_util::MakeTempDir("qa-datasets"));
+  static const std::string* const dir =
+      new std::string(common::test_util::MakeTempDir("qa-datasets"));
   const std::string path = *dir + "/" + name;
   std::ofstream(path, std::ios::binary) << content;
   return path;
