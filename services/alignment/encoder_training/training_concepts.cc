@@ -172,13 +172,6 @@ absl::StatusOr<std::vector<LaySynonym>> ReadHpoLaySynonyms(const std::string& pa
   return out;
 }
 
-namespace {
-
-bool HasSynonym(const LexiconEntry& entry, const std::string& text) {
-  return std::find(entry.synonyms.begin(), entry.synonyms.end(), text) != entry.synonyms.end();
-}
-
-// The lexicon entry of each HP id (its external id, else the first entry listing it as xref).
 absl::flat_hash_map<std::string, uint32_t> EntriesByHpId(const Lexicon& lexicon) {
   absl::flat_hash_map<std::string, uint32_t> by_hp;
   for (uint32_t e = 0; e < lexicon.entries.size(); ++e) {
@@ -192,6 +185,12 @@ absl::flat_hash_map<std::string, uint32_t> EntriesByHpId(const Lexicon& lexicon)
     }
   }
   return by_hp;
+}
+
+namespace {
+
+bool HasSynonym(const LexiconEntry& entry, const std::string& text) {
+  return std::find(entry.synonyms.begin(), entry.synonyms.end(), text) != entry.synonyms.end();
 }
 
 // Candidate held-out strings among entries that pass `keep`: one DO synonym per DO entry and

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "services/alignment/lexicon.h"
 
@@ -80,6 +81,8 @@ struct LaySynonym {
   std::string lay;
 };
 absl::StatusOr<std::vector<LaySynonym>> ReadHpoLaySynonyms(const std::string& path);
+// The lexicon entry of each HP id (its external id, else the first entry listing it as xref).
+absl::flat_hash_map<std::string, uint32_t> EntriesByHpId(const Lexicon& lexicon);
 
 // Samples up to `samples` (0 = all) DO synonyms and HPO lay synonyms among the entries of concepts
 // in `split`, seeded (one string per entry).

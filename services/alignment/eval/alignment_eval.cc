@@ -35,17 +35,18 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
+#include "common/status_macros.h"
 #include "nlohmann/json.hpp"
 #include "services/alignment/aligner.h"
 #include "services/alignment/bundle.h"
 #include "services/alignment/candidate_index.h"
 #include "services/alignment/encoder_training/heldout_linking.h"
+#include "services/alignment/encoder_training/training_concepts.h"
 #include "services/alignment/eval/qa_sets.h"
 #include "services/alignment/lexicon.h"
 #include "services/alignment/text_encoder.h"
 #include "services/alignment/text_normalize.h"
 #include "services/alignment/trained_encoder.h"
-#include "services/kgstore/import/line_reader.h"
 
 ABSL_FLAG(std::string, data_dir, "", "shared data directory (default $IBGR_DATA_DIR)");
 ABSL_FLAG(std::string, work_dir, "/tmp/ibgr-align-eval", "where the eval bundle is written");
@@ -106,31 +107,18 @@ std::vector<HeldOut> SampleDiseaseOntology(const Lexicon& lexicon, int samples, 
 absl::StatusOr<std::vector<HeldOut>> SampleHpoLay(const Lexicon& lexicon,
                                                   const std::string& data_dir, int samples,
                                                   std::mt19937& rng) {
-  absl::flat_hash_map<std::string, uint32_t> by_hp;
-  for (uint32_t e = 0; e < lexicon.entries.size(); ++e) {
-    const LexiconEntry& entry = lexicon.entries[e];
-    if (absl::StartsWith(entry.external_id, "HP:")) by_hp[entry.external_id] = e;
-    for (const std::string& x : entry.xrefs) {
-      if (absl::StartsWith(x, "HP:")) by_hp.try_emplace(x, e);
-    }
-  }
-  auto reader = kgstore::import_::LineReader::Open(
-      absl::StrCat(data_dir, "/vocab/hpo-layperson-synonyms.tsv"));
-  if (!reader.ok()) return reader.status();
+  // The same reader and HP-id join as the encoder trainer's evaluation.
+  IBGR_ASSIGN_OR_RETURN(
+      std::vector<training::LaySynonym> lay_rows,
+      training::ReadHpoLaySynonyms(absl::StrCat(data_dir, "/vocab/hpo-layperson-synonyms.tsv")));
+  const absl::flat_hash_map<std::string, uint32_t> by_hp = training::EntriesByHpId(lexicon);
   std::vector<HeldOut> eligible;
-  absl::string_view line;
-  while ((*reader)->Next(&line)) {
-    std::vector<absl::string_view> f = absl::StrSplit(line, '\t');
-    if (f.size() < 3 || !absl::StrContains(f[0], "HP_")) continue;
-    const size_t p = f[0].find("HP_");
-    std::string hp = absl::StrCat("HP:", f[0].substr(p + 3, 7));
-    std::string lay(absl::StripAsciiWhitespace(f[2]));
-    if (lay.size() >= 2 && lay.front() == '"') lay = lay.substr(1, lay.size() - 2);
-    auto it = by_hp.find(hp);
+  for (const training::LaySynonym& row : lay_rows) {
+    auto it = by_hp.find(row.hp_id);
     if (it == by_hp.end()) continue;
     const auto& syn = lexicon.entries[it->second].synonyms;
-    if (std::find(syn.begin(), syn.end(), lay) == syn.end()) continue;  // must be indexed
-    eligible.push_back({it->second, lay});
+    if (std::find(syn.begin(), syn.end(), row.lay) == syn.end()) continue;  // must be indexed
+    eligible.push_back({it->second, row.lay});
   }
   std::shuffle(eligible.begin(), eligible.end(), rng);
   // One held-out string per entry, so removals do not interact.
