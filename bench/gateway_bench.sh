@@ -17,7 +17,7 @@ for arg in "$@"; do
     *) echo "unknown argument: $arg" >&2; exit 2 ;;
   esac
 done
-BIN=build/bin
+BIN="${IBGR_BIN:-build/bin}"  # IBGR_BIN: another build's bin/ for side-by-side runs
 QUESTIONS="${IBGR_DATA_DIR:-$PWD/../shared/data}/qa/biomixqa-true-false.csv"
 LOGS=$(mktemp -d /tmp/ibgr-gateway-bench.XXXXXX)
 PIDS=()

@@ -6,12 +6,12 @@
 #include <chrono>
 #include <utility>
 
-#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "common/client.h"
 #include "common/grpc_status.h"
 #include "common/server_interceptor.h"
+#include "common/topic_rule.h"
 #include "services/gateway/shortest_path_evidence.h"
 #include "services/reasoner/reasoner.h"
 #include "services/reasoner/reasoner_service_impl.h"
@@ -157,10 +157,9 @@ grpc::Status AnswerPipeline::Align(const grpc::ServerContextBase& context, absl:
   pb::AlignRequest align;
   // Options are aligned with the question: their entities become topic entities too, so the
   // evidence can connect the question to each option. Spans index into this text.
-  std::string text = request.question();
-  for (const std::string& option : request.options()) absl::StrAppend(&text, "\n", option);
-  if (text.size() > 16 * 1024) text = request.question();
-  align.set_text(std::move(text));
+  align.set_text(common::AlignmentText(
+      request.question(),
+      std::vector<std::string>(request.options().begin(), request.options().end())));
   const pb::PipelineOptions& p = request.pipeline();
   pb::AlignOptions* o = align.mutable_options();
   o->set_msca_enabled(p.has_msca_enabled() ? p.msca_enabled() : config_.msca_enabled);
@@ -207,12 +206,9 @@ void AnswerPipeline::Retrieve(const grpc::ServerContextBase& context, absl::Time
   const pb::PipelineOptions& p = request.pipeline();
   pb::RetrieveRequest retrieve;
   retrieve.set_question(request.question());
-  absl::flat_hash_set<uint32_t> seen;
-  for (const pb::AlignedEntity& e : response->entities()) {
-    if (seen.insert(e.entity().id()).second && retrieve.topic_entity_ids_size() < 100) {
-      retrieve.add_topic_entity_ids(e.entity().id());
-    }
-  }
+  std::vector<uint32_t> kept;
+  for (const pb::AlignedEntity& e : response->entities()) kept.push_back(e.entity().id());
+  for (uint32_t id : common::TopicEntityIds(kept)) retrieve.add_topic_entity_ids(id);
   retrieve.set_top_k(p.has_top_k() ? p.top_k() : config_.top_k);
   retrieve.set_max_hops(p.has_max_hops() ? p.max_hops() : config_.max_hops);
   retrieve.set_max_candidates(config_.max_candidates);
