@@ -60,16 +60,14 @@ int main(int argc, char** argv) {
   absl::ParseCommandLine(argc, argv);
   // The suite's own QA loader (quoting, headers, labels), so the load uses exactly the
   // statements `ibgr eval` scores.
-  absl::StatusOr<ibgraphrag::eval::QaDataset> dataset = ibgraphrag::eval::LoadDataset(
+  absl::StatusOr<std::vector<std::string>> loaded = ibgraphrag::eval::LoadQuestionTexts(
       absl::GetFlag(FLAGS_questions), ibgraphrag::eval::DatasetFormat::kTrueFalse);
-  if (!dataset.ok() || dataset->items.empty()) {
-    std::fprintf(stderr, "no questions read from --questions=%s: %s\n",
-                 absl::GetFlag(FLAGS_questions).c_str(),
-                 dataset.ok() ? "empty" : dataset.status().ToString().c_str());
+  if (!loaded.ok()) {
+    std::fprintf(stderr, "no questions read from --questions: %s\n",
+                 loaded.status().ToString().c_str());
     return 1;
   }
-  std::vector<std::string> questions;
-  for (const auto& item : dataset->items) questions.push_back(item.question);
+  const std::vector<std::string> questions = *std::move(loaded);
   auto channel =
       grpc::CreateChannel(absl::GetFlag(FLAGS_target), grpc::InsecureChannelCredentials());
   auto stub = pb::GatewayService::NewStub(channel);

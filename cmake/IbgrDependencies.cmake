@@ -15,6 +15,9 @@ find_package(prometheus-cpp CONFIG REQUIRED)  # prometheus-cpp::pull, prometheus
 find_package(nlohmann_json CONFIG REQUIRED)
 find_package(CURL REQUIRED)
 find_package(OpenSSL REQUIRED)                # OpenSSL::Crypto (gateway API key hashes)
+# cpp-httplib (libcpp-httplib-dev): Debian builds it as a shared library with OpenSSL, zlib and
+# brotli; the pkg-config Cflags carry the matching CPPHTTPLIB_* defines (they change its ABI).
+pkg_check_modules(CPPHTTPLIB REQUIRED IMPORTED_TARGET cpp-httplib)
 
 # FAISS's CMake config expects these targets to exist already.
 find_package(OpenMP REQUIRED)

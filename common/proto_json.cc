@@ -11,6 +11,16 @@
 namespace ibgraphrag::common {
 namespace {
 constexpr char kTypeUrlPrefix[] = "type.googleapis.com";
+
+// Parses `json` into `message`; the parser's reason on failure, "" on success.
+std::string ParseJson(absl::string_view json, bool ignore_unknown_fields,
+                      google::protobuf::Message* message) {
+  google::protobuf::util::JsonParseOptions options;
+  options.ignore_unknown_fields = ignore_unknown_fields;
+  const auto status = google::protobuf::util::JsonStringToMessage(
+      google::protobuf::StringPiece(json.data(), json.size()), message, options);
+  return status.ok() ? "" : status.message().as_string();
+}
 }  // namespace
 
 std::string ProtoToJson(const google::protobuf::Message& message) {
@@ -41,13 +51,31 @@ std::string ProtoToJson(const google::protobuf::Message& message) {
 
 absl::Status JsonToProto(absl::string_view json, absl::string_view what,
                          google::protobuf::Message* message) {
-  google::protobuf::util::JsonParseOptions options;
-  options.ignore_unknown_fields = true;
-  const auto status = google::protobuf::util::JsonStringToMessage(
-      google::protobuf::StringPiece(json.data(), json.size()), message, options);
-  if (!status.ok()) {
-    return absl::DataLossError(
-        absl::StrCat(what, ": not a valid manifest (", status.message().as_string(), ")"));
+  const std::string error = ParseJson(json, /*ignore_unknown_fields=*/true, message);
+  if (!error.empty()) {
+    return absl::DataLossError(absl::StrCat(what, ": not a valid manifest (", error, ")"));
+  }
+  return absl::OkStatus();
+}
+
+std::string ProtoToJsonLine(const google::protobuf::Message& message) {
+  // Fields at their default value are left out (canonical proto3 JSON): printing them takes
+  // protobuf 3.21 three times as long (1.0 vs 0.35 ms for a 40 KB AnswerResponse) for 4 % of the
+  // bytes. Map order is not byte-stable here; API responses do not need it.
+  google::protobuf::util::JsonPrintOptions options;
+  options.preserve_proto_field_names = true;
+  std::string out;
+  // Printing a valid message of the generated pool cannot fail.
+  (void)google::protobuf::util::MessageToJsonString(message, &out, options);
+  return out;
+}
+
+absl::Status JsonRequestToProto(absl::string_view json, absl::string_view what,
+                                google::protobuf::Message* message) {
+  const std::string error = ParseJson(json, /*ignore_unknown_fields=*/false, message);
+  if (!error.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        what, ": not a JSON ", message->GetDescriptor()->full_name(), " (", error, ")"));
   }
   return absl::OkStatus();
 }

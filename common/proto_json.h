@@ -21,6 +21,18 @@ std::string ProtoToJson(const google::protobuf::Message& message);
 absl::Status JsonToProto(absl::string_view json, absl::string_view what,
                          google::protobuf::Message* message);
 
+// The HTTP/JSON API's encoding (common/http_gateway.h): canonical proto3 JSON with proto field
+// names on one line (no whitespace, no trailing newline, so a message fits one server-sent
+// event); unlike ProtoToJson, fields at their default value (0, false, "", empty lists) are
+// left out.
+std::string ProtoToJsonLine(const google::protobuf::Message& message);
+
+// Parses an API request body into `message`. Unlike manifests, unknown fields are refused: a
+// misspelt option must not be silently ignored. INVALID_ARGUMENT naming `what`, the message type
+// and the parser's reason (which names the offending field).
+absl::Status JsonRequestToProto(absl::string_view json, absl::string_view what,
+                                google::protobuf::Message* message);
+
 }  // namespace ibgraphrag::common
 
 #endif  // IBGRAPHRAG_COMMON_PROTO_JSON_H_

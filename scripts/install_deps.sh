@@ -13,6 +13,9 @@ BUILD_PKGS=(
   libopenblas0-pthread libopenblas-dev liblapack-dev
   prometheus-cpp-dev nlohmann-json3-dev libcurl4-openssl-dev zlib1g-dev libpq-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  # HTTP/JSON API (cpp-httplib), its OpenAPI generator (protoc-gen-swagger), the Python client's
+  # runtime (the system python3, /usr/bin/python3)
+  libcpp-httplib-dev golang-grpc-gateway python3-grpcio python3-protobuf
   # test and benchmark peers: promtool (metrics lint, alert rules), PostgreSQL (benchmark anchor),
   # node (buf lint, manifest validation), yamllint (deploy/ and docker/ YAML); kubectl with kustomize
   # (deploy checks) is not a Debian package: these machines have kubectl 1.32 installed.
@@ -21,6 +24,7 @@ BUILD_PKGS=(
 RUNTIME_PKGS=(
   ca-certificates libgrpc++1.51 libprotobuf32 librocksdb7.8 libfaiss1.7.3 libtorch1.13
   libopenblas0-pthread libprometheus-cpp-pull1.0 libprometheus-cpp-core1.0 libcurl4
+  libcpp-httplib0.11
 )
 
 if [[ "${1:-}" == "--runtime" ]]; then PKGS=("${RUNTIME_PKGS[@]}"); else PKGS=("${BUILD_PKGS[@]}"); fi

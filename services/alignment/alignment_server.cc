@@ -89,6 +89,13 @@ absl::StatusOr<std::unique_ptr<AlignmentServer>> AlignmentServer::BuildAndStart(
   IBGR_ASSIGN_OR_RETURN(
       g.load_seconds,
       metrics.GetGauge("ibgr_alignment_load_seconds", "Seconds the served bundle took to load."));
+  if (options.http_port >= 0) {
+    IBGR_ASSIGN_OR_RETURN(
+        server->http_,
+        common::HttpGateway::Start(common::HttpGateway::ForServer(runner_options, options.http_port,
+                                                                  kAlignmentServiceName),
+                                   server->runner_->InProcessChannel()));
+  }
   absl::StatusOr<bool> loaded = server->ReloadIfNewer();
   if (!loaded.ok()) {
     common::LogError("alignment: no bundle served; health stays NOT_SERVING",
@@ -157,6 +164,8 @@ void AlignmentServer::WaitForTermination() {
 
 void AlignmentServer::Shutdown() {
   if (bundles_ != nullptr) bundles_->StopWatching();
+  // HTTP first: its requests in flight finish through the still-running gRPC server.
+  if (http_ != nullptr) http_->Shutdown();
   if (runner_ != nullptr) runner_->Shutdown();
 }
 

@@ -14,6 +14,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "common/http_gateway.h"
 #include "common/openai_client.h"
 #include "common/servable_holder.h"
 #include "common/server_runner.h"
@@ -56,6 +57,10 @@ class AlignmentServer {
     // swap to it once it has loaded (requests in flight finish on the one they started with).
     // Also retries a bundle that failed to load, so fixing it brings the server to SERVING.
     absl::Duration watch_interval = absl::ZeroDuration();
+    // HTTP/JSON port for teams that use alignment alone (POST /v1/align, GET /healthz,
+    // /readyz; common/http_gateway.h): -1 = none, 0 = the OS picks. server.listen_host and
+    // server.tls apply; calls go through the gRPC server itself.
+    int http_port = -1;
   };
 
   // Starts the gRPC server (NOT_SERVING), creates the encoder (an error here is returned: the
@@ -66,6 +71,8 @@ class AlignmentServer {
 
   int port() const { return runner_->port(); }
   int metrics_port() const { return runner_->metrics_port(); }
+  // The bound HTTP/JSON port, or -1 when there is none.
+  int http_port() const { return http_ != nullptr ? http_->port() : -1; }
   bool serving() const { return bundles_->Get() != nullptr; }
   // Why the newest (or pinned) bundle is not served (OK when it is).
   absl::Status load_status() const { return bundles_->load_status(); }
@@ -99,6 +106,8 @@ class AlignmentServer {
   std::shared_ptr<const TextEncoder> bundle_encoder_ ABSL_GUARDED_BY(bundle_encoder_mu_);
   std::shared_ptr<const common::OpenAiClient> llm_;
   std::unique_ptr<common::ServerRunner> runner_;
+  // After runner_, so it is destroyed first: its requests call into the runner.
+  std::unique_ptr<common::HttpGateway> http_;
   struct Gauges;
   std::unique_ptr<Gauges> gauges_;
 };

@@ -3,6 +3,7 @@
 //
 //   alignment --base=artifacts [--pin_version=N] [--port=50053] [--metrics_port=9093]
 //             [--config=alignment.textproto] [--host=0.0.0.0] [--watch_seconds=30]
+//             [--http_port=8083]
 //
 // --config is an ibgraphrag.config.v1.AlignmentConfig in protobuf text format (encoder, MSCA
 // defaults, optional LLM, TLS, drain, logging); IBGR_* / IBGR_ALIGNMENT_* environment variables
@@ -29,6 +30,9 @@ ABSL_FLAG(std::string, base, "",
           "(default: config base_path, else \"artifacts\")");
 ABSL_FLAG(std::string, bundle_dir, "", "serve exactly this bundle directory");
 ABSL_FLAG(int, watch_seconds, 0, "poll for newer bundle versions this often (0 = never)");
+ABSL_FLAG(int, http_port, -1,
+          "HTTP/JSON port (POST /v1/align, GET /healthz, /readyz) on the gRPC port's host and "
+          "TLS; -1 = off, 0 = the OS picks");
 
 namespace {
 
@@ -160,6 +164,10 @@ absl::Status Run() {
     return absl::InvalidArgumentError("--watch_seconds: must be >= 0");
   }
   options.watch_interval = absl::Seconds(absl::GetFlag(FLAGS_watch_seconds));
+  if (absl::GetFlag(FLAGS_http_port) < -1 || absl::GetFlag(FLAGS_http_port) > 65535) {
+    return absl::InvalidArgumentError("--http_port: must be -1 (off), 0 (pick) or 1..65535");
+  }
+  options.http_port = absl::GetFlag(FLAGS_http_port);
   auto encoder = EncoderFromConfig(config.encoder());
   if (!encoder.ok()) return encoder.status();
   options.encoder = *std::move(encoder);
@@ -207,6 +215,7 @@ absl::Status Run() {
   if (!server.ok()) return server.status();
   ibgraphrag::common::LogInfo("alignment: ready", {{"port", (*server)->port()},
                                                    {"metrics_port", (*server)->metrics_port()},
+                                                   {"http_port", (*server)->http_port()},
                                                    {"serving", (*server)->serving()}});
   (*server)->WaitForTermination();
   ibgraphrag::common::LogInfo("alignment: stopped");

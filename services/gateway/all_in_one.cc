@@ -91,6 +91,7 @@ absl::StatusOr<std::unique_ptr<AllInOne>> AllInOne::Start(const AllInOneOptions&
   retrieve.kg_store = suite->kgstore_->store();
   retrieve.device = options.device;
   retrieve.torch_threads = options.torch_threads;
+  retrieve.default_variant = options.retriever_scorer;
   IBGR_ASSIGN_OR_RETURN(suite->retriever_, retriever::RetrieverServer::BuildAndStart(retrieve));
   if (!suite->retriever_->model_error().empty()) {
     common::LogWarning(

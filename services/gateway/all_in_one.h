@@ -41,6 +41,8 @@ struct AllInOneOptions {
   // Retriever scoring device and threads.
   std::string device = "auto";
   int torch_threads = 1;
+  // Retriever scorer variant for requests naming none (--scorer); unset = the model's default.
+  std::optional<retriever::ScorerVariant> retriever_scorer;
 };
 
 // Which of the reasoner's backends alignment's LLM selection step uses (see

@@ -1,9 +1,10 @@
 // ibgraphrag: the whole suite (kgstore, alignment, retriever, reasoner, gateway) in one process
 // on one port, on the artifacts under --base (`ibgr artifacts build`).
 //
-//   ibgraphrag [--base=artifacts] [--port=50051] [--metrics_port=9091]
+//   ibgraphrag [--base=artifacts] [--port=50051] [--metrics_port=9091] [--http_port=8080]
 //              [--api_keys_file=keys] [--rate_limit_qps=N] [--reasoner_config=reasoner.textproto]
-//              [--device=auto] [--torch_threads=1] [--config=server.textproto]
+//              [--device=auto] [--torch_threads=1] [--scorer=residual|plain]
+//              [--config=server.textproto]
 //              [--alignment_llm_backend=NAME|none]
 //
 // --reasoner_config is an ibgraphrag.config.v1.ReasonerConfig (LLM backends, prompts); without
@@ -24,6 +25,7 @@
 #include "services/gateway/all_in_one.h"
 #include "services/gateway/gateway_flags.h"
 #include "services/reasoner/reasoner_config.h"
+#include "services/retriever/scorer_flag.h"
 
 ABSL_FLAG(std::string, base, "artifacts", "artifact base (kg/, alignment/, retriever/)");
 ABSL_FLAG(std::string, reasoner_config, "",
@@ -45,6 +47,9 @@ absl::Status Run() {
   options.base_path = absl::GetFlag(FLAGS_base);
   options.device = absl::GetFlag(FLAGS_device);
   options.torch_threads = absl::GetFlag(FLAGS_torch_threads);
+  auto scorer = ibgraphrag::retriever::DefaultScorerVariantFromFlag();
+  if (!scorer.ok()) return scorer.status();
+  options.retriever_scorer = *scorer;
   ibgraphrag::config::v1::ReasonerConfig reasoner_config;
   const std::string reasoner_path = absl::GetFlag(FLAGS_reasoner_config);
   if (!reasoner_path.empty()) {
@@ -69,6 +74,7 @@ absl::Status Run() {
   ibgraphrag::common::LogInfo("ibgraphrag: ready",
                               {{"port", (*suite)->port()},
                                {"metrics_port", (*suite)->metrics_port()},
+                               {"http_port", (*suite)->gateway().http_port()},
                                {"retriever_model", (*suite)->retriever_model_error().empty()}});
   (*suite)->WaitForTermination();
   ibgraphrag::common::LogInfo("ibgraphrag: stopped");

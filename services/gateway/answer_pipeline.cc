@@ -6,6 +6,7 @@
 #include <chrono>
 #include <utility>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "common/client.h"
@@ -72,6 +73,18 @@ grpc::Status DeadlineExceeded(absl::string_view stage) {
                                    "LLM seconds)"));
 }
 
+// "residual" / "plain" for ArtifactVersions (empty when no trained scorer ranked).
+std::string ScorerVariantLabel(pb::ScorerVariant variant) {
+  switch (variant) {
+    case pb::SCORER_VARIANT_RESIDUAL:
+      return "residual";
+    case pb::SCORER_VARIANT_PLAIN:
+      return "plain";
+    default:
+      return "";
+  }
+}
+
 }  // namespace
 
 AnswerPipeline::AnswerPipeline(const PipelineConfig& config, const Upstreams& upstreams)
@@ -116,7 +129,8 @@ grpc::Status AnswerPipeline::Run(const grpc::ServerContextBase& context,
 
   // 2. Retrieval (degrades to shortest paths).
   stage_start = absl::Now();
-  Retrieve(context, deadline, request, response);
+  status = Retrieve(context, deadline, request, response);
+  if (!status.ok()) return status;
   if (Expired(deadline)) return DeadlineExceeded("retrieve");
   const double retrieve_ms = Ms(absl::Now() - stage_start);
   AddTiming(response, "retrieve", retrieve_ms);
@@ -199,10 +213,10 @@ grpc::Status AnswerPipeline::Align(const grpc::ServerContextBase& context, absl:
   return grpc::Status::OK;
 }
 
-void AnswerPipeline::Retrieve(const grpc::ServerContextBase& context, absl::Time deadline,
-                              const pb::AnswerRequest& request,
-                              pb::AnswerResponse* response) const {
-  if (response->entities_size() == 0) return;  // nothing to start from
+grpc::Status AnswerPipeline::Retrieve(const grpc::ServerContextBase& context, absl::Time deadline,
+                                      const pb::AnswerRequest& request,
+                                      pb::AnswerResponse* response) const {
+  if (response->entities_size() == 0) return grpc::Status::OK;  // nothing to start from
   const pb::PipelineOptions& p = request.pipeline();
   pb::RetrieveRequest retrieve;
   retrieve.set_question(request.question());
@@ -215,6 +229,7 @@ void AnswerPipeline::Retrieve(const grpc::ServerContextBase& context, absl::Time
   retrieve.set_max_paths(config_.max_paths);
   const bool ibrp = p.has_ibrp_enabled() ? p.ibrp_enabled() : config_.ibrp_enabled;
   retrieve.set_mode(ibrp ? pb::SCORING_MODE_IBRP : pb::SCORING_MODE_SHORTEST_PATH);
+  if (ibrp) retrieve.set_scorer_variant(p.scorer_variant());
 
   const absl::Duration budget = StageBudget(deadline, config_.retrieve_share, config_.retrieve_cap);
   std::unique_ptr<grpc::ClientContext> child = common::MakeChildContext(context, budget);
@@ -225,14 +240,24 @@ void AnswerPipeline::Retrieve(const grpc::ServerContextBase& context, absl::Time
     *response->mutable_paths() = std::move(*retrieved.mutable_paths());
     AddUpstreamTimings(response, "retrieve", retrieved.timings());
     response->mutable_versions()->set_retriever_model_version(retrieved.model_version());
+    response->mutable_versions()->set_retriever_scorer_variant(
+        ScorerVariantLabel(retrieved.scorer_variant()));
     if (response->versions().kg_version().empty()) {
       response->mutable_versions()->set_kg_version(retrieved.kg_version());
     }
-    return;
+    return grpc::Status::OK;
   }
-  if (Expired(deadline)) return;
+  // An ablation that asked for a scorer the deployment lacks must not silently run another.
+  if (status.error_code() == grpc::StatusCode::FAILED_PRECONDITION &&
+      p.scorer_variant() != pb::SCORER_VARIANT_UNSPECIFIED &&
+      absl::StartsWith(status.error_message(), "scorer_variant")) {
+    return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
+                        absl::StrCat("pipeline.", status.error_message()));
+  }
+  if (Expired(deadline)) return grpc::Status::OK;
   RetrieveShortestPathFallback(context, deadline, retrieve, response,
                                absl::StrCat("retriever ", Describe(status)));
+  return grpc::Status::OK;
 }
 
 void AnswerPipeline::RetrieveShortestPathFallback(const grpc::ServerContextBase& context,

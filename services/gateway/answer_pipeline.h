@@ -49,8 +49,9 @@ struct PipelineConfig {
   uint32_t max_hops = 2;
   bool msca_enabled = true;
   bool ibrp_enabled = true;
-  // Candidate triples the retriever scores per request.
-  uint32_t max_candidates = 10000;
+  // Candidate triples the retriever scores per request; 0 = the cap the served retriever model
+  // was trained with (its manifest), so serving sees the candidates training saw.
+  uint32_t max_candidates = 0;
   // Reasoning paths returned.
   uint32_t max_paths = 10;
   // Deadline applied when the caller sets none.
@@ -91,9 +92,11 @@ class AnswerPipeline {
   grpc::Status Align(const grpc::ServerContextBase& context, absl::Time deadline,
                      const ibgraphrag::v1::AnswerRequest& request,
                      ibgraphrag::v1::AnswerResponse* response) const;
-  void Retrieve(const grpc::ServerContextBase& context, absl::Time deadline,
-                const ibgraphrag::v1::AnswerRequest& request,
-                ibgraphrag::v1::AnswerResponse* response) const;
+  // OK also when it degrades to shortest-path evidence; FAILED_PRECONDITION only when the request
+  // named a scorer variant the served model lacks.
+  grpc::Status Retrieve(const grpc::ServerContextBase& context, absl::Time deadline,
+                        const ibgraphrag::v1::AnswerRequest& request,
+                        ibgraphrag::v1::AnswerResponse* response) const;
   grpc::Status Reason(const grpc::ServerContextBase& context, absl::Time deadline,
                       const ibgraphrag::v1::AnswerRequest& request,
                       ibgraphrag::v1::AnswerResponse* response, PipelineSink* sink) const;

@@ -10,6 +10,12 @@ ABSL_FLAG(std::string, api_keys_file, "",
 ABSL_FLAG(double, rate_limit_qps, 0, "requests per second per caller (0 = unlimited)");
 ABSL_FLAG(double, rate_limit_burst, 0, "burst per caller (default: rate_limit_qps)");
 ABSL_FLAG(int, default_deadline_ms, 30000, "deadline for callers that set none");
+ABSL_FLAG(int, retriever_max_candidates, 0,
+          "candidate triples the retriever scores per answer, 1..100000; 0 = the cap the served "
+          "retriever model was trained with (recommended: training and serving then agree)");
+ABSL_FLAG(int, http_port, -1,
+          "HTTP/JSON port (POST /v1/answer, /v1/answer:stream, GET /healthz, /readyz) on the "
+          "gRPC port's host and TLS; -1 = off, 0 = the OS picks");
 
 namespace ibgraphrag::gateway {
 
@@ -29,7 +35,17 @@ absl::StatusOr<GatewayServer::Options> GatewayOptionsFromFlags(const std::string
   options.api_keys_file = absl::GetFlag(FLAGS_api_keys_file);
   options.rate_limit_qps = absl::GetFlag(FLAGS_rate_limit_qps);
   options.rate_limit_burst = absl::GetFlag(FLAGS_rate_limit_burst);
+  if (absl::GetFlag(FLAGS_http_port) < -1 || absl::GetFlag(FLAGS_http_port) > 65535) {
+    return absl::InvalidArgumentError("--http_port: must be -1 (off), 0 (pick) or 1..65535");
+  }
+  options.http_port = absl::GetFlag(FLAGS_http_port);
   options.pipeline.default_deadline = absl::Milliseconds(absl::GetFlag(FLAGS_default_deadline_ms));
+  const int max_candidates = absl::GetFlag(FLAGS_retriever_max_candidates);
+  if (max_candidates < 0 || max_candidates > 100000) {
+    return absl::InvalidArgumentError(
+        "--retriever_max_candidates: must be 0 (the model's trained cap) or 1..100000");
+  }
+  options.pipeline.max_candidates = static_cast<uint32_t>(max_candidates);
   return options;
 }
 

@@ -12,8 +12,9 @@ namespace ibgraphrag::gateway {
 
 // Gateway options from --config (ServerConfig of the public port), IBGR_* / IBGR_GATEWAY_*
 // environment variables, --host/--port/--metrics_port, --api_keys_file, --rate_limit_qps,
-// --rate_limit_burst and --default_deadline_ms. The public port defaults to 50051/9091;
-// `service_name` names it in logs and metrics. Upstream addresses are left empty.
+// --rate_limit_burst, --default_deadline_ms and --http_port. The public port defaults to
+// 50051/9091, the HTTP/JSON port to off (-1); `service_name` names it in logs and metrics.
+// Upstream addresses are left empty.
 absl::StatusOr<GatewayServer::Options> GatewayOptionsFromFlags(const std::string& service_name);
 
 }  // namespace ibgraphrag::gateway

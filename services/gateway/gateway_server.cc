@@ -93,6 +93,13 @@ absl::StatusOr<std::unique_ptr<GatewayServer>> GatewayServer::BuildAndStart(
   IBGR_ASSIGN_OR_RETURN(
       server->runner_, common::ServerRunner::BuildAndStart(runner_options, {server->service_.get()},
                                                            {kGatewayServiceName}));
+  if (options.http_port >= 0) {
+    IBGR_ASSIGN_OR_RETURN(
+        server->http_,
+        common::HttpGateway::Start(
+            common::HttpGateway::ForServer(runner_options, options.http_port, kGatewayServiceName),
+            server->runner_->InProcessChannel()));
+  }
   server->runner_->SetServing(true);
   return server;
 }
@@ -103,6 +110,8 @@ void GatewayServer::WaitForTermination() {
 }
 
 void GatewayServer::Shutdown() {
+  // HTTP first: its requests in flight finish through the still-running gRPC server.
+  if (http_ != nullptr) http_->Shutdown();
   if (runner_ != nullptr) runner_->Shutdown();
 }
 

@@ -13,6 +13,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "common/client.h"
+#include "common/http_gateway.h"
 #include "common/metrics.h"
 #include "common/server_runner.h"
 #include "services/gateway/answer_pipeline.h"
@@ -47,6 +48,10 @@ class GatewayServer {
     double rate_limit_qps = 0;
     double rate_limit_burst = 0;
     PipelineConfig pipeline;
+    // HTTP/JSON port (common/http_gateway.h: POST /v1/answer, /v1/answer:stream, GET /healthz,
+    // /readyz): -1 = none, 0 = the OS picks. Binds server.listen_host with server.tls; calls go
+    // through the gRPC server itself, so keys, rate limit, validation and deadlines are shared.
+    int http_port = -1;
   };
 
   static absl::StatusOr<std::unique_ptr<GatewayServer>> BuildAndStart(const Options& options);
@@ -54,6 +59,8 @@ class GatewayServer {
 
   int port() const { return runner_->port(); }
   int metrics_port() const { return runner_->metrics_port(); }
+  // The bound HTTP/JSON port, or -1 when there is none.
+  int http_port() const { return http_ != nullptr ? http_->port() : -1; }
   common::ServerRunner& runner() { return *runner_; }
   std::shared_ptr<grpc::Channel> InProcessChannel() { return runner_->InProcessChannel(); }
 
@@ -66,6 +73,8 @@ class GatewayServer {
 
   std::unique_ptr<GatewayServiceImpl> service_;
   std::unique_ptr<common::ServerRunner> runner_;
+  // Declared after runner_ so it is destroyed first: its requests call into the runner.
+  std::unique_ptr<common::HttpGateway> http_;
 };
 
 }  // namespace ibgraphrag::gateway

@@ -183,6 +183,9 @@ TEST(RequestValidationTest, NamesTheFieldAndLimit) {
   r = Valid();
   r.mutable_pipeline()->set_reasoner_backend(std::string(200, 'b'));
   ExpectInvalid(r, "pipeline.reasoner_backend");
+  r = Valid();
+  r.mutable_pipeline()->set_scorer_variant(static_cast<ibgraphrag::v1::ScorerVariant>(9));
+  ExpectInvalid(r, "pipeline.scorer_variant");
 }
 
 TEST(ProtoUtf8Test, NamesTheFieldWithInvalidUtf8) {

@@ -4,7 +4,7 @@
 //           [--kgstore=HOST:50052] [--api_keys_file=/etc/ibgr/keys/api_keys]
 //           [--rate_limit_qps=20 --rate_limit_burst=40]
 //           [--upstream_ca=ca.pem [--upstream_cert=c.pem --upstream_key=k.pem]]
-//           [--port=50051] [--metrics_port=9091] [--config=server.textproto]
+//           [--port=50051] [--metrics_port=9091] [--http_port=8080] [--config=server.textproto]
 //
 // Addresses may be dns:///name:port of a headless Service (client-side round robin over its
 // pods). --config is an ibgraphrag.config.v1.ServerConfig (TLS of the public port, drain,
@@ -56,8 +56,9 @@ absl::Status Run() {
   }
   auto server = GatewayServer::BuildAndStart(options);
   if (!server.ok()) return server.status();
-  ibgraphrag::common::LogInfo(
-      "gateway: ready", {{"port", (*server)->port()}, {"metrics_port", (*server)->metrics_port()}});
+  ibgraphrag::common::LogInfo("gateway: ready", {{"port", (*server)->port()},
+                                                 {"metrics_port", (*server)->metrics_port()},
+                                                 {"http_port", (*server)->http_port()}});
   (*server)->WaitForTermination();
   ibgraphrag::common::LogInfo("gateway: stopped");
   return absl::OkStatus();

@@ -76,6 +76,11 @@ absl::Status ValidateAnswerRequest(const ibgraphrag::v1::AnswerRequest& request)
   if (p.has_tau()) {
     if (auto s = CheckUnit("pipeline.tau", p.tau()); !s.ok()) return s;
   }
+  if (!ibgraphrag::v1::ScorerVariant_IsValid(p.scorer_variant())) {
+    return Invalid("pipeline.scorer_variant",
+                   absl::StrCat("unknown value ", p.scorer_variant(),
+                                " (SCORER_VARIANT_UNSPECIFIED, _RESIDUAL or _PLAIN)"));
+  }
   if (p.reasoner_backend().size() > static_cast<size_t>(kMaxReasonerBackendBytes)) {
     return Invalid("pipeline.reasoner_backend",
                    absl::StrCat("longer than ", kMaxReasonerBackendBytes, " bytes"));

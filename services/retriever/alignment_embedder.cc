@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "services/alignment/trained_encoder.h"
 
 namespace ibgraphrag::retriever {
@@ -38,6 +39,33 @@ absl::StatusOr<TextEmbedder> EmbedderForId(const std::string& base_path, std::st
       alignment::OpenEncoderById(base_path, absl::string_view(id.data(), id.size()));
   if (!encoder.ok()) return encoder.status();
   return EmbedderFromEncoder(std::shared_ptr<const alignment::TextEncoder>(std::move(*encoder)));
+}
+
+absl::StatusOr<TextEmbedder> EmbedderForSpelling(const std::string& base_path,
+                                                 std::string_view spelling,
+                                                 std::string_view field) {
+  const std::string name(spelling), flag(field);
+  absl::StatusOr<TextEmbedder> embedder;
+  if (name.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(flag, ": empty (hash-ngram, trained or an encoder id)"));
+  } else if (name == "hash-ngram") {
+    embedder = DefaultTextEmbedder();
+  } else if (name == "trained") {
+    absl::StatusOr<std::string> dir = alignment::EncoderArtifacts(base_path).Resolve(std::nullopt);
+    if (!dir.ok())
+      return absl::Status(dir.status().code(), absl::StrCat(flag, ": ", dir.status().message()));
+    absl::StatusOr<std::string> id = alignment::ReadTrainedEncoderId(*dir);
+    if (!id.ok()) return id.status();
+    embedder = EmbedderForId(base_path, *id);
+  } else {
+    embedder = EmbedderForId(base_path, name);
+  }
+  if (!embedder.ok()) {
+    return absl::Status(embedder.status().code(),
+                        absl::StrCat(flag, ": ", embedder.status().message()));
+  }
+  return embedder;
 }
 
 }  // namespace ibgraphrag::retriever

@@ -30,6 +30,12 @@ absl::StatusOr<TextEmbedder> HashNgramEmbedder(int dim);
 // (word-vector or remote encoders must be configured and passed in explicitly).
 absl::StatusOr<TextEmbedder> EmbedderForId(const std::string& base_path, std::string_view id);
 
+// The encoder an operator names with `--encoder`, spelled as for `ibgr align build --encoder`:
+// "hash-ngram" (alignment's hashed n-gram encoder, default options), "trained" (the newest
+// `<base_path>/encoder/<version>/`), or an encoder id (EmbedderForId). Errors name `field`.
+absl::StatusOr<TextEmbedder> EmbedderForSpelling(const std::string& base_path,
+                                                 std::string_view spelling, std::string_view field);
+
 }  // namespace ibgraphrag::retriever
 
 #endif  // IBGRAPHRAG_SERVICES_RETRIEVER_ALIGNMENT_EMBEDDER_H_

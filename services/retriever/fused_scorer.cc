@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
 
 namespace ibgraphrag::retriever {
 namespace {
@@ -27,6 +28,21 @@ __attribute__((target_clones("arch=haswell", "default"))) float HiddenDot(
     const float x = a[j] + b[j] + c[j];
     total += (x > 0.0f ? x : 0.0f) * w2[j];
   }
+  return total;
+}
+
+// a · b over `n` floats with eight partial sums (vectorised without -ffast-math), for the
+// per-request q = W_q z_q (hidden x text_dim multiply-adds).
+__attribute__((target_clones("arch=haswell", "default"))) float Dot(const float* __restrict a,
+                                                                    const float* __restrict b,
+                                                                    int n) {
+  float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  int j = 0;
+  for (; j + 8 <= n; j += 8) {
+    for (int k = 0; k < 8; ++k) acc[k] += a[j + k] * b[j + k];
+  }
+  float total = ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+  for (; j < n; ++j) total += a[j] * b[j];
   return total;
 }
 
@@ -110,6 +126,31 @@ ScorerProjections ProjectionsSkeleton(const ScorerParams& params) {
   return p;
 }
 
+namespace {
+
+// True when DDE row `s` is all zeros (the node's rows are then plain projection rows).
+bool AllZero(const float* s, int n) {
+  for (int k = 0; k < n; ++k) {
+    if (s[k] != 0.0f) return false;
+  }
+  return true;
+}
+
+// Row of node n in one role: `projection` + sum_k s_k w_t[k]. Points at the projection row
+// itself when the node's DDE is all zero (most nodes of a large subgraph), so no row is
+// written or re-read for it; otherwise materialised in `scratch_rows`.
+const float* NodeRow(const float* projection, const float* s, int s_dim, const float* w_t, int h,
+                     float* scratch_row) {
+  if (AllZero(s, s_dim)) return projection;
+  std::copy(projection, projection + h, scratch_row);
+  for (int k = 0; k < s_dim; ++k) {
+    if (s[k] != 0.0f) Axpy(scratch_row, s[k], w_t + static_cast<size_t>(k) * h, h);
+  }
+  return scratch_row;
+}
+
+}  // namespace
+
 absl::Status FusedScorer::Score(const CandidateBatch& batch, absl::Span<float> out,
                                 FusedScratch* scratch) const {
   const ScorerProjections& p = *p_;
@@ -118,14 +159,29 @@ absl::Status FusedScorer::Score(const CandidateBatch& batch, absl::Span<float> o
     return s;
   }
   if (out.size() < batch.heads.size()) return absl::InvalidArgumentError("out: too short");
-  const int h = c.hidden, d = c.text_dim, s_dim = c.dde_dim;
-  const int nodes = batch.dde->num_nodes;
+  IBGR_RETURN_IF_ERROR(MapNodesToEntities(batch, scratch));
+  PrepareRelationRows(batch, scratch);
+  PrepareNodeRows(batch, scratch);
+  const int h = c.hidden, pd = c.prior_dim;
   const size_t m = batch.heads.size();
+  for (size_t i = 0; i < m; ++i) {
+    float logit =
+        HiddenDot(scratch->head_row[batch.head_nodes[i]], scratch->relation_row[batch.relations[i]],
+                  scratch->tail_row[batch.tail_nodes[i]], p.w2.data(), h) +
+        p.b2;
+    const float* x = batch.prior.data() + i * pd;
+    for (int k = 0; k < pd; ++k) logit += p.w_prior[k] * x[k];
+    out[i] = 1.0f / (1.0f + std::exp(-logit));
+  }
+  return absl::OkStatus();
+}
 
-  // Global entity of every subgraph node used as a head / tail (-1: unused in that role).
+absl::Status FusedScorer::MapNodesToEntities(const CandidateBatch& batch,
+                                             FusedScratch* scratch) const {
+  const int nodes = batch.dde->num_nodes;
   scratch->head_entity.assign(nodes, -1);
   scratch->tail_entity.assign(nodes, -1);
-  for (size_t i = 0; i < m; ++i) {
+  for (size_t i = 0; i < batch.heads.size(); ++i) {
     int64_t& he = scratch->head_entity[batch.head_nodes[i]];
     int64_t& te = scratch->tail_entity[batch.tail_nodes[i]];
     if ((he >= 0 && he != batch.heads[i]) || (te >= 0 && te != batch.tails[i])) {
@@ -135,53 +191,57 @@ absl::Status FusedScorer::Score(const CandidateBatch& batch, absl::Span<float> o
     he = batch.heads[i];
     te = batch.tails[i];
   }
-  // q = W_q z_q + b1.
+  return absl::OkStatus();
+}
+
+void FusedScorer::PrepareRelationRows(const CandidateBatch& batch, FusedScratch* scratch) const {
+  const ScorerProjections& p = *p_;
+  const int h = p.config.hidden, d = p.config.text_dim;
+  // q = W_q z_q + b1, folded into the rows of the relations this batch uses (a few dozen),
+  // so node rows need no copy of q.
   scratch->query.assign(p.b1.begin(), p.b1.end());
   for (int j = 0; j < h; ++j) {
-    const float* w = p.w_q.data() + static_cast<size_t>(j) * d;
-    float acc = 0.0f;
-    for (int k = 0; k < d; ++k) acc += w[k] * batch.question[k];
-    scratch->query[j] += acc;
+    scratch->query[j] += Dot(p.w_q.data() + static_cast<size_t>(j) * d, batch.question.data(), d);
   }
+  scratch->relation_row.assign(p.num_relations, nullptr);
+  scratch->relation_rows.clear();
+  std::vector<int32_t>& slot = scratch->relation_slot;
+  slot.assign(p.num_relations, -1);
+  int used = 0;
+  for (uint32_t r : batch.relations) {
+    if (slot[r] < 0) slot[r] = used++;
+  }
+  scratch->relation_rows.resize(static_cast<size_t>(used) * h);
+  for (int64_t r = 0; r < p.num_relations; ++r) {
+    if (slot[r] < 0) continue;
+    float* row = scratch->relation_rows.data() + static_cast<size_t>(slot[r]) * h;
+    AddRows(row, scratch->query.data(), p.relation.data() + static_cast<size_t>(r) * h, h);
+    scratch->relation_row[r] = row;
+  }
+}
+
+void FusedScorer::PrepareNodeRows(const CandidateBatch& batch, FusedScratch* scratch) const {
+  const ScorerProjections& p = *p_;
+  const int h = p.config.hidden, s_dim = p.config.dde_dim;
+  const int nodes = batch.dde->num_nodes;
   // Per node, everything that does not depend on the relation:
-  //   A[n] = q + P_head[entity(n)] + W_sh s_n      (n as a head)
-  //   B[n] =     P_tail[entity(n)] + W_st s_n      (n as a tail)
-  // so a candidate reads three contiguous rows (A, B and P_rel), all cache-resident for a
-  // subgraph of a few thousand nodes.
+  //   head role: P_head[entity(n)] + W_sh s_n,   tail role: P_tail[entity(n)] + W_st s_n.
   scratch->node_head.resize(static_cast<size_t>(nodes) * h);
   scratch->node_tail.resize(static_cast<size_t>(nodes) * h);
+  scratch->head_row.assign(nodes, nullptr);
+  scratch->tail_row.assign(nodes, nullptr);
   for (int n = 0; n < nodes; ++n) {
     const float* s = batch.dde->row(n);
-    if (scratch->head_entity[n] >= 0) {
-      float* a = scratch->node_head.data() + static_cast<size_t>(n) * h;
-      const float* ph = p.head.data() + static_cast<size_t>(scratch->head_entity[n]) * h;
-      AddRows(a, scratch->query.data(), ph, h);
-      for (int k = 0; k < s_dim; ++k) {
-        if (s[k] != 0.0f) Axpy(a, s[k], p.w_sh_t.data() + static_cast<size_t>(k) * h, h);
-      }
+    const size_t at = static_cast<size_t>(n) * h;
+    if (const int64_t e = scratch->head_entity[n]; e >= 0) {
+      scratch->head_row[n] = NodeRow(p.head.data() + static_cast<size_t>(e) * h, s, s_dim,
+                                     p.w_sh_t.data(), h, scratch->node_head.data() + at);
     }
-    if (scratch->tail_entity[n] >= 0) {
-      float* b = scratch->node_tail.data() + static_cast<size_t>(n) * h;
-      const float* pt = p.tail.data() + static_cast<size_t>(scratch->tail_entity[n]) * h;
-      std::copy(pt, pt + h, b);
-      for (int k = 0; k < s_dim; ++k) {
-        if (s[k] != 0.0f) Axpy(b, s[k], p.w_st_t.data() + static_cast<size_t>(k) * h, h);
-      }
+    if (const int64_t e = scratch->tail_entity[n]; e >= 0) {
+      scratch->tail_row[n] = NodeRow(p.tail.data() + static_cast<size_t>(e) * h, s, s_dim,
+                                     p.w_st_t.data(), h, scratch->node_tail.data() + at);
     }
   }
-  const int pd = c.prior_dim;
-  for (size_t i = 0; i < m; ++i) {
-    float logit =
-        HiddenDot(scratch->node_head.data() + static_cast<size_t>(batch.head_nodes[i]) * h,
-                  p.relation.data() + static_cast<size_t>(batch.relations[i]) * h,
-                  scratch->node_tail.data() + static_cast<size_t>(batch.tail_nodes[i]) * h,
-                  p.w2.data(), h) +
-        p.b2;
-    const float* x = batch.prior.data() + i * pd;
-    for (int k = 0; k < pd; ++k) logit += p.w_prior[k] * x[k];
-    out[i] = 1.0f / (1.0f + std::exp(-logit));
-  }
-  return absl::OkStatus();
 }
 
 }  // namespace ibgraphrag::retriever

@@ -3,12 +3,13 @@
 // The MLP's first layer is linear, so for z = [z_q ‖ z_h ‖ z_r ‖ z_t ‖ s_h ‖ s_t]
 //   W1 z + b1 = (W_q z_q + b1) + W_h z_h + W_r z_r + W_t z_t + W_sh s_h + W_st s_t.
 // Per model version we precompute P_head = W_h Z_E, P_tail = W_t Z_E (one H-vector per
-// entity) and P_rel = W_r Z_R; per request q = W_q z_q + b1 and, per subgraph node n with
-// entity e, A_n = q + P_head[e] + W_sh s_n and B_n = P_tail[e] + W_st s_n. A candidate
-// (h, r, t) then costs three row reads A_h + P_rel[r] + B_t, a ReLU and a dot with w2, plus
-// the prior_dim-term dot w_prior · x_p of its structure features: O(H),
-// no per-triple allocation, and the rows it reads are per-subgraph (cache-resident) rather
-// than scattered over the whole entity table.
+// entity) and P_rel = W_r Z_R; per request q = W_q z_q + b1 folded into the rows of the
+// relations used, R_r = q + P_rel[r], and per subgraph node n with entity e,
+// A_n = P_head[e] + W_sh s_n and B_n = P_tail[e] + W_st s_n. A candidate (h, r, t) then costs
+// three row reads A_h + R_r + B_t, a ReLU and a dot with w2, plus the prior_dim-term dot
+// w_prior · x_p of its structure features: O(H), no per-triple allocation. A node whose DDE
+// is all zero (most nodes of a large subgraph) uses the projection row itself as A_n / B_n:
+// nothing is copied for it, and its row is read once, by the candidate loop.
 #ifndef IBGRAPHRAG_SERVICES_RETRIEVER_FUSED_SCORER_H_
 #define IBGRAPHRAG_SERVICES_RETRIEVER_FUSED_SCORER_H_
 
@@ -69,13 +70,16 @@ ScorerProjections ProjectionsSkeleton(const ScorerParams& params);
 
 // Reusable per-thread buffers, so steady-state scoring allocates nothing.
 struct FusedScratch {
-  std::vector<float> query;           // hidden
-  std::vector<float> node_head;       // nodes x hidden: q + P_head[e] + W_sh s
-  std::vector<float> node_tail;       // nodes x hidden: P_tail[e] + W_st s
-  std::vector<int64_t> head_entity;   // nodes: entity of the node as a head, -1 unused
-  std::vector<int64_t> tail_entity;   // nodes: entity of the node as a tail, -1 unused
-  std::vector<uint32_t> order;        // candidates grouped by head node
-  std::vector<uint32_t> order_start;  // nodes + 1: counting-sort offsets
+  std::vector<float> query;                // hidden: W_q z_q + b1
+  std::vector<float> relation_rows;        // used relations x hidden: q + P_rel[r]
+  std::vector<int32_t> relation_slot;      // relation -> row of relation_rows, -1 unused
+  std::vector<const float*> relation_row;  // relation -> its row (null: unused)
+  std::vector<float> node_head;            // nodes x hidden: P_head[e] + W_sh s (nonzero DDE)
+  std::vector<float> node_tail;            // nodes x hidden: P_tail[e] + W_st s (nonzero DDE)
+  std::vector<const float*> head_row;      // node -> its head-role row (null: unused)
+  std::vector<const float*> tail_row;      // node -> its tail-role row (null: unused)
+  std::vector<int64_t> head_entity;        // nodes: entity of the node as a head, -1 unused
+  std::vector<int64_t> tail_entity;        // nodes: entity of the node as a tail, -1 unused
 };
 
 class FusedScorer {
@@ -90,6 +94,13 @@ class FusedScorer {
   const ScorerProjections& projections() const { return *p_; }
 
  private:
+  // scratch->head_entity / tail_entity; INVALID_ARGUMENT when a node stands for two entities.
+  absl::Status MapNodesToEntities(const CandidateBatch& batch, FusedScratch* scratch) const;
+  // scratch->query and the q + P_rel[r] row of every relation the batch uses.
+  void PrepareRelationRows(const CandidateBatch& batch, FusedScratch* scratch) const;
+  // scratch->head_row / tail_row for every node used in that role.
+  void PrepareNodeRows(const CandidateBatch& batch, FusedScratch* scratch) const;
+
   std::shared_ptr<const ScorerProjections> p_;
 };
 

@@ -3,6 +3,7 @@
 //   retriever --base=artifacts [--pin_version=N] [--kgstore=host:50052] [--device=auto]
 //             [--kgstore_tls_ca=ca.pem [--kgstore_tls_cert=c.pem --kgstore_tls_key=k.pem]]
 //             [--torch_threads=1] [--watch_seconds=30] [--port=50054] [--metrics_port=9094]
+//             [--scorer=residual|plain] [--encoder=hash-ngram|trained|<encoder id>]
 //             [--config=server.textproto]
 //
 // --kgstore empty opens the newest KG snapshot under --base in this process. --config is an
@@ -18,7 +19,9 @@
 #include "common/logging.h"
 #include "common/pin_version_flag.h"
 #include "common/server_flags.h"
+#include "services/retriever/alignment_embedder.h"
 #include "services/retriever/retriever_server.h"
+#include "services/retriever/scorer_flag.h"
 
 ABSL_FLAG(std::string, config, "", "ServerConfig text proto (TLS, drain, logging)");
 ABSL_FLAG(std::string, base, "artifacts", "artifact base directory holding retriever/<version>/");
@@ -31,6 +34,9 @@ ABSL_FLAG(std::string, kgstore_tls_server_name, "",
 ABSL_FLAG(std::string, device, "auto", "scoring device: auto, cpu or cuda:N");
 ABSL_FLAG(int, torch_threads, 1, "LibTorch intra-op threads");
 ABSL_FLAG(int, watch_seconds, 0, "poll for newer model versions this often (0 = never)");
+ABSL_FLAG(std::string, encoder, "",
+          "text encoder: hash-ngram, trained (newest <base>/encoder/) or an encoder id; a model "
+          "built with another encoder is refused (empty = the one the model's manifest names)");
 
 namespace {
 
@@ -66,6 +72,15 @@ absl::Status Run() {
     return absl::InvalidArgumentError("--watch_seconds: must be >= 0");
   }
   options.watch_interval = absl::Seconds(absl::GetFlag(FLAGS_watch_seconds));
+  auto default_variant = ibgraphrag::retriever::DefaultScorerVariantFromFlag();
+  if (!default_variant.ok()) return default_variant.status();
+  options.default_variant = *default_variant;
+  if (!absl::GetFlag(FLAGS_encoder).empty()) {
+    auto embedder = ibgraphrag::retriever::EmbedderForSpelling(
+        options.base_path, absl::GetFlag(FLAGS_encoder), "--encoder");
+    if (!embedder.ok()) return embedder.status();
+    options.embedder = *std::move(embedder);
+  }
 
   // Signals arriving while the model loads must drain, not kill, the process.
   if (auto s = ibgraphrag::common::ServerRunner::InstallTerminationSignalHandlers(); !s.ok()) {

@@ -25,7 +25,68 @@ namespace {
 namespace fs = std::filesystem;
 namespace artifacts_pb = ::ibgraphrag::artifacts::v1;
 
+// The manifest's scorer variants, the default first; versions written before variants existed
+// hold model.bin alone, whose variant its dims tell.
+absl::StatusOr<std::vector<ScorerVariantInfo>> VariantsFromProto(
+    const artifacts_pb::RetrieverModelManifest& p, const RetrieverManifest& m) {
+  std::vector<ScorerVariantInfo> variants;
+  if (p.variants().empty()) {
+    ScorerVariantInfo only;
+    only.variant = VariantOfConfig(m.scorer);
+    only.file = kModelFile;
+    only.scorer = m.scorer;
+    only.metrics = m.metrics;
+    variants.push_back(std::move(only));
+    return variants;
+  }
+  for (const artifacts_pb::RetrieverScorerVariant& v : p.variants()) {
+    absl::StatusOr<ScorerVariant> variant = ParseScorerVariant(v.name(), "manifest.json: variants");
+    if (!variant.ok()) return absl::DataLossError(variant.status().message());
+    if (v.file().empty() || v.file().find('/') != std::string::npos) {
+      return absl::DataLossError(
+          absl::StrCat("manifest.json: variant ", v.name(), ": file must be a plain file name"));
+    }
+    ScorerVariantInfo info;
+    info.variant = *variant;
+    info.file = v.file();
+    info.scorer = m.scorer;
+    info.scorer.hidden = v.hidden();
+    info.scorer.prior_dim = v.prior_dim();
+    info.training.insert(v.training().begin(), v.training().end());
+    info.metrics.insert(v.metrics().begin(), v.metrics().end());
+    const bool is_default =
+        p.default_variant().empty() ? variants.empty() : v.name() == p.default_variant();
+    variants.insert(is_default ? variants.begin() : variants.end(), std::move(info));
+  }
+  if (!p.default_variant().empty() &&
+      p.default_variant() != ScorerVariantName(variants.front().variant)) {
+    return absl::DataLossError(absl::StrCat("manifest.json: default_variant \"",
+                                            p.default_variant(), "\" is not among variants"));
+  }
+  return variants;
+}
+
 }  // namespace
+
+const char* ScorerVariantName(ScorerVariant variant) {
+  return variant == ScorerVariant::kPlain ? "plain" : "residual";
+}
+
+absl::StatusOr<ScorerVariant> ParseScorerVariant(absl::string_view name, absl::string_view field) {
+  if (name == "residual") return ScorerVariant::kResidual;
+  if (name == "plain") return ScorerVariant::kPlain;
+  return absl::InvalidArgumentError(
+      absl::StrCat(field, ": \"", name, "\" is not a scorer variant (residual, plain)"));
+}
+
+ScorerVariant VariantOfConfig(const ScorerConfig& config) {
+  return config.prior_dim > 0 ? ScorerVariant::kResidual : ScorerVariant::kPlain;
+}
+
+std::string ScorerVariantFile(ScorerVariant variant, bool is_default) {
+  return is_default ? std::string(kModelFile)
+                    : absl::StrCat("model_", ScorerVariantName(variant), ".bin");
+}
 
 std::string RetrieverManifestToJson(const RetrieverManifest& m) {
   artifacts_pb::RetrieverModelManifest p;
@@ -47,6 +108,17 @@ std::string RetrieverManifestToJson(const RetrieverManifest& m) {
   p.mutable_training()->insert(m.training.begin(), m.training.end());
   p.mutable_metrics()->insert(m.metrics.begin(), m.metrics.end());
   p.mutable_files()->insert(m.file_sha256.begin(), m.file_sha256.end());
+  p.set_max_candidates(m.max_candidates);
+  for (const ScorerVariantInfo& v : m.variants) {
+    artifacts_pb::RetrieverScorerVariant* out = p.add_variants();
+    out->set_name(ScorerVariantName(v.variant));
+    out->set_file(v.file);
+    out->set_hidden(v.scorer.hidden);
+    out->set_prior_dim(v.scorer.prior_dim);
+    out->mutable_training()->insert(v.training.begin(), v.training.end());
+    out->mutable_metrics()->insert(v.metrics.begin(), v.metrics.end());
+  }
+  if (!m.variants.empty()) p.set_default_variant(ScorerVariantName(m.variants.front().variant));
   return common::ProtoToJson(p);
 }
 
@@ -84,10 +156,31 @@ absl::StatusOr<RetrieverManifest> RetrieverManifestFromJson(const std::string& t
   m.training.insert(p.training().begin(), p.training().end());
   m.metrics.insert(p.metrics().begin(), p.metrics().end());
   m.file_sha256.insert(p.files().begin(), p.files().end());
+  m.max_candidates = p.max_candidates();
   if (m.scorer.dde_dim != m.dde.node_dim()) {
     return absl::DataLossError("manifest.json: dde_dim does not match the DDE rounds");
   }
+  IBGR_ASSIGN_OR_RETURN(m.variants, VariantsFromProto(p, m));
   return m;
+}
+
+int TrainedCandidateCap(const RetrieverManifest& manifest) {
+  if (manifest.max_candidates > 0) return manifest.max_candidates;
+  int recorded = 0;
+  auto it = manifest.training.find("max_candidates");
+  if (it != manifest.training.end() && absl::SimpleAtoi(it->second, &recorded) && recorded > 0) {
+    return recorded;
+  }
+  return kDefaultTrainedCandidateCap;
+}
+
+int TrainedMaxScored(const RetrieverManifest& manifest) {
+  int recorded = 0;
+  auto it = manifest.training.find("max_scored");
+  if (it != manifest.training.end() && absl::SimpleAtoi(it->second, &recorded) && recorded > 0) {
+    return recorded;
+  }
+  return 0;
 }
 
 common::VersionedArtifactDir RetrieverArtifacts(const std::string& base) {
@@ -177,18 +270,53 @@ absl::Status BuildRetrieverArtifacts(const ArtifactTexts& texts, const TextEmbed
   return absl::OkStatus();
 }
 
-absl::Status PublishRetrieverVersion(common::ArtifactStaging* staging, const ScorerParams& params,
+namespace {
+
+// INVALID_ARGUMENT unless `scorers` names each variant once with dims that fit its name.
+absl::Status CheckTrainedScorers(const std::vector<TrainedScorer>& scorers) {
+  if (scorers.empty()) return absl::InvalidArgumentError("scorers: at least one is required");
+  for (size_t i = 0; i < scorers.size(); ++i) {
+    const char* name = ScorerVariantName(scorers[i].variant);
+    if (VariantOfConfig(scorers[i].params.config) != scorers[i].variant) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("scorers[", i, "]: variant ", name, " with prior_dim ",
+                       scorers[i].params.config.prior_dim, " (residual needs > 0, plain 0)"));
+    }
+    for (size_t j = 0; j < i; ++j) {
+      if (scorers[j].variant == scorers[i].variant) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("scorers[", i, "]: variant ", name, " given twice"));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status PublishRetrieverVersion(common::ArtifactStaging* staging,
+                                     const std::vector<TrainedScorer>& scorers,
                                      RetrieverManifest manifest) {
+  IBGR_RETURN_IF_ERROR(CheckTrainedScorers(scorers));
   const std::string& dir = staging->dir();
-  IBGR_RETURN_IF_ERROR(
-      common::WriteStringToFileAtomic(dir + "/" + kModelFile, SerializeScorerParams(params)));
   manifest.version = staging->version();
-  manifest.scorer = params.config;
+  manifest.scorer = scorers.front().params.config;
+  if (manifest.metrics.empty()) manifest.metrics = scorers.front().metrics;
   if (manifest.created_time.empty()) {
     manifest.created_time =
         absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", absl::Now(), absl::UTCTimeZone());
   }
-  for (const char* f : {kModelFile, kEntityEmbeddingsFile, kRelationEmbeddingsFile}) {
+  manifest.variants.clear();
+  for (const TrainedScorer& t : scorers) {
+    ScorerVariantInfo info{t.variant, ScorerVariantFile(t.variant, manifest.variants.empty()),
+                           t.params.config, t.training, t.metrics};
+    IBGR_RETURN_IF_ERROR(
+        common::WriteStringToFileAtomic(dir + "/" + info.file, SerializeScorerParams(t.params)));
+    manifest.variants.push_back(std::move(info));
+  }
+  std::vector<std::string> files = {kEntityEmbeddingsFile, kRelationEmbeddingsFile};
+  for (const ScorerVariantInfo& v : manifest.variants) files.push_back(v.file);
+  for (const std::string& f : files) {
     IBGR_ASSIGN_OR_RETURN(manifest.file_sha256[f], common::Sha256HexOfFile(dir + "/" + f));
   }
   // The manifest last: it marks the version complete once published.
@@ -196,6 +324,53 @@ absl::Status PublishRetrieverVersion(common::ArtifactStaging* staging, const Sco
                                                        RetrieverManifestToJson(manifest)));
   return staging->Publish();
 }
+
+absl::Status PublishRetrieverVersion(common::ArtifactStaging* staging, const ScorerParams& params,
+                                     RetrieverManifest manifest) {
+  TrainedScorer only;
+  only.variant = VariantOfConfig(params.config);
+  only.params = params;
+  only.metrics = manifest.metrics;
+  return PublishRetrieverVersion(staging, std::vector<TrainedScorer>{std::move(only)},
+                                 std::move(manifest));
+}
+
+namespace {
+
+// NOT_FOUND when `dir`/`file` is unreadable, DATA_LOSS when its SHA-256 differs from the manifest.
+absl::Status CheckFileDigest(const std::string& dir, const std::string& file,
+                             const RetrieverManifest& manifest) {
+  const std::string path = dir + "/" + file;
+  absl::StatusOr<std::string> digest = common::Sha256HexOfFile(path);
+  if (!digest.ok()) {
+    return absl::NotFoundError(
+        absl::StrCat(path, ": missing or unreadable (", digest.status().message(), ")"));
+  }
+  auto it = manifest.file_sha256.find(file);
+  if (it == manifest.file_sha256.end() || it->second != *digest) {
+    return absl::DataLossError(
+        absl::StrCat(path, ": SHA-256 differs from manifest.json (corrupt or replaced)"));
+  }
+  return absl::OkStatus();
+}
+
+// One variant's parameters, checked against its hash and the dims the manifest gives it.
+absl::StatusOr<ScorerParams> LoadScorerVariant(const std::string& dir, const ScorerVariantInfo& v,
+                                               const RetrieverManifest& manifest) {
+  IBGR_RETURN_IF_ERROR(CheckFileDigest(dir, v.file, manifest));
+  IBGR_ASSIGN_OR_RETURN(std::string bytes, common::ReadFileToString(dir + "/" + v.file));
+  IBGR_ASSIGN_OR_RETURN(ScorerParams params, ParseScorerParams(bytes));
+  const ScorerConfig& c = params.config;
+  if (c.text_dim != manifest.scorer.text_dim || c.dde_dim != manifest.scorer.dde_dim ||
+      c.hidden != v.scorer.hidden || c.prior_dim != v.scorer.prior_dim ||
+      VariantOfConfig(c) != v.variant) {
+    return absl::DataLossError(absl::StrCat(dir, "/", v.file, ": dims differ from manifest.json (",
+                                            ScorerVariantName(v.variant), " scorer)"));
+  }
+  return params;
+}
+
+}  // namespace
 
 absl::StatusOr<LoadedRetrieverVersion> LoadRetrieverVersion(const std::string& dir) {
   LoadedRetrieverVersion out;
@@ -210,26 +385,18 @@ absl::StatusOr<LoadedRetrieverVersion> LoadRetrieverVersion(const std::string& d
                         absl::StrCat(dir, "/", manifest.status().message()));
   }
   out.manifest = *std::move(manifest);
-  for (const char* f : {kModelFile, kEntityEmbeddingsFile, kRelationEmbeddingsFile}) {
-    const std::string path = dir + "/" + f;
-    absl::StatusOr<std::string> digest = common::Sha256HexOfFile(path);
-    if (!digest.ok()) {
-      return absl::NotFoundError(
-          absl::StrCat(path, ": missing or unreadable (", digest.status().message(), ")"));
-    }
-    auto it = out.manifest.file_sha256.find(f);
-    if (it == out.manifest.file_sha256.end() || it->second != *digest) {
-      return absl::DataLossError(
-          absl::StrCat(path, ": SHA-256 differs from manifest.json (corrupt or replaced)"));
+  for (const char* f : {kEntityEmbeddingsFile, kRelationEmbeddingsFile}) {
+    IBGR_RETURN_IF_ERROR(CheckFileDigest(dir, f, out.manifest));
+  }
+  for (const ScorerVariantInfo& v : out.manifest.variants) {
+    IBGR_ASSIGN_OR_RETURN(ScorerParams params, LoadScorerVariant(dir, v, out.manifest));
+    if (out.manifest.variants.front().file == v.file) {
+      out.params = std::move(params);
+    } else {
+      out.other_variants.emplace_back(v.variant, std::move(params));
     }
   }
-  IBGR_ASSIGN_OR_RETURN(std::string model_bytes, common::ReadFileToString(dir + "/" + kModelFile));
-  IBGR_ASSIGN_OR_RETURN(out.params, ParseScorerParams(model_bytes));
   const ScorerConfig& c = out.params.config;
-  if (c.text_dim != out.manifest.scorer.text_dim || c.dde_dim != out.manifest.scorer.dde_dim ||
-      c.hidden != out.manifest.scorer.hidden || c.prior_dim != out.manifest.scorer.prior_dim) {
-    return absl::DataLossError(absl::StrCat(dir, ": model.bin dims differ from manifest.json"));
-  }
   IBGR_ASSIGN_OR_RETURN(out.entities, EmbeddingTable::Open(dir + "/" + kEntityEmbeddingsFile));
   IBGR_ASSIGN_OR_RETURN(out.relations, EmbeddingTable::Open(dir + "/" + kRelationEmbeddingsFile));
   if (out.entities->dim() != c.text_dim || out.relations->dim() != c.text_dim ||

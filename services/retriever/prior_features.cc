@@ -126,27 +126,28 @@ std::vector<uint32_t> LocalHops(const LocalGraph& g) {
 }
 
 std::vector<float> ShortestPathPriorScores(const LocalGraph& g, absl::Span<const uint32_t> hops) {
-  const size_t m = g.heads.size();
-  const std::vector<uint32_t> local = hops.size() >= m ? std::vector<uint32_t>() : LocalHops(g);
-  const std::vector<int> lengths = ShortestPathLengths(g);
-  std::vector<float> scores(m);
-  for (size_t i = 0; i < m; ++i) {
-    scores[i] = lengths[i] > 0 ? 1.0f - 0.01f * static_cast<float>(lengths[i])
-                               : 0.5f / static_cast<float>(HopOf(hops, local, i));
-  }
-  return scores;
+  return ComputeStructurePrior(g, hops, /*with_features=*/false).scores;
 }
 
 std::vector<float> PriorFeatures(const LocalGraph& g, absl::Span<const uint32_t> hops) {
+  return ComputeStructurePrior(g, hops, /*with_features=*/true).features;
+}
+
+StructurePrior ComputeStructurePrior(const LocalGraph& g, absl::Span<const uint32_t> hops,
+                                     bool with_features) {
   const size_t m = g.heads.size();
   const std::vector<uint32_t> local = hops.size() >= m ? std::vector<uint32_t>() : LocalHops(g);
   const std::vector<int> lengths = ShortestPathLengths(g);
-  std::vector<float> f(m * kPriorFeatureDim, 0.0f);
+  StructurePrior out;
+  out.scores.resize(m);
+  if (with_features) out.features.assign(m * kPriorFeatureDim, 0.0f);
   for (size_t i = 0; i < m; ++i) {
-    float* row = f.data() + i * kPriorFeatureDim;
     const uint32_t hop = HopOf(hops, local, i);
     const float prior = lengths[i] > 0 ? 1.0f - 0.01f * static_cast<float>(lengths[i])
                                        : 0.5f / static_cast<float>(hop);
+    out.scores[i] = prior;
+    if (!with_features) continue;
+    float* row = out.features.data() + i * kPriorFeatureDim;
     row[0] = std::log(prior / (1.0f - prior));
     row[1] = lengths[i] > 0 ? 1.0f : 0.0f;
     row[2] = lengths[i] > 0 ? 1.0f / static_cast<float>(lengths[i]) : 0.0f;
@@ -154,44 +155,7 @@ std::vector<float> PriorFeatures(const LocalGraph& g, absl::Span<const uint32_t>
     row[4] = hop == 2 ? 1.0f : 0.0f;
     row[5] = hop >= 3 ? 1.0f : 0.0f;
   }
-  return f;
-}
-
-void NoveltyOrder(const LocalGraph& g, absl::Span<const float> scores, float discount,
-                  std::vector<uint32_t>* kept) {
-  if (discount >= 1.0f || kept->size() < 2) return;
-  std::vector<bool> topic(g.nodes.size(), false);
-  for (int32_t t : g.topics) topic[t] = true;
-  std::vector<int> seen(g.nodes.size(), 0);
-  std::vector<float> power = {1.0f};  // discount^c
-  std::vector<uint32_t> remaining = std::move(*kept), out;
-  out.reserve(remaining.size());
-  auto uses = [&](uint32_t j) {
-    int c = 0;
-    if (!topic[g.heads[j]]) c += seen[g.heads[j]];
-    if (!topic[g.tails[j]]) c += seen[g.tails[j]];
-    while (static_cast<int>(power.size()) <= c) power.push_back(power.back() * discount);
-    return power[c];
-  };
-  while (!remaining.empty()) {
-    size_t best = 0;
-    float best_value = -1.0f;
-    for (size_t i = 0; i < remaining.size(); ++i) {
-      const float s = scores[remaining[i]];
-      if (s <= best_value) break;  // sorted by raw score: nothing later can win
-      const float v = s * uses(remaining[i]);
-      if (v > best_value) {
-        best_value = v;
-        best = i;
-      }
-    }
-    const uint32_t j = remaining[best];
-    remaining.erase(remaining.begin() + best);
-    out.push_back(j);
-    if (!topic[g.heads[j]]) ++seen[g.heads[j]];
-    if (!topic[g.tails[j]] && g.tails[j] != g.heads[j]) ++seen[g.tails[j]];
-  }
-  *kept = std::move(out);
+  return out;
 }
 
 }  // namespace ibgraphrag::retriever

@@ -1,7 +1,6 @@
 // The structure of a candidate subgraph: the shortest-path prior (the SHORTEST_PATH scoring
-// mode), the per-triple structure features the trained scorer adds to its logit (residual over
-// the prior, scorer_params.h), and the novelty ordering of the kept triples. Plain C++, no
-// LibTorch.
+// mode) and the per-triple structure features the trained scorer adds to its logit (residual
+// over the prior, scorer_params.h). Plain C++, no LibTorch.
 #ifndef IBGRAPHRAG_SERVICES_RETRIEVER_PRIOR_FEATURES_H_
 #define IBGRAPHRAG_SERVICES_RETRIEVER_PRIOR_FEATURES_H_
 
@@ -48,16 +47,15 @@ std::vector<float> ShortestPathPriorScores(const LocalGraph& graph,
 // `hops` may be empty (then LocalHops).
 std::vector<float> PriorFeatures(const LocalGraph& graph, absl::Span<const uint32_t> hops);
 
-// Reorders `kept` (triple indices, best score first) so that entities already shown are not
-// shown again ahead of new ones: greedily takes the triple with the highest
-// score * discount^c, where c counts how often its non-topic ends already appear in the
-// triples taken before it (topic entities never count). discount = 1 keeps the score order;
-// ties keep the input order. The kept set is unchanged; only the order within it moves. Used
-// for IBRP (Retriever::Options::novelty_discount): two triples that lead to the same answer
-// entity (e.g. d1 - gene - d2) then do not take two of the first slots while another answer
-// waits.
-void NoveltyOrder(const LocalGraph& graph, absl::Span<const float> scores, float discount,
-                  std::vector<uint32_t>* kept);
+// The SHORTEST_PATH scores and (when `with_features`) the structure features of every
+// triple from one shortest-path pass (what ShortestPathPriorScores and PriorFeatures return;
+// the candidate set needs both: scores to prune by, features for the scorer).
+struct StructurePrior {
+  std::vector<float> scores;    // per triple
+  std::vector<float> features;  // [triples x kPriorFeatureDim], empty unless asked for
+};
+StructurePrior ComputeStructurePrior(const LocalGraph& graph, absl::Span<const uint32_t> hops,
+                                     bool with_features);
 
 }  // namespace ibgraphrag::retriever
 

@@ -68,22 +68,13 @@ TEST(PriorFeaturesTest, FeaturesEncodePriorLogitPathAndHop) {
   }
 }
 
-TEST(NoveltyOrderTest, DefersTriplesWhoseEntitiesWereAlreadyShown) {
-  // Topics A = 10, B = 11. t0 A-X, t1 B-X (same answer X), t2 A-Y, t3 A-Z.
-  const LocalGraph g = BuildLocalGraph({10, 11}, {10, 11, 10, 10}, {12, 12, 13, 14});
-  const std::vector<float> scores = {0.9f, 0.85f, 0.8f, 0.3f};
-  std::vector<uint32_t> order = {0, 1, 2, 3};
-  NoveltyOrder(g, scores, 0.5f, &order);
-  // After t0, t1 is worth 0.85 * 0.5 < 0.8 (t2), but still more than t3.
-  EXPECT_EQ(order, (std::vector<uint32_t>{0, 2, 1, 3}));
-  order = {0, 1, 2, 3};
-  NoveltyOrder(g, scores, 1.0f, &order);
-  EXPECT_EQ(order, (std::vector<uint32_t>{0, 1, 2, 3}));
-  // Topic entities never count as seen: triples between the two topics are not deferred.
-  const LocalGraph topics_only = BuildLocalGraph({10, 11}, {10, 10}, {11, 11});
-  order = {0, 1};
-  NoveltyOrder(topics_only, {0.9f, 0.8f}, 0.1f, &order);
-  EXPECT_EQ(order, (std::vector<uint32_t>{0, 1}));
+TEST(PriorFeaturesTest, OnePassGivesTheSameScoresAndFeatures) {
+  const LocalGraph g = Graph({10, 11});
+  const std::vector<uint32_t> hops = {1, 1, 1, 2, 1, 3};
+  const StructurePrior both = ComputeStructurePrior(g, hops, /*with_features=*/true);
+  EXPECT_EQ(both.scores, ShortestPathPriorScores(g, hops));
+  EXPECT_EQ(both.features, PriorFeatures(g, hops));
+  EXPECT_TRUE(ComputeStructurePrior(g, hops, /*with_features=*/false).features.empty());
 }
 
 TEST(PriorFeaturesTest, EmptyGraphGivesNoFeatures) {

@@ -49,6 +49,30 @@ float Cosine(const float* a, const float* b, int n) {
   return static_cast<float>(dot / std::sqrt(na * nb));
 }
 
+// A version's scorers, the one requests naming no variant get first.
+using HeldScorers = std::vector<std::pair<ScorerVariant, const ScorerParams*>>;
+
+// The default first: `default_variant` (the server's --scorer) when given, else the manifest's
+// (model.bin). FAILED_PRECONDITION naming the variant when the version lacks it.
+absl::StatusOr<HeldScorers> ScorersDefaultFirst(const LoadedRetrieverVersion& v,
+                                                std::optional<ScorerVariant> default_variant) {
+  HeldScorers held = {{VariantOfConfig(v.params.config), &v.params}};
+  for (const auto& [variant, params] : v.other_variants) held.push_back({variant, &params});
+  if (!default_variant.has_value()) return held;
+  auto it = std::find_if(held.begin(), held.end(),
+                         [&](const auto& h) { return h.first == *default_variant; });
+  if (it == held.end()) {
+    std::vector<std::string> names;
+    for (const auto& h : held) names.push_back(ScorerVariantName(h.first));
+    return absl::FailedPreconditionError(absl::StrCat(
+        "scorer: model version ", v.manifest.version, " has no ",
+        ScorerVariantName(*default_variant), " scorer (it holds ", absl::StrJoin(names, ", "),
+        "); train it with `retriever_train --variants=residual,plain`"));
+  }
+  std::rotate(held.begin(), it, it + 1);
+  return held;
+}
+
 }  // namespace
 
 const char* ScoringModeName(ScoringMode mode) {
@@ -94,20 +118,69 @@ absl::StatusOr<std::shared_ptr<const RetrieverModel>> RetrieverModel::FromParts(
                      "\" but the retriever runs \"", embedder.id, "\"; rebuild the artifacts"));
   }
   std::shared_ptr<RetrieverModel> model(new RetrieverModel());
-  IBGR_ASSIGN_OR_RETURN(model->torch_, TorchScorer::Create(version.params, options.device));
-  IBGR_ASSIGN_OR_RETURN(std::shared_ptr<const ScorerProjections> projections,
-                        model->torch_->Precompute(*version.entities, *version.relations));
-  model->fused_ = std::make_unique<FusedScorer>(std::move(projections));
-  model->use_torch_ = options.force_torch_scoring || model->torch_->device() != "cpu";
   model->version_ = std::move(version);
+  IBGR_ASSIGN_OR_RETURN(const HeldScorers held,
+                        ScorersDefaultFirst(model->version_, options.default_variant));
+  for (const auto& [variant, params] : held) {
+    IBGR_RETURN_IF_ERROR(model->AddScorer(variant, *params, options));
+  }
+  model->use_torch_ = options.force_torch_scoring || model->device() != "cpu";
   model->embedder_ = std::move(embedder);
   return std::shared_ptr<const RetrieverModel>(std::move(model));
 }
 
-absl::Status RetrieverModel::Score(const CandidateBatch& batch, absl::Span<float> out) const {
-  if (use_torch_) return torch_->ScoreFactorised(batch, out);
+absl::Status RetrieverModel::AddScorer(ScorerVariant variant, const ScorerParams& params,
+                                       const Options& options) {
+  VariantScorer scorer;
+  scorer.variant = variant;
+  IBGR_ASSIGN_OR_RETURN(scorer.torch, TorchScorer::Create(params, options.device));
+  IBGR_ASSIGN_OR_RETURN(std::shared_ptr<const ScorerProjections> projections,
+                        scorer.torch->Precompute(*version_.entities, *version_.relations));
+  scorer.fused = std::make_unique<FusedScorer>(std::move(projections));
+  scorers_.push_back(std::move(scorer));
+  return absl::OkStatus();
+}
+
+const RetrieverModel::VariantScorer* RetrieverModel::FindScorer(ScorerVariant variant) const {
+  for (const VariantScorer& s : scorers_) {
+    if (s.variant == variant) return &s;
+  }
+  return nullptr;
+}
+
+std::vector<ScorerVariant> RetrieverModel::variants() const {
+  std::vector<ScorerVariant> out;
+  for (const VariantScorer& s : scorers_) out.push_back(s.variant);
+  return out;
+}
+
+absl::StatusOr<ScorerVariant> RetrieverModel::ResolveVariant(
+    std::optional<ScorerVariant> requested) const {
+  if (!requested.has_value()) return default_variant();
+  if (FindScorer(*requested) != nullptr) return *requested;
+  std::vector<std::string> held;
+  for (const VariantScorer& s : scorers_) held.push_back(ScorerVariantName(s.variant));
+  return absl::FailedPreconditionError(
+      absl::StrCat("scorer_variant: model version ", version(), " has no ",
+                   ScorerVariantName(*requested), " scorer (it holds ", absl::StrJoin(held, ", "),
+                   "); train it with `retriever_train --variants=residual,plain`"));
+}
+
+const ScorerConfig& RetrieverModel::scorer_config(ScorerVariant variant) const {
+  const VariantScorer* s = FindScorer(variant);
+  return (s != nullptr ? s : &scorers_.front())->torch->config();
+}
+
+absl::Status RetrieverModel::Score(ScorerVariant variant, const CandidateBatch& batch,
+                                   absl::Span<float> out) const {
+  const VariantScorer* s = FindScorer(variant);
+  if (s == nullptr) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("scorer_variant: no ", ScorerVariantName(variant), " scorer loaded"));
+  }
+  if (use_torch_) return s->torch->ScoreFactorised(batch, out);
   thread_local FusedScratch scratch;
-  return fused_->Score(batch, out, &scratch);
+  return s->fused->Score(batch, out, &scratch);
 }
 
 // ---- Helpers ----
@@ -273,7 +346,9 @@ struct RetrieveLimits {
   int max_paths = 0;
 };
 
-absl::StatusOr<RetrieveLimits> CheckRetrieveQuery(const RetrieveQuery& query) {
+// `default_candidates`: the cap for max_candidates 0 (the served model's trained cap).
+absl::StatusOr<RetrieveLimits> CheckRetrieveQuery(const RetrieveQuery& query,
+                                                  int default_candidates) {
   if (query.question.size() > kMaxQuestionBytes) {
     return absl::InvalidArgumentError(
         absl::StrCat("question: ", query.question.size(), " bytes, at most ", kMaxQuestionBytes));
@@ -287,7 +362,7 @@ absl::StatusOr<RetrieveLimits> CheckRetrieveQuery(const RetrieveQuery& query) {
   RetrieveLimits limits;
   limits.top_k = query.top_k == 0 ? kDefaultTopK : query.top_k;
   limits.hops = query.max_hops == 0 ? kDefaultHops : query.max_hops;
-  limits.max_candidates = query.max_candidates == 0 ? kDefaultMaxCandidates : query.max_candidates;
+  limits.max_candidates = query.max_candidates == 0 ? default_candidates : query.max_candidates;
   limits.max_paths = query.max_paths == 0 ? kDefaultMaxPaths : query.max_paths;
   IBGR_RETURN_IF_ERROR(CheckRange("top_k", limits.top_k, 1, kMaxTopK));
   IBGR_RETURN_IF_ERROR(CheckRange("max_hops", limits.hops, 1, kMaxHops));
@@ -296,52 +371,65 @@ absl::StatusOr<RetrieveLimits> CheckRetrieveQuery(const RetrieveQuery& query) {
   return limits;
 }
 
-// The candidate subgraph around the topic entities, within the subgraph budget.
-absl::StatusOr<CandidateSubgraph> FetchSubgraph(SubgraphSource& source,
-                                                const Retriever::Options& options,
-                                                const RetrieveQuery& query,
-                                                const RetrieveLimits& limits,
-                                                RetrieveResult* result) {
-  const absl::Time t0 = absl::Now();
-  SubgraphRequest request;
-  request.seed_ids = query.topic_ids;
-  request.seed_external_ids = query.topic_external_ids;
-  request.max_hops = limits.hops;
-  request.max_triples = limits.max_candidates;
-  request.max_fanout_per_node = options.max_fanout_per_node;
-  request.deadline = std::min(query.deadline, absl::Now() + options.subgraph_budget);
-  absl::StatusOr<CandidateSubgraph> subgraph = source.Extract(request);
-  if (!subgraph.ok()) return MapSourceError(subgraph.status());
-  result->timings_ms.push_back({"subgraph", MsSince(t0)});
-  result->kg_version = subgraph->kg_version;
-  result->subgraph_truncated = subgraph->truncated;
-  result->subgraph_triples = static_cast<int64_t>(subgraph->heads.size());
-  result->topic_ids = subgraph->resolved_seeds;
-  return subgraph;
+// The candidate set around the topic entities (candidate_set.h: the same one the trainer
+// builds), the subgraph call within the subgraph budget. Records the "subgraph" and "dde"
+// (all feature work) stages.
+absl::StatusOr<CandidateSet> FetchCandidates(SubgraphSource& source,
+                                             const Retriever::Options& options,
+                                             const RetrieveQuery& query,
+                                             const RetrieveLimits& limits,
+                                             const RetrieverModel* model, RetrieveResult* result) {
+  CandidateSetOptions co;
+  co.max_hops = limits.hops;
+  co.max_candidates = limits.max_candidates;
+  co.max_fanout_per_node = options.max_fanout_per_node;
+  // Pruning is for the trained scorer only (the baselines rank every candidate), and never
+  // below top_k, so a request can still get top_k triples.
+  const int max_scored = options.max_scored_candidates >= 0 ? options.max_scored_candidates
+                         : model != nullptr                 ? model->max_scored()
+                                                            : 0;
+  co.max_scored =
+      query.mode != ScoringMode::kIbrp || max_scored == 0 ? 0 : std::max(max_scored, limits.top_k);
+  co.with_dde = query.mode == ScoringMode::kIbrp;
+  if (model != nullptr) co.dde = model->manifest().dde;
+  co.with_structure_features =
+      co.with_dde && model->scorer_config(*result->scorer_variant).prior_dim > 0;
+  co.deadline = std::min(query.deadline, absl::Now() + options.subgraph_budget);
+  absl::StatusOr<CandidateSet> set =
+      BuildCandidateSet(source, query.topic_ids, query.topic_external_ids, co);
+  if (!set.ok()) return MapSourceError(set.status());
+  result->timings_ms.push_back({"subgraph", set->extract_ms});
+  result->timings_ms.push_back({"dde", set->features_ms});
+  result->kg_version = set->kg_version;
+  result->subgraph_truncated = set->truncated;
+  result->subgraph_triples = set->subgraph_triples;
+  result->subgraph_entities = static_cast<int64_t>(set->graph.nodes.size());
+  result->topic_ids = set->topic_ids;
+  return set;
 }
 
 // Indices of the candidates the model has embeddings for: those newer than the embeddings
 // (ingested after training) cannot be scored by it and keep score 0.
-std::vector<uint32_t> EmbeddedCandidates(const RetrieverModel& model, const CandidateSubgraph& sg) {
+std::vector<uint32_t> EmbeddedCandidates(const RetrieverModel& model, const CandidateSet& cs) {
   std::vector<uint32_t> index;
-  index.reserve(sg.heads.size());
+  index.reserve(cs.size());
   const int64_t ne = model.entities().rows(), nr = model.relations().rows();
-  for (size_t i = 0; i < sg.heads.size(); ++i) {
-    if (sg.heads[i] < ne && sg.tails[i] < ne && sg.relations[i] < nr) index.push_back(i);
+  for (size_t i = 0; i < cs.size(); ++i) {
+    if (cs.heads[i] < ne && cs.tails[i] < ne && cs.relations[i] < nr) index.push_back(i);
   }
   return index;
 }
 
 // COSINE baseline: similarity of the question to head + relation + tail embeddings.
 void ScoreByCosine(const RetrieverModel& model, const std::vector<float>& question,
-                   const CandidateSubgraph& sg, const std::vector<uint32_t>& index,
+                   const CandidateSet& cs, const std::vector<uint32_t>& index,
                    std::vector<float>* scores) {
   const int d = model.entities().dim();
   std::vector<float> sum(d);
   for (uint32_t i : index) {
-    const float* h = model.entities().row(sg.heads[i]);
-    const float* r = model.relations().row(sg.relations[i]);
-    const float* t = model.entities().row(sg.tails[i]);
+    const float* h = model.entities().row(cs.heads[i]);
+    const float* r = model.relations().row(cs.relations[i]);
+    const float* t = model.entities().row(cs.tails[i]);
     for (int k = 0; k < d; ++k) sum[k] = h[k] + r[k] + t[k];
     (*scores)[i] = 0.5f * (1.0f + Cosine(question.data(), sum.data(), d));
   }
@@ -351,101 +439,79 @@ void ScoreByCosine(const RetrieverModel& model, const std::vector<float>& questi
 struct CandidateColumns {
   std::vector<uint32_t> heads, relations, tails;
   std::vector<int32_t> head_nodes, tail_nodes;
+  std::vector<float> prior;
 };
 
-void GatherColumns(const CandidateSubgraph& sg, const LocalGraph& graph,
-                   const std::vector<uint32_t>& index, CandidateColumns* columns) {
+void GatherColumns(const CandidateSet& cs, const std::vector<uint32_t>& index,
+                   CandidateColumns* columns) {
+  const size_t pd = cs.structure_features.empty() ? 0 : kPriorFeatureDim;
   for (uint32_t i : index) {
-    columns->heads.push_back(sg.heads[i]);
-    columns->relations.push_back(sg.relations[i]);
-    columns->tails.push_back(sg.tails[i]);
-    columns->head_nodes.push_back(graph.heads[i]);
-    columns->tail_nodes.push_back(graph.tails[i]);
+    columns->heads.push_back(cs.heads[i]);
+    columns->relations.push_back(cs.relations[i]);
+    columns->tails.push_back(cs.tails[i]);
+    columns->head_nodes.push_back(cs.graph.heads[i]);
+    columns->tail_nodes.push_back(cs.graph.tails[i]);
+    columns->prior.insert(columns->prior.end(), cs.structure_features.begin() + i * pd,
+                          cs.structure_features.begin() + (i + 1) * pd);
   }
 }
 
-// The prior features of the embedded candidates (kPriorFeatureDim per candidate).
-std::vector<float> EmbeddedPriorFeatures(const LocalGraph& graph, const CandidateSubgraph& sg,
-                                         const std::vector<uint32_t>& index, bool all) {
-  std::vector<float> prior = PriorFeatures(graph, sg.hops);
-  if (all) return prior;
-  std::vector<float> kept;
-  kept.reserve(index.size() * kPriorFeatureDim);
-  for (uint32_t i : index) {
-    kept.insert(kept.end(), prior.begin() + i * kPriorFeatureDim,
-                prior.begin() + (i + 1) * kPriorFeatureDim);
-  }
-  return kept;
-}
-
-// IBRP: the trained scorer over DDE (and prior) features. Records the "dde" and "score" stages;
-// `t0` is when feature work began.
-absl::Status ScoreByModel(const RetrieverModel& model, const std::vector<float>& question,
-                          const CandidateSubgraph& sg, const LocalGraph& graph,
-                          const std::vector<uint32_t>& index, absl::Time t0,
-                          std::vector<float>* scores, RetrieveResult* result) {
-  IBGR_ASSIGN_OR_RETURN(DdeFeatures dde,
-                        ComputeDde(static_cast<int>(graph.nodes.size()), graph.heads, graph.tails,
-                                   graph.topics, model.manifest().dde));
-  result->timings_ms.push_back({"dde", MsSince(t0)});
-  t0 = absl::Now();
-  const bool all = index.size() == sg.heads.size();
+// IBRP: the trained scorer over the candidate set's DDE (and structure) features.
+absl::Status ScoreByModel(const RetrieverModel& model, ScorerVariant variant,
+                          const std::vector<float>& question, const CandidateSet& cs,
+                          const std::vector<uint32_t>& index, std::vector<float>* scores) {
+  const bool all = index.size() == cs.size();
   CandidateColumns columns;
-  if (!all) GatherColumns(sg, graph, index, &columns);
+  if (!all) GatherColumns(cs, index, &columns);
+  auto pick = [all](const auto& whole, const auto& part) {
+    return all ? absl::MakeConstSpan(whole) : absl::MakeConstSpan(part);
+  };
   CandidateBatch batch;
   batch.question = question;
-  batch.heads = all ? absl::MakeConstSpan(sg.heads) : absl::MakeConstSpan(columns.heads);
-  batch.relations =
-      all ? absl::MakeConstSpan(sg.relations) : absl::MakeConstSpan(columns.relations);
-  batch.tails = all ? absl::MakeConstSpan(sg.tails) : absl::MakeConstSpan(columns.tails);
-  batch.head_nodes =
-      all ? absl::MakeConstSpan(graph.heads) : absl::MakeConstSpan(columns.head_nodes);
-  batch.tail_nodes =
-      all ? absl::MakeConstSpan(graph.tails) : absl::MakeConstSpan(columns.tail_nodes);
-  batch.dde = &dde;
-  std::vector<float> prior;
-  if (model.torch_scorer().config().prior_dim > 0) {
-    prior = EmbeddedPriorFeatures(graph, sg, index, all);
-    batch.prior = prior;
-  }
+  batch.heads = pick(cs.heads, columns.heads);
+  batch.relations = pick(cs.relations, columns.relations);
+  batch.tails = pick(cs.tails, columns.tails);
+  batch.head_nodes = pick(cs.graph.heads, columns.head_nodes);
+  batch.tail_nodes = pick(cs.graph.tails, columns.tail_nodes);
+  batch.dde = &cs.dde;
+  batch.prior = pick(cs.structure_features, columns.prior);
   std::vector<float> out(index.size());
-  IBGR_RETURN_IF_ERROR(model.Score(batch, absl::MakeSpan(out)));
+  IBGR_RETURN_IF_ERROR(model.Score(variant, batch, absl::MakeSpan(out)));
   for (size_t j = 0; j < index.size(); ++j) (*scores)[index[j]] = out[j];
-  result->timings_ms.push_back({"score", MsSince(t0)});
   return absl::OkStatus();
 }
 
 // One score per candidate, by the query's mode; `model` is null only in SHORTEST_PATH mode.
+// Records the "score" stage.
 absl::StatusOr<std::vector<float>> ScoreCandidates(const RetrieverModel* model,
                                                    const RetrieveQuery& query,
-                                                   const CandidateSubgraph& sg,
-                                                   const LocalGraph& graph, absl::Time t0,
-                                                   RetrieveResult* result) {
+                                                   const CandidateSet& cs, RetrieveResult* result) {
+  const absl::Time t0 = absl::Now();
   if (query.mode == ScoringMode::kShortestPath) {
-    std::vector<float> scores = ShortestPathPriorScores(graph, sg.hops);
     result->timings_ms.push_back({"score", MsSince(t0)});
-    return scores;
+    return cs.prior_scores;
   }
-  std::vector<float> scores(sg.heads.size(), 0.0f);
-  const std::vector<uint32_t> index = EmbeddedCandidates(*model, sg);
-  result->unembedded_candidates = static_cast<int64_t>(sg.heads.size() - index.size());
+  std::vector<float> scores(cs.size(), 0.0f);
+  const std::vector<uint32_t> index = EmbeddedCandidates(*model, cs);
+  result->unembedded_candidates = static_cast<int64_t>(cs.size() - index.size());
   const std::vector<float> question = model->embedder().embed(query.question);
   if (query.mode == ScoringMode::kCosine) {
-    ScoreByCosine(*model, question, sg, index, &scores);
-    result->timings_ms.push_back({"score", MsSince(t0)});
-    return scores;
+    ScoreByCosine(*model, question, cs, index, &scores);
+  } else {
+    IBGR_RETURN_IF_ERROR(
+        ScoreByModel(*model, *result->scorer_variant, question, cs, index, &scores));
   }
-  IBGR_RETURN_IF_ERROR(ScoreByModel(*model, question, sg, graph, index, t0, &scores, result));
+  result->timings_ms.push_back({"score", MsSince(t0)});
   return scores;
 }
 
-// The best top_k candidates (IBRP: reordered for novelty) and the paths they form.
-void SelectTopTriples(const Retriever::Options& options, const RetrieveQuery& query,
-                      const RetrieveLimits& limits, const CandidateSubgraph& sg,
-                      const LocalGraph& graph, const std::vector<float>& scores,
-                      RetrieveResult* result) {
+// The best top_k candidates by score (ties: BFS order) and the paths they form. The set is what
+// the reasoner receives; a novelty reordering inside it was measured and removed (it cannot
+// change the gateway's top-100 set and lowered hit@10 on validation; docs/retriever.md).
+void SelectTopTriples(const RetrieveLimits& limits, const CandidateSet& cs,
+                      const std::vector<float>& scores, RetrieveResult* result) {
   const absl::Time t0 = absl::Now();
-  const size_t m = sg.heads.size();
+  const size_t m = cs.size();
   std::vector<uint32_t> order(m);
   std::iota(order.begin(), order.end(), 0u);
   const size_t k = std::min<size_t>(limits.top_k, m);
@@ -453,21 +519,17 @@ void SelectTopTriples(const Retriever::Options& options, const RetrieveQuery& qu
     if (scores[a] != scores[b]) return scores[a] > scores[b];
     return a < b;  // BFS order: nearer hops first
   });
-  if (query.mode == ScoringMode::kIbrp || options.novelty_in_baselines) {
-    order.resize(k);
-    NoveltyOrder(graph, scores, options.novelty_discount, &order);
-  }
   result->triples.reserve(k);
   for (size_t i = 0; i < k; ++i) {
     const uint32_t j = order[i];
-    result->triples.push_back({sg.heads[j], sg.relations[j], sg.tails[j], scores[j], sg.hops[j]});
+    result->triples.push_back({cs.heads[j], cs.relations[j], cs.tails[j], scores[j], cs.hops[j]});
   }
-  result->paths = RankPaths(result->triples, sg.resolved_seeds, limits.hops, limits.max_paths);
+  result->paths = RankPaths(result->triples, cs.topic_ids, limits.hops, limits.max_paths);
   result->timings_ms.push_back({"rank", MsSince(t0)});
 }
 
 // Names of every entity and relation the result mentions, and the paths rendered with them.
-absl::Status DescribeResult(SubgraphSource& source, absl::Time deadline, CandidateSubgraph* sg,
+absl::Status DescribeResult(SubgraphSource& source, absl::Time deadline, CandidateSet* cs,
                             RetrieveResult* result) {
   const absl::Time t0 = absl::Now();
   std::vector<uint32_t> ids;
@@ -476,13 +538,13 @@ absl::Status DescribeResult(SubgraphSource& source, absl::Time deadline, Candida
     if (seen.insert(t.head).second) ids.push_back(t.head);
     if (seen.insert(t.tail).second) ids.push_back(t.tail);
   }
-  for (uint32_t t : sg->resolved_seeds) {
+  for (uint32_t t : cs->topic_ids) {
     if (seen.insert(t).second) ids.push_back(t);
   }
   absl::StatusOr<std::vector<EntityInfo>> infos = source.Describe(ids, deadline);
   if (!infos.ok()) return MapSourceError(infos.status());
   for (EntityInfo& e : *infos) result->entities[e.id] = std::move(e);
-  for (RelationInfo& r : sg->relation_info) result->relations[r.id] = std::move(r);
+  for (RelationInfo& r : cs->relation_info) result->relations[r.id] = std::move(r);
   for (ScoredPath& p : result->paths) {
     p.text = RenderPath(p, result->triples, result->entities, result->relations);
   }
@@ -496,26 +558,29 @@ absl::StatusOr<RetrieveResult> Retriever::Retrieve(const RetrieveQuery& query) c
   const absl::Time start = absl::Now();
   RetrieveResult result;
   result.mode = query.mode;
-  IBGR_ASSIGN_OR_RETURN(const RetrieveLimits limits, CheckRetrieveQuery(query));
   // One model for the whole request, even if a new version is swapped in meanwhile.
   const std::shared_ptr<const RetrieverModel> model = models_->Get();
+  IBGR_ASSIGN_OR_RETURN(
+      const RetrieveLimits limits,
+      CheckRetrieveQuery(query, model != nullptr ? model->candidate_cap() : kDefaultMaxCandidates));
+  result.max_candidates = limits.max_candidates;
   if (model == nullptr && query.mode != ScoringMode::kShortestPath) {
     return absl::FailedPreconditionError(absl::StrCat("no retriever model loaded (", ModelError(),
                                                       "); only mode SHORTEST_PATH is available"));
   }
   if (model != nullptr) result.model_version = model->version();
+  if (query.mode == ScoringMode::kIbrp) {
+    IBGR_ASSIGN_OR_RETURN(result.scorer_variant, model->ResolveVariant(query.scorer_variant));
+  }
   if (absl::Now() >= query.deadline) {
     return absl::DeadlineExceededError("deadline passed before the subgraph was requested");
   }
-  IBGR_ASSIGN_OR_RETURN(CandidateSubgraph sg,
-                        FetchSubgraph(*source_, options_, query, limits, &result));
-  const absl::Time features_start = absl::Now();
-  const LocalGraph graph = BuildLocalGraph(sg.resolved_seeds, sg.heads, sg.tails);
-  result.subgraph_entities = static_cast<int64_t>(graph.nodes.size());
+  IBGR_ASSIGN_OR_RETURN(CandidateSet cs,
+                        FetchCandidates(*source_, options_, query, limits, model.get(), &result));
   IBGR_ASSIGN_OR_RETURN(const std::vector<float> scores,
-                        ScoreCandidates(model.get(), query, sg, graph, features_start, &result));
-  SelectTopTriples(options_, query, limits, sg, graph, scores, &result);
-  IBGR_RETURN_IF_ERROR(DescribeResult(*source_, query.deadline, &sg, &result));
+                        ScoreCandidates(model.get(), query, cs, &result));
+  SelectTopTriples(limits, cs, scores, &result);
+  IBGR_RETURN_IF_ERROR(DescribeResult(*source_, query.deadline, &cs, &result));
   result.timings_ms.push_back({"retrieve", MsSince(start)});
   return result;
 }
@@ -568,7 +633,7 @@ absl::StatusOr<std::vector<float>> Retriever::ScoreTriples(const ScoreTriplesQue
   batch.tail_nodes = graph.tails;
   batch.dde = &dde;
   std::vector<float> prior;
-  if (model->torch_scorer().config().prior_dim > 0) {
+  if (model->scorer_config(model->default_variant()).prior_dim > 0) {
     prior = PriorFeatures(graph, /*hops=*/{});
     batch.prior = prior;
   }

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -18,6 +19,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "common/servable_holder.h"
+#include "services/retriever/candidate_set.h"
 #include "services/retriever/dde.h"
 #include "services/retriever/fused_scorer.h"
 #include "services/retriever/model_bundle.h"
@@ -35,7 +37,9 @@ inline constexpr int kDefaultTopK = 100;
 inline constexpr int kMaxTopK = 1000;
 inline constexpr int kDefaultHops = 2;
 inline constexpr int kMaxHops = 4;
-inline constexpr int kDefaultMaxCandidates = 10000;
+// max_candidates 0 means the served model's trained cap (TrainedCandidateCap); this without a
+// model (SHORTEST_PATH).
+inline constexpr int kDefaultMaxCandidates = kDefaultTrainedCandidateCap;
 inline constexpr int kMaxCandidates = 100000;
 inline constexpr int kDefaultMaxPaths = 10;
 inline constexpr int kMaxPathsLimit = 100;
@@ -61,6 +65,9 @@ class RetrieverModel {
     // Artifact base holding `encoder/<version>/`, where a trained encoder the manifest names is
     // looked up when no embedder is passed; empty: the base the model directory lives in.
     std::string encoder_base_path;
+    // The scorer variant requests naming none get (the server's --scorer); unset = the
+    // manifest's default. A version without it fails to load (FAILED_PRECONDITION naming it).
+    std::optional<ScorerVariant> default_variant;
   };
   // Loads `dir` (LoadRetrieverVersion) and precomputes projections. FAILED_PRECONDITION when
   // `embedder` is not the encoder the artifacts were built with. An empty `embedder` (no
@@ -78,17 +85,43 @@ class RetrieverModel {
   const TextEmbedder& embedder() const { return embedder_; }
   const EmbeddingTable& entities() const { return *version_.entities; }
   const EmbeddingTable& relations() const { return *version_.relations; }
-  const TorchScorer& torch_scorer() const { return *torch_; }
-  const std::string& device() const { return torch_->device(); }
-  // Scores with the fused loop on CPU, LibTorch ops on CUDA (or when forced).
-  absl::Status Score(const CandidateBatch& batch, absl::Span<float> out) const;
+  // The default variant's LibTorch scorer.
+  const TorchScorer& torch_scorer() const { return *scorers_.front().torch; }
+  const std::string& device() const { return scorers_.front().torch->device(); }
+  // The variant requests naming none are scored with, and every variant held (default first).
+  ScorerVariant default_variant() const { return scorers_.front().variant; }
+  std::vector<ScorerVariant> variants() const;
+  // `requested`, or the default when unset; FAILED_PRECONDITION naming the variant (and the
+  // ones held) when this version lacks it.
+  absl::StatusOr<ScorerVariant> ResolveVariant(std::optional<ScorerVariant> requested) const;
+  // Dims of a variant this model holds (ResolveVariant first).
+  const ScorerConfig& scorer_config(ScorerVariant variant) const;
+  // The candidate cap the scorers were trained with (TrainedCandidateCap).
+  int candidate_cap() const { return TrainedCandidateCap(version_.manifest); }
+  // The prior pruning the scorers were trained with (TrainedMaxScored).
+  int max_scored() const { return TrainedMaxScored(version_.manifest); }
+  // Scores with the fused loop on CPU, LibTorch ops on CUDA (or when forced): the default
+  // variant, or `variant` (which must be held: ResolveVariant).
+  absl::Status Score(const CandidateBatch& batch, absl::Span<float> out) const {
+    return Score(default_variant(), batch, out);
+  }
+  absl::Status Score(ScorerVariant variant, const CandidateBatch& batch,
+                     absl::Span<float> out) const;
 
  private:
+  // One trained scorer on its device, with the fused CPU loop over its projections.
+  struct VariantScorer {
+    ScorerVariant variant = ScorerVariant::kResidual;
+    std::unique_ptr<TorchScorer> torch;
+    std::unique_ptr<FusedScorer> fused;
+  };
   RetrieverModel() = default;
+  absl::Status AddScorer(ScorerVariant variant, const ScorerParams& params, const Options& options);
+  const VariantScorer* FindScorer(ScorerVariant variant) const;
+
   LoadedRetrieverVersion version_;
   TextEmbedder embedder_;
-  std::unique_ptr<TorchScorer> torch_;
-  std::unique_ptr<FusedScorer> fused_;
+  std::vector<VariantScorer> scorers_;  // the default first
   bool use_torch_ = false;
 };
 
@@ -103,9 +136,11 @@ struct RetrieveQuery {
   std::vector<std::string> topic_external_ids;
   int top_k = 0;           // 1..1000; 0 = 100
   int max_hops = 0;        // 1..4; 0 = 2
-  int max_candidates = 0;  // 1..100,000; 0 = 10,000
+  int max_candidates = 0;  // 1..100,000; 0 = the model's trained cap (kDefaultMaxCandidates)
   int max_paths = 0;       // 1..100; 0 = 10
   ScoringMode mode = ScoringMode::kIbrp;
+  // IBRP: the scorer variant; unset = the model's default.
+  std::optional<ScorerVariant> scorer_variant;
   absl::Time deadline = absl::InfiniteFuture();
 };
 
@@ -139,6 +174,10 @@ struct RetrieveResult {
   std::string model_version;
   std::string kg_version;
   ScoringMode mode = ScoringMode::kIbrp;
+  // The variant that scored (IBRP only).
+  std::optional<ScorerVariant> scorer_variant;
+  // The candidate cap applied (the query's, or the model's trained cap).
+  int max_candidates = 0;
 };
 
 struct ScoreTriplesQuery {
@@ -154,12 +193,12 @@ class Retriever {
     absl::Duration subgraph_budget = absl::Seconds(5);
     // Edges kgstore follows per node; 0 = its automatic spread.
     int max_fanout_per_node = 0;
-    // IBRP orders the top-K triples by score * novelty_discount^c, c = how often their
-    // non-topic entities appeared higher up (NoveltyOrder); 1 = plain score order. Scores
-    // are reported undiscounted, so with < 1 they need not decrease down the list.
-    float novelty_discount = 0.8f;
-    // Also apply novelty_discount in SHORTEST_PATH and COSINE mode (for ablations).
-    bool novelty_in_baselines = false;
+    // IBRP scores only the best this many candidates by the shortest-path prior, or top_k if
+    // larger (CandidateSetOptions::max_scored; 0 = all). -1 (default) = the value the served
+    // model was trained with (TrainedMaxScored: the manifest's record, 0 for models trained
+    // before pruning existed), so serving prunes exactly as training did. SHORTEST_PATH and
+    // COSINE rank every candidate.
+    int max_scored_candidates = -1;
   };
 
   // Serves whatever model `models` holds (a ServableManager swaps new versions into it; requests

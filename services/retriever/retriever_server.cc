@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "common/logging.h"
 #include "common/status_macros.h"
 #include "services/kgstore/snapshot_manifest.h"
@@ -59,6 +60,7 @@ absl::StatusOr<std::unique_ptr<RetrieverServer>> RetrieverServer::BuildAndStart(
   RetrieverModel::Options model_options;
   model_options.device = options.device;
   model_options.encoder_base_path = options.base_path;  // trained encoders in <base>/encoder/
+  model_options.default_variant = options.default_variant;
   // No explicit encoder: the one the model's manifest names.
   const TextEmbedder embedder = options.embedder.value_or(TextEmbedder());
   RetrieverServer* s = server.get();
@@ -82,6 +84,7 @@ absl::StatusOr<std::unique_ptr<RetrieverServer>> RetrieverServer::BuildAndStart(
       server->model_version_gauge_,
       server->runner_->metrics().GetGauge("ibgr_retriever_model_version",
                                           "Version of the served retriever model (0 = none)."));
+  IBGR_RETURN_IF_ERROR(server->RegisterVariantCounters());
   absl::StatusOr<bool> loaded = server->models_->ReloadIfNewer();
   if (!loaded.ok()) {
     common::LogError("retriever: no model loaded; staying NOT_SERVING",
@@ -91,10 +94,27 @@ absl::StatusOr<std::unique_ptr<RetrieverServer>> RetrieverServer::BuildAndStart(
   return server;
 }
 
+absl::Status RetrieverServer::RegisterVariantCounters() {
+  constexpr char kName[] = "ibgr_retriever_ibrp_requests_total";
+  constexpr char kHelp[] = "IBRP Retrieve calls answered, by the scorer variant that ranked them.";
+  IBGR_ASSIGN_OR_RETURN(prometheus::Counter * residual,
+                        runner_->metrics().GetCounter(kName, kHelp, {{"variant", "residual"}}));
+  IBGR_ASSIGN_OR_RETURN(prometheus::Counter * plain,
+                        runner_->metrics().GetCounter(kName, kHelp, {{"variant", "plain"}}));
+  service_->SetVariantCounters(residual, plain);
+  return absl::OkStatus();
+}
+
 void RetrieverServer::OnModelSwap(const RetrieverModel& model) {
-  common::LogInfo("retriever: serving model", {{"version", model.version()},
-                                               {"device", model.device()},
-                                               {"encoder", model.manifest().encoder_id}});
+  std::vector<std::string> variants;
+  for (ScorerVariant v : model.variants()) variants.push_back(ScorerVariantName(v));
+  common::LogInfo("retriever: serving model",
+                  {{"version", model.version()},
+                   {"device", model.device()},
+                   {"encoder", model.manifest().encoder_id},
+                   {"scorer_variants", absl::StrJoin(variants, ",")},
+                   {"default_scorer_variant", ScorerVariantName(model.default_variant())},
+                   {"candidate_cap", model.candidate_cap()}});
   if (model_version_gauge_ != nullptr) {
     model_version_gauge_->Set(static_cast<double>(model.manifest().version));
   }

@@ -57,6 +57,9 @@ class RetrieverServer {
     // Text encoder; must be the one the model's artifacts were built with. Default: the
     // built-in encoder named by the model's manifest.
     std::optional<TextEmbedder> embedder;
+    // Scorer variant IBRP requests naming none get (--scorer); unset = each version's default.
+    // A version without it is refused (FAILED_PRECONDITION naming it), like a broken one.
+    std::optional<ScorerVariant> default_variant;
     // When > 0 and no version is pinned, look for a newer model version this often and swap to
     // it once it has loaded (requests in flight finish on the model they started with; a version
     // that fails to load is logged and the current one keeps serving). Also retries a model that
@@ -88,6 +91,8 @@ class RetrieverServer {
   static absl::StatusOr<std::shared_ptr<SubgraphSource>> OpenKgSource(const Options& options,
                                                                       RetrieverServer* server);
   void OnModelSwap(const RetrieverModel& model);
+  // ibgr_retriever_ibrp_requests_total{variant}, counted by the service.
+  absl::Status RegisterVariantCounters();
 
   std::shared_ptr<kgstore::KgStore> store_;  // in-process mode only
   // Resolves, loads and hot-swaps model versions; the retriever reads its holder.

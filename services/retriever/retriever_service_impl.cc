@@ -2,7 +2,9 @@
 
 #include <chrono>
 
+#include "absl/strings/str_cat.h"
 #include "common/grpc_status.h"
+#include "common/status_macros.h"
 
 namespace ibgraphrag::retriever {
 namespace {
@@ -54,7 +56,26 @@ int Clamp(uint32_t v, int limit) {
 
 }  // namespace
 
-RetrieveQuery FromProto(const pb::RetrieveRequest& request, absl::Time deadline) {
+absl::StatusOr<std::optional<ScorerVariant>> ScorerVariantFromProto(int variant) {
+  switch (variant) {
+    case pb::SCORER_VARIANT_UNSPECIFIED:
+      return std::optional<ScorerVariant>();
+    case pb::SCORER_VARIANT_RESIDUAL:
+      return ScorerVariant::kResidual;
+    case pb::SCORER_VARIANT_PLAIN:
+      return ScorerVariant::kPlain;
+    default:
+      return absl::InvalidArgumentError(absl::StrCat("scorer_variant: unknown value ", variant,
+                                                     " (UNSPECIFIED, RESIDUAL or PLAIN)"));
+  }
+}
+
+pb::ScorerVariant ScorerVariantToProto(std::optional<ScorerVariant> variant) {
+  if (!variant.has_value()) return pb::SCORER_VARIANT_UNSPECIFIED;
+  return *variant == ScorerVariant::kPlain ? pb::SCORER_VARIANT_PLAIN : pb::SCORER_VARIANT_RESIDUAL;
+}
+
+absl::StatusOr<RetrieveQuery> FromProto(const pb::RetrieveRequest& request, absl::Time deadline) {
   RetrieveQuery q;
   q.question = request.question();
   q.topic_ids.assign(request.topic_entity_ids().begin(), request.topic_entity_ids().end());
@@ -65,6 +86,7 @@ RetrieveQuery FromProto(const pb::RetrieveRequest& request, absl::Time deadline)
   q.max_candidates = Clamp(request.max_candidates(), kMaxCandidates);
   q.max_paths = Clamp(request.max_paths(), kMaxPathsLimit);
   q.mode = FromProto(request.mode());
+  IBGR_ASSIGN_OR_RETURN(q.scorer_variant, ScorerVariantFromProto(request.scorer_variant()));
   q.deadline = deadline;
   return q;
 }
@@ -105,14 +127,28 @@ void ToProto(const RetrieveResult& result, const std::string& device,
   for (uint32_t id : result.topic_ids) response->add_topic_entity_ids(id);
   response->set_unembedded_candidates(static_cast<uint32_t>(result.unembedded_candidates));
   response->set_device(device);
+  response->set_scorer_variant(ScorerVariantToProto(result.scorer_variant));
+  response->set_max_candidates(static_cast<uint32_t>(result.max_candidates));
+}
+
+void RetrieverServiceImpl::SetVariantCounters(prometheus::Counter* residual,
+                                              prometheus::Counter* plain) {
+  variant_counters_[0].store(residual);
+  variant_counters_[1].store(plain);
 }
 
 grpc::Status RetrieverServiceImpl::Retrieve(grpc::ServerContext* context,
                                             const pb::RetrieveRequest* request,
                                             pb::RetrieveResponse* response) {
-  absl::StatusOr<RetrieveResult> result =
-      retriever_->Retrieve(FromProto(*request, DeadlineOf(*context)));
+  absl::StatusOr<RetrieveQuery> query = FromProto(*request, DeadlineOf(*context));
+  if (!query.ok()) return common::ToGrpcStatus(query.status());
+  absl::StatusOr<RetrieveResult> result = retriever_->Retrieve(*query);
   if (!result.ok()) return common::ToGrpcStatus(result.status());
+  if (result->scorer_variant.has_value()) {
+    prometheus::Counter* counter =
+        variant_counters_[*result->scorer_variant == ScorerVariant::kPlain ? 1 : 0].load();
+    if (counter != nullptr) counter->Increment();
+  }
   std::shared_ptr<const RetrieverModel> model = retriever_->model();
   const std::string device = model == nullptr ? "cpu" : model->device();
   ToProto(*result, device, response);

@@ -4,7 +4,12 @@
 #ifndef IBGRAPHRAG_SERVICES_RETRIEVER_RETRIEVER_SERVICE_IMPL_H_
 #define IBGRAPHRAG_SERVICES_RETRIEVER_RETRIEVER_SERVICE_IMPL_H_
 
+#include <array>
+#include <atomic>
+
+#include "absl/status/statusor.h"
 #include "ibgraphrag/v1/retriever.grpc.pb.h"
+#include "prometheus/counter.h"
 #include "services/retriever/retriever.h"
 
 namespace ibgraphrag::retriever {
@@ -21,12 +26,22 @@ class RetrieverServiceImpl final : public ibgraphrag::v1::RetrieverService::Serv
                             const ibgraphrag::v1::ScoreTriplesRequest* request,
                             ibgraphrag::v1::ScoreTriplesResponse* response) override;
 
+  // IBRP requests answered, by scorer variant (ibgr_retriever_ibrp_requests_total{variant});
+  // null counters count nothing. Set once, when the metrics registry exists.
+  void SetVariantCounters(prometheus::Counter* residual, prometheus::Counter* plain);
+
  private:
   const Retriever* retriever_;
+  std::array<std::atomic<prometheus::Counter*>, 2> variant_counters_{};
 };
 
-// Proto request -> core query (no validation: the core does it). `deadline` is the call's.
-RetrieveQuery FromProto(const ibgraphrag::v1::RetrieveRequest& request, absl::Time deadline);
+// Proto request -> core query; INVALID_ARGUMENT naming `scorer_variant` for a value outside the
+// enum (the core checks the limits). `deadline` is the call's.
+absl::StatusOr<RetrieveQuery> FromProto(const ibgraphrag::v1::RetrieveRequest& request,
+                                        absl::Time deadline);
+// The proto's variant (UNSPECIFIED = unset) and back.
+absl::StatusOr<std::optional<ScorerVariant>> ScorerVariantFromProto(int variant);
+ibgraphrag::v1::ScorerVariant ScorerVariantToProto(std::optional<ScorerVariant> variant);
 // Core result -> proto response.
 void ToProto(const RetrieveResult& result, const std::string& device,
              ibgraphrag::v1::RetrieveResponse* response);

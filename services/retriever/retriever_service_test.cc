@@ -286,5 +286,181 @@ TEST(RetrieverServiceTest, KgStoreDownGivesUnavailableWithinTheDeadline) {
   EXPECT_THAT(s.error_message(), HasSubstr("kgstore"));
 }
 
+// Issue 13: one version can hold the residual scorer and the paper's plain MLP; a request picks
+// one (UNSPECIFIED = the version's default), and the response says which ranked.
+pb::RetrieveRequest DiabetesRequest(pb::ScorerVariant variant) {
+  pb::RetrieveRequest req;
+  req.set_question("Which drug treats type 2 diabetes mellitus?");
+  req.add_topic_external_ids("DOID:9352");
+  req.set_top_k(10);
+  req.set_scorer_variant(variant);
+  return req;
+}
+
+absl::StatusOr<pb::RetrieveResponse> CallRetrieve(pb::RetrieverService::Stub& stub,
+                                                  const pb::RetrieveRequest& req) {
+  grpc::ClientContext ctx;
+  SetDeadline(&ctx);
+  pb::RetrieveResponse resp;
+  const grpc::Status s = stub.Retrieve(&ctx, req, &resp);
+  if (!s.ok()) {
+    return absl::Status(static_cast<absl::StatusCode>(s.error_code()), s.error_message());
+  }
+  return resp;
+}
+
+std::vector<float> Scores(const pb::RetrieveResponse& resp) {
+  std::vector<float> out;
+  for (const pb::EvidenceTriple& t : resp.triples()) out.push_back(t.score());
+  return out;
+}
+
+TEST(RetrieverServiceTest, ServesEitherScorerVariantPerRequest) {
+  kt::ScratchDir dir;
+  WriteKg(dir.path());
+  testing::PublishTwoVariantTestVersion(dir.path(), kt::SmallKg());
+  auto server = RetrieverServer::BuildAndStart(ServerOptions(dir.path()));
+  ASSERT_TRUE(server.ok()) << server.status();
+  EXPECT_EQ(Health((*server)->port()), grpc::health::v1::HealthCheckResponse::SERVING);
+  auto stub = Stub((*server)->port());
+
+  auto by_default = CallRetrieve(*stub, DiabetesRequest(pb::SCORER_VARIANT_UNSPECIFIED));
+  auto residual = CallRetrieve(*stub, DiabetesRequest(pb::SCORER_VARIANT_RESIDUAL));
+  auto plain = CallRetrieve(*stub, DiabetesRequest(pb::SCORER_VARIANT_PLAIN));
+  ASSERT_TRUE(by_default.ok()) << by_default.status();
+  ASSERT_TRUE(residual.ok()) << residual.status();
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  EXPECT_EQ(by_default->scorer_variant(), pb::SCORER_VARIANT_RESIDUAL);
+  EXPECT_EQ(residual->scorer_variant(), pb::SCORER_VARIANT_RESIDUAL);
+  EXPECT_EQ(plain->scorer_variant(), pb::SCORER_VARIANT_PLAIN);
+  EXPECT_EQ(Scores(*by_default), Scores(*residual));
+  EXPECT_NE(Scores(*plain), Scores(*residual)) << "the plain MLP is another scorer";
+
+  pb::RetrieveRequest sp = DiabetesRequest(pb::SCORER_VARIANT_PLAIN);
+  sp.set_mode(pb::SCORING_MODE_SHORTEST_PATH);  // the variant only matters to IBRP
+  auto shortest = CallRetrieve(*stub, sp);
+  ASSERT_TRUE(shortest.ok()) << shortest.status();
+  EXPECT_EQ(shortest->scorer_variant(), pb::SCORER_VARIANT_UNSPECIFIED);
+
+  auto counter = (*server)->runner().metrics().GetCounter("ibgr_retriever_ibrp_requests_total", "",
+                                                          {{"variant", "plain"}});
+  ASSERT_TRUE(counter.ok()) << counter.status();
+  EXPECT_EQ((*counter)->Value(), 1.0);
+}
+
+TEST(RetrieverServiceTest, MissingOrUnknownScorerVariantGetsPreciseCodes) {
+  kt::ScratchDir dir;
+  WriteKg(dir.path());
+  testing::PublishTestVersion(dir.path(), kt::SmallKg(), 32, 16, 1, /*residual=*/true);
+  auto server = RetrieverServer::BuildAndStart(ServerOptions(dir.path()));
+  ASSERT_TRUE(server.ok()) << server.status();
+  auto stub = Stub((*server)->port());
+  auto plain = CallRetrieve(*stub, DiabetesRequest(pb::SCORER_VARIANT_PLAIN));
+  EXPECT_EQ(plain.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(plain.status().message(), HasSubstr("scorer_variant"));
+  EXPECT_THAT(plain.status().message(), HasSubstr("no plain scorer"));
+  EXPECT_THAT(plain.status().message(), HasSubstr("holds residual"));
+  auto unknown = CallRetrieve(*stub, DiabetesRequest(static_cast<pb::ScorerVariant>(7)));
+  EXPECT_EQ(unknown.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(unknown.status().message(), HasSubstr("scorer_variant: unknown value 7"));
+}
+
+TEST(RetrieverServiceTest, ScorerFlagSetsTheDefaultVariantAndRefusesVersionsWithoutIt) {
+  kt::ScratchDir dir;
+  WriteKg(dir.path());
+  testing::PublishTestVersion(dir.path(), kt::SmallKg(), 32, 16, 1, /*residual=*/true);
+  RetrieverServer::Options options = ServerOptions(dir.path());
+  options.default_variant = ScorerVariant::kPlain;
+  {
+    auto server = RetrieverServer::BuildAndStart(options);
+    ASSERT_TRUE(server.ok()) << server.status();
+    EXPECT_EQ(Health((*server)->port()), grpc::health::v1::HealthCheckResponse::NOT_SERVING);
+    EXPECT_THAT((*server)->model_error(), HasSubstr("no plain scorer"));
+    EXPECT_THAT((*server)->model_error(), HasSubstr("FAILED_PRECONDITION"));
+  }
+  // Hot swap: a version holding both variants is picked up and requests get the plain one.
+  options.watch_interval = absl::Milliseconds(20);
+  auto server = RetrieverServer::BuildAndStart(options);
+  ASSERT_TRUE(server.ok()) << server.status();
+  testing::PublishTwoVariantTestVersion(dir.path(), kt::SmallKg(), /*version=*/2);
+  for (int i = 0; i < 500 && !(*server)->model_error().empty(); ++i) {
+    absl::SleepFor(absl::Milliseconds(10));
+  }
+  EXPECT_EQ(Health((*server)->port()), grpc::health::v1::HealthCheckResponse::SERVING);
+  auto resp =
+      CallRetrieve(*Stub((*server)->port()), DiabetesRequest(pb::SCORER_VARIANT_UNSPECIFIED));
+  ASSERT_TRUE(resp.ok()) << resp.status();
+  EXPECT_EQ(resp->model_version(), "2");
+  EXPECT_EQ(resp->scorer_variant(), pb::SCORER_VARIANT_PLAIN);
+}
+
+// max_candidates 0 means the cap the model was trained with, so serving sees what training saw.
+TEST(RetrieverServiceTest, ZeroMaxCandidatesUsesTheModelsTrainedCap) {
+  kt::ScratchDir dir;
+  WriteKg(dir.path());
+  testing::PublishTwoVariantTestVersion(dir.path(), kt::SmallKg(), 1, /*max_candidates=*/4);
+  auto server = RetrieverServer::BuildAndStart(ServerOptions(dir.path()));
+  ASSERT_TRUE(server.ok()) << server.status();
+  auto stub = Stub((*server)->port());
+  auto capped = CallRetrieve(*stub, DiabetesRequest(pb::SCORER_VARIANT_UNSPECIFIED));
+  ASSERT_TRUE(capped.ok()) << capped.status();
+  EXPECT_EQ(capped->max_candidates(), 4u);
+  EXPECT_LE(capped->subgraph_triples(), 4u);
+  pb::RetrieveRequest wide = DiabetesRequest(pb::SCORER_VARIANT_UNSPECIFIED);
+  wide.set_max_candidates(100);
+  auto explicit_cap = CallRetrieve(*stub, wide);
+  ASSERT_TRUE(explicit_cap.ok()) << explicit_cap.status();
+  EXPECT_EQ(explicit_cap->max_candidates(), 100u);
+  EXPECT_EQ(explicit_cap->subgraph_triples(), 10u);
+}
+
+TEST(RetrieverServiceTest, ShortestPathWithoutAModelUsesTheDefaultCap) {
+  kt::ScratchDir dir;
+  WriteKg(dir.path());
+  auto server = RetrieverServer::BuildAndStart(ServerOptions(dir.path()));
+  ASSERT_TRUE(server.ok()) << server.status();
+  pb::RetrieveRequest req = DiabetesRequest(pb::SCORER_VARIANT_UNSPECIFIED);
+  req.set_mode(pb::SCORING_MODE_SHORTEST_PATH);
+  auto resp = CallRetrieve(*Stub((*server)->port()), req);
+  ASSERT_TRUE(resp.ok()) << resp.status();
+  EXPECT_EQ(resp->max_candidates(), static_cast<uint32_t>(kDefaultMaxCandidates));
+}
+
+// A server given an encoder (--encoder) refuses a model built with another, naming both ids.
+TEST(RetrieverServiceTest, EncoderMismatchIsFailedPreconditionNamingBothIds) {
+  kt::ScratchDir dir;
+  WriteKg(dir.path());
+  testing::PublishTestVersion(dir.path(), kt::SmallKg());  // hash-ngram-v1-d32
+  RetrieverServer::Options options = ServerOptions(dir.path());
+  options.embedder = EmbedderForSpelling(dir.path(), "hash-ngram", "--encoder").value();
+  auto server = RetrieverServer::BuildAndStart(options);
+  ASSERT_TRUE(server.ok()) << server.status();
+  EXPECT_EQ(Health((*server)->port()), grpc::health::v1::HealthCheckResponse::NOT_SERVING);
+  const std::string error = (*server)->model_error();
+  EXPECT_THAT(error, HasSubstr("FAILED_PRECONDITION"));
+  EXPECT_THAT(error, HasSubstr("hash-ngram-v1-d32"));
+  EXPECT_THAT(error, HasSubstr("hash-ngram-v1-d256"));
+  auto resp =
+      CallRetrieve(*Stub((*server)->port()), DiabetesRequest(pb::SCORER_VARIANT_UNSPECIFIED));
+  EXPECT_EQ(resp.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(resp.status().message(), HasSubstr("hash-ngram-v1-d32"));
+}
+
+TEST(RetrieverServiceTest, EncoderFlagSpellingsAreCheckedNamingTheFlag) {
+  kt::ScratchDir dir;
+  auto unknown = EmbedderForSpelling(dir.path(), "word2vec-42", "--encoder");
+  EXPECT_FALSE(unknown.ok());
+  EXPECT_THAT(unknown.status().message(), HasSubstr("--encoder"));
+  EXPECT_THAT(unknown.status().message(), HasSubstr("word2vec-42"));
+  auto trained = EmbedderForSpelling(dir.path(), "trained", "--encoder");
+  EXPECT_EQ(trained.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(trained.status().message(), HasSubstr("--encoder"));
+  auto by_id = EmbedderForSpelling(dir.path(), "hash-ngram-v1-d64", "--encoder");
+  ASSERT_TRUE(by_id.ok()) << by_id.status();
+  EXPECT_EQ(by_id->id, "hash-ngram-v1-d64");
+  EXPECT_EQ(EmbedderForSpelling(dir.path(), "", "--encoder").status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
 }  // namespace
 }  // namespace ibgraphrag::retriever

@@ -2,9 +2,9 @@
 #include "services/retriever/retriever.h"
 
 #include <algorithm>
+#include <array>
 #include <memory>
 #include <set>
-#include <tuple>
 
 #include "common/test_util/temp_dir.h"
 #include "gmock/gmock.h"
@@ -53,10 +53,7 @@ class RetrieverTest : public ::testing::Test {
 TEST_F(RetrieverTest, IbrpReturnsTopKSortedWithNamesPathsAndTimings) {
   RetrieveQuery q = Query({kt::kDiabetes});
   q.top_k = 4;
-  Retriever::Options plain_order;
-  plain_order.novelty_discount = 1.0f;
-  Retriever retriever(plain_order, source_, retriever_->model());
-  auto r = retriever.Retrieve(q);
+  auto r = retriever_->Retrieve(q);
   ASSERT_TRUE(r.ok()) << r.status();
   ASSERT_EQ(r->triples.size(), 4u);
   for (size_t i = 1; i < r->triples.size(); ++i) {
@@ -140,24 +137,39 @@ TEST_F(RetrieverTest, ResidualStartRanksLikeShortestPath) {
   EXPECT_NEAR((*scores)[1], 0.98f, 1e-5);
 }
 
-// The novelty discount reorders the kept triples but keeps the same top-K set.
-TEST_F(RetrieverTest, NoveltyDiscountOnlyReordersTheTopK) {
+// With max_scored_candidates the model sees only the candidates the shortest-path prior ranks
+// best: the same set SHORTEST_PATH returns as its top (the unpruned model picks others).
+TEST_F(RetrieverTest, PruningScoresOnlyTheBestCandidatesByThePrior) {
+  Retriever::Options pruning;
+  pruning.max_scored_candidates = 3;
   RetrieveQuery q = Query({kt::kDiabetes});
-  q.top_k = 6;
-  Retriever::Options plain_order, strong;
-  plain_order.novelty_discount = 1.0f;
-  strong.novelty_discount = 0.1f;
-  auto plain = Retriever(plain_order, source_, retriever_->model()).Retrieve(q);
-  auto novel = Retriever(strong, source_, retriever_->model()).Retrieve(q);
-  ASSERT_TRUE(plain.ok()) << plain.status();
-  ASSERT_TRUE(novel.ok()) << novel.status();
+  q.top_k = 3;
+  auto pruned = Retriever(pruning, source_, retriever_->model()).Retrieve(q);
+  auto unpruned = retriever_->Retrieve(q);
+  q.mode = ScoringMode::kShortestPath;
+  auto prior = Retriever(pruning, source_, retriever_->model()).Retrieve(q);
+  ASSERT_TRUE(pruned.ok()) << pruned.status();
+  ASSERT_TRUE(unpruned.ok()) << unpruned.status();
+  ASSERT_TRUE(prior.ok()) << prior.status();
+  EXPECT_EQ(pruned->subgraph_triples, 10);
   auto keys = [](const RetrieveResult& r) {
-    std::set<std::tuple<uint32_t, uint32_t, uint32_t>> out;
+    std::set<std::array<uint32_t, 3>> out;
     for (const ScoredTriple& t : r.triples) out.insert({t.head, t.relation, t.tail});
     return out;
   };
-  EXPECT_EQ(keys(*plain), keys(*novel));
-  EXPECT_EQ(plain->triples[0].score, novel->triples[0].score);  // the best stays first
+  EXPECT_EQ(keys(*pruned), keys(*prior));
+  EXPECT_NE(keys(*unpruned), keys(*prior));
+}
+
+// Pruning never leaves fewer candidates than the request's top_k.
+TEST_F(RetrieverTest, PruningKeepsAtLeastTopK) {
+  Retriever::Options pruning;
+  pruning.max_scored_candidates = 3;
+  RetrieveQuery q = Query({kt::kDiabetes});
+  q.top_k = 6;
+  auto r = Retriever(pruning, source_, retriever_->model()).Retrieve(q);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->triples.size(), 6u);
 }
 
 TEST_F(RetrieverTest, CosineModeScoresInUnitInterval) {

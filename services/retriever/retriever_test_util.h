@@ -49,6 +49,36 @@ inline void PublishTestVersion(const std::string& base, const kgstore::KgData& k
   PublishTestVersionWith(base, kg, HashNgramEmbedder(text_dim).value(), hidden, version, residual);
 }
 
+// Publishes `<base>/retriever/<version>/` for `kg` holding both scorer variants: the residual
+// one (the trainer's start, ranks like SHORTEST_PATH; the default, model.bin) and a randomly
+// initialised plain MLP (model_plain.bin). `max_candidates` is the recorded training cap (0 =
+// not recorded).
+inline void PublishTwoVariantTestVersion(const std::string& base, const kgstore::KgData& kg,
+                                         int64_t version = 1, int max_candidates = 0) {
+  const TextEmbedder embedder = HashNgramEmbedder(32).value();
+  absl::StatusOr<common::ArtifactStaging> staging =
+      common::ArtifactStaging::CreateVersion(RetrieverArtifacts(base), version);
+  ASSERT_TRUE(staging.ok()) << staging.status();
+  RetrieverManifest manifest;
+  manifest.kg_version = "1";
+  manifest.created_by = "retriever test";
+  manifest.max_candidates = max_candidates;
+  ASSERT_TRUE(
+      BuildRetrieverArtifacts(ArtifactTextsFromKg(kg), embedder, staging->dir(), &manifest).ok());
+  ScorerConfig config;
+  config.text_dim = embedder.dim;
+  config.hidden = 16;
+  config.dde_dim = manifest.dde.node_dim();
+  TrainedScorer residual{ScorerVariant::kResidual, InitScorerParams(config, 42), {}, {}};
+  ResidualPriorInit(&residual.params);
+  residual.metrics = {{"validation/hit@10", 0.5}};
+  ScorerConfig plain_config = config;
+  plain_config.prior_dim = 0;  // the paper's MLP: no structure features
+  TrainedScorer plain{ScorerVariant::kPlain, InitScorerParams(plain_config, 7), {}, {}};
+  plain.metrics = {{"validation/hit@10", 0.25}};
+  ASSERT_TRUE(PublishRetrieverVersion(&*staging, {residual, plain}, manifest).ok());
+}
+
 // Sets manifest.json's format_version in `version_dir` (an artifact of an older build).
 inline void RewriteManifestFormat(const std::string& version_dir, int format_version) {
   const std::string path = version_dir + "/manifest.json";

@@ -1,17 +1,28 @@
-// retriever_train: builds the retriever artifacts for a KG snapshot, generates templated
-// questions from it, trains the triple scorer and publishes `<base>/retriever/<version>/`.
+// retriever_train: builds the retriever artifacts for a KG snapshot, builds training questions
+// (templates from the KG and real QA questions aligned with the base's alignment bundle; split
+// into train / validation / test), trains the triple scorer and publishes
+// `<base>/retriever/<version>/`.
 //
 //   retriever_train --base=artifacts [--epochs=6] [--batch_size=16] [--lr=1e-3] [--seed=0]
 //                   [--lambda1=1] [--lambda2=0.5] [--beta=2] [--device=auto] [--torch_threads=2]
 //                   [--eval_baselines] [--metrics_json=out.json]
+//                   [--scorer=residual|plain | --variants=residual,plain]
+//                   [--encoder=hash-ngram|trained|<encoder id>]
+//                   [--templates] [--qa_dir=DIR] [--qa_sets=a,b|none] [--split_seed=0]
+//                   [--evaluate=N [--eval_split=validation|test|train|all]] [--data_only]
+//
+// --variants trains one scorer per variant on the same questions and embeddings into one version
+// (the first is the default the server uses; model.bin, then model_<variant>.bin).
 //
 // The KG is the newest snapshot under --base (`ibgr kg build --base=...` makes one). With
-// --eval_baselines the dev split is also scored with the COSINE and SHORTEST_PATH modes through
-// the same Retrieve path, and everything is printed as one JSON object (and written to
+// --eval_baselines the validation split is also scored with the COSINE and SHORTEST_PATH modes
+// through the same Retrieve path, and everything is printed as one JSON object (and written to
 // --metrics_json).
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
@@ -20,6 +31,7 @@
 #include "absl/flags/usage.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 #include "common/status_macros.h"
 #include "nlohmann/json.hpp"
@@ -28,9 +40,11 @@
 #include "services/retriever/alignment_embedder.h"
 #include "services/retriever/evaluation.h"
 #include "services/retriever/model_bundle.h"
+#include "services/retriever/qa_training_data.h"
 #include "services/retriever/retriever.h"
 #include "services/retriever/torch_scorer.h"
 #include "services/retriever/trainer.h"
+#include "tools/eval/qa_split.h"
 
 ABSL_FLAG(std::string, base, "artifacts", "artifact base holding kg/<version>/");
 ABSL_FLAG(int, epochs, 6, "training epochs");
@@ -39,35 +53,67 @@ ABSL_FLAG(double, lr, 1e-3, "Adam learning rate");
 ABSL_FLAG(uint64_t, seed, 0, "random seed");
 ABSL_FLAG(double, lambda1, 1.0, "BCE weight");
 ABSL_FLAG(double, lambda2, 0.5, "information-bottleneck weight (0 = prior-only ablation)");
-ABSL_FLAG(double, beta, 2.0, "IB beta (> 1)");
+ABSL_FLAG(double, beta, 5.0, "IB beta (> 1; 5 chosen on the validation split, docs/retriever.md)");
 ABSL_FLAG(int, hidden, 256, "scorer hidden units");
 ABSL_FLAG(int, max_hops, 2, "subgraph hops for training and evaluation");
-ABSL_FLAG(int, max_candidates, 2000, "subgraph triple cap per question");
+ABSL_FLAG(int, max_candidates, 0,
+          "subgraph triple cap per question; 0 = 2,000 (kDefaultTrainedCandidateCap) in training, "
+          "where it is recorded in the manifest and becomes the served cap, and the evaluated "
+          "version's recorded cap with --evaluate");
 ABSL_FLAG(int, negatives, 256, "negatives sampled per question and step");
+ABSL_FLAG(int, ib_negatives, 64,
+          "negatives per question in the fixed IB pool (part of --negatives; the IB softmax runs "
+          "over positives + these)");
+ABSL_FLAG(int, decoder_hidden, 256, "hidden units of the IB variational decoder g_psi");
+ABSL_FLAG(int, diagnostics_every, 20,
+          "per-term gradient norms on the scorer every N optimiser steps (0 = never)");
 ABSL_FLAG(double, entity_text_dropout, 0.0,
           "probability of zeroing head/tail text features of a training row (0 = off)");
-ABSL_FLAG(double, novelty_discount, 0.8,
-          "IBRP top-K novelty discount (Retriever::Options; 1 = plain score order)");
-ABSL_FLAG(bool, novelty_in_baselines, false,
-          "evaluation: also apply the novelty discount to SHORTEST_PATH and COSINE");
-ABSL_FLAG(
-    bool, residual_prior, true,
-    "score = shortest-path prior logit + learned correction (false: plain MLP, random start)");
+ABSL_FLAG(int, max_scored, -1,
+          "candidates per question kept for the scorer, the best by the shortest-path prior "
+          "(0 = all; -1 = 500 in training, recorded in the manifest; with --evaluate, the "
+          "evaluated model's recorded value, as the server does)");
+ABSL_FLAG(std::string, scorer, "residual",
+          "scorer variant: residual (shortest-path prior logit + learned MLP correction) or plain "
+          "(the paper's MLP from a random start); with --evaluate, the variant evaluated");
+ABSL_FLAG(std::string, variants, "",
+          "comma list of scorer variants trained into one version, the first the default "
+          "(e.g. residual,plain); empty = --scorer alone");
 ABSL_FLAG(int64_t, question_seed, -1,
           "seed of the question generation; -1 = --seed + 1 (set it to vary --seed on the same "
           "questions)");
 ABSL_FLAG(int, max_per_template, 1000, "questions generated per template");
-ABSL_FLAG(int, max_dev_questions, 0, "dev questions evaluated per epoch (0 = all)");
+ABSL_FLAG(int, max_dev_questions, 0,
+          "validation questions evaluated per epoch, and questions --evaluate scores (0 = all)");
+ABSL_FLAG(bool, templates, true, "train and evaluate on templated questions too");
+ABSL_FLAG(std::string, qa_dir, "",
+          "folder of the real QA sets (default $IBGR_DATA_DIR/qa, else ../shared/data/qa; when "
+          "left default and missing, only templates are used)");
+ABSL_FLAG(std::string, qa_sets, "",
+          "comma list of QA sets (file stems, e.g. medmcqa-dev,mmlu-anatomy-test) aligned into "
+          "examples with the base's alignment bundle; empty = every set in --qa_dir (yes/no sets "
+          "are skipped and counted); none = no real questions");
+ABSL_FLAG(uint64_t, split_seed, 0,
+          "seed of the train / validation / test split (questions by text, templates by "
+          "disease); `ibgr eval --qa_split` uses the same rule and default");
 ABSL_FLAG(std::string, device, "auto", "auto, cpu or cuda:N");
 ABSL_FLAG(int, torch_threads, 2, "LibTorch intra-op threads");
-ABSL_FLAG(bool, eval_baselines, false, "also evaluate COSINE and SHORTEST_PATH on dev");
+ABSL_FLAG(bool, eval_baselines, false, "also evaluate COSINE and SHORTEST_PATH on validation");
 ABSL_FLAG(std::string, metrics_json, "", "write the final metrics here as JSON");
 ABSL_FLAG(int64_t, evaluate, 0,
           "evaluate this existing model version (IBRP, COSINE, SHORTEST_PATH) instead of training");
-ABSL_FLAG(std::string, eval_split, "dev", "split --evaluate scores: dev or train");
-ABSL_FLAG(std::string, encoder_id, "hash-ngram-v1-d256",
-          "text encoder of the embeddings and questions, by id: hash-ngram-v1-d<dim> or a "
-          "trained encoder's id (found in <base>/encoder/<version>/)");
+ABSL_FLAG(bool, data_only, false,
+          "build the training questions, print their counts per source and part (and write them "
+          "to --metrics_json), and exit: no embeddings, no training, nothing written under --base");
+ABSL_FLAG(std::string, dump_questions, "",
+          "write every training question as JSON lines here (part, source, text, options, answer "
+          "text, entity ids, evidence triples) to inspect the data");
+ABSL_FLAG(std::string, eval_split, "validation",
+          "split --evaluate scores: validation, test (the reported one), train or all");
+ABSL_FLAG(std::string, encoder, "hash-ngram",
+          "text encoder of the embeddings and questions, spelled as for `ibgr align build "
+          "--encoder`: hash-ngram, trained (the newest <base>/encoder/<version>/) or an encoder id "
+          "(hash-ngram-v1-d<dim>, trained-name-v1-...)");
 
 namespace {
 
@@ -75,9 +121,28 @@ using namespace ibgraphrag::retriever;  // NOLINT: tool main
 
 Retriever::Options RetrieverOptionsFromFlags() {
   Retriever::Options o;
-  o.novelty_discount = static_cast<float>(absl::GetFlag(FLAGS_novelty_discount));
-  o.novelty_in_baselines = absl::GetFlag(FLAGS_novelty_in_baselines);
+  o.max_scored_candidates = absl::GetFlag(FLAGS_max_scored);
   return o;
+}
+
+// --variants (or --scorer alone), the first the version's default.
+absl::StatusOr<std::vector<ScorerVariant>> VariantsFromFlags() {
+  std::vector<ScorerVariant> variants;
+  const std::string list = absl::GetFlag(FLAGS_variants);
+  if (list.empty()) {
+    IBGR_ASSIGN_OR_RETURN(ScorerVariant v,
+                          ParseScorerVariant(absl::GetFlag(FLAGS_scorer), "--scorer"));
+    return std::vector<ScorerVariant>{v};
+  }
+  for (absl::string_view name : absl::StrSplit(list, ',', absl::SkipEmpty())) {
+    IBGR_ASSIGN_OR_RETURN(ScorerVariant v, ParseScorerVariant(name, "--variants"));
+    if (std::find(variants.begin(), variants.end(), v) != variants.end()) {
+      return absl::InvalidArgumentError(absl::StrCat("--variants: ", name, " given twice"));
+    }
+    variants.push_back(v);
+  }
+  if (variants.empty()) return absl::InvalidArgumentError("--variants: no variant named");
+  return variants;
 }
 
 QuestionOptions QuestionOptionsFromFlags() {
@@ -87,7 +152,68 @@ QuestionOptions QuestionOptionsFromFlags() {
   const int64_t question_seed = absl::GetFlag(FLAGS_question_seed);
   qo.seed =
       question_seed >= 0 ? static_cast<uint64_t>(question_seed) : absl::GetFlag(FLAGS_seed) + 1;
+  qo.split_seed = absl::GetFlag(FLAGS_split_seed);
   return qo;
+}
+
+// The QA folder: --qa_dir, else $IBGR_DATA_DIR/qa, else ../shared/data/qa (the suite's data-dir
+// convention); `given` tells whether the user named one (then it must exist).
+std::string QaDirFromFlags(bool* given) {
+  *given = !absl::GetFlag(FLAGS_qa_dir).empty();
+  if (*given) return absl::GetFlag(FLAGS_qa_dir);
+  const char* env = std::getenv("IBGR_DATA_DIR");
+  return absl::StrCat(env != nullptr && *env != '\0' ? env : "../shared/data", "/qa");
+}
+
+// Templates and/or real QA examples as the flags say. Real questions need the QA folder and an
+// alignment bundle under --base; when neither flag asked for them and one is missing, a note is
+// printed and only templates are used (a KG imported without the QA sets still trains).
+ibgraphrag::retriever::TrainingDataOptions TrainingDataOptionsFromFlags(const std::string& base) {
+  TrainingDataOptions o;
+  o.templates = absl::GetFlag(FLAGS_templates);
+  o.template_options = QuestionOptionsFromFlags();
+  o.alignment_base = base;
+  const std::string sets = absl::GetFlag(FLAGS_qa_sets);
+  bool dir_given = false;
+  o.qa_options.qa_dir = QaDirFromFlags(&dir_given);
+  o.qa = sets != "none";
+  if (o.qa && sets.empty() && !dir_given) {
+    std::error_code ec;
+    const bool have_qa = std::filesystem::is_directory(o.qa_options.qa_dir, ec);
+    const bool have_bundle = std::filesystem::is_directory(base + "/alignment", ec);
+    if (!have_qa || !have_bundle) {
+      std::printf("note: no real QA questions (%s)\n",
+                  have_qa ? "no alignment bundle under --base" : "no QA folder; set --qa_dir");
+      o.qa = false;
+    }
+  }
+  if (o.qa && !sets.empty()) o.qa_options.sets = absl::StrSplit(sets, ',', absl::SkipEmpty());
+  o.log = [](const std::string& line) { std::printf("%s\n", line.c_str()); };
+  return o;
+}
+
+// --dump_questions: one JSON object per question, train then validation then test.
+absl::Status DumpQuestions(const QuestionSet& data, const std::string& path) {
+  std::ofstream out(path);
+  for (ibgraphrag::eval::QaSplit part :
+       {ibgraphrag::eval::QaSplit::kTrain, ibgraphrag::eval::QaSplit::kValidation,
+        ibgraphrag::eval::QaSplit::kTest}) {
+    for (const GeneratedQuestion& q : data.Part(part)) {
+      nlohmann::json j = {{"part", ibgraphrag::eval::QaSplitName(part)},
+                          {"source", q.source},
+                          {"text", q.text},
+                          {"options", q.options},
+                          {"answer_text", q.answer_text},
+                          {"question_entities", q.question_entities},
+                          {"topics", q.topics},
+                          {"answers", q.answers},
+                          {"evidence", q.evidence}};
+      out << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+    }
+  }
+  out.close();
+  if (!out) return absl::UnavailableError(absl::StrCat("--dump_questions: cannot write ", path));
+  return absl::OkStatus();
 }
 
 // --evaluate=N: scores an existing version on the regenerated split with every mode.
@@ -96,17 +222,24 @@ absl::Status EvaluateVersion(const std::string& base,
                              const QuestionSet& data, int64_t version) {
   RetrieverModel::Options mo;
   mo.device = "cpu";
+  IBGR_ASSIGN_OR_RETURN(mo.default_variant,
+                        ParseScorerVariant(absl::GetFlag(FLAGS_scorer), "--scorer"));
   IBGR_ASSIGN_OR_RETURN(
       auto model, RetrieverModel::Load(RetrieverVersionDir(base, version), mo, TextEmbedder()));
   if (model->manifest().training_data_hash != data.hash) {
     std::printf(
         "warning: questions differ from the ones version %lld was trained on (use the "
-        "same --seed/--max_per_template/--max_hops)\n",
+        "same --seed/--question_seed/--max_per_template/--max_hops/--split_seed/--templates/"
+        "--qa_sets and the same alignment bundle)\n",
         static_cast<long long>(version));
   }
   Retriever retriever(RetrieverOptionsFromFlags(), std::make_shared<InProcessSubgraphSource>(store),
                       model);
-  const bool train = absl::GetFlag(FLAGS_eval_split) == "train";
+  IBGR_ASSIGN_OR_RETURN(
+      const ibgraphrag::eval::QaSplit split,
+      ibgraphrag::eval::ParseQaSplit(absl::GetFlag(FLAGS_eval_split), "--eval_split"));
+  const std::vector<GeneratedQuestion> questions = data.Part(split);
+  const std::string prefix = absl::StrCat(ibgraphrag::eval::QaSplitName(split), "_");
   nlohmann::json report;
   for (auto [name, mode] :
        {std::pair{"ibrp", ScoringMode::kIbrp}, std::pair{"cosine", ScoringMode::kCosine},
@@ -114,11 +247,11 @@ absl::Status EvaluateVersion(const std::string& base,
     EvalOptions eo;
     eo.mode = mode;
     eo.max_hops = absl::GetFlag(FLAGS_max_hops);
+    // 0 (the default) = the cap the version was trained with, as served.
     eo.max_candidates = absl::GetFlag(FLAGS_max_candidates);
     eo.max_questions = absl::GetFlag(FLAGS_max_dev_questions);
-    IBGR_ASSIGN_OR_RETURN(EvalMetrics m,
-                          EvaluateRetriever(retriever, train ? data.train : data.dev, eo));
-    report[name] = m.ToMap(train ? "train_" : "dev_");
+    IBGR_ASSIGN_OR_RETURN(EvalMetrics m, EvaluateRetriever(retriever, questions, eo));
+    report[name] = m.ToMap(prefix);
   }
   report["version"] = version;
   std::printf("%s\n", report.dump(2).c_str());
@@ -128,7 +261,35 @@ absl::Status EvaluateVersion(const std::string& base,
   return absl::OkStatus();
 }
 
+// Trains one scorer per variant on the same data and embeddings (the first is the default).
+absl::StatusOr<std::vector<TrainedScorer>> TrainVariants(
+    std::shared_ptr<const ibgraphrag::kgstore::KgStore> store, const QuestionSet& data,
+    std::shared_ptr<const EmbeddingTable> entities, std::shared_ptr<const EmbeddingTable> relations,
+    const TextEmbedder& embedder, TrainerOptions options,
+    const std::vector<ScorerVariant>& variants) {
+  std::vector<TrainedScorer> scorers;
+  for (ScorerVariant variant : variants) {
+    std::printf("training the %s scorer\n", ScorerVariantName(variant));
+    options.residual_prior = variant == ScorerVariant::kResidual;
+    IBGR_ASSIGN_OR_RETURN(TrainResult trained,
+                          TrainRetriever(store, data, entities, relations, embedder, options));
+    TrainedScorer scorer;
+    scorer.variant = variant;
+    scorer.params = std::move(trained.best_params);
+    scorer.training = {{"residual_prior", options.residual_prior ? "true" : "false"},
+                       {"best_epoch", absl::StrCat(trained.best_epoch)}};
+    scorer.metrics = std::move(trained.metrics);
+    scorers.push_back(std::move(scorer));
+  }
+  return scorers;
+}
+
 absl::Status Run(int argc, char** argv) {
+  // Flags first: a typo must not cost the question build.
+  if (absl::GetFlag(FLAGS_max_candidates) < 0) {
+    return absl::InvalidArgumentError("--max_candidates: must be >= 0 (0 = the default cap)");
+  }
+  IBGR_ASSIGN_OR_RETURN(const std::vector<ScorerVariant> variants, VariantsFromFlags());
   const std::string base = absl::GetFlag(FLAGS_base);
   IBGR_RETURN_IF_ERROR(SetTorchThreads(absl::GetFlag(FLAGS_torch_threads)));
   IBGR_ASSIGN_OR_RETURN(std::string kg_dir,
@@ -144,11 +305,24 @@ absl::Status Run(int argc, char** argv) {
               static_cast<long long>(store->num_entities()));
 
   absl::Time t0 = absl::Now();
-  IBGR_ASSIGN_OR_RETURN(QuestionSet data, GenerateQuestions(*store, QuestionOptionsFromFlags()));
-  std::printf("questions: %zu train, %zu dev (split by entity), hash %s, %.1fs\n",
-              data.train.size(), data.dev.size(), data.hash.substr(0, 16).c_str(),
+  IBGR_ASSIGN_OR_RETURN(QuestionSet data,
+                        BuildTrainingData(*store, TrainingDataOptionsFromFlags(base)));
+  std::printf("questions: %zu train, %zu validation, %zu test, hash %s, %.1fs\n", data.train.size(),
+              data.validation.size(), data.test.size(), data.hash.substr(0, 16).c_str(),
               absl::ToDoubleSeconds(absl::Now() - t0));
 
+  if (const std::string dump = absl::GetFlag(FLAGS_dump_questions); !dump.empty()) {
+    IBGR_RETURN_IF_ERROR(DumpQuestions(data, dump));
+  }
+  if (absl::GetFlag(FLAGS_data_only)) {
+    nlohmann::json counts = data.CountsMap();
+    counts["hash"] = data.hash;
+    std::printf("%s\n", counts.dump(2).c_str());
+    if (!absl::GetFlag(FLAGS_metrics_json).empty()) {
+      std::ofstream(absl::GetFlag(FLAGS_metrics_json)) << counts.dump(2) << "\n";
+    }
+    return absl::OkStatus();
+  }
   if (absl::GetFlag(FLAGS_evaluate) > 0) {
     return EvaluateVersion(base, store, data, absl::GetFlag(FLAGS_evaluate));
   }
@@ -161,7 +335,7 @@ absl::Status Run(int argc, char** argv) {
   const int64_t version = staging_dir.version();
   const std::string& staging = staging_dir.dir();
   IBGR_ASSIGN_OR_RETURN(const TextEmbedder embedder,
-                        EmbedderForId(base, absl::GetFlag(FLAGS_encoder_id)));
+                        EmbedderForSpelling(base, absl::GetFlag(FLAGS_encoder), "--encoder"));
   RetrieverManifest manifest;
   manifest.version = version;
   manifest.kg_version = kg_version;
@@ -189,19 +363,24 @@ absl::Status Run(int argc, char** argv) {
   to.beta = absl::GetFlag(FLAGS_beta);
   to.hidden = absl::GetFlag(FLAGS_hidden);
   to.max_hops = absl::GetFlag(FLAGS_max_hops);
-  to.max_candidates = absl::GetFlag(FLAGS_max_candidates);
+  to.max_candidates = absl::GetFlag(FLAGS_max_candidates) > 0 ? absl::GetFlag(FLAGS_max_candidates)
+                                                              : kDefaultTrainedCandidateCap;
   to.negatives_per_question = absl::GetFlag(FLAGS_negatives);
   to.entity_text_dropout = absl::GetFlag(FLAGS_entity_text_dropout);
+  to.ib_negatives = absl::GetFlag(FLAGS_ib_negatives);
+  to.decoder_hidden = absl::GetFlag(FLAGS_decoder_hidden);
+  to.diagnostics_every = absl::GetFlag(FLAGS_diagnostics_every);
   to.max_dev_questions = absl::GetFlag(FLAGS_max_dev_questions);
   to.device = absl::GetFlag(FLAGS_device);
-  to.residual_prior = absl::GetFlag(FLAGS_residual_prior);
-  to.novelty_discount = static_cast<float>(absl::GetFlag(FLAGS_novelty_discount));
+  to.max_scored = absl::GetFlag(FLAGS_max_scored) < 0 ? kDefaultMaxScoredCandidates
+                                                      : absl::GetFlag(FLAGS_max_scored);
   to.log = [](const std::string& line) {
     std::printf("%s\n", line.c_str());
     std::fflush(stdout);
   };
-  IBGR_ASSIGN_OR_RETURN(TrainResult trained,
-                        TrainRetriever(store, data, entities, relations, embedder, to));
+  IBGR_ASSIGN_OR_RETURN(std::vector<TrainedScorer> scorers,
+                        TrainVariants(store, data, entities, relations, embedder, to, variants));
+  const TrainedScorer& trained = scorers.front();
 
   manifest.dde = to.dde;
   manifest.training_data_hash = data.hash;
@@ -215,20 +394,32 @@ absl::Status Run(int argc, char** argv) {
                        {"max_hops", absl::StrCat(to.max_hops)},
                        {"max_candidates", absl::StrCat(to.max_candidates)},
                        {"negatives", absl::StrCat(to.negatives_per_question)},
+                       {"ib_negatives", absl::StrCat(to.ib_negatives)},
+                       {"decoder_hidden", absl::StrCat(to.decoder_hidden)},
                        {"entity_text_dropout", absl::StrCat(to.entity_text_dropout)},
-                       {"residual_prior", to.residual_prior ? "true" : "false"},
-                       {"novelty_discount", absl::StrCat(to.novelty_discount)},
+                       {"max_scored", absl::StrCat(to.max_scored)},
                        {"train_questions", absl::StrCat(data.train.size())},
-                       {"dev_questions", absl::StrCat(data.dev.size())},
+                       {"validation_questions", absl::StrCat(data.validation.size())},
+                       {"test_questions", absl::StrCat(data.test.size())},
+                       {"split_seed", absl::StrCat(absl::GetFlag(FLAGS_split_seed))},
+                       {"templates", absl::GetFlag(FLAGS_templates) ? "true" : "false"},
+                       {"qa_sets", absl::GetFlag(FLAGS_qa_sets)},
                        {"device", to.device}};
+  manifest.max_candidates = to.max_candidates;
   manifest.metrics = trained.metrics;
+  // Questions per source and part, and the skip counts, beside the metrics they explain.
+  for (const auto& [key, n] : data.CountsMap()) manifest.metrics[key] = n;
   nlohmann::json report;
   report["ibrp"] = trained.metrics;
+  report["scorer"] = ScorerVariantName(trained.variant);
+  for (const TrainedScorer& t : scorers) {
+    report[absl::StrCat("ibrp_", ScorerVariantName(t.variant))] = t.metrics;
+  }
   if (absl::GetFlag(FLAGS_eval_baselines)) {
     LoadedRetrieverVersion v;
     v.manifest = manifest;
-    v.manifest.scorer = trained.best_params.config;
-    v.params = trained.best_params;
+    v.manifest.scorer = trained.params.config;
+    v.params = trained.params;
     v.entities = entities;
     v.relations = relations;
     RetrieverModel::Options mo;
@@ -243,11 +434,11 @@ absl::Status Run(int argc, char** argv) {
       eo.max_hops = to.max_hops;
       eo.max_candidates = to.max_candidates;
       eo.max_questions = to.max_dev_questions;
-      IBGR_ASSIGN_OR_RETURN(EvalMetrics m, EvaluateRetriever(retriever, data.dev, eo));
-      report[name] = m.ToMap("dev_");
+      IBGR_ASSIGN_OR_RETURN(EvalMetrics m, EvaluateRetriever(retriever, data.validation, eo));
+      report[name] = m.ToMap("validation_");
     }
   }
-  IBGR_RETURN_IF_ERROR(PublishRetrieverVersion(&staging_dir, trained.best_params, manifest));
+  IBGR_RETURN_IF_ERROR(PublishRetrieverVersion(&staging_dir, scorers, manifest));
   report["version"] = version;
   report["dir"] = RetrieverVersionDir(base, version);
   std::printf("%s\n", report.dump(2).c_str());

@@ -1,23 +1,32 @@
 #include "services/retriever/trainer.h"
 
+#include <time.h>
 #include <torch/torch.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <iterator>
 #include <numeric>
+#include <optional>
 #include <random>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
+#include "common/parallel_for.h"
 #include "common/status_macros.h"
+#include "services/retriever/candidate_set.h"
 #include "services/retriever/evaluation.h"
-#include "services/retriever/prior_features.h"
+#include "services/retriever/ib_objective.h"
 #include "services/retriever/retriever.h"
 #include "services/retriever/scorer_module.h"
 #include "services/retriever/subgraph_source.h"
 #include "services/retriever/torch_scorer.h"
+#include "services/retriever/triple_text.h"
 
 namespace ibgraphrag::retriever {
 namespace {
@@ -27,79 +36,601 @@ using internal::TorchGuard;
 
 // One training question, with its candidate subgraph materialised as ids + DDE.
 struct Sample {
-  std::vector<float> question;  // text_dim
-  std::vector<float> answer;    // text_dim: mean answer-entity embedding
+  std::vector<float> question;     // z_q, text_dim
+  std::vector<float> answer_text;  // f_θ(y), text_dim
   std::vector<uint32_t> heads, relations, tails;
   std::vector<int32_t> head_nodes, tail_nodes;
   DdeFeatures dde;
   std::vector<float> prior;              // [candidates x prior_dim] structure features
   std::vector<uint32_t> positives;       // candidate indices on a supervision path
+  std::vector<uint32_t> pool_negatives;  // the fixed IB pool's negatives
   std::vector<uint32_t> hard_negatives;  // other candidates with a positive's relation
   std::vector<uint32_t> negatives;       // the rest
+  // Texts to embed (IB pool: positives, then pool_negatives; then the answer) and, once
+  // embedded, f_θ of the pool's triples, [(positives + pool_negatives) x text_dim].
+  std::vector<std::string> texts;
+  std::vector<float> pool_text;
 };
 
-// The IB head: projection f, and the variational decoder's encoder/decoder.
-struct IbHeadImpl : torch::nn::Module {
-  IbHeadImpl(int d, int k)
-      : f(register_module("f", torch::nn::Linear(d, k))),
-        enc(register_module("enc", torch::nn::Linear(2 * d, 2 * k))),
-        dec(register_module("dec", torch::nn::Linear(k, d))),
-        latent(k) {}
-  torch::nn::Linear f, enc, dec;
-  int latent;
-};
-TORCH_MODULE(IbHead);
+absl::Status ValidateOptions(const TrainerOptions& o) {
+  auto bad = [](absl::string_view field, absl::string_view rule) {
+    return absl::InvalidArgumentError(absl::StrCat(field, ": must be ", rule));
+  };
+  if (o.epochs < 0) return bad("epochs", ">= 0");
+  if (o.batch_size < 1) return bad("batch_size", ">= 1");
+  if (!(o.learning_rate > 0)) return bad("learning_rate", "> 0");
+  if (o.lambda1 < 0) return bad("lambda1", ">= 0");
+  if (o.lambda2 < 0) return bad("lambda2", ">= 0");
+  if (o.lambda2 > 0 && !(o.beta > 1.0)) return bad("beta", "> 1");
+  if (o.hidden < 1) return bad("hidden", ">= 1");
+  if (o.decoder_hidden < 1) return bad("decoder_hidden", ">= 1");
+  if (o.negatives_per_question < 0) return bad("negatives_per_question", ">= 0");
+  if (o.ib_negatives < 0 || o.ib_negatives > o.negatives_per_question) {
+    return bad("ib_negatives", "in [0, negatives_per_question]");
+  }
+  if (o.max_scored < 0) return bad("max_scored", ">= 0");
+  if (o.diagnostics_every < 0) return bad("diagnostics_every", ">= 0");
+  if (o.build_threads < 1) return bad("build_threads", ">= 1");
+  if (o.cpu_optimise_threads < 0) return bad("cpu_optimise_threads", ">= 0");
+  if (o.entity_text_dropout < 0 || o.entity_text_dropout >= 1) {
+    return bad("entity_text_dropout", "in [0, 1)");
+  }
+  if (o.max_pos_weight < 1) return bad("max_pos_weight", ">= 1");
+  return absl::OkStatus();
+}
+
+// Splits the non-positive candidates into hard negatives (a positive's relation) and the rest.
+void ClassifyCandidates(Sample& s, const absl::flat_hash_set<std::array<uint32_t, 3>>& evidence) {
+  absl::flat_hash_set<uint32_t> positive_relations;
+  for (uint32_t i = 0; i < s.heads.size(); ++i) {
+    if (evidence.contains({s.heads[i], s.relations[i], s.tails[i]})) {
+      s.positives.push_back(i);
+      positive_relations.insert(s.relations[i]);
+    }
+  }
+  for (uint32_t i = 0, p = 0; i < s.heads.size(); ++i) {
+    if (p < s.positives.size() && s.positives[p] == i) {
+      ++p;
+      continue;
+    }
+    (positive_relations.contains(s.relations[i]) ? s.hard_negatives : s.negatives).push_back(i);
+  }
+}
+
+// Samples up to `count` negatives, up to half of them hard (a positive's relation elsewhere in
+// the subgraph: the same kind of fact about a neighbour), the rest uniform. With `remove`, the
+// picked ones leave their lists (the fixed IB pool is never drawn again as a fresh negative).
+template <typename Rng>
+void SampleNegatives(std::vector<uint32_t>& hard_list, std::vector<uint32_t>& plain_list, int count,
+                     Rng& rng, bool remove, std::vector<uint32_t>* out) {
+  const size_t hard = std::min(hard_list.size(), static_cast<size_t>(count / 2));
+  const size_t start = out->size();
+  std::sample(hard_list.begin(), hard_list.end(), std::back_inserter(*out), hard, rng);
+  const size_t mid = out->size();
+  std::sample(plain_list.begin(), plain_list.end(), std::back_inserter(*out),
+              static_cast<size_t>(count) - hard, rng);
+  if (!remove) return;
+  auto erase = [](std::vector<uint32_t>& list, auto begin, auto end) {
+    const absl::flat_hash_set<uint32_t> picked(begin, end);
+    list.erase(
+        std::remove_if(list.begin(), list.end(), [&](uint32_t c) { return picked.contains(c); }),
+        list.end());
+  };
+  erase(hard_list, out->begin() + start, out->begin() + mid);
+  erase(plain_list, out->begin() + mid, out->end());
+}
+
+// y's text: the gold answer text, else the answer entities' names joined with ", ".
+std::string AnswerText(const GeneratedQuestion& q,
+                       const absl::flat_hash_map<uint32_t, std::string>& names) {
+  if (!q.answer_text.empty()) return q.answer_text;
+  std::vector<std::string> parts;
+  for (uint32_t a : q.answers) {
+    auto it = names.find(a);
+    if (it != names.end()) parts.push_back(it->second);
+  }
+  return absl::StrJoin(parts, ", ");
+}
+
+// The IB pool's verbalised triples (positives, then pool negatives) and the answer text, with
+// entity names from the KG snapshot as served (SubgraphSource::Describe).
+absl::Status CollectTexts(SubgraphSource& source, const GeneratedQuestion& q,
+                          absl::Span<const RelationInfo> relation_info, Sample& s) {
+  std::vector<uint32_t> pool = s.positives;
+  pool.insert(pool.end(), s.pool_negatives.begin(), s.pool_negatives.end());
+  absl::flat_hash_set<uint32_t> ids(q.answers.begin(), q.answers.end());
+  for (uint32_t c : pool) ids.insert({s.heads[c], s.tails[c]});
+  const std::vector<uint32_t> id_list(ids.begin(), ids.end());
+  IBGR_ASSIGN_OR_RETURN(std::vector<EntityInfo> infos,
+                        source.Describe(id_list, absl::InfiniteFuture()));
+  absl::flat_hash_map<uint32_t, std::string> names;
+  for (EntityInfo& e : infos) names[e.id] = std::move(e.name);
+  absl::flat_hash_map<uint32_t, absl::string_view> relation_names;
+  for (const RelationInfo& r : relation_info) relation_names[r.id] = r.name;
+  for (uint32_t c : pool) {
+    s.texts.push_back(
+        VerbaliseTriple(names[s.heads[c]], relation_names[s.relations[c]], names[s.tails[c]]));
+  }
+  s.texts.push_back(AnswerText(q, names));
+  return absl::OkStatus();
+}
+
+// One question's sample, or nullopt when no supervision triple lies in its candidate set. The
+// candidate set is built exactly as Retrieve builds it (candidate_set.h).
+absl::StatusOr<std::optional<Sample>> BuildSample(SubgraphSource& source,
+                                                  const GeneratedQuestion& q, size_t index,
+                                                  const TextEmbedder& embedder,
+                                                  const TrainerOptions& options) {
+  CandidateSetOptions co;
+  co.max_hops = options.max_hops;
+  co.max_candidates = options.max_candidates;
+  co.max_scored = options.max_scored;
+  co.dde = options.dde;
+  co.with_structure_features = options.residual_prior;
+  IBGR_ASSIGN_OR_RETURN(CandidateSet cs, BuildCandidateSet(source, q.topics, {}, co));
+  Sample s;
+  s.heads = std::move(cs.heads);
+  s.relations = std::move(cs.relations);
+  s.tails = std::move(cs.tails);
+  ClassifyCandidates(s, {q.evidence.begin(), q.evidence.end()});
+  if (s.positives.empty()) return std::nullopt;
+  // The pool is drawn from the question's own stream, so it does not depend on λ2 or order.
+  std::mt19937_64 pool_rng(options.seed * 0x9E3779B97F4A7C15ull + index);
+  SampleNegatives(s.hard_negatives, s.negatives, options.ib_negatives, pool_rng,
+                  /*remove=*/true, &s.pool_negatives);
+  s.dde = std::move(cs.dde);
+  s.prior = std::move(cs.structure_features);
+  s.head_nodes = std::move(cs.graph.heads);
+  s.tail_nodes = std::move(cs.graph.tails);
+  s.question = embedder.embed(q.text);
+  IBGR_RETURN_IF_ERROR(CollectTexts(source, q, cs.relation_info, s));
+  return s;
+}
+
+// f_θ of every sample's texts, once, on `threads` threads (the encoder is thread-safe).
+void EmbedTexts(std::vector<Sample>& samples, const TextEmbedder& embedder, int threads) {
+  const size_t d = static_cast<size_t>(embedder.dim);
+  common::ParallelFor(samples.size(), threads, [&](size_t i) {
+    Sample& s = samples[i];
+    s.pool_text.reserve((s.texts.size() - 1) * d);
+    for (size_t t = 0; t + 1 < s.texts.size(); ++t) {
+      const std::vector<float> v = embedder.embed(s.texts[t]);
+      s.pool_text.insert(s.pool_text.end(), v.begin(), v.end());
+    }
+    s.answer_text = embedder.embed(s.texts.back());
+    s.texts.clear();
+    s.texts.shrink_to_fit();
+  });
+}
 
 absl::StatusOr<std::vector<Sample>> BuildSamples(SubgraphSource& source,
                                                  const std::vector<GeneratedQuestion>& questions,
-                                                 const EmbeddingTable& entities,
                                                  const TextEmbedder& embedder,
                                                  const TrainerOptions& options) {
   std::vector<Sample> out;
   out.reserve(questions.size());
-  const int d = entities.dim();
-  for (const GeneratedQuestion& q : questions) {
-    SubgraphRequest req;
-    req.seed_ids = q.topics;
-    req.max_hops = options.max_hops;
-    req.max_triples = options.max_candidates;
-    IBGR_ASSIGN_OR_RETURN(CandidateSubgraph sg, source.Extract(req));
-    const absl::flat_hash_set<std::array<uint32_t, 3>> evidence(q.evidence.begin(),
-                                                                q.evidence.end());
-    Sample s;
-    s.heads = std::move(sg.heads);
-    s.relations = std::move(sg.relations);
-    s.tails = std::move(sg.tails);
-    absl::flat_hash_set<uint32_t> positive_relations;
-    for (uint32_t i = 0; i < s.heads.size(); ++i) {
-      if (evidence.contains({s.heads[i], s.relations[i], s.tails[i]})) {
-        s.positives.push_back(i);
-        positive_relations.insert(s.relations[i]);
-      }
-    }
-    if (s.positives.empty()) continue;
-    for (uint32_t i = 0, p = 0; i < s.heads.size(); ++i) {
-      if (p < s.positives.size() && s.positives[p] == i) {
-        ++p;
-        continue;
-      }
-      (positive_relations.contains(s.relations[i]) ? s.hard_negatives : s.negatives).push_back(i);
-    }
-    LocalGraph g = BuildLocalGraph(sg.resolved_seeds, s.heads, s.tails);
-    IBGR_ASSIGN_OR_RETURN(s.dde, ComputeDde(static_cast<int>(g.nodes.size()), g.heads, g.tails,
-                                            g.topics, options.dde));
-    if (options.residual_prior) s.prior = PriorFeatures(g, sg.hops);
-    s.head_nodes = std::move(g.heads);
-    s.tail_nodes = std::move(g.tails);
-    s.question = embedder.embed(q.text);
-    s.answer.assign(d, 0.0f);
-    for (uint32_t a : q.answers) {
-      const float* row = entities.row(a);
-      for (int k = 0; k < d; ++k) s.answer[k] += row[k] / static_cast<float>(q.answers.size());
-    }
-    out.push_back(std::move(s));
+  for (size_t i = 0; i < questions.size(); ++i) {
+    IBGR_ASSIGN_OR_RETURN(std::optional<Sample> s,
+                          BuildSample(source, questions[i], i, embedder, options));
+    if (s.has_value()) out.push_back(std::move(*s));
   }
+  EmbedTexts(out, embedder, options.build_threads);
   return out;
+}
+
+// One optimiser step's inputs on the host (see internal::FactorisedInputs). Per question its
+// candidates are [positives | IB pool negatives | fresh negatives]; the first two parts form the
+// IB pool.
+struct StepData {
+  int64_t questions = 0, positives = 0;
+  std::vector<float> z_q, z_r, heads, tails, prior, labels;
+  std::vector<int64_t> pair_question, pair_relation, question_relation, head, tail;
+  absl::flat_hash_map<uint32_t, int64_t> relation_row;
+  // IB pool rows: their indices in the step, question, target p(x|q) and f_θ(triple).
+  std::vector<int64_t> ib_rows, ib_segment;
+  std::vector<float> ib_target, ib_text, answer_text;
+};
+
+struct StepContext {
+  const EmbeddingTable& entities;
+  const EmbeddingTable& relations;
+  const TrainerOptions& options;
+  int dde_dim, prior_dim;
+};
+
+// Row of `key` in a table filled on first use by `append`.
+template <typename Key, typename Append>
+int64_t RowOf(Key key, absl::flat_hash_map<Key, int64_t>& rows, int64_t next, Append append) {
+  auto [it, inserted] = rows.try_emplace(key, next);
+  if (inserted) append();
+  return it->second;
+}
+
+// Rows [z_e ‖ s_node] per (question, subgraph node), for heads or tails. With entity-text
+// dropout a row's z_e is zeroed with probability p (the kept ones scaled by 1 / (1 - p)), so the
+// scorer cannot lean only on the names of entities seen in training.
+template <typename Rng>
+class NodeRows {
+ public:
+  NodeRows(const Sample& s, const StepContext& ctx, Rng& rng, std::vector<float>& out)
+      : s_(s), ctx_(ctx), rng_(rng), out_(out) {}
+
+  int64_t Row(uint32_t entity, int32_t node) {
+    const int64_t next = static_cast<int64_t>(out_.size()) / (ctx_.entities.dim() + ctx_.dde_dim);
+    return RowOf(node, rows_, next, [&] {
+      const float* z = ctx_.entities.row(entity);
+      const size_t at = out_.size();
+      out_.insert(out_.end(), z, z + ctx_.entities.dim());
+      const double p = ctx_.options.entity_text_dropout;
+      if (p > 0) {
+        const float scale = unit_(rng_) < p ? 0.0f : static_cast<float>(1.0 / (1.0 - p));
+        for (size_t k = at; k < out_.size(); ++k) out_[k] *= scale;
+      }
+      out_.insert(out_.end(), s_.dde.row(node), s_.dde.row(node) + ctx_.dde_dim);
+    });
+  }
+
+ private:
+  const Sample& s_;
+  const StepContext& ctx_;
+  Rng& rng_;
+  std::vector<float>& out_;
+  absl::flat_hash_map<int32_t, int64_t> rows_;
+  std::uniform_real_distribution<double> unit_{0.0, 1.0};
+};
+
+template <typename Rng>
+void AddQuestion(const Sample& s, const StepContext& ctx, Rng& rng, StepData& step) {
+  const int64_t qi = step.questions++;
+  step.z_q.insert(step.z_q.end(), s.question.begin(), s.question.end());
+  step.answer_text.insert(step.answer_text.end(), s.answer_text.begin(), s.answer_text.end());
+  std::vector<uint32_t> picked = s.positives;
+  picked.insert(picked.end(), s.pool_negatives.begin(), s.pool_negatives.end());
+  const size_t pool = picked.size();
+  std::vector<uint32_t> hard = s.hard_negatives, plain = s.negatives;
+  SampleNegatives(hard, plain, ctx.options.negatives_per_question - ctx.options.ib_negatives, rng,
+                  /*remove=*/false, &picked);
+  step.positives += static_cast<int64_t>(s.positives.size());
+  NodeRows<Rng> heads(s, ctx, rng, step.heads), tails(s, ctx, rng, step.tails);
+  absl::flat_hash_map<uint32_t, int64_t> pairs;  // relation -> (question, relation) pair row
+  const float inv_pos = 1.0f / static_cast<float>(s.positives.size());
+  for (size_t j = 0; j < picked.size(); ++j) {
+    const uint32_t c = picked[j];
+    const int64_t row = static_cast<int64_t>(step.labels.size());
+    const int64_t r = RowOf(s.relations[c], step.relation_row,
+                            static_cast<int64_t>(step.relation_row.size()), [&] {
+                              const float* z = ctx.relations.row(s.relations[c]);
+                              step.z_r.insert(step.z_r.end(), z, z + ctx.relations.dim());
+                            });
+    step.question_relation.push_back(
+        RowOf(s.relations[c], pairs, static_cast<int64_t>(step.pair_question.size()), [&] {
+          step.pair_question.push_back(qi);
+          step.pair_relation.push_back(r);
+        }));
+    step.head.push_back(heads.Row(s.heads[c], s.head_nodes[c]));
+    step.tail.push_back(tails.Row(s.tails[c], s.tail_nodes[c]));
+    if (ctx.prior_dim > 0) {
+      const auto at = s.prior.begin() + static_cast<size_t>(c) * ctx.prior_dim;
+      step.prior.insert(step.prior.end(), at, at + ctx.prior_dim);
+    }
+    const bool positive = j < s.positives.size();
+    step.labels.push_back(positive ? 1.0f : 0.0f);
+    if (j < pool) {
+      step.ib_rows.push_back(row);
+      step.ib_segment.push_back(qi);
+      step.ib_target.push_back(positive ? inv_pos : 0.0f);
+    }
+  }
+  step.ib_text.insert(step.ib_text.end(), s.pool_text.begin(), s.pool_text.end());
+}
+
+// Host vectors -> tensors on `device` (from_blob views: `step` must outlive them on CPU).
+struct StepTensors {
+  internal::FactorisedInputs scorer;
+  torch::Tensor labels, ib_rows;
+  internal::IbInputs ib;
+};
+
+StepTensors ToTensors(StepData& step, int text_dim, int dde_dim, const torch::Device& device) {
+  const auto f32 = torch::TensorOptions().dtype(torch::kFloat32);
+  const auto i64 = torch::TensorOptions().dtype(torch::kInt64);
+  auto floats = [&](std::vector<float>& v, int64_t cols) {
+    return torch::from_blob(v.data(), {static_cast<int64_t>(v.size()) / cols, cols}, f32)
+        .to(device);
+  };
+  auto flat = [&](std::vector<float>& v) {
+    return torch::from_blob(v.data(), {static_cast<int64_t>(v.size())}, f32).to(device);
+  };
+  auto ids = [&](std::vector<int64_t>& v) {
+    return torch::from_blob(v.data(), {static_cast<int64_t>(v.size())}, i64).to(device);
+  };
+  const int64_t n = static_cast<int64_t>(step.labels.size());
+  StepTensors t;
+  t.scorer.questions = floats(step.z_q, text_dim);
+  t.scorer.relations = floats(step.z_r, text_dim);
+  t.scorer.pair_question = ids(step.pair_question);
+  t.scorer.pair_relation = ids(step.pair_relation);
+  t.scorer.heads = floats(step.heads, text_dim + dde_dim);
+  t.scorer.tails = floats(step.tails, text_dim + dde_dim);
+  t.scorer.question_relation = ids(step.question_relation);
+  t.scorer.head = ids(step.head);
+  t.scorer.tail = ids(step.tail);
+  if (!step.prior.empty()) {
+    t.scorer.prior = floats(step.prior, static_cast<int64_t>(step.prior.size()) / n);
+  }
+  t.labels = flat(step.labels);
+  t.ib_rows = ids(step.ib_rows);
+  t.ib.questions = step.questions;
+  t.ib.segment = ids(step.ib_segment);
+  t.ib.target = flat(step.ib_target);
+  t.ib.triple_text = floats(step.ib_text, text_dim);
+  t.ib.question = t.scorer.questions;
+  t.ib.answer = floats(step.answer_text, text_dim);
+  return t;
+}
+
+// L2 norm of d(term)/d(params) (0 when the term does not depend on them).
+double GradNorm(const torch::Tensor& term, const std::vector<torch::Tensor>& params) {
+  if (!term.defined() || !term.requires_grad()) return 0.0;
+  const std::vector<torch::Tensor> grads =
+      torch::autograd::grad({term}, params, /*grad_outputs=*/{}, /*retain_graph=*/true,
+                            /*create_graph=*/false, /*allow_unused=*/true);
+  double sq = 0;
+  for (const torch::Tensor& g : grads) {
+    if (g.defined()) sq += g.pow(2).sum().item<double>();
+  }
+  return std::sqrt(sq);
+}
+
+// Sums of the logged quantities over an epoch's steps (diagnostics over diagnostic steps).
+struct EpochStats {
+  double loss = 0, bce = 0, l_sim = 0, compression = 0, decoder_nll = 0, l_ib = 0, entropy = 0;
+  double grad_bce = 0, grad_l_sim = 0, grad_compression = 0;
+  int steps = 0, ib_steps = 0, diagnostic_steps = 0;
+  int64_t candidates = 0;
+};
+
+// Everything one epoch of optimisation needs.
+struct TrainingState {
+  internal::ScorerModule module;
+  internal::VariationalDecoder decoder;
+  std::unique_ptr<torch::optim::Adam> adam;
+  torch::Device device;
+  std::mt19937_64 rng;
+};
+
+// One optimiser step over `step`; adds to `stats`.
+void RunStep(TrainingState& st, const StepTensors& t, int64_t positives, bool diagnostics,
+             const TrainerOptions& options, EpochStats& stats) {
+  const int64_t n = t.labels.size(0);
+  const torch::Tensor logits = st.module->forward_factorised(t.scorer);
+  const double pos_weight =
+      std::min(options.max_pos_weight,
+               std::max(1.0, static_cast<double>(n - positives) / std::max<int64_t>(1, positives)));
+  // Eq. 3, first term: BCE against "on a supervision path", positives up-weighted.
+  const torch::Tensor bce =
+      F::binary_cross_entropy_with_logits(logits, t.labels,
+                                          F::BinaryCrossEntropyWithLogitsFuncOptions().pos_weight(
+                                              torch::full({1}, pos_weight, logits.options())));
+  torch::Tensor loss = options.lambda1 * bce;
+  std::optional<internal::IbTerms> ib;
+  if (options.lambda2 > 0 || diagnostics) {
+    ib =
+        internal::ComputeIbTerms(logits.index_select(0, t.ib_rows), t.ib, st.decoder, options.beta);
+    stats.entropy +=
+        internal::MeanSelectionEntropy(ib->log_selection, t.ib.segment, t.ib.questions);
+    ++stats.ib_steps;
+  }
+  if (options.lambda2 > 0) {
+    // Eq. 3, second term, plus ψ's own maximum-likelihood loss (it moves ψ only).
+    loss = loss + options.lambda2 * ib->l_ib + ib->decoder_nll;
+  }
+  if (diagnostics) {
+    const std::vector<torch::Tensor> params = st.module->parameters();
+    stats.grad_bce += GradNorm(bce, params);
+    stats.grad_l_sim += GradNorm(ib->l_sim, params);
+    stats.grad_compression += GradNorm(ib->compression, params);
+    ++stats.diagnostic_steps;
+  }
+  st.adam->zero_grad();
+  loss.backward();
+  st.adam->step();
+  stats.loss += loss.item<double>();
+  stats.bce += bce.item<double>();
+  if (ib.has_value()) {
+    stats.l_sim += ib->l_sim.item<double>();
+    stats.compression += ib->compression.item<double>();
+    stats.decoder_nll += ib->decoder_nll.item<double>();
+    stats.l_ib += ib->l_ib.item<double>();
+  }
+  ++stats.steps;
+  stats.candidates += n;
+}
+
+EpochStats RunEpoch(TrainingState& st, const std::vector<Sample>& samples,
+                    std::vector<size_t>& order, const StepContext& ctx, int text_dim,
+                    int64_t& step_counter) {
+  const TrainerOptions& options = ctx.options;
+  st.module->train();
+  std::shuffle(order.begin(), order.end(), st.rng);
+  EpochStats stats;
+  for (size_t b0 = 0; b0 < order.size(); b0 += options.batch_size) {
+    const size_t b1 = std::min(order.size(), b0 + options.batch_size);
+    StepData step;
+    for (size_t bi = b0; bi < b1; ++bi) AddQuestion(samples[order[bi]], ctx, st.rng, step);
+    const StepTensors t = ToTensors(step, text_dim, ctx.dde_dim, st.device);
+    const bool diagnostics =
+        options.diagnostics_every > 0 && step_counter % options.diagnostics_every == 0;
+    RunStep(st, t, step.positives, diagnostics, options, stats);
+    ++step_counter;
+  }
+  return stats;
+}
+
+// CPU time of the whole process (all threads), seconds: on a shared machine wall time also
+// counts waiting for the cores, CPU time does not.
+double ProcessCpuSeconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
+// Per-epoch curves into `metrics` and one log line.
+std::string RecordEpoch(int epoch, const EpochStats& s, double seconds, double cpu_seconds,
+                        size_t questions, std::map<std::string, double>& metrics) {
+  auto mean = [](double sum, int count) { return count > 0 ? sum / count : 0.0; };
+  const std::string p = absl::StrCat("epoch", epoch, "/");
+  metrics[p + "loss"] = mean(s.loss, s.steps);
+  metrics[p + "bce"] = mean(s.bce, s.steps);
+  metrics[p + "l_sim"] = mean(s.l_sim, s.ib_steps);
+  metrics[p + "compression"] = mean(s.compression, s.ib_steps);
+  metrics[p + "decoder_nll"] = mean(s.decoder_nll, s.ib_steps);
+  metrics[p + "l_ib"] = mean(s.l_ib, s.ib_steps);
+  metrics[p + "selection_entropy"] = mean(s.entropy, s.ib_steps);
+  metrics[p + "grad_norm_bce"] = mean(s.grad_bce, s.diagnostic_steps);
+  metrics[p + "grad_norm_l_sim"] = mean(s.grad_l_sim, s.diagnostic_steps);
+  metrics[p + "grad_norm_compression"] = mean(s.grad_compression, s.diagnostic_steps);
+  metrics[p + "questions_per_second"] = questions / seconds;
+  metrics[p + "cpu_ms_per_question"] = 1e3 * cpu_seconds / questions;
+  return absl::StrFormat(
+      "epoch %d loss %.4f (bce %.4f, L_sim %.4f, compression %.4f, L_IB %.4f, decoder NLL "
+      "%.4f) selection entropy %.3f | grad norms bce %.3g L_sim %.3g compression %.3g | "
+      "%.1f questions/s %.0f candidates/s (%.1fs; %.2f CPU ms/question)",
+      epoch, metrics[p + "loss"], metrics[p + "bce"], metrics[p + "l_sim"],
+      metrics[p + "compression"], metrics[p + "l_ib"], metrics[p + "decoder_nll"],
+      metrics[p + "selection_entropy"], metrics[p + "grad_norm_bce"],
+      metrics[p + "grad_norm_l_sim"], metrics[p + "grad_norm_compression"], questions / seconds,
+      s.candidates / seconds, seconds, metrics[p + "cpu_ms_per_question"]);
+}
+
+// The validation evaluation through the real Retrieve path, and the best-epoch bookkeeping.
+class EpochSelector {
+ public:
+  EpochSelector(std::shared_ptr<SubgraphSource> source, const std::vector<GeneratedQuestion>& val,
+                std::shared_ptr<const EmbeddingTable> entities,
+                std::shared_ptr<const EmbeddingTable> relations, const TextEmbedder& embedder,
+                const TrainerOptions& options, TrainResult& result)
+      : source_(std::move(source)),
+        validation_(val),
+        entities_(std::move(entities)),
+        relations_(std::move(relations)),
+        embedder_(embedder),
+        options_(options),
+        result_(result) {}
+
+  // `selectable` false: logged only (the residual start, which ranks like SHORTEST_PATH, is
+  // never kept as "the trained model" when epochs > 0).
+  absl::Status Consider(const ScorerParams& params, int epoch, bool selectable) {
+    IBGR_ASSIGN_OR_RETURN(EvalMetrics m, Evaluate(params));
+    const double key = m.recall_at_10 + 1e-3 * m.recall_at_100;
+    const bool best = selectable && key > best_key_;
+    result_.metrics[absl::StrCat("epoch", epoch, "/validation_recall@10")] = m.recall_at_10;
+    if (options_.log) {
+      options_.log(absl::StrFormat(
+          "epoch %d validation: recall@10 %.4f recall@50 %.4f recall@100 %.4f "
+          "evidence_precision@10 %.4f (%d questions, %.1f ms/question)%s",
+          epoch, m.recall_at_10, m.recall_at_50, m.recall_at_100, m.evidence_precision_at_10,
+          m.questions, m.mean_retrieve_ms, best ? "  [best]" : (selectable ? "" : "  [start]")));
+    }
+    if (best) {
+      best_key_ = key;
+      result_.best_params = params;
+      result_.best_epoch = epoch;
+      for (const auto& [k, v] : m.ToMap("validation_")) result_.metrics[k] = v;
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  absl::StatusOr<EvalMetrics> Evaluate(const ScorerParams& params) {
+    LoadedRetrieverVersion v;
+    v.manifest.encoder_id = embedder_.id;
+    v.manifest.scorer = params.config;
+    v.manifest.dde = options_.dde;
+    v.manifest.version = 0;
+    v.params = params;
+    v.entities = entities_;
+    v.relations = relations_;
+    RetrieverModel::Options mo;
+    mo.device = "cpu";
+    IBGR_ASSIGN_OR_RETURN(auto model, RetrieverModel::FromParts(std::move(v), mo, embedder_));
+    Retriever::Options ro;
+    ro.max_scored_candidates = options_.max_scored;  // the candidate set as served
+    Retriever retriever(ro, source_, model);
+    EvalOptions eo;
+    eo.mode = ScoringMode::kIbrp;
+    eo.max_hops = options_.max_hops;
+    eo.max_candidates = options_.max_candidates;
+    eo.max_questions = options_.max_dev_questions;
+    return EvaluateRetriever(retriever, validation_, eo);
+  }
+
+  std::shared_ptr<SubgraphSource> source_;
+  const std::vector<GeneratedQuestion>& validation_;
+  std::shared_ptr<const EmbeddingTable> entities_, relations_;
+  const TextEmbedder& embedder_;
+  const TrainerOptions& options_;
+  TrainResult& result_;
+  double best_key_ = -1;
+};
+
+ScorerConfig MakeConfig(const TextEmbedder& embedder, const TrainerOptions& options) {
+  ScorerConfig config;
+  config.text_dim = embedder.dim;
+  config.dde_dim = options.dde.node_dim();
+  config.hidden = options.hidden;
+  config.prior_dim = options.residual_prior ? kPriorFeatureDim : 0;
+  return config;
+}
+
+// The optimisation loop: epochs of steps, each epoch judged on validation.
+absl::Status Optimise(const std::vector<Sample>& samples, const StepContext& ctx,
+                      const std::string& device_name, EpochSelector& selector,
+                      TrainResult& result) {
+  const TrainerOptions& options = ctx.options;
+  const int process_threads = torch::get_num_threads();
+  const bool set_threads = device_name == "cpu" && options.cpu_optimise_threads > 0;
+  if (set_threads) torch::set_num_threads(options.cpu_optimise_threads);
+  absl::Status status = TorchGuard("TrainRetriever", [&]() -> absl::Status {
+    torch::manual_seed(options.seed);
+    const ScorerConfig& config = result.best_params.config;
+    TrainingState st{internal::ScorerModule(config),
+                     internal::VariationalDecoder(config.text_dim, options.decoder_hidden), nullptr,
+                     torch::Device(device_name), std::mt19937_64(options.seed)};
+    internal::CopyParamsIn(result.best_params, st.module);
+    st.module->to(st.device);
+    st.decoder->to(st.device);
+    std::vector<torch::Tensor> params = st.module->parameters();
+    if (options.lambda2 > 0) {
+      for (const auto& p : st.decoder->parameters()) params.push_back(p);
+    }
+    st.adam = std::make_unique<torch::optim::Adam>(
+        params, torch::optim::AdamOptions(options.learning_rate));
+    std::vector<size_t> order(samples.size());
+    std::iota(order.begin(), order.end(), 0);
+    double train_seconds = 0;
+    int64_t step_counter = 0, candidates = 0;
+    for (int epoch = 1; epoch <= options.epochs; ++epoch) {
+      const absl::Time start = absl::Now();
+      const double cpu_start = ProcessCpuSeconds();
+      const EpochStats stats = RunEpoch(st, samples, order, ctx, config.text_dim, step_counter);
+      const double seconds = std::max(1e-9, absl::ToDoubleSeconds(absl::Now() - start));
+      train_seconds += seconds;
+      candidates += stats.candidates;
+      const std::string line = RecordEpoch(epoch, stats, seconds, ProcessCpuSeconds() - cpu_start,
+                                           samples.size(), result.metrics);
+      if (options.log) options.log(absl::StrCat(line, " [", options.epochs, " epochs]"));
+      st.module->eval();
+      IBGR_RETURN_IF_ERROR(
+          selector.Consider(internal::CopyParamsOut(st.module), epoch, /*selectable=*/true));
+    }
+    result.metrics["train_questions_per_second"] =
+        samples.size() * options.epochs / std::max(1e-9, train_seconds);
+    result.metrics["train_candidates_per_second"] = candidates / std::max(1e-9, train_seconds);
+    return absl::OkStatus();
+  });
+  if (set_threads) torch::set_num_threads(process_threads);
+  return status;
 }
 
 }  // namespace
@@ -110,271 +641,40 @@ absl::StatusOr<TrainResult> TrainRetriever(std::shared_ptr<const kgstore::KgStor
                                            std::shared_ptr<const EmbeddingTable> relations,
                                            const TextEmbedder& embedder,
                                            const TrainerOptions& options) {
-  auto log = [&](const std::string& line) {
-    if (options.log) options.log(line);
-  };
-  if (options.epochs < 0 || options.batch_size < 1 || options.learning_rate <= 0) {
-    return absl::InvalidArgumentError("epochs >= 0, batch_size >= 1 and lr > 0 are required");
-  }
-  if (options.entity_text_dropout < 0 || options.entity_text_dropout >= 1) {
-    return absl::InvalidArgumentError("entity_text_dropout: must be in [0, 1)");
-  }
-  if (options.lambda2 > 0 && options.beta <= 1.0) {
-    return absl::InvalidArgumentError("beta: must be > 1");
-  }
+  IBGR_RETURN_IF_ERROR(ValidateOptions(options));
   if (entities->dim() != embedder.dim || relations->dim() != embedder.dim) {
     return absl::InvalidArgumentError("embeddings: width differs from the encoder's");
   }
+  const ScorerConfig config = MakeConfig(embedder, options);
+  IBGR_RETURN_IF_ERROR(ValidateScorerConfig(config));
   IBGR_ASSIGN_OR_RETURN(std::string device_name, ResolveDevice(options.device));
   auto source = std::make_shared<InProcessSubgraphSource>(store);
+  const std::vector<GeneratedQuestion>& validation = data.validation;
   const absl::Time build_start = absl::Now();
   IBGR_ASSIGN_OR_RETURN(std::vector<Sample> samples,
-                        BuildSamples(*source, data.train, *entities, embedder, options));
+                        BuildSamples(*source, data.train, embedder, options));
   if (samples.empty()) return absl::FailedPreconditionError("no usable training questions");
-  log(absl::StrFormat(
-      "training: %d of %d train questions have a positive in their subgraph "
-      "(built in %.1fs); %d dev questions; device %s",
-      samples.size(), data.train.size(), absl::ToDoubleSeconds(absl::Now() - build_start),
-      data.dev.size(), device_name));
-
-  ScorerConfig config;
-  config.text_dim = embedder.dim;
-  config.dde_dim = options.dde.node_dim();
-  config.hidden = options.hidden;
-  config.prior_dim = options.residual_prior ? kPriorFeatureDim : 0;
-  IBGR_RETURN_IF_ERROR(ValidateScorerConfig(config));
-  const int d = config.text_dim, in = config.input_dim(), sd = config.dde_dim;
-  const int pd = config.prior_dim;
-
+  if (options.log) {
+    options.log(absl::StrFormat(
+        "training: %d of %d train questions have a positive in their subgraph "
+        "(built and IB pools embedded in %.1fs); %d validation questions; device %s",
+        samples.size(), data.train.size(), absl::ToDoubleSeconds(absl::Now() - build_start),
+        validation.size(), device_name));
+  }
   TrainResult result;
   result.train_questions_used = static_cast<int>(samples.size());
   result.best_params = InitScorerParams(config, options.seed);
   if (options.residual_prior) ResidualPriorInit(&result.best_params);
-  double best_key = -1;
-  Retriever::Options retriever_options;
-  retriever_options.novelty_discount = options.novelty_discount;
-
-  // Evaluates `params` on dev through the real Retrieve path (fused CPU scorer).
-  auto evaluate = [&](const ScorerParams& params) -> absl::StatusOr<EvalMetrics> {
-    LoadedRetrieverVersion v;
-    v.manifest.encoder_id = embedder.id;
-    v.manifest.scorer = params.config;
-    v.manifest.dde = options.dde;
-    v.manifest.version = 0;
-    v.params = params;
-    v.entities = entities;
-    v.relations = relations;
-    RetrieverModel::Options mo;
-    mo.device = "cpu";
-    IBGR_ASSIGN_OR_RETURN(auto model, RetrieverModel::FromParts(std::move(v), mo, embedder));
-    Retriever retriever(retriever_options, source, model);
-    EvalOptions eo;
-    eo.mode = ScoringMode::kIbrp;
-    eo.max_hops = options.max_hops;
-    eo.max_candidates = options.max_candidates;
-    eo.max_questions = options.max_dev_questions;
-    return EvaluateRetriever(retriever, data.dev, eo);
-  };
-  // `selectable` false: logged only (the residual start, which ranks like SHORTEST_PATH, is
-  // never kept as "the trained model" when epochs > 0).
-  auto consider = [&](const ScorerParams& params, int epoch, bool selectable) -> absl::Status {
-    IBGR_ASSIGN_OR_RETURN(EvalMetrics m, evaluate(params));
-    const double key = m.recall_at_10 + 1e-3 * m.recall_at_100;
-    const bool best = selectable && key > best_key;
-    log(
-        absl::StrFormat("epoch %d dev: recall@10 %.4f recall@50 %.4f recall@100 %.4f "
-                        "evidence_precision@10 %.4f (%d questions, %.1f ms/question)%s",
-                        epoch, m.recall_at_10, m.recall_at_50, m.recall_at_100,
-                        m.evidence_precision_at_10, m.questions, m.mean_retrieve_ms,
-                        best         ? "  [best]"
-                        : selectable ? ""
-                                     : "  [start]"));
-    if (best) {
-      best_key = key;
-      result.best_params = params;
-      result.best_epoch = epoch;
-      for (const auto& [k, v] : m.ToMap("dev_")) result.metrics[k] = v;
-    }
-    return absl::OkStatus();
-  };
+  EpochSelector selector(source, validation, entities, relations, embedder, options, result);
   if (options.epochs == 0) {
-    IBGR_RETURN_IF_ERROR(consider(result.best_params, 0, /*selectable=*/true));
+    IBGR_RETURN_IF_ERROR(selector.Consider(result.best_params, 0, /*selectable=*/true));
     return result;
   }
   if (options.residual_prior) {
-    IBGR_RETURN_IF_ERROR(consider(result.best_params, 0, /*selectable=*/false));
+    IBGR_RETURN_IF_ERROR(selector.Consider(result.best_params, 0, /*selectable=*/false));
   }
-
-  double train_seconds = 0;
-  int64_t questions_seen = 0, candidates_seen = 0;
-  absl::Status status = TorchGuard("TrainRetriever", [&]() -> absl::Status {
-    torch::manual_seed(options.seed);
-    const torch::Device device(device_name);
-    internal::ScorerModule module(config);
-    internal::CopyParamsIn(result.best_params, module);
-    module->to(device);
-    IbHead ib(d, options.ib_dim);
-    ib->to(device);
-    std::vector<torch::Tensor> params = module->parameters();
-    if (options.lambda2 > 0) {
-      for (const auto& p : ib->parameters()) params.push_back(p);
-    }
-    torch::optim::Adam adam(params, torch::optim::AdamOptions(options.learning_rate));
-    std::mt19937_64 rng(options.seed);
-    std::uniform_real_distribution<double> unit(0.0, 1.0);
-    std::vector<size_t> order(samples.size());
-    std::iota(order.begin(), order.end(), 0);
-    const int k = options.ib_dim;
-
-    for (int epoch = 1; epoch <= options.epochs; ++epoch) {
-      module->train();
-      std::shuffle(order.begin(), order.end(), rng);
-      const absl::Time epoch_start = absl::Now();
-      double loss_sum = 0, bce_sum = 0, ib_sum = 0;
-      int steps = 0;
-      int64_t epoch_candidates = 0;
-      for (size_t b0 = 0; b0 < order.size(); b0 += options.batch_size) {
-        const size_t b1 = std::min(order.size(), b0 + options.batch_size);
-        const int64_t batch = static_cast<int64_t>(b1 - b0);
-        // Gather the batch: all positives + sampled negatives per question.
-        std::vector<float> z, xp, e, labels, zq(batch * d), y(batch * d), xbar(batch * d, 0.0f);
-        std::vector<int64_t> seg;
-        int64_t positives = 0;
-        for (size_t bi = b0; bi < b1; ++bi) {
-          const Sample& s = samples[order[bi]];
-          const int64_t qi = static_cast<int64_t>(bi - b0);
-          std::vector<uint32_t> picked = s.positives;
-          positives += static_cast<int64_t>(s.positives.size());
-          // Up to half the negatives are hard (a positive's relation elsewhere in the subgraph:
-          // the same kind of fact about a neighbour), the rest uniform.
-          const size_t hard = std::min(s.hard_negatives.size(),
-                                       static_cast<size_t>(options.negatives_per_question / 2));
-          std::sample(s.hard_negatives.begin(), s.hard_negatives.end(), std::back_inserter(picked),
-                      hard, rng);
-          std::sample(s.negatives.begin(), s.negatives.end(), std::back_inserter(picked),
-                      options.negatives_per_question - hard, rng);
-          std::memcpy(zq.data() + qi * d, s.question.data(), d * sizeof(float));
-          std::memcpy(y.data() + qi * d, s.answer.data(), d * sizeof(float));
-          for (size_t j = 0; j < picked.size(); ++j) {
-            const uint32_t c = picked[j];
-            const size_t row = z.size();
-            z.resize(row + in);
-            float* r = z.data() + row;
-            std::memcpy(r + config.q_offset(), s.question.data(), d * sizeof(float));
-            std::memcpy(r + config.h_offset(), entities->row(s.heads[c]), d * sizeof(float));
-            std::memcpy(r + config.r_offset(), relations->row(s.relations[c]), d * sizeof(float));
-            std::memcpy(r + config.t_offset(), entities->row(s.tails[c]), d * sizeof(float));
-            if (options.entity_text_dropout > 0) {
-              const bool drop = unit(rng) < options.entity_text_dropout;
-              const float scale = drop ? 0.0f : 1.0f / (1.0f - options.entity_text_dropout);
-              for (int t = 0; t < d; ++t) {
-                r[config.h_offset() + t] *= scale;
-                r[config.t_offset() + t] *= scale;
-              }
-            }
-            std::memcpy(r + config.sh_offset(), s.dde.row(s.head_nodes[c]), sd * sizeof(float));
-            std::memcpy(r + config.st_offset(), s.dde.row(s.tail_nodes[c]), sd * sizeof(float));
-            if (pd > 0) {
-              xp.insert(xp.end(), s.prior.begin() + static_cast<size_t>(c) * pd,
-                        s.prior.begin() + static_cast<size_t>(c + 1) * pd);
-            }
-            labels.push_back(j < s.positives.size() ? 1.0f : 0.0f);
-            seg.push_back(qi);
-            if (options.lambda2 > 0) {
-              const size_t er = e.size();
-              e.resize(er + d);
-              for (int t = 0; t < d; ++t) {
-                const float v = (r[config.h_offset() + t] + r[config.r_offset() + t] +
-                                 r[config.t_offset() + t]) /
-                                3.0f;
-                e[er + t] = v;
-                xbar[qi * d + t] += v / static_cast<float>(picked.size());
-              }
-            }
-          }
-        }
-        const int64_t n = static_cast<int64_t>(labels.size());
-        auto f32 = torch::TensorOptions().dtype(torch::kFloat32);
-        const torch::Tensor zt = torch::from_blob(z.data(), {n, in}, f32).to(device);
-        const torch::Tensor lt = torch::from_blob(labels.data(), {n}, f32).to(device);
-        const torch::Tensor xpt =
-            pd > 0 ? torch::from_blob(xp.data(), {n, pd}, f32).to(device) : torch::Tensor();
-        const torch::Tensor logits = module->forward(zt, xpt);
-        const double pos_weight = std::min(
-            options.max_pos_weight,
-            std::max(1.0, static_cast<double>(n - positives) / std::max<int64_t>(1, positives)));
-        const torch::Tensor bce = F::binary_cross_entropy_with_logits(
-            logits, lt,
-            F::BinaryCrossEntropyWithLogitsFuncOptions().pos_weight(
-                torch::full({1}, pos_weight, f32).to(device)));
-        torch::Tensor loss = options.lambda1 * bce;
-        double ib_value = 0;
-        if (options.lambda2 > 0) {
-          const torch::Tensor et = torch::from_blob(e.data(), {n, d}, f32).to(device);
-          const torch::Tensor segt = torch::from_blob(seg.data(), {n}, torch::kInt64).to(device);
-          const torch::Tensor qt = torch::from_blob(zq.data(), {batch, d}, f32).to(device);
-          const torch::Tensor yt = torch::from_blob(y.data(), {batch, d}, f32).to(device);
-          const torch::Tensor xbart = torch::from_blob(xbar.data(), {batch, d}, f32).to(device);
-          const torch::Tensor p = torch::sigmoid(logits);
-          const torch::Tensor num =
-              torch::zeros({batch, d}, f32.device(device)).index_add_(0, segt, et * p.unsqueeze(1));
-          const torch::Tensor den =
-              torch::zeros({batch}, f32.device(device)).index_add_(0, segt, p);
-          const torch::Tensor xt = num / (den.unsqueeze(1) + 1e-6);
-          const torch::Tensor l_sim = -F::cosine_similarity(ib->f->forward(xt), ib->f->forward(yt),
-                                                            F::CosineSimilarityFuncOptions().dim(1))
-                                           .mean();
-          // Decoder pass: frozen = use detached decoder weights (gradient reaches x̃ only).
-          auto decode = [&](const torch::Tensor& x, bool frozen) {
-            const torch::Tensor in2 = torch::cat({x, qt}, 1);
-            const torch::Tensor h =
-                frozen ? F::linear(in2, ib->enc->weight.detach(), ib->enc->bias.detach())
-                       : ib->enc->forward(in2);
-            const torch::Tensor mu = h.narrow(1, 0, k);
-            const torch::Tensor logvar = h.narrow(1, k, k).clamp(-8.0, 8.0);
-            const torch::Tensor t = mu + torch::exp(0.5 * logvar) * torch::randn_like(mu);
-            const torch::Tensor rec =
-                frozen ? F::linear(t, ib->dec->weight.detach(), ib->dec->bias.detach())
-                       : ib->dec->forward(t);
-            // 1 - cosine: bounded in [0, 2], so the IB term cannot swamp the BCE.
-            const torch::Tensor err =
-                (1.0 - F::cosine_similarity(rec, xbart, F::CosineSimilarityFuncOptions().dim(1)))
-                    .mean();
-            const torch::Tensor kl = (-0.5 * (1 + logvar - mu.pow(2) - logvar.exp()).sum(1)).mean();
-            return std::make_pair(err, kl);
-          };
-          auto [dec_err, dec_kl] = decode(xt.detach(), /*frozen=*/false);
-          auto [comp_err, unused_kl] = decode(xt, /*frozen=*/true);
-          (void)unused_kl;
-          const torch::Tensor l_ib = -comp_err + (options.beta - 1.0) * l_sim;
-          loss = loss + options.lambda2 * l_ib + dec_err + 1e-3 * dec_kl;
-          ib_value = l_ib.item<double>();
-        }
-        adam.zero_grad();
-        loss.backward();
-        adam.step();
-        loss_sum += loss.item<double>();
-        bce_sum += bce.item<double>();
-        ib_sum += ib_value;
-        ++steps;
-        epoch_candidates += n;
-        questions_seen += batch;
-      }
-      const double secs = absl::ToDoubleSeconds(absl::Now() - epoch_start);
-      train_seconds += secs;
-      candidates_seen += epoch_candidates;
-      log(absl::StrFormat(
-          "epoch %d/%d loss %.4f (bce %.4f, ib %.4f) %.1f questions/s %.0f candidates/s (%.1fs)",
-          epoch, options.epochs, loss_sum / steps, bce_sum / steps, ib_sum / steps,
-          samples.size() / secs, epoch_candidates / secs, secs));
-      module->eval();
-      IBGR_RETURN_IF_ERROR(consider(internal::CopyParamsOut(module), epoch, /*selectable=*/true));
-    }
-    return absl::OkStatus();
-  });
-  if (!status.ok()) return status;
-  result.metrics["train_questions_per_second"] = questions_seen / std::max(1e-9, train_seconds);
-  result.metrics["train_candidates_per_second"] = candidates_seen / std::max(1e-9, train_seconds);
+  const StepContext ctx{*entities, *relations, options, config.dde_dim, config.prior_dim};
+  IBGR_RETURN_IF_ERROR(Optimise(samples, ctx, device_name, selector, result));
   result.metrics["best_epoch"] = result.best_epoch;
   return result;
 }

@@ -170,6 +170,8 @@ void AppendTimingsAndStatus(const v1::AnswerResponse& response, std::string* out
       out, "Versions: kg ", v.kg_version().empty() ? "-" : v.kg_version(), ", alignment bundle ",
       v.alignment_bundle_version().empty() ? "-" : v.alignment_bundle_version(),
       ", retriever model ", v.retriever_model_version().empty() ? "-" : v.retriever_model_version(),
+      v.retriever_scorer_variant().empty() ? ""
+                                           : absl::StrCat(" (", v.retriever_scorer_variant(), ")"),
       ", prompt ", v.prompt_version().empty() ? "-" : v.prompt_version(), ", encoder ",
       v.encoder_id().empty() ? "-" : v.encoder_id(), "\n");
   absl::StrAppend(out, "Request id: ", response.request_id().empty() ? "-" : response.request_id(),

@@ -81,6 +81,8 @@ std::string ReportJson(const ReportMeta& meta, const std::vector<RunSummary>& ru
             {"concurrency", meta.concurrency},
             {"deadline_ms", meta.deadline_ms},
             {"limit", meta.limit},
+            {"qa_split", meta.qa_split},
+            {"split_seed", meta.split_seed},
             {"runs", Json::array()}};
   for (const RunSummary& run : runs) json["runs"].push_back(SummaryJson(run));
   return json.dump(2) + "\n";
@@ -88,8 +90,13 @@ std::string ReportJson(const ReportMeta& meta, const std::vector<RunSummary>& ru
 
 std::string ReportMarkdown(const ReportMeta& meta, const std::vector<RunSummary>& runs) {
   std::string md = absl::StrFormat(
-      "Command: `%s`  \nGateway %s, concurrency %d, deadline %d ms, started %s.\n\n",
+      "Command: `%s`  \nGateway %s, concurrency %d, deadline %d ms, started %s.\n",
       Cell(meta.command), Cell(meta.gateway), meta.concurrency, meta.deadline_ms, meta.started_at);
+  if (meta.qa_split != "all") {
+    absl::StrAppendFormat(&md, "Questions: the %s split only (split seed %d).\n",
+                          Cell(meta.qa_split), meta.split_seed);
+  }
+  absl::StrAppend(&md, "\n");
   absl::StrAppend(&md,
                   "| dataset | config | n | accuracy | hit exact | hit partial | coverage | "
                   "entities | degraded | errors | p50 ms | p95 ms | p99 ms | q/s |\n",

@@ -17,6 +17,10 @@ struct ReportMeta {
   int64_t deadline_ms = 0;
   // 0 = every question.
   int64_t limit = 0;
+  // The questions' part under the retriever's train / validation / test rule (qa_split.h):
+  // "all", or "test" to score only questions no retriever trained on; and the split's seed.
+  std::string qa_split = "all";
+  uint64_t split_seed = 0;
   // The command line without secrets, for reproducibility.
   std::string command;
   // UTC, RFC 3339.

@@ -36,6 +36,7 @@ std::string PipelineConfig::Label() const {
   if (align_top_k) absl::StrAppend(&label, " align_top_k=", *align_top_k);
   if (max_hops) absl::StrAppend(&label, " max_hops=", *max_hops);
   if (!backend.empty()) absl::StrAppend(&label, " backend=", backend);
+  if (!scorer.empty()) absl::StrAppend(&label, " scorer=", scorer);
   return label;
 }
 
@@ -48,6 +49,8 @@ void PipelineConfig::ApplyTo(v1::PipelineOptions* options) const {
   if (align_top_k) options->set_align_top_k(*align_top_k);
   if (max_hops) options->set_max_hops(*max_hops);
   if (!backend.empty()) options->set_reasoner_backend(backend);
+  if (scorer == "residual") options->set_scorer_variant(v1::SCORER_VARIANT_RESIDUAL);
+  if (scorer == "plain") options->set_scorer_variant(v1::SCORER_VARIANT_PLAIN);
 }
 
 std::vector<PipelineConfig> AblationGrid(const PipelineConfig& base,

@@ -29,6 +29,8 @@ struct PipelineConfig {
   std::optional<uint32_t> align_top_k;  // alignment candidates per mention
   std::optional<uint32_t> max_hops;     // subgraph hops
   std::string backend;                  // reasoner backend; empty = the gateway's default
+  // Retriever scorer variant with IBRP on: "residual" or "plain"; empty = the retriever's default.
+  std::string scorer;
 
   // "msca=on ibrp=off top_k=10" (fields left to the gateway read "default").
   std::string Label() const;

@@ -440,6 +440,19 @@ absl::StatusOr<DatasetFormat> DetectDatasetFormat(const std::string& path,
   return unknown("expected a .jsonl, .json or .csv file");
 }
 
+absl::StatusOr<std::vector<std::string>> LoadQuestionTexts(const std::string& path,
+                                                           DatasetFormat format) {
+  absl::StatusOr<QaDataset> dataset = LoadDataset(path, format);
+  if (!dataset.ok()) return dataset.status();
+  if (dataset->items.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": no questions"));
+  }
+  std::vector<std::string> questions;
+  questions.reserve(dataset->items.size());
+  for (const auto& item : dataset->items) questions.push_back(item.question);
+  return questions;
+}
+
 absl::StatusOr<QaDataset> LoadDataset(const std::string& path, DatasetFormat format) {
   absl::StatusOr<std::string> content = common::ReadFileToString(path);
   if (!content.ok()) return content.status();

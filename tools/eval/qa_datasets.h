@@ -81,6 +81,11 @@ absl::StatusOr<DatasetFormat> DetectDatasetFormat(const std::string& path,
 absl::StatusOr<QaDataset> LoadDataset(const std::string& path,
                                       DatasetFormat format = DatasetFormat::kAuto);
 
+// Just the question texts of a dataset file, for load generators that replay them;
+// INVALID_ARGUMENT naming the file when it holds no question.
+absl::StatusOr<std::vector<std::string>> LoadQuestionTexts(const std::string& path,
+                                                           DatasetFormat format);
+
 // The files `spec` names: a file; a directory (its *.jsonl, *.json and *.csv files, sorted by
 // name); or a comma-separated list of those. NOT_FOUND naming the missing path.
 absl::StatusOr<std::vector<std::string>> ExpandDatasetPaths(const std::string& spec);

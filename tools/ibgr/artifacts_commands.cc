@@ -3,6 +3,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <optional>
@@ -30,6 +31,9 @@ ABSL_DECLARE_FLAG(bool, if_missing);
 ABSL_DECLARE_FLAG(std::string, encoder);
 ABSL_DECLARE_FLAG(std::string, data_dir);
 ABSL_DECLARE_FLAG(std::string, snapshot_dir);
+ABSL_FLAG(std::string, retriever_variants, "residual",
+          "artifacts build: retriever scorer variants the model version must hold, the first the "
+          "default (residual,plain adds the paper's plain MLP; trained when missing)");
 ABSL_FLAG(std::string, retriever_train_args, "",
           "artifacts build: extra flags for retriever_train, space-separated (e.g. --epochs=4)");
 
@@ -107,8 +111,8 @@ std::optional<std::string> BundleProblem(const std::string& base, const std::str
   return std::nullopt;
 }
 
-// Why the newest retriever model cannot serve the newest KG with `encoder_id`, or nullopt when
-// it can.
+// Why the newest retriever model cannot serve the newest KG with `encoder_id` and every scorer
+// variant of --retriever_variants, or nullopt when it can.
 std::optional<std::string> RetrieverModelProblem(const std::string& base,
                                                  const std::string& kg_version,
                                                  const std::string& encoder_id) {
@@ -124,6 +128,15 @@ std::optional<std::string> RetrieverModelProblem(const std::string& base,
   if (loaded->manifest.encoder_id != encoder_id) {
     return absl::StrCat(*dir, " embeds with encoder ", loaded->manifest.encoder_id,
                         ", --encoder is ", encoder_id);
+  }
+  for (absl::string_view name :
+       absl::StrSplit(absl::GetFlag(FLAGS_retriever_variants), ',', absl::SkipEmpty())) {
+    const bool held =
+        std::any_of(loaded->manifest.variants.begin(), loaded->manifest.variants.end(),
+                    [&](const retriever::ScorerVariantInfo& v) {
+                      return ScorerVariantName(v.variant) == name;
+                    });
+    if (!held) return absl::StrCat(*dir, " has no ", name, " scorer (--retriever_variants)");
   }
   return std::nullopt;
 }
@@ -159,7 +172,15 @@ int ArtifactsBuild(const std::vector<std::string>& args) {
     if (int rc = AlignBuild(args); rc != 0) return rc;
   }
 
-  // 4. Retriever model, embedding with the same encoder.
+  // 4. Retriever model, embedding with the same encoder, holding the requested scorer variants.
+  for (absl::string_view name :
+       absl::StrSplit(absl::GetFlag(FLAGS_retriever_variants), ',', absl::SkipEmpty())) {
+    if (absl::StatusOr<retriever::ScorerVariant> v =
+            retriever::ParseScorerVariant(name, "--retriever_variants");
+        !v.ok()) {
+      return Fail(v.status());
+    }
+  }
   std::optional<std::string> problem = RetrieverModelProblem(base, kg_version, *encoder_id);
   if (!problem.has_value()) {
     std::printf("retriever model exists for KG version %s (nothing to do)\n", kg_version.c_str());
@@ -167,7 +188,8 @@ int ArtifactsBuild(const std::vector<std::string>& args) {
   }
   std::printf("training the retriever model: %s\n", problem->c_str());
   std::vector<std::string> argv = {SelfDir() + "/retriever_train", "--base=" + base,
-                                   "--encoder_id=" + *encoder_id};
+                                   "--encoder=" + *encoder_id,
+                                   "--variants=" + absl::GetFlag(FLAGS_retriever_variants)};
   for (absl::string_view extra :
        absl::StrSplit(absl::GetFlag(FLAGS_retriever_train_args), ' ', absl::SkipEmpty())) {
     argv.emplace_back(extra);

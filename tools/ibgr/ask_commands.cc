@@ -29,6 +29,9 @@ ABSL_FLAG(std::string, option, "",
 ABSL_FLAG(std::string, task, "auto",
           "ask: auto | mcq | fact | open (auto: mcq with options, open without)");
 ABSL_FLAG(bool, ibrp, true, "ask/eval: IBRP scoring on (false = shortest-path prior only)");
+ABSL_FLAG(std::string, scorer, "",
+          "ask/eval: retriever scorer variant with IBRP on: residual or plain (the paper's MLP); "
+          "empty = the retriever's default");
 ABSL_FLAG(std::string, backend, "", "ask/eval: reasoner backend (default: the gateway's)");
 ABSL_FLAG(int64_t, deadline_ms, 30000, "ask/eval: deadline of each call in milliseconds");
 ABSL_FLAG(bool, stream, false, "ask: use AnswerStream and print stages and tokens as they come");
@@ -46,7 +49,7 @@ constexpr char kAskUsage[] =
     "usage: ibgr ask [--gateway=127.0.0.1:50051] [--option=TEXT ...] "
     "[--task=auto|mcq|fact|open]\n"
     "                [--top_k=N (evidence triples, 1..1000)] [--msca=true|false] "
-    "[--ibrp=true|false]\n"
+    "[--ibrp=true|false] [--scorer=residual|plain]\n"
     "                [--backend=NAME] [--lambda=X --tau=X] [--hops=N] [--deadline_ms=30000]\n"
     "                [--stream] [--json] [--tls_ca=PEM] [--api_key=KEY] \"question\"\n"
     "Pipeline switches not given are left to the gateway's defaults (top_k 100, MSCA and IBRP "
@@ -187,6 +190,13 @@ absl::StatusOr<eval::PipelineConfig> PipelineFromFlags() {
   }
   if (Given("msca")) config.msca = absl::GetFlag(FLAGS_msca);
   if (Given("ibrp")) config.ibrp = absl::GetFlag(FLAGS_ibrp);
+  if (Given("scorer")) {
+    config.scorer = absl::GetFlag(FLAGS_scorer);
+    if (config.scorer != "residual" && config.scorer != "plain") {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--scorer: \"", config.scorer, "\" is not residual or plain"));
+    }
+  }
   for (const auto& [name, value, field] :
        {std::tuple{"lambda", absl::GetFlag(FLAGS_lambda), &config.lambda},
         std::tuple{"tau", absl::GetFlag(FLAGS_tau), &config.tau}}) {

@@ -15,6 +15,7 @@
 #include "tools/eval/eval_report.h"
 #include "tools/eval/eval_runner.h"
 #include "tools/eval/qa_datasets.h"
+#include "tools/eval/qa_split.h"
 #include "tools/ibgr/ask_commands.h"
 
 ABSL_DECLARE_FLAG(std::string, gateway);
@@ -24,6 +25,11 @@ ABSL_FLAG(std::string, dataset, "",
 ABSL_FLAG(std::string, format, "auto",
           "eval: auto | medqa | medmcqa | pubmedqa | mmlu | biomixqa_mcq | truefalse");
 ABSL_FLAG(int64_t, limit, 0, "eval: first N questions of each file (0 = all)");
+ABSL_FLAG(std::string, qa_split, "all",
+          "eval: only the questions of this part under the retriever's train / validation / test "
+          "rule (all, train, validation, test; test = questions no retriever trained on)");
+ABSL_FLAG(uint64_t, split_seed, 0,
+          "eval --qa_split: the split's seed (retriever_train --split_seed; default the same)");
 ABSL_FLAG(int, concurrency, 8, "eval: calls in flight at once, 1..256");
 ABSL_FLAG(bool, grid, false,
           "eval: run the ablation grid --grid_msca x --grid_ibrp x --grid_top_k");
@@ -39,6 +45,7 @@ namespace {
 constexpr char kEvalUsage[] =
     "usage: ibgr eval --dataset=FILE|DIR[,...] [--gateway=127.0.0.1:50051] "
     "[--format=auto|medqa|medmcqa|pubmedqa|mmlu|biomixqa_mcq|truefalse]\n"
+    "                 [--qa_split=all|train|validation|test [--split_seed=0]]\n"
     "                 [--limit=N] [--concurrency=8] [--deadline_ms=30000] [--grid "
     "[--grid_msca=true,false] [--grid_ibrp=true,false] [--grid_top_k=10,100]]\n"
     "                 [--out_json=FILE] [--out_md=FILE] [--top_k --msca --ibrp --lambda --tau "
@@ -140,6 +147,9 @@ int Eval(const std::vector<std::string>& args) {
   if (spec.empty()) return Usage("--dataset is required");
   auto format = eval::ParseDatasetFormat(absl::GetFlag(FLAGS_format));
   if (!format.ok()) return Usage(std::string(format.status().message()));
+  auto qa_split = eval::ParseQaSplit(absl::GetFlag(FLAGS_qa_split), "--qa_split");
+  if (!qa_split.ok()) return Usage(std::string(qa_split.status().message()));
+  const uint64_t split_seed = absl::GetFlag(FLAGS_split_seed);
   const int64_t limit = absl::GetFlag(FLAGS_limit);
   if (limit < 0) return Usage(absl::StrCat("--limit: must be >= 0, got ", limit));
   const int concurrency = absl::GetFlag(FLAGS_concurrency);
@@ -158,11 +168,14 @@ int Eval(const std::vector<std::string>& args) {
   for (const std::string& path : *paths) {
     auto dataset = eval::LoadDataset(path, *format);
     if (!dataset.ok()) return Fail(dataset.status());
+    eval::KeepSplit(*qa_split, split_seed, &dataset->items);
     if (limit > 0 && dataset->items.size() > static_cast<size_t>(limit)) {
       dataset->items.resize(limit);
     }
-    std::fprintf(stderr, "loaded %s: %zu questions (%s)\n", path.c_str(), dataset->items.size(),
-                 std::string(eval::DatasetFormatName(dataset->format)).c_str());
+    std::fprintf(stderr, "loaded %s: %zu questions (%s, split %s)\n", path.c_str(),
+                 dataset->items.size(),
+                 std::string(eval::DatasetFormatName(dataset->format)).c_str(),
+                 std::string(eval::QaSplitName(*qa_split)).c_str());
     datasets.push_back(*std::move(dataset));
   }
   auto stub = GatewayStubFromFlags();
@@ -173,6 +186,8 @@ int Eval(const std::vector<std::string>& args) {
   meta.concurrency = concurrency;
   meta.deadline_ms = absl::ToInt64Milliseconds(*deadline);
   meta.limit = limit;
+  meta.qa_split = std::string(eval::QaSplitName(*qa_split));
+  meta.split_seed = split_seed;
   meta.command = RedactedCommandLineForReports();
   meta.started_at = absl::FormatTime(absl::RFC3339_sec, absl::Now(), absl::UTCTimeZone());
 

@@ -1,0 +1,157 @@
+// AnswerPipeline against scripted in-process alignment, retriever and reasoner services: what
+// the gateway asks the retriever for (issue 13: the scorer-variant switch and the candidate cap).
+#include "services/gateway/answer_pipeline.h"
+
+#include <grpcpp/grpcpp.h>
+
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "ibgraphrag/v1/alignment.grpc.pb.h"
+#include "ibgraphrag/v1/reasoner.grpc.pb.h"
+#include "ibgraphrag/v1/retriever.grpc.pb.h"
+
+namespace ibgraphrag::gateway {
+namespace {
+
+namespace pb = ibgraphrag::v1;
+using ::testing::HasSubstr;
+
+// One entity for every question.
+class FakeAlignment final : public pb::AlignmentService::Service {
+  grpc::Status Align(grpc::ServerContext*, const pb::AlignRequest*,
+                     pb::AlignResponse* response) override {
+    pb::AlignedEntity* e = response->add_kept();
+    e->mutable_entity()->set_id(5);
+    e->mutable_entity()->set_name("type 2 diabetes mellitus");
+    e->mutable_mention()->set_begin(0);
+    e->mutable_mention()->set_end(4);
+    return grpc::Status::OK;
+  }
+};
+
+// Records the last request; serves only the residual scorer, as a version without the plain
+// one would.
+class FakeRetriever final : public pb::RetrieverService::Service {
+ public:
+  pb::RetrieveRequest last() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return last_;
+  }
+
+ private:
+  grpc::Status Retrieve(grpc::ServerContext*, const pb::RetrieveRequest* request,
+                        pb::RetrieveResponse* response) override {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      last_ = *request;
+    }
+    if (request->scorer_variant() == pb::SCORER_VARIANT_PLAIN) {
+      return grpc::Status(
+          grpc::StatusCode::FAILED_PRECONDITION,
+          "scorer_variant: model version 1 has no plain scorer (it holds residual)");
+    }
+    pb::EvidenceTriple* t = response->add_triples();
+    t->mutable_head()->set_name("metformin");
+    t->set_relation("drug treats disease");
+    t->mutable_tail()->set_name("type 2 diabetes mellitus");
+    t->set_score(0.9f);
+    response->set_model_version("1");
+    if (request->mode() == pb::SCORING_MODE_IBRP) {
+      response->set_scorer_variant(pb::SCORER_VARIANT_RESIDUAL);
+    }
+    return grpc::Status::OK;
+  }
+
+  std::mutex mu_;
+  pb::RetrieveRequest last_;
+};
+
+class FakeReasoner final : public pb::ReasonerService::Service {
+  grpc::Status Reason(grpc::ServerContext*, const pb::ReasonRequest*,
+                      pb::ReasonResponse* response) override {
+    response->mutable_answer()->set_text("metformin");
+    return grpc::Status::OK;
+  }
+};
+
+class AnswerPipelineTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    grpc::ServerBuilder builder;
+    builder.RegisterService(&alignment_);
+    builder.RegisterService(&retriever_);
+    builder.RegisterService(&reasoner_);
+    server_ = builder.BuildAndStart();
+    ASSERT_NE(server_, nullptr);
+  }
+  void TearDown() override { server_->Shutdown(); }
+
+  grpc::Status Answer(const PipelineConfig& config, const pb::AnswerRequest& request,
+                      pb::AnswerResponse* response) {
+    Upstreams upstreams;
+    upstreams.alignment = server_->InProcessChannel(grpc::ChannelArguments());
+    upstreams.retriever = upstreams.alignment;
+    upstreams.reasoner = upstreams.alignment;
+    AnswerPipeline pipeline(config, upstreams);
+    grpc::ServerContext context;
+    return pipeline.Run(context, request, response, nullptr);
+  }
+
+  static pb::AnswerRequest Question() {
+    pb::AnswerRequest request;
+    request.set_question("type 2 diabetes: which drug?");
+    return request;
+  }
+
+  FakeAlignment alignment_;
+  FakeRetriever retriever_;
+  FakeReasoner reasoner_;
+  std::unique_ptr<grpc::Server> server_;
+};
+
+TEST_F(AnswerPipelineTest, SendsZeroCandidatesSoTheRetrieverUsesItsTrainedCap) {
+  pb::AnswerResponse response;
+  ASSERT_TRUE(Answer(PipelineConfig(), Question(), &response).ok());
+  EXPECT_EQ(retriever_.last().max_candidates(), 0u);
+  EXPECT_EQ(retriever_.last().scorer_variant(), pb::SCORER_VARIANT_UNSPECIFIED);
+  EXPECT_EQ(response.versions().retriever_scorer_variant(), "residual");
+
+  PipelineConfig operator_cap;
+  operator_cap.max_candidates = 500;  // --retriever_max_candidates
+  ASSERT_TRUE(Answer(operator_cap, Question(), &response).ok());
+  EXPECT_EQ(retriever_.last().max_candidates(), 500u);
+}
+
+TEST_F(AnswerPipelineTest, PassesTheScorerVariantThrough) {
+  pb::AnswerRequest request = Question();
+  request.mutable_pipeline()->set_scorer_variant(pb::SCORER_VARIANT_RESIDUAL);
+  pb::AnswerResponse response;
+  ASSERT_TRUE(Answer(PipelineConfig(), request, &response).ok());
+  EXPECT_EQ(retriever_.last().scorer_variant(), pb::SCORER_VARIANT_RESIDUAL);
+  EXPECT_EQ(retriever_.last().mode(), pb::SCORING_MODE_IBRP);
+  EXPECT_EQ(response.evidence_size(), 1);
+  EXPECT_EQ(response.degraded_size(), 0);
+
+  // With IBRP off the variant means nothing and is not sent.
+  request.mutable_pipeline()->set_ibrp_enabled(false);
+  ASSERT_TRUE(Answer(PipelineConfig(), request, &response).ok());
+  EXPECT_EQ(retriever_.last().mode(), pb::SCORING_MODE_SHORTEST_PATH);
+  EXPECT_EQ(retriever_.last().scorer_variant(), pb::SCORER_VARIANT_UNSPECIFIED);
+}
+
+TEST_F(AnswerPipelineTest, AVariantTheModelLacksFailsTheAnswerInsteadOfDegrading) {
+  pb::AnswerRequest request = Question();
+  request.mutable_pipeline()->set_scorer_variant(pb::SCORER_VARIANT_PLAIN);
+  pb::AnswerResponse response;
+  const grpc::Status status = Answer(PipelineConfig(), request, &response);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_THAT(status.error_message(), HasSubstr("pipeline.scorer_variant"));
+  EXPECT_THAT(status.error_message(), HasSubstr("no plain scorer"));
+}
+
+}  // namespace
+}  // namespace ibgraphrag::gateway

@@ -1,0 +1,149 @@
+#include "services/retriever/ib_objective.h"
+
+#include <cmath>
+
+#include "gtest/gtest.h"
+
+namespace ibgraphrag::retriever::internal {
+namespace {
+
+// One question, three candidate triples with 2-d "text embeddings" e0 = (1, 0), e1 = (0, 1),
+// e2 = (0.6, 0.8); the answer y = (1, 0); candidate 2 is the only positive.
+IbInputs OneQuestion() {
+  IbInputs in;
+  in.questions = 1;
+  in.segment = torch::zeros({3}, torch::kInt64);
+  in.triple_text = torch::tensor({1.0f, 0.0f, 0.0f, 1.0f, 0.6f, 0.8f}).view({3, 2});
+  in.target = torch::tensor({0.0f, 0.0f, 1.0f});
+  in.question = torch::tensor({0.5f, -0.5f}).view({1, 2});
+  in.answer = torch::tensor({1.0f, 0.0f}).view({1, 2});
+  return in;
+}
+
+// A decoder whose g_ψ([x̃ ‖ q]) = relu(x̃): fc1 copies x̃ (2 hidden units), fc2 is the identity.
+VariationalDecoder CopyingDecoder() {
+  VariationalDecoder decoder(/*text_dim=*/2, /*hidden=*/2);
+  torch::NoGradGuard no_grad;
+  decoder->fc1->weight.copy_(
+      torch::tensor({1.0f, 0.0f, 0.0f, 0.0f, 0.0f, 1.0f, 0.0f, 0.0f}).view({2, 4}));
+  decoder->fc1->bias.zero_();
+  decoder->fc2->weight.copy_(torch::eye(2));
+  decoder->fc2->bias.zero_();
+  return decoder;
+}
+
+// logits (0, 0, ln 2) -> selection p = (1/4, 1/4, 1/2).
+torch::Tensor QuarterQuarterHalf() {
+  return torch::tensor({0.0f, 0.0f, static_cast<float>(std::log(2.0))}).requires_grad_(true);
+}
+
+TEST(IbObjectiveTest, SimilarityLossMatchesHandComputedValue) {
+  const IbInputs in = OneQuestion();
+  VariationalDecoder decoder = CopyingDecoder();
+  const IbTerms t = ComputeIbTerms(QuarterQuarterHalf(), in, decoder, /*beta=*/2.0);
+  // f(x̃) = 1/4 (1, 0) + 1/4 (0, 1) + 1/2 (0.6, 0.8) = (0.55, 0.65); cos with (1, 0).
+  EXPECT_NEAR(t.selected[0][0].item<float>(), 0.55f, 1e-6);
+  EXPECT_NEAR(t.selected[0][1].item<float>(), 0.65f, 1e-6);
+  const double expected = -0.55 / std::sqrt(0.55 * 0.55 + 0.65 * 0.65);
+  EXPECT_NEAR(t.l_sim.item<double>(), expected, 1e-6);
+}
+
+TEST(IbObjectiveTest, CompressionMatchesHandComputedValue) {
+  const IbInputs in = OneQuestion();
+  VariationalDecoder decoder = CopyingDecoder();
+  const IbTerms t = ComputeIbTerms(QuarterQuarterHalf(), in, decoder, /*beta=*/3.0);
+  // g_ψ = (0.55, 0.65); decoder logits e_i · g = 0.55, 0.65, 0.85; target = candidate 2.
+  const double log_r2 = 0.85 - std::log(std::exp(0.55) + std::exp(0.65) + std::exp(0.85));
+  EXPECT_NEAR(t.compression.item<double>(), log_r2, 1e-6);
+  EXPECT_NEAR(t.decoder_nll.item<double>(), -log_r2, 1e-6);
+  // Eq. 10 with β = 3: compression + 2 · L_sim.
+  EXPECT_NEAR(t.l_ib.item<double>(), log_r2 + 2.0 * t.l_sim.item<double>(), 1e-6);
+}
+
+TEST(IbObjectiveTest, SimilarityGradientReachesOnlyTheLogits) {
+  IbInputs in = OneQuestion();
+  in.triple_text.requires_grad_(false);
+  VariationalDecoder decoder = CopyingDecoder();
+  const torch::Tensor logits = QuarterQuarterHalf();
+  const IbTerms t = ComputeIbTerms(logits, in, decoder, 2.0);
+  t.l_sim.backward();
+  ASSERT_TRUE(logits.grad().defined());
+  EXPECT_GT(logits.grad().abs().sum().item<float>(), 1e-4);
+  // f_θ is frozen: the text embeddings are constants, and L_sim never touches the decoder.
+  EXPECT_FALSE(in.triple_text.grad().defined());
+  for (const torch::Tensor& p : decoder->parameters()) EXPECT_FALSE(p.grad().defined());
+}
+
+TEST(IbObjectiveTest, CompressionMovesLogitsNotTheFrozenDecoder) {
+  const IbInputs in = OneQuestion();
+  VariationalDecoder decoder = CopyingDecoder();
+  const torch::Tensor logits = QuarterQuarterHalf();
+  const IbTerms t = ComputeIbTerms(logits, in, decoder, 2.0);
+  t.compression.backward();
+  ASSERT_TRUE(logits.grad().defined());
+  EXPECT_GT(logits.grad().abs().sum().item<float>(), 1e-4);
+  for (const torch::Tensor& p : decoder->parameters()) EXPECT_FALSE(p.grad().defined());
+}
+
+TEST(IbObjectiveTest, DecoderLossMovesOnlyTheDecoder) {
+  const IbInputs in = OneQuestion();
+  VariationalDecoder decoder = CopyingDecoder();
+  const torch::Tensor logits = QuarterQuarterHalf();
+  const IbTerms t = ComputeIbTerms(logits, in, decoder, 2.0);
+  t.decoder_nll.backward();
+  EXPECT_FALSE(logits.grad().defined());
+  double decoder_grad = 0;
+  for (const torch::Tensor& p : decoder->parameters()) {
+    if (p.grad().defined()) decoder_grad += p.grad().abs().sum().item<double>();
+  }
+  EXPECT_GT(decoder_grad, 1e-4);
+}
+
+TEST(IbObjectiveTest, SimilarityLossChangesOnlyWithTheSelection) {
+  const IbInputs in = OneQuestion();
+  VariationalDecoder decoder = CopyingDecoder();
+  const double base = ComputeIbTerms(QuarterQuarterHalf(), in, decoder, 2.0).l_sim.item<double>();
+  // Shifting every logit by a constant leaves the softmax selection, hence L_sim, unchanged.
+  const torch::Tensor shifted = QuarterQuarterHalf().detach() + 7.5f;
+  EXPECT_NEAR(ComputeIbTerms(shifted, in, decoder, 2.0).l_sim.item<double>(), base, 1e-6);
+  // Selecting e0 = y more strongly lowers it.
+  const torch::Tensor toward_answer = torch::tensor({3.0f, 0.0f, 0.0f});
+  EXPECT_LT(ComputeIbTerms(toward_answer, in, decoder, 2.0).l_sim.item<double>(), base - 0.1);
+}
+
+TEST(IbObjectiveTest, DecoderMaximumLikelihoodStepLowersItsNll) {
+  const IbInputs in = OneQuestion();
+  VariationalDecoder decoder = CopyingDecoder();
+  torch::optim::SGD sgd(decoder->parameters(), torch::optim::SGDOptions(0.5));
+  const torch::Tensor logits = QuarterQuarterHalf().detach();
+  const double before = ComputeIbTerms(logits, in, decoder, 2.0).decoder_nll.item<double>();
+  for (int i = 0; i < 5; ++i) {
+    sgd.zero_grad();
+    ComputeIbTerms(logits, in, decoder, 2.0).decoder_nll.backward();
+    sgd.step();
+  }
+  const double after = ComputeIbTerms(logits, in, decoder, 2.0).decoder_nll.item<double>();
+  EXPECT_LT(after, before - 0.05);
+}
+
+TEST(IbObjectiveTest, SegmentSoftmaxIsPerQuestion) {
+  // Two questions: (0, ln 3) and (100, 100, 100): each normalised on its own, no overflow.
+  const torch::Tensor scores =
+      torch::tensor({0.0f, static_cast<float>(std::log(3.0)), 100.0f, 100.0f, 100.0f});
+  const torch::Tensor segment = torch::tensor({0, 0, 1, 1, 1}, torch::kInt64);
+  const torch::Tensor p = SegmentLogSoftmax(scores, segment, 2).exp();
+  EXPECT_NEAR(p[0].item<float>(), 0.25f, 1e-6);
+  EXPECT_NEAR(p[1].item<float>(), 0.75f, 1e-6);
+  for (int i = 2; i < 5; ++i) EXPECT_NEAR(p[i].item<float>(), 1.0f / 3.0f, 1e-6);
+}
+
+TEST(IbObjectiveTest, SelectionEntropyIsNormalised) {
+  const torch::Tensor segment = torch::tensor({0, 0, 0, 1, 1, 1}, torch::kInt64);
+  // Question 0 uniform (entropy 1), question 1 nearly one-hot (entropy ~0): mean ~0.5.
+  const torch::Tensor scores = torch::tensor({1.0f, 1.0f, 1.0f, 50.0f, 0.0f, 0.0f});
+  const double h = MeanSelectionEntropy(SegmentLogSoftmax(scores, segment, 2), segment, 2);
+  EXPECT_NEAR(h, 0.5, 1e-4);
+}
+
+}  // namespace
+}  // namespace ibgraphrag::retriever::internal
