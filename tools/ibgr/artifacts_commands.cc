@@ -190,6 +190,11 @@ int ArtifactsBuild(const std::vector<std::string>& args) {
   std::vector<std::string> argv = {SelfDir() + "/retriever_train", "--base=" + base,
                                    "--encoder=" + *encoder_id,
                                    "--variants=" + absl::GetFlag(FLAGS_retriever_variants)};
+  // The real QA training questions come from the same data folder as the KG.
+  const std::string data_dir =
+      absl::GetFlag(FLAGS_data_dir).empty() ? DefaultDataDir() : absl::GetFlag(FLAGS_data_dir);
+  if (std::filesystem::is_directory(data_dir + "/qa"))
+    argv.push_back("--qa_dir=" + data_dir + "/qa");
   for (absl::string_view extra :
        absl::StrSplit(absl::GetFlag(FLAGS_retriever_train_args), ' ', absl::SkipEmpty())) {
     argv.emplace_back(extra);
