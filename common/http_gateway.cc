@@ -15,8 +15,10 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
 #include "common/logging.h"
@@ -132,8 +134,48 @@ void SetError(const grpc::Status& status, const std::string& request_id, httplib
   res->set_content(HttpErrorJson(status, request_id), kJson);
 }
 
+// The Content-Type of a /ui/ file, from its extension.
+const char* UiContentType(absl::string_view name) {
+  if (absl::EndsWith(name, ".html")) return "text/html; charset=utf-8";
+  if (absl::EndsWith(name, ".js")) return "text/javascript; charset=utf-8";
+  if (absl::EndsWith(name, ".css")) return "text/css; charset=utf-8";
+  return "text/plain; charset=utf-8";
+}
+
+// Headers of every /ui/ answer: the page may load and call only this origin (no CDN, no
+// analytics, no inline script), may not be framed, and sends no Referer.
+void SetUiHeaders(httplib::Response* res) {
+  res->set_header("Content-Security-Policy",
+                  "default-src 'self'; base-uri 'none'; form-action 'self'; "
+                  "frame-ancestors 'none'");
+  res->set_header("X-Content-Type-Options", "nosniff");
+  res->set_header("Referrer-Policy", "no-referrer");
+  res->set_header("Cache-Control", "no-cache");
+}
+
 grpc::Status InvalidArgument(const absl::Status& status) {
   return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, std::string(status.message()));
+}
+
+// File names are path segments: plain names, no folders, and an index.html to land on.
+absl::Status ValidateUiFiles(
+    const std::vector<std::pair<absl::string_view, absl::string_view>>& files) {
+  if (files.empty()) return absl::OkStatus();
+  bool has_index = false;
+  for (const auto& file : files) {
+    const absl::string_view name = file.first;
+    const bool plain =
+        !name.empty() && name[0] != '.' && std::all_of(name.begin(), name.end(), [](char c) {
+          return absl::ascii_isalnum(c) || c == '.' || c == '_' || c == '-';
+        });
+    if (!plain) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "ui_files: \"", name, "\" is not a plain file name (letters, digits, . _ -)"));
+    }
+    has_index |= name == "index.html";
+  }
+  if (!has_index) return absl::InvalidArgumentError("ui_files: needs an index.html");
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -285,6 +327,8 @@ class HttpGateway::Impl {
 
  private:
   absl::Status MakeServer();
+  // GET /ui, /ui/ and /ui/<file> from options_.ui_files.
+  void ServeUi();
   void HandlePost(const httplib::Request& req, httplib::Response* res);
   void HandleReady(httplib::Response* res);
   void FillErrorBody(const httplib::Request& req, httplib::Response* res) const;
@@ -351,6 +395,7 @@ absl::StatusOr<int> HttpGateway::Impl::Bind() {
   });
   server_->Get("/readyz",
                [this](const httplib::Request&, httplib::Response& res) { HandleReady(&res); });
+  if (!options_.ui_files.empty()) ServeUi();
   server_->Post(
       ".*", [this](const httplib::Request& req, httplib::Response& res) { HandlePost(req, &res); });
   server_->set_error_handler(
@@ -375,6 +420,24 @@ absl::StatusOr<int> HttpGateway::Impl::Bind() {
   return port;
 }
 
+void HttpGateway::Impl::ServeUi() {
+  server_->Get("/ui", [](const httplib::Request&, httplib::Response& res) {
+    res.set_redirect("/ui/", 301);
+  });
+  for (const auto& file : options_.ui_files) {
+    // Each file is its own exact route (httplib patterns are regular expressions: the dots are
+    // escaped), so no request path is ever mapped onto the file system.
+    const std::string path =
+        file.first == "index.html"
+            ? "/ui/"
+            : absl::StrCat("/ui/", absl::StrReplaceAll(file.first, {{".", "\\."}}));
+    server_->Get(path, [file](const httplib::Request&, httplib::Response& res) {
+      SetUiHeaders(&res);
+      res.set_content(file.second.data(), file.second.size(), UiContentType(file.first));
+    });
+  }
+}
+
 void HttpGateway::Impl::Shutdown() {
   if (stopped_.exchange(true)) return;
   if (server_ != nullptr) server_->stop();
@@ -389,7 +452,8 @@ void HttpGateway::Impl::FillErrorBody(const httplib::Request& req, httplib::Resp
   if (res->status == 404) {
     code = grpc::StatusCode::NOT_FOUND;
     message = absl::StrCat("no route for ", req.method, " ", req.path,
-                           " (POST the annotated paths, GET /healthz or /readyz)");
+                           " (POST the annotated paths, GET /healthz or /readyz",
+                           options_.ui_files.empty() ? "" : ", GET /ui/", ")");
   } else if (res->status == 413) {
     code = grpc::StatusCode::RESOURCE_EXHAUSTED;
     message = absl::StrCat("request body: larger than ", options_.max_body_bytes, " bytes");
@@ -550,6 +614,7 @@ absl::StatusOr<std::unique_ptr<HttpGateway>> HttpGateway::Start(
     return absl::InvalidArgumentError("keep_alive_max_requests: must be >= 1");
   }
   if (channel == nullptr) return absl::InvalidArgumentError("channel: required");
+  IBGR_RETURN_IF_ERROR(ValidateUiFiles(options.ui_files));
   IBGR_ASSIGN_OR_RETURN(auto routes, RoutesOf(options.services));
   std::unique_ptr<HttpGateway> gateway(new HttpGateway());
   gateway->impl_ = std::make_unique<Impl>(options, std::move(channel), std::move(routes));

@@ -12,6 +12,8 @@
 //                per message; an error after the first message is an `event: error` event.
 //   GET /healthz -> 200 while the process serves HTTP (liveness).
 //   GET /readyz  -> 200 when grpc.health.v1 reports SERVING for `readiness_service`, else 503.
+//   GET /ui/...  -> the files of Options::ui_files (a browser page, e.g. the evidence viewer),
+//                only when given, with a Content-Security-Policy of default-src 'self'.
 //
 // Headers forwarded as gRPC metadata: Authorization, X-Api-Key, X-Request-Id. `Grpc-Timeout`
 // (gRPC's format, e.g. "2S", "500m") sets the call's deadline. The request id comes back as
@@ -26,6 +28,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -76,6 +79,10 @@ class HttpGateway {
     int keep_alive_max_requests = 1000;
     // A request whose headers or body stall this long is dropped.
     absl::Duration read_timeout = absl::Seconds(30);
+    // (file name, contents) of a page served at GET /ui/<name>, "/ui/" being "index.html"
+    // (required then); Content-Type from the extension (.html, .js, .css; text/plain otherwise).
+    // The contents must outlive the gateway (embedded files: static). Empty = no /ui/ routes.
+    std::vector<std::pair<absl::string_view, absl::string_view>> ui_files;
   };
 
   // Validates `options`, builds the routes and starts serving on a thread of its own. RPCs go

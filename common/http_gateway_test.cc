@@ -53,15 +53,26 @@ TEST(HttpGatewayTest, GrpcTimeoutHeaderParsesGrpcUnits) {
   }
 }
 
+// Options of a test gateway for `service` on loopback, and a channel to nowhere (Start only
+// validates and binds).
+HttpGateway::Options LoopbackOptions(const std::string& service) {
+  HttpGateway::Options options;
+  options.server_name = "test";
+  options.listen_host = "127.0.0.1";
+  options.services = {service};
+  return options;
+}
+
+std::shared_ptr<grpc::Channel> UnusedChannel() {
+  return grpc::CreateChannel("127.0.0.1:1", grpc::InsecureChannelCredentials());
+}
+
 TEST(HttpGatewayTest, StartRefusesServicesWithoutRoutesAndBadOptions) {
   // Link the protos of the services named below (static-library objects link only on use).
   ASSERT_NE(ibgraphrag::v1::AnswerRequest::descriptor(), nullptr);
   ASSERT_NE(ibgraphrag::v1::GetEntitiesRequest::descriptor(), nullptr);
-  HttpGateway::Options options;
-  options.server_name = "test";
-  options.listen_host = "127.0.0.1";
-  options.services = {"ibgraphrag.v1.KgStoreService"};
-  auto channel = grpc::CreateChannel("127.0.0.1:1", grpc::InsecureChannelCredentials());
+  HttpGateway::Options options = LoopbackOptions("ibgraphrag.v1.KgStoreService");
+  auto channel = UnusedChannel();
   auto started = HttpGateway::Start(options, channel);
   ASSERT_FALSE(started.ok());
   EXPECT_THAT(started.status().message(), HasSubstr("no google.api.http annotation"));
@@ -74,6 +85,23 @@ TEST(HttpGatewayTest, StartRefusesServicesWithoutRoutesAndBadOptions) {
   started = HttpGateway::Start(options, channel);
   ASSERT_FALSE(started.ok());
   EXPECT_THAT(started.status().message(), HasSubstr("http_port"));
+}
+
+TEST(HttpGatewayTest, StartRefusesUiFilesThatAreNotPlainNamesOrLackAnIndex) {
+  ASSERT_NE(ibgraphrag::v1::AnswerRequest::descriptor(), nullptr);
+  HttpGateway::Options options = LoopbackOptions("ibgraphrag.v1.GatewayService");
+  auto channel = UnusedChannel();
+  options.ui_files = {{"viewer.js", "x"}};
+  auto started = HttpGateway::Start(options, channel);
+  ASSERT_FALSE(started.ok());
+  EXPECT_EQ(started.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(started.status().message(), HasSubstr("ui_files: needs an index.html"));
+  for (const char* name : {"../index.html", "a/b.js", ".hidden", "", "a b.js", "x.*"}) {
+    options.ui_files = {{"index.html", "<html>"}, {name, "x"}};
+    started = HttpGateway::Start(options, channel);
+    ASSERT_FALSE(started.ok()) << name;
+    EXPECT_THAT(started.status().message(), HasSubstr("is not a plain file name")) << name;
+  }
 }
 
 }  // namespace

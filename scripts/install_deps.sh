@@ -20,6 +20,8 @@ BUILD_PKGS=(
   # node (buf lint, manifest validation), yamllint (deploy/ and docker/ YAML); kubectl with kustomize
   # (deploy checks) is not a Debian package: these machines have kubectl 1.32 installed.
   prometheus postgresql nodejs npm yamllint
+  # headless browser of the evidence viewer's test (web/ui, evidence_viewer_test)
+  chromium
 )
 RUNTIME_PKGS=(
   ca-certificates libgrpc++1.51 libprotobuf32 librocksdb7.8 libfaiss1.7.3 libtorch1.13

@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/logging.h"
 #include "common/status_macros.h"
+#include "web/ui/evidence_viewer_files.h"
 
 namespace ibgraphrag::gateway {
 namespace {
@@ -94,11 +95,12 @@ absl::StatusOr<std::unique_ptr<GatewayServer>> GatewayServer::BuildAndStart(
       server->runner_, common::ServerRunner::BuildAndStart(runner_options, {server->service_.get()},
                                                            {kGatewayServiceName}));
   if (options.http_port >= 0) {
-    IBGR_ASSIGN_OR_RETURN(
-        server->http_,
-        common::HttpGateway::Start(
-            common::HttpGateway::ForServer(runner_options, options.http_port, kGatewayServiceName),
-            server->runner_->InProcessChannel()));
+    common::HttpGateway::Options http =
+        common::HttpGateway::ForServer(runner_options, options.http_port, kGatewayServiceName);
+    // The evidence viewer page at /ui/ (web/ui), which calls POST /v1/answer of this port.
+    http.ui_files = ui::EvidenceViewerFiles();
+    IBGR_ASSIGN_OR_RETURN(server->http_,
+                          common::HttpGateway::Start(http, server->runner_->InProcessChannel()));
   }
   server->runner_->SetServing(true);
   return server;

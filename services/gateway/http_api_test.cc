@@ -16,6 +16,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "services/gateway/testing/all_in_one_http.h"
 #include "services/gateway/testing/small_suite.h"
 #include "tests/test_util/subprocess.h"
 
@@ -40,61 +41,20 @@ json StartAndWaitReady(Subprocess* process, const std::string& ready_msg) {
   return line.ok() ? json::parse(*line) : json();
 }
 
-class HttpApiTest : public ::testing::Test {
+class HttpApiTest : public gateway::testing::AllInOneHttpTest {
  protected:
   static void SetUpTestSuite() {
-    dir_ = new std::string(MakeTempDir("http-api"));
-    base_ = new std::string(*dir_ + "/art");
-    gateway::testing::PublishSmallSuite(*base_);
-    ASSERT_FALSE(::testing::Test::HasFatalFailure());
-    common::test_util::WriteFileOrDie(*dir_ + "/api_keys",
-                                      absl::StrCat("web-app:", common::Sha256Hex(kKey), "\n"));
-    auto process =
-        Subprocess::Start({BinDir() + "/ibgraphrag", "--base=" + *base_, "--host=127.0.0.1",
-                           "--port=0", "--metrics_port=-1", "--http_port=0",
-                           "--api_keys_file=" + *dir_ + "/api_keys", "--device=cpu"},
-                          *dir_ + "/ibgraphrag.log");
-    ASSERT_TRUE(process.ok()) << process.status();
-    suite_ = new Subprocess(*std::move(process));
-    const json ready = StartAndWaitReady(suite_, "ibgraphrag: ready");
-    ASSERT_TRUE(ready.contains("http_port")) << ready.dump();
-    http_port_ = ready["http_port"].get<int>();
-    ASSERT_GT(http_port_, 0);
+    StartSuite("http-api", {"--api_keys_file=$DIR/api_keys"},
+               {{"api_keys", absl::StrCat("web-app:", common::Sha256Hex(kKey), "\n")}});
   }
-
-  static void TearDownTestSuite() {
-    if (suite_ != nullptr) {
-      auto exit = suite_->Stop(SIGTERM, absl::Seconds(30));
-      EXPECT_TRUE(exit.ok() && *exit == 0) << suite_->ReadLog();
-      // The question never reaches the log, whichever way it came in.
-      EXPECT_THAT(suite_->ReadLog(), ::testing::Not(HasSubstr("Which drug treats")));
-      delete suite_;
-    }
-    delete base_;
-    delete dir_;
-  }
-
-  httplib::Client Client() const {
-    httplib::Client client("127.0.0.1", http_port_);
-    client.set_read_timeout(60, 0);
-    return client;
-  }
+  // The question never reaches the log, whichever way it came in.
+  static void TearDownTestSuite() { StopSuite("Which drug treats"); }
 
   static httplib::Headers WithKey(httplib::Headers headers = {}) {
     headers.emplace("Authorization", absl::StrCat("Bearer ", kKey));
     return headers;
   }
-
-  static std::string* dir_;
-  static std::string* base_;
-  static Subprocess* suite_;
-  static int http_port_;
 };
-
-std::string* HttpApiTest::dir_ = nullptr;
-std::string* HttpApiTest::base_ = nullptr;
-Subprocess* HttpApiTest::suite_ = nullptr;
-int HttpApiTest::http_port_ = 0;
 
 // The code and message of a JSON error body, with the HTTP status they came with.
 void ExpectError(const httplib::Result& res, int http_status, const std::string& code,
