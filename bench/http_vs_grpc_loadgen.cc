@@ -79,7 +79,7 @@ CallerFactory HttpCallers() {
     client->set_read_timeout(10, 0);
     return [client](const pb::AnswerRequest& request, pb::AnswerResponse* response,
                     double* decode_ms) {
-      auto res = client->Post("/v1/answer", ibgraphrag::common::ProtoToJsonLine(request),
+      auto res = client->Post("/v1/answer", ibgraphrag::common::ProtoToJsonLine(request).value(),
                               "application/json");
       if (!res || res->status != 200) return false;
       const auto t0 = Clock::now();

@@ -341,7 +341,7 @@ class HttpGateway::Impl {
              httplib::Response* res);
   void Stream(const Route& route, const std::string& request,
               std::unique_ptr<grpc::ClientContext> ctx, httplib::Response* res);
-  std::string MessageJson(const Route& route, const std::string& bytes) const;
+  absl::StatusOr<std::string> MessageJson(const Route& route, const std::string& bytes) const;
 
   const Options options_;
   std::shared_ptr<grpc::Channel> channel_;
@@ -538,11 +538,14 @@ void HttpGateway::Impl::HandlePost(const httplib::Request& req, httplib::Respons
   }
 }
 
-std::string HttpGateway::Impl::MessageJson(const Route& route, const std::string& bytes) const {
+absl::StatusOr<std::string> HttpGateway::Impl::MessageJson(const Route& route,
+                                                           const std::string& bytes) const {
   std::unique_ptr<protobuf::Message> message(
       protobuf::MessageFactory::generated_factory()->GetPrototype(route.output)->New());
-  // The server just serialized it from the same descriptor: parsing cannot fail short of a bug.
-  message->ParseFromString(bytes);
+  if (!message->ParseFromString(bytes)) {
+    return absl::InternalError(
+        absl::StrCat("cannot parse the ", route.output->full_name(), " the server returned"));
+  }
   return ProtoToJsonLine(*message);
 }
 
@@ -565,7 +568,12 @@ void HttpGateway::Impl::Unary(const Route& route, std::string request,
   if (!bytes.ok())
     return SetError(grpc::Status(grpc::StatusCode::INTERNAL, "bad response"), "", res);
   if (!request_id.empty()) res->set_header("X-Request-Id", request_id);
-  res->set_content(MessageJson(route, *bytes), kJson);
+  absl::StatusOr<std::string> json = MessageJson(route, *bytes);
+  if (!json.ok()) {
+    return SetError(grpc::Status(grpc::StatusCode::INTERNAL, std::string(json.status().message())),
+                    request_id, res);
+  }
+  res->set_content(*std::move(json), kJson);
 }
 
 void HttpGateway::Impl::Stream(const Route& route, const std::string& request,
@@ -587,7 +595,20 @@ void HttpGateway::Impl::Stream(const Route& route, const std::string& request,
                                                              size_t, httplib::DataSink& sink) {
     std::string message = first;
     do {
-      const std::string event = absl::StrCat("data: ", MessageJson(route, message), "\n\n");
+      absl::StatusOr<std::string> json = MessageJson(route, message);
+      if (!json.ok()) {
+        // An event the client cannot be sent ends the stream with an error event, not a gap.
+        const std::string event = absl::StrCat(
+            "event: error\ndata: ",
+            HttpErrorJson(
+                grpc::Status(grpc::StatusCode::INTERNAL, std::string(json.status().message())),
+                request_id),
+            "\n\n");
+        sink.write(event.data(), event.size());
+        sink.done();
+        return true;  // ~StreamCall cancels the call
+      }
+      const std::string event = absl::StrCat("data: ", *json, "\n\n");
       // The client went away: ~StreamCall cancels the call.
       if (!sink.write(event.data(), event.size())) return false;
     } while (call->Read(&message));

@@ -2,6 +2,7 @@
 
 #include <grpcpp/create_channel.h>
 
+#include "common/proto_json.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "ibgraphrag/v1/gateway.pb.h"
@@ -39,6 +40,20 @@ TEST(HttpGatewayTest, ErrorBodyCarriesCodeNameMessageAndRequestId) {
   // Invalid UTF-8 in a message is replaced, not thrown.
   EXPECT_THAT(HttpErrorJson(grpc::Status(grpc::StatusCode::INTERNAL, "bad \xff"), ""),
               HasSubstr("INTERNAL"));
+}
+
+TEST(HttpGatewayTest, ResponseJsonIsCanonicalProto3WithProtoFieldNames) {
+  ibgraphrag::v1::AnswerResponse response;
+  response.mutable_answer()->set_text("fine");
+  response.set_request_id("r-1");
+  absl::StatusOr<std::string> json = ProtoToJsonLine(response);
+  ASSERT_TRUE(json.ok()) << json.status();
+  const nlohmann::json parsed = nlohmann::json::parse(*json);
+  EXPECT_EQ(parsed["answer"]["text"], "fine");
+  EXPECT_EQ(parsed["request_id"], "r-1");  // proto field names, not lowerCamelCase
+  // Fields at their default value are left out.
+  EXPECT_FALSE(parsed.contains("evidence"));
+  EXPECT_FALSE(parsed.contains("entities"));
 }
 
 TEST(HttpGatewayTest, GrpcTimeoutHeaderParsesGrpcUnits) {

@@ -25,7 +25,7 @@ absl::Status JsonToProto(absl::string_view json, absl::string_view what,
 // names on one line (no whitespace, no trailing newline, so a message fits one server-sent
 // event); unlike ProtoToJson, fields at their default value (0, false, "", empty lists) are
 // left out.
-std::string ProtoToJsonLine(const google::protobuf::Message& message);
+absl::StatusOr<std::string> ProtoToJsonLine(const google::protobuf::Message& message);
 
 // Parses an API request body into `message`. Unlike manifests, unknown fields are refused: a
 // misspelt option must not be silently ignored. INVALID_ARGUMENT naming `what`, the message type

@@ -108,7 +108,7 @@ class EvidenceViewerTest : public gateway::testing::AllInOneHttpTest {
   // The viewer URL that fills the form with the question and options and submits it.
   static std::string AutorunUrl() {
     std::string url =
-        absl::StrCat("http://127.0.0.1:", http_port_, "/ui/?question=", PercentEncode(kQuestion));
+        absl::StrCat("http://127.0.0.1:", http_port_, "/ui/#question=", PercentEncode(kQuestion));
     for (const char* option : kOptions) absl::StrAppend(&url, "&options=", PercentEncode(option));
     return url + "&autorun=1";
   }
@@ -219,7 +219,7 @@ TEST_F(EvidenceViewerTest, HeadlessChromiumAsksAndDrawsTheEvidenceGraph) {
 
 TEST_F(EvidenceViewerTest, RefusedRequestShowsTheErrorBannerWithTheGrpcCode) {
   // 27 options: one more than the gateway's limit.
-  std::string url = absl::StrCat("http://127.0.0.1:", http_port_, "/ui/?question=x");
+  std::string url = absl::StrCat("http://127.0.0.1:", http_port_, "/ui/#question=x");
   for (int i = 0; i < 27; ++i) absl::StrAppend(&url, "&options=o", i);
   const std::string dom = RunChromium(url + "&autorun=1", {"--dump-dom"});
   ASSERT_THAT(dom, HasSubstr("id=\"error\"")) << dom;

@@ -38,13 +38,16 @@ torch::Tensor SimilarityLoss(const torch::Tensor& selected, const torch::Tensor&
   return -F::cosine_similarity(selected, answer, F::CosineSimilarityFuncOptions().dim(1)).mean();
 }
 
-VariationalDecoderImpl::VariationalDecoderImpl(int text_dim, int hidden)
-    : fc1(register_module("fc1", torch::nn::Linear(2 * text_dim, hidden))),
-      fc2(register_module("fc2", torch::nn::Linear(hidden, text_dim))) {}
+VariationalDecoderImpl::VariationalDecoderImpl(int text_dim, int hidden, bool condition_on_y)
+    : fc1(register_module("fc1", torch::nn::Linear((condition_on_y ? 3 : 2) * text_dim, hidden))),
+      fc2(register_module("fc2", torch::nn::Linear(hidden, text_dim))),
+      condition_on_y(condition_on_y) {}
 
 torch::Tensor VariationalDecoderImpl::forward(const torch::Tensor& selected,
-                                              const torch::Tensor& question, bool frozen) {
-  const torch::Tensor in = torch::cat({selected, question}, 1);
+                                              const torch::Tensor& question,
+                                              const torch::Tensor& answer, bool frozen) {
+  const torch::Tensor in = condition_on_y ? torch::cat({selected, question, answer}, 1)
+                                          : torch::cat({selected, question}, 1);
   if (!frozen) return fc2->forward(torch::relu(fc1->forward(in)));
   const torch::Tensor h = torch::relu(F::linear(in, fc1->weight.detach(), fc1->bias.detach()));
   return F::linear(h, fc2->weight.detach(), fc2->bias.detach());
@@ -53,8 +56,9 @@ torch::Tensor VariationalDecoderImpl::forward(const torch::Tensor& selected,
 torch::Tensor ReconstructionLogLikelihood(VariationalDecoder& decoder,
                                           const torch::Tensor& selected, const IbInputs& inputs,
                                           bool frozen) {
-  // r_ψ(i | x̃, q) = softmax_i(g_ψ([x̃ ‖ q]) · f_θ(triple_i)) over the question's candidates.
-  const torch::Tensor query = decoder->forward(selected, inputs.question, frozen);
+  // r_ψ(i | x̃, q[, y]) = softmax_i(g_ψ([x̃ ‖ q[‖ y]]) · f_θ(triple_i)) over the question's
+  // candidates.
+  const torch::Tensor query = decoder->forward(selected, inputs.question, inputs.answer, frozen);
   const torch::Tensor logits = (query.index_select(0, inputs.segment) * inputs.triple_text).sum(1);
   const torch::Tensor log_r = SegmentLogSoftmax(logits, inputs.segment, inputs.questions);
   // E_{x~p(x|q)} log r_ψ(x | x̃, q): p(x|q) is zero off the positives, so no 0·(−inf) arises.

@@ -58,11 +58,17 @@ torch::Tensor SimilarityLoss(const torch::Tensor& selected, const torch::Tensor&
 
 // g_ψ of the variational decoder r_ψ(x | x̃, q) (Appendix A.2): [x̃ ‖ q] (2d) -> relu(hidden)
 // -> d, a query vector whose dot with each candidate's text embedding is its decoder logit.
+// condition_on_y: r_ψ(x | x̃, q, y), input [x̃ ‖ q ‖ f_θ(y)] (3d): Eq. 10's I(X̃; X | Y, Q), which
+// the paper adopts so that the compression term does not penalise target-relevant information
+// (Appendix A.2 and the issue describe the decoder's input as [x̃ ‖ q]; both are selectable).
 struct VariationalDecoderImpl : torch::nn::Module {
-  VariationalDecoderImpl(int text_dim, int hidden);
-  // frozen: ψ's weights enter detached, so only the inputs receive gradients.
-  torch::Tensor forward(const torch::Tensor& selected, const torch::Tensor& question, bool frozen);
+  VariationalDecoderImpl(int text_dim, int hidden, bool condition_on_y = false);
+  // frozen: ψ's weights enter detached, so only the inputs receive gradients. `answer` (f_θ(y))
+  // is used only when conditioned on y.
+  torch::Tensor forward(const torch::Tensor& selected, const torch::Tensor& question,
+                        const torch::Tensor& answer, bool frozen);
   torch::nn::Linear fc1, fc2;
+  bool condition_on_y;
 };
 TORCH_MODULE(VariationalDecoder);
 

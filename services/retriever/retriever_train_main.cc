@@ -65,6 +65,9 @@ ABSL_FLAG(int, ib_negatives, 64,
           "negatives per question in the fixed IB pool (part of --negatives; the IB softmax runs "
           "over positives + these)");
 ABSL_FLAG(int, decoder_hidden, 256, "hidden units of the IB variational decoder g_psi");
+ABSL_FLAG(bool, decoder_condition_on_y, false,
+          "the IB decoder also sees the answer's embedding: r_psi(x | x~, q, y) (Eq. 10's "
+          "I(X~; X | Y, Q)) instead of r_psi(x | x~, q)");
 ABSL_FLAG(int, diagnostics_every, 20,
           "per-term gradient norms on the scorer every N optimiser steps (0 = never)");
 ABSL_FLAG(double, entity_text_dropout, 0.0,
@@ -369,6 +372,7 @@ absl::Status Run(int argc, char** argv) {
   to.entity_text_dropout = absl::GetFlag(FLAGS_entity_text_dropout);
   to.ib_negatives = absl::GetFlag(FLAGS_ib_negatives);
   to.decoder_hidden = absl::GetFlag(FLAGS_decoder_hidden);
+  to.decoder_condition_on_y = absl::GetFlag(FLAGS_decoder_condition_on_y);
   to.diagnostics_every = absl::GetFlag(FLAGS_diagnostics_every);
   to.max_dev_questions = absl::GetFlag(FLAGS_max_dev_questions);
   to.device = absl::GetFlag(FLAGS_device);
@@ -396,6 +400,7 @@ absl::Status Run(int argc, char** argv) {
                        {"negatives", absl::StrCat(to.negatives_per_question)},
                        {"ib_negatives", absl::StrCat(to.ib_negatives)},
                        {"decoder_hidden", absl::StrCat(to.decoder_hidden)},
+                       {"decoder_condition_on_y", to.decoder_condition_on_y ? "true" : "false"},
                        {"entity_text_dropout", absl::StrCat(to.entity_text_dropout)},
                        {"max_scored", absl::StrCat(to.max_scored)},
                        {"train_questions", absl::StrCat(data.train.size())},

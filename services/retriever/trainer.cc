@@ -595,8 +595,9 @@ absl::Status Optimise(const std::vector<Sample>& samples, const StepContext& ctx
     torch::manual_seed(options.seed);
     const ScorerConfig& config = result.best_params.config;
     TrainingState st{internal::ScorerModule(config),
-                     internal::VariationalDecoder(config.text_dim, options.decoder_hidden), nullptr,
-                     torch::Device(device_name), std::mt19937_64(options.seed)};
+                     internal::VariationalDecoder(config.text_dim, options.decoder_hidden,
+                                                  options.decoder_condition_on_y),
+                     nullptr, torch::Device(device_name), std::mt19937_64(options.seed)};
     internal::CopyParamsIn(result.best_params, st.module);
     st.module->to(st.device);
     st.decoder->to(st.device);

@@ -51,6 +51,8 @@ struct TrainerOptions {
   int hidden = 256;
   // Hidden units of the variational decoder's g_ψ (Appendix A.2).
   int decoder_hidden = 256;
+  // The decoder also sees f_θ(y): r_ψ(x | x̃, q, y), Eq. 10's conditioning on Y (ib_objective.h).
+  bool decoder_condition_on_y = false;
   // Negatives per question in the fixed IB pool (drawn once per question, embedded once; part of
   // negatives_per_question). The IB softmax runs over positives + these.
   int ib_negatives = 64;

@@ -9,16 +9,18 @@
 
   // ---- form and query-string prefill ----
 
-  // ?question=...&options=A&options=B (or options="A\nB")&task=TASK_OPEN&autorun=1 fill the
-  // form (links and the headless browser test); the address bar is then cleared of them so the
-  // question does not linger in it. The API key is never read from the URL.
+  // #question=...&options=A&options=B (or options="A\nB")&task=TASK_OPEN&autorun=1 fill the
+  // form (links and the headless browser test). They are read from the URL's fragment, which a
+  // browser never sends to the server, so the question cannot reach a proxy's or ingress's access
+  // log through the request line; the address bar is then cleared of them so the question does
+  // not linger in it either. The API key is never read from the URL.
   function prefillFromQuery() {
-    const params = new URLSearchParams(window.location.search);
+    const params = new URLSearchParams(window.location.hash.replace(/^#/, ''));
     if (params.has('question')) $('question').value = params.get('question');
     const options = params.getAll('options');
     if (options.length > 0) $('options').value = options.join('\n');
     if (params.has('task')) $('task').value = params.get('task');
-    if (window.location.search !== '') {
+    if (window.location.hash !== '' || window.location.search !== '') {
       window.history.replaceState(null, '', window.location.pathname);
     }
     return params.get('autorun') === '1';
