@@ -297,13 +297,14 @@ struct CandidateSet {
   std::vector<bool> named_by_attributed;
 };
 
-CandidateSet MergeCandidates(const std::vector<MentionLink>& links) {
+// Takes the links by value: their candidates are moved into the set, not copied.
+CandidateSet MergeCandidates(std::vector<MentionLink> links) {
   CandidateSet set;
   absl::flat_hash_map<uint32_t, size_t> at;
   for (size_t i = 0; i < links.size(); ++i) {
     bool named = false;
     for (const LinkedCandidate& c : links[i].candidates) named = named || c.dictionary_match;
-    for (const LinkedCandidate& c : links[i].candidates) {
+    for (LinkedCandidate& c : links[i].candidates) {
       auto [it, inserted] = at.try_emplace(c.entry, set.entities.size());
       if (inserted) {
         set.lookalike.push_back(named);
@@ -316,15 +317,15 @@ CandidateSet MergeCandidates(const std::vector<MentionLink>& links) {
         const bool tie_named = c.similarity == existing.candidate.similarity &&
                                c.dictionary_match && !set.named_by_attributed[it->second];
         if (c.similarity > existing.candidate.similarity || tie_named) {
-          existing.candidate = c;
-          existing.mention_index = static_cast<int>(i);
           set.named_by_attributed[it->second] = c.dictionary_match;
+          existing.candidate = std::move(c);
+          existing.mention_index = static_cast<int>(i);
         }
         existing.candidate.dictionary_match = dictionary;
         continue;
       }
       ScoredEntity s;
-      s.candidate = c;
+      s.candidate = std::move(c);
       s.mention_index = static_cast<int>(i);
       set.entities.push_back(std::move(s));
     }
@@ -460,7 +461,7 @@ absl::StatusOr<AlignResult> Aligner::Align(absl::string_view text, const MscaOpt
       LinkMentions(out.mentions, options.msca_enabled ? options.top_k : 1, &links));
   clock.Lap("candidates");
 
-  CandidateSet candidates = MergeCandidates(links);
+  CandidateSet candidates = MergeCandidates(std::move(links));
   IBGR_ASSIGN_OR_RETURN(std::vector<float> question, encoder_->Encode(text));
   const bool calibrate = options.calibrated && bundle_->manifest.calibration.method == "null-z-v1";
   out.effective.calibrated = calibrate;

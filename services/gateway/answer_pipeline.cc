@@ -203,7 +203,7 @@ grpc::Status AnswerPipeline::Align(const grpc::ServerContextBase& context, absl:
                                          Describe(status)));
     }
   }
-  *response->mutable_entities() = aligned.kept();
+  response->mutable_entities()->Swap(aligned.mutable_kept());  // moved, not copied
   AddUpstreamTimings(response, "align", aligned.timings());
   for (const pb::Degradation& d : aligned.degraded()) *response->add_degraded() = d;
   pb::ArtifactVersions* v = response->mutable_versions();
@@ -295,8 +295,6 @@ grpc::Status AnswerPipeline::Reason(const grpc::ServerContextBase& context, absl
   reason.set_task(request.task());
   reason.set_question(request.question());
   *reason.mutable_options() = request.options();
-  *reason.mutable_evidence() = response->evidence();
-  *reason.mutable_paths() = response->paths();
   // The reasoner's topic entities are the question's own: entities found in the option lines
   // (aligned so the retriever connects them) would make every option its own evidence.
   for (const pb::AlignedEntity& e : response->entities()) {
@@ -309,6 +307,10 @@ grpc::Status AnswerPipeline::Reason(const grpc::ServerContextBase& context, absl
   const absl::Duration budget = deadline - absl::Now() - config_.reply_reserve;
   if (budget <= absl::ZeroDuration()) return DeadlineExceeded("reason");
   std::unique_ptr<grpc::ClientContext> child = common::MakeChildContext(context, budget);
+  // Evidence and paths, the bulk of the request, are lent to it rather than copied (a deep copy
+  // of every triple per answer) and handed back as soon as the call returns.
+  reason.mutable_evidence()->Swap(response->mutable_evidence());
+  reason.mutable_paths()->Swap(response->mutable_paths());
   pb::ReasonResponse reasoned;
   grpc::Status status;
   if (sink == nullptr) {
@@ -328,6 +330,8 @@ grpc::Status AnswerPipeline::Reason(const grpc::ServerContextBase& context, absl
     }
     status = reader->Finish();
   }
+  response->mutable_evidence()->Swap(reason.mutable_evidence());
+  response->mutable_paths()->Swap(reason.mutable_paths());
   if (status.ok()) {
     *response->mutable_answer() = std::move(*reasoned.mutable_answer());
     AddUpstreamTimings(response, "reason", reasoned.timings());
@@ -348,6 +352,8 @@ grpc::Status AnswerPipeline::Reason(const grpc::ServerContextBase& context, absl
   }
   // The reasoner service itself failed: answer extractively here.
   pb::ReasonRequest extractive = reason;
+  *extractive.mutable_evidence() = response->evidence();
+  *extractive.mutable_paths() = response->paths();
   extractive.set_backend("");
   extractive.clear_self_consistency();
   absl::StatusOr<reasoner::ReasonRequest> core = reasoner::FromProto(extractive);
