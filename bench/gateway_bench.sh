@@ -9,28 +9,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BASE=artifacts SECONDS_PER_LEVEL=10 CLIENTS=1,16
-for arg in "$@"; do
-  case "$arg" in
-    --base=*) BASE="${arg#*=}" ;;
-    --seconds=*) SECONDS_PER_LEVEL="${arg#*=}" ;;
-    --clients=*) CLIENTS="${arg#*=}" ;;
-    *) echo "unknown argument: $arg" >&2; exit 2 ;;
-  esac
-done
-BIN="${IBGR_BIN:-build/bin}"  # IBGR_BIN: another build's bin/ for side-by-side runs
-QUESTIONS="${IBGR_DATA_DIR:-$PWD/../shared/data}/qa/biomixqa-true-false.csv"
+source bench/bench_common.sh
+parse_bench_args "$@"
 LOGS=$(mktemp -d /tmp/ibgr-gateway-bench.XXXXXX)
 PIDS=()
 cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; }
 trap cleanup EXIT
-
-wait_ready() {  # log file, ready message
-  for _ in $(seq 1 600); do
-    grep -aq "\"msg\":\"$2\"" "$1" && return 0
-    sleep 0.2
-  done
-  echo "timed out waiting for '$2' in $1" >&2; tail -5 "$1" >&2; exit 1
-}
 
 run_load() {  # label, port
   echo "### $1 (load average: $(cut -d' ' -f1-3 /proc/loadavg))"

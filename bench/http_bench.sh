@@ -9,26 +9,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BASE=artifacts SECONDS_PER_LEVEL=10 CLIENTS=1,4
-for arg in "$@"; do
-  case "$arg" in
-    --base=*) BASE="${arg#*=}" ;;
-    --seconds=*) SECONDS_PER_LEVEL="${arg#*=}" ;;
-    --clients=*) CLIENTS="${arg#*=}" ;;
-    *) echo "unknown argument: $arg" >&2; exit 2 ;;
-  esac
-done
-BIN="${IBGR_BIN:-build/bin}"
-QUESTIONS="${IBGR_DATA_DIR:-$PWD/../shared/data}/qa/biomixqa-true-false.csv"
+source bench/bench_common.sh
+parse_bench_args "$@"
 LOG=$(mktemp /tmp/ibgr-http-bench.XXXXXX.log)
 "$BIN/ibgraphrag" --base="$BASE" --host=127.0.0.1 --port=57401 --http_port=57481 \
   --metrics_port=-1 >"$LOG" 2>&1 &
 PID=$!
 trap 'kill $PID 2>/dev/null || true; wait $PID 2>/dev/null || true' EXIT
-for _ in $(seq 1 600); do
-  grep -aq '"msg":"ibgraphrag: ready"' "$LOG" && break
-  kill -0 $PID 2>/dev/null || { tail -5 "$LOG" >&2; exit 1; }
-  sleep 0.2
-done
+wait_ready "$LOG" "ibgraphrag: ready" $PID
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 "$BIN/http_vs_grpc_loadgen" --grpc_target=127.0.0.1:57401 --http_port=57481 \
   --clients="$CLIENTS" --seconds="$SECONDS_PER_LEVEL" --questions="$QUESTIONS"

@@ -119,6 +119,8 @@ absl::StatusOr<std::shared_ptr<const RetrieverModel>> RetrieverModel::FromParts(
   }
   std::shared_ptr<RetrieverModel> model(new RetrieverModel());
   model->version_ = std::move(version);
+  model->candidate_cap_ = TrainedCandidateCap(model->version_.manifest);
+  model->max_scored_ = TrainedMaxScored(model->version_.manifest);
   IBGR_ASSIGN_OR_RETURN(const HeldScorers held,
                         ScorersDefaultFirst(model->version_, options.default_variant));
   for (const auto& [variant, params] : held) {

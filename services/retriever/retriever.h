@@ -96,10 +96,10 @@ class RetrieverModel {
   absl::StatusOr<ScorerVariant> ResolveVariant(std::optional<ScorerVariant> requested) const;
   // Dims of a variant this model holds (ResolveVariant first).
   const ScorerConfig& scorer_config(ScorerVariant variant) const;
-  // The candidate cap the scorers were trained with (TrainedCandidateCap).
-  int candidate_cap() const { return TrainedCandidateCap(version_.manifest); }
-  // The prior pruning the scorers were trained with (TrainedMaxScored).
-  int max_scored() const { return TrainedMaxScored(version_.manifest); }
+  // The candidate cap the scorers were trained with (TrainedCandidateCap, read at load).
+  int candidate_cap() const { return candidate_cap_; }
+  // The prior pruning the scorers were trained with (TrainedMaxScored, read at load).
+  int max_scored() const { return max_scored_; }
   // Scores with the fused loop on CPU, LibTorch ops on CUDA (or when forced): the default
   // variant, or `variant` (which must be held: ResolveVariant).
   absl::Status Score(const CandidateBatch& batch, absl::Span<float> out) const {
@@ -123,6 +123,8 @@ class RetrieverModel {
   TextEmbedder embedder_;
   std::vector<VariantScorer> scorers_;  // the default first
   bool use_torch_ = false;
+  int candidate_cap_ = 0;
+  int max_scored_ = 0;
 };
 
 // The hot-swappable model being served (common/servable_holder.h).
