@@ -38,6 +38,9 @@ ABSL_FLAG(int, hops, 2, "hops");
 ABSL_FLAG(int, max_triples, 10000, "triple cap");
 ABSL_FLAG(int, max_fanout, 1000, "kgstore fan-out cap per node");
 ABSL_FLAG(uint64_t, seed, 42, "random seed");
+ABSL_FLAG(std::string, seed_pool, "",
+          "comma-separated external ids to draw seeds from (e.g. hub entities); empty = uniform "
+          "over all entities");
 ABSL_FLAG(int, lookahead_bytes, 0,
           "client HTTP/2 stream window (grpc.http2.lookahead_bytes); 0 keeps gRPC's default");
 ABSL_FLAG(int, max_frame_bytes, 0,
@@ -64,11 +67,19 @@ double Percentile(std::vector<double>& v, double p) {
   return v[k];
 }
 
-// One query = `seeds` entity ids drawn uniformly from [0, num_entities).
+// Internal ids of --seed_pool, resolved once in main; empty = draw from every entity.
+std::vector<uint32_t>& SeedPool() {
+  static auto* const pool = new std::vector<uint32_t>();
+  return *pool;
+}
+
+// One query = `seeds` entity ids drawn uniformly from the seed pool, else from [0, num_entities).
 std::vector<uint32_t> DrawSeeds(std::mt19937_64& rng, uint32_t num_entities, int n) {
-  std::uniform_int_distribution<uint32_t> dist(0, num_entities - 1);
+  const std::vector<uint32_t>& pool = SeedPool();
+  std::uniform_int_distribution<uint32_t> dist(
+      0, pool.empty() ? num_entities - 1 : static_cast<uint32_t>(pool.size() - 1));
   std::vector<uint32_t> s(n);
-  for (auto& x : s) x = dist(rng);
+  for (auto& x : s) x = pool.empty() ? dist(rng) : pool[dist(rng)];
   return s;
 }
 
@@ -176,6 +187,22 @@ int main(int argc, char** argv) {
     }
   }
   const auto num_entities = static_cast<uint32_t>(stats.entities());
+  if (!absl::GetFlag(FLAGS_seed_pool).empty()) {
+    ibgraphrag::v1::GetEntitiesRequest req;
+    for (absl::string_view id : absl::StrSplit(absl::GetFlag(FLAGS_seed_pool), ',')) {
+      req.add_external_ids(std::string(id));
+    }
+    ibgraphrag::v1::GetEntitiesResponse resp;
+    grpc::ClientContext ctx;
+    ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+    grpc::Status s = stub->GetEntities(&ctx, req, &resp);
+    if (!s.ok()) {
+      std::fprintf(stderr, "--seed_pool: %s\n", s.error_message().c_str());
+      return 1;
+    }
+    for (const auto& e : resp.entities()) SeedPool().push_back(e.id());
+    std::printf("# seeds drawn from %zu pool entities\n", SeedPool().size());
+  }
   std::printf("# kgstore %s: %llu entities, %llu triples; %d seeds, %d hops, cap %d triples\n",
               absl::GetFlag(FLAGS_target).c_str(),
               static_cast<unsigned long long>(stats.entities()),

@@ -22,6 +22,8 @@ BUILD_PKGS=(
   prometheus postgresql nodejs npm yamllint
   # headless browser of the evidence viewer's test (web/ui, evidence_viewer_test)
   chromium
+  # reliability diagrams and coverage curves of `ibgr eval` (tools/eval/plot_calibration.py)
+  python3-matplotlib
 )
 RUNTIME_PKGS=(
   ca-certificates libgrpc++1.51 libprotobuf32 librocksdb7.8 libfaiss1.7.3 libtorch1.13

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The suite's main job on a fresh machine: install dependencies, build, build the artifacts from
-# the real data where missing (KG snapshot, alignment bundle, retriever model; a few minutes the
-# first time), and serve the whole suite in one process (`ibgraphrag`: gateway on :50051, metrics
-# on :9091) in the foreground (Ctrl-C drains).
+# the real data where missing (KG snapshot, alignment bundle, retriever model, confidence
+# calibration; a few minutes the first time), and serve the whole suite in one process
+# (`ibgraphrag`: gateway on :50051, metrics on :9091) in the foreground (Ctrl-C drains).
 #
 #   scripts/start.sh [extra ibgraphrag flags, e.g. --port=50051 --api_keys_file=keys]
 #
@@ -14,6 +14,8 @@ scripts/build.sh --target ibgr retriever_train ibgraphrag
 ARTIFACTS="${IBGR_ARTIFACTS:-$PWD/artifacts}"
 DATA_DIR="${IBGR_DATA_DIR:-$PWD/../shared/data}"
 build/bin/ibgr artifacts build --base="$ARTIFACTS" --data_dir="$DATA_DIR"
+# Calibrated extractive confidence and abstention (~20 s the first time; kept afterwards).
+IBGR_DATA_DIR="$DATA_DIR" scripts/fit_calibration.sh --base="$ARTIFACTS" --if_missing
 echo "starting ibgraphrag on :50051 (metrics :9091); try:" \
   "build/bin/ibgr ask --gateway=127.0.0.1:50051 \"Which drug treats asthma?\""
 exec build/bin/ibgraphrag --base="$ARTIFACTS" "$@"

@@ -92,6 +92,7 @@ absl::StatusOr<std::unique_ptr<AllInOne>> AllInOne::Start(const AllInOneOptions&
   retrieve.device = options.device;
   retrieve.torch_threads = options.torch_threads;
   retrieve.default_variant = options.retriever_scorer;
+  retrieve.retriever.ontology.enabled = options.ontology_expansion;
   IBGR_ASSIGN_OR_RETURN(suite->retriever_, retriever::RetrieverServer::BuildAndStart(retrieve));
   if (!suite->retriever_->model_error().empty()) {
     common::LogWarning(

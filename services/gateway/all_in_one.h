@@ -43,6 +43,8 @@ struct AllInOneOptions {
   int torch_threads = 1;
   // Retriever scorer variant for requests naming none (--scorer); unset = the model's default.
   std::optional<retriever::ScorerVariant> retriever_scorer;
+  // Retriever ontology expansion of topic entities along is_a (--ontology_expansion).
+  bool ontology_expansion = true;
 };
 
 // Which of the reasoner's backends alignment's LLM selection step uses (see

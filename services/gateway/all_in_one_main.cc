@@ -5,13 +5,14 @@
 //              [--api_keys_file=keys] [--rate_limit_qps=N] [--reasoner_config=reasoner.textproto]
 //              [--device=auto] [--torch_threads=1] [--scorer=residual|plain]
 //              [--config=server.textproto]
-//              [--alignment_llm_backend=NAME|none]
+//              [--alignment_llm_backend=NAME|none] [--calibration=auto|none|DIR|FILE]
 //
 // --reasoner_config is an ibgraphrag.config.v1.ReasonerConfig (LLM backends, prompts); without
 // it answers come from the extractive backend. Alignment's MSCA LLM selection step uses the same
 // backend (the default one, else the first; --alignment_llm_backend picks another or "none").
 // --config is the ServerConfig of the public port; IBGR_* / IBGR_GATEWAY_* environment variables
-// override it; flags override both.
+// override it; flags override both. --calibration makes extractive confidences calibrated
+// probabilities with abstention below a threshold (services/reasoner/confidence_calibration.h).
 #include <cstdio>
 #include <cstdlib>
 
@@ -24,14 +25,21 @@
 #include "ibgraphrag/config/v1/reasoner_config.pb.h"
 #include "services/gateway/all_in_one.h"
 #include "services/gateway/gateway_flags.h"
+#include "services/reasoner/confidence_calibration.h"
 #include "services/reasoner/reasoner_config.h"
 #include "services/retriever/scorer_flag.h"
 
 ABSL_FLAG(std::string, base, "artifacts", "artifact base (kg/, alignment/, retriever/)");
 ABSL_FLAG(std::string, reasoner_config, "",
           "ReasonerConfig text proto (LLM backends, prompts); empty = extractive answers");
+ABSL_FLAG(std::string, calibration, "auto",
+          "extractive confidence calibration: auto (the newest <base>/calibration/<version>, "
+          "none when there is none), none, a version directory or a calibration.json file");
 ABSL_FLAG(std::string, device, "auto", "retriever scoring device: auto, cpu or cuda:N");
 ABSL_FLAG(int, torch_threads, 1, "LibTorch intra-op threads of the retriever");
+ABSL_FLAG(bool, ontology_expansion, true,
+          "retriever: expand topic entities along Disease Ontology / HPO is_a (subtypes' facts "
+          "join the evidence with their is_a chain)");
 ABSL_FLAG(std::string, alignment_llm_backend, "",
           "reasoner backend of alignment's MSCA LLM selection step: empty = the reasoner's "
           "default backend, else its first; \"none\" = no LLM step");
@@ -47,6 +55,7 @@ absl::Status Run() {
   options.base_path = absl::GetFlag(FLAGS_base);
   options.device = absl::GetFlag(FLAGS_device);
   options.torch_threads = absl::GetFlag(FLAGS_torch_threads);
+  options.ontology_expansion = absl::GetFlag(FLAGS_ontology_expansion);
   auto scorer = ibgraphrag::retriever::DefaultScorerVariantFromFlag();
   if (!scorer.ok()) return scorer.status();
   options.retriever_scorer = *scorer;
@@ -64,6 +73,13 @@ absl::Status Run() {
                                                                ": ", reasoner.status().message()));
   }
   options.reasoner = *std::move(reasoner);
+  auto calibration = ibgraphrag::reasoner::LoadCalibrationSpec(absl::GetFlag(FLAGS_calibration),
+                                                               options.base_path);
+  if (!calibration.ok()) {
+    return absl::Status(calibration.status().code(),
+                        absl::StrCat("--calibration: ", calibration.status().message()));
+  }
+  options.reasoner.reasoner.calibration = *std::move(calibration);
   options.alignment_llm_backend = absl::GetFlag(FLAGS_alignment_llm_backend);
 
   if (auto s = ibgraphrag::common::ServerRunner::InstallTerminationSignalHandlers(); !s.ok()) {

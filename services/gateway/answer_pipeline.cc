@@ -98,6 +98,9 @@ AnswerPipeline::AnswerPipeline(const PipelineConfig& config, const Upstreams& up
   absl::StatusOr<std::unique_ptr<reasoner::Reasoner>> extractive =
       reasoner::Reasoner::Create(reasoner::ReasonerOptions());
   if (extractive.ok()) fallback_reasoner_ = *std::move(extractive);
+  modes_.emplace(std::string(kModeKgRank), std::make_unique<KgRankMode>(config.kg_rank));
+  modes_.emplace(std::string(kModeKgRag), std::make_unique<KgRagMode>(config.kg_rag));
+  modes_.emplace(std::string(kModeGive), std::make_unique<GiveMode>(config.give));
 }
 
 AnswerPipeline::~AnswerPipeline() = default;
@@ -112,7 +115,50 @@ grpc::Status AnswerPipeline::Run(const grpc::ServerContextBase& context,
                         absl::StrCat("deadline: less than ", Ms(config_.min_deadline),
                                      " ms left when the request arrived; nothing was run"));
   }
+  const std::string& mode = request.pipeline().mode();
+  if (mode.empty() || mode == kModeIbGraphRag) {
+    return RunIbGraphRag(context, start, deadline, request, response, sink);
+  }
+  auto it = modes_.find(mode);
+  if (it == modes_.end()) {
+    return grpc::Status(
+        grpc::StatusCode::INVALID_ARGUMENT,
+        absl::StrCat("pipeline.mode: unknown mode '", mode, "'; allowed: ", ModeNamesList()));
+  }
+  const grpc::Status status =
+      it->second->Run(ModeCall{context, deadline, request, response, sink}, *this);
+  if (!status.ok()) return status;
+  AddTiming(response, "total", Ms(absl::Now() - start));
+  if (Expired(deadline)) return DeadlineExceeded("reason");
+  return grpc::Status::OK;
+}
 
+grpc::Status AnswerPipeline::Align(const ModeCall& call) const {
+  return Align(call.context, call.deadline, call.request, call.response, call.align_rejected);
+}
+
+grpc::Status AnswerPipeline::Reason(const ModeCall& call) const {
+  return Reason(call.context, call.deadline, call.request, call.response, call.sink,
+                call.caller_prompt);
+}
+
+pb::RetrieverService::StubInterface& AnswerPipeline::Retriever() const { return *retriever_; }
+
+void AnswerPipeline::FinishStage(const ModeCall& call, absl::string_view stage, absl::Time started,
+                                 const std::string& summary) const {
+  const double ms = Ms(absl::Now() - started);
+  AddTiming(call.response, stage, ms);
+  if (call.sink == nullptr) return;
+  pb::StageEvent event;
+  event.set_stage(std::string(stage));
+  event.set_duration_ms(ms);
+  event.set_summary(summary);
+  call.sink->OnStage(event);
+}
+
+grpc::Status AnswerPipeline::RunIbGraphRag(const grpc::ServerContextBase& context, absl::Time start,
+                                           absl::Time deadline, const pb::AnswerRequest& request,
+                                           pb::AnswerResponse* response, PipelineSink* sink) const {
   // 1. Alignment: without entities there is no grounded answer.
   absl::Time stage_start = absl::Now();
   grpc::Status status = Align(context, deadline, request, response);
@@ -166,8 +212,8 @@ grpc::Status AnswerPipeline::Run(const grpc::ServerContextBase& context,
 }
 
 grpc::Status AnswerPipeline::Align(const grpc::ServerContextBase& context, absl::Time deadline,
-                                   const pb::AnswerRequest& request,
-                                   pb::AnswerResponse* response) const {
+                                   const pb::AnswerRequest& request, pb::AnswerResponse* response,
+                                   std::vector<pb::AlignedEntity>* rejected) const {
   pb::AlignRequest align;
   // Options are aligned with the question: their entities become topic entities too, so the
   // evidence can connect the question to each option. Spans index into this text.
@@ -204,6 +250,7 @@ grpc::Status AnswerPipeline::Align(const grpc::ServerContextBase& context, absl:
     }
   }
   response->mutable_entities()->Swap(aligned.mutable_kept());  // moved, not copied
+  if (rejected != nullptr) rejected->assign(aligned.rejected().begin(), aligned.rejected().end());
   AddUpstreamTimings(response, "align", aligned.timings());
   for (const pb::Degradation& d : aligned.degraded()) *response->add_degraded() = d;
   pb::ArtifactVersions* v = response->mutable_versions();
@@ -290,8 +337,10 @@ void AnswerPipeline::RetrieveShortestPathFallback(const grpc::ServerContextBase&
 
 grpc::Status AnswerPipeline::Reason(const grpc::ServerContextBase& context, absl::Time deadline,
                                     const pb::AnswerRequest& request, pb::AnswerResponse* response,
-                                    PipelineSink* sink) const {
+                                    PipelineSink* sink,
+                                    const pb::CallerPrompt* caller_prompt) const {
   pb::ReasonRequest reason;
+  if (caller_prompt != nullptr) *reason.mutable_caller_prompt() = *caller_prompt;
   reason.set_task(request.task());
   reason.set_question(request.question());
   *reason.mutable_options() = request.options();
@@ -334,6 +383,9 @@ grpc::Status AnswerPipeline::Reason(const grpc::ServerContextBase& context, absl
   response->mutable_paths()->Swap(reason.mutable_paths());
   if (status.ok()) {
     *response->mutable_answer() = std::move(*reasoned.mutable_answer());
+    if (response->answer().used_llm()) {
+      response->set_llm_calls(response->llm_calls() + std::max(1, response->answer().votes_size()));
+    }
     AddUpstreamTimings(response, "reason", reasoned.timings());
     for (const pb::Degradation& d : reasoned.degraded()) *response->add_degraded() = d;
     response->mutable_versions()->set_prompt_version(response->answer().prompt_version());

@@ -9,6 +9,9 @@
 //                                    flagged degraded{component: "reasoner"}
 //   LLM fails (inside the reasoner)→ the reasoner's extractive fallback, its flag passed through
 //   the caller's deadline expires  → DEADLINE_EXCEEDED (never a hang, never a late answer)
+//
+// That flow is the default mode, "ibgraphrag". PipelineOptions.mode names another published
+// method (modes/: kg_rank, kg_rag), which composes the same stages (PipelineStages) its own way.
 #ifndef IBGRAPHRAG_SERVICES_GATEWAY_ANSWER_PIPELINE_H_
 #define IBGRAPHRAG_SERVICES_GATEWAY_ANSWER_PIPELINE_H_
 
@@ -18,12 +21,18 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/time/time.h"
 #include "ibgraphrag/v1/alignment.grpc.pb.h"
 #include "ibgraphrag/v1/gateway.pb.h"
 #include "ibgraphrag/v1/reasoner.grpc.pb.h"
 #include "ibgraphrag/v1/retriever.grpc.pb.h"
+#include "services/gateway/modes/give_mode.h"
+#include "services/gateway/modes/kg_rag_mode.h"
+#include "services/gateway/modes/kg_rank_mode.h"
+#include "services/gateway/modes/pipeline_mode.h"
 
 namespace ibgraphrag::reasoner {
 class Reasoner;
@@ -66,6 +75,12 @@ struct PipelineConfig {
   absl::Duration retrieve_cap = absl::Seconds(8);
   // Time kept back from the reasoner's budget for the gateway's own fallback and reply.
   absl::Duration reply_reserve = absl::Milliseconds(3);
+  // PipelineOptions.mode "kg_rank" (modes/kg_rank_mode.h).
+  KgRankOptions kg_rank;
+  // PipelineOptions.mode "kg_rag" (modes/kg_rag_mode.h).
+  KgRagOptions kg_rag;
+  // PipelineOptions.mode "give" (modes/give_mode.h).
+  GiveOptions give;
 };
 
 // Receives AnswerStream's progress; called on the handler thread, in order.
@@ -76,7 +91,9 @@ class PipelineSink {
   virtual void OnToken(const std::string& token) = 0;
 };
 
-class AnswerPipeline {
+// Runs the default mode (ibgraphrag) itself and dispatches the others (PipelineOptions.mode) to
+// their PipelineMode, lending them its stages.
+class AnswerPipeline final : public PipelineStages {
  public:
   // alignment, retriever and reasoner channels are required.
   AnswerPipeline(const PipelineConfig& config, const Upstreams& upstreams);
@@ -88,10 +105,22 @@ class AnswerPipeline {
                    const ibgraphrag::v1::AnswerRequest& request,
                    ibgraphrag::v1::AnswerResponse* response, PipelineSink* sink) const;
 
+  // PipelineStages, for the modes.
+  grpc::Status Align(const ModeCall& call) const override;
+  grpc::Status Reason(const ModeCall& call) const override;
+  ibgraphrag::v1::RetrieverService::StubInterface& Retriever() const override;
+  void FinishStage(const ModeCall& call, absl::string_view stage, absl::Time started,
+                   const std::string& summary) const override;
+
  private:
+  // The default flow: align -> retrieve (IBRP) -> reason.
+  grpc::Status RunIbGraphRag(const grpc::ServerContextBase& context, absl::Time start,
+                             absl::Time deadline, const ibgraphrag::v1::AnswerRequest& request,
+                             ibgraphrag::v1::AnswerResponse* response, PipelineSink* sink) const;
   grpc::Status Align(const grpc::ServerContextBase& context, absl::Time deadline,
                      const ibgraphrag::v1::AnswerRequest& request,
-                     ibgraphrag::v1::AnswerResponse* response) const;
+                     ibgraphrag::v1::AnswerResponse* response,
+                     std::vector<ibgraphrag::v1::AlignedEntity>* rejected = nullptr) const;
   // OK also when it degrades to shortest-path evidence; FAILED_PRECONDITION only when the request
   // named a scorer variant the served model lacks.
   grpc::Status Retrieve(const grpc::ServerContextBase& context, absl::Time deadline,
@@ -99,7 +128,8 @@ class AnswerPipeline {
                         ibgraphrag::v1::AnswerResponse* response) const;
   grpc::Status Reason(const grpc::ServerContextBase& context, absl::Time deadline,
                       const ibgraphrag::v1::AnswerRequest& request,
-                      ibgraphrag::v1::AnswerResponse* response, PipelineSink* sink) const;
+                      ibgraphrag::v1::AnswerResponse* response, PipelineSink* sink,
+                      const ibgraphrag::v1::CallerPrompt* caller_prompt = nullptr) const;
   void RetrieveShortestPathFallback(const grpc::ServerContextBase& context, absl::Time deadline,
                                     const ibgraphrag::v1::RetrieveRequest& request,
                                     ibgraphrag::v1::AnswerResponse* response,
@@ -113,6 +143,8 @@ class AnswerPipeline {
   std::unique_ptr<ShortestPathEvidence> fallback_evidence_;
   // Extractive answers when the reasoner service fails.
   std::unique_ptr<reasoner::Reasoner> fallback_reasoner_;
+  // The non-default modes by name.
+  absl::flat_hash_map<std::string, std::unique_ptr<PipelineMode>> modes_;
 };
 
 }  // namespace ibgraphrag::gateway

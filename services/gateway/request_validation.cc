@@ -2,8 +2,10 @@
 
 #include <cmath>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "common/utf8.h"
+#include "services/gateway/modes/pipeline_mode.h"
 
 namespace ibgraphrag::gateway {
 namespace {
@@ -84,6 +86,15 @@ absl::Status ValidateAnswerRequest(const ibgraphrag::v1::AnswerRequest& request)
   if (p.reasoner_backend().size() > static_cast<size_t>(kMaxReasonerBackendBytes)) {
     return Invalid("pipeline.reasoner_backend",
                    absl::StrCat("longer than ", kMaxReasonerBackendBytes, " bytes"));
+  }
+  if (!IsKnownMode(p.mode())) {
+    return Invalid("pipeline.mode",
+                   absl::StrCat("unknown mode '", absl::CHexEscape(p.mode().substr(0, 64)),
+                                "'; allowed: ", ModeNamesList(), " (empty = ibgraphrag)"));
+  }
+  if (p.has_kg_rag_prompt_mode() && p.kg_rag_prompt_mode() > 3) {
+    return Invalid("pipeline.kg_rag_prompt_mode",
+                   absl::StrCat(p.kg_rag_prompt_mode(), " is outside [0, 3]"));
   }
   if (p.self_consistency().samples() > 16) {
     return Invalid("pipeline.self_consistency.samples",

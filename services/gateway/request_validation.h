@@ -20,7 +20,8 @@ inline constexpr int kMaxReasonerBackendBytes = 128;
 // question (1 byte .. 16 KiB, UTF-8), options (at most 26, each 1 byte .. 1 KiB; 2 or more for
 // TASK_MULTIPLE_CHOICE), pipeline.top_k / pipeline.align_top_k (1..1000), pipeline.lambda /
 // pipeline.tau ([0, 1]), pipeline.max_hops (1..4), pipeline.reasoner_backend (at most 128
-// bytes; whether it exists is the reasoner's call), pipeline.self_consistency.samples (0..16).
+// bytes; whether it exists is the reasoner's call), pipeline.self_consistency.samples (0..16),
+// pipeline.mode (empty or one of ModeNames(), services/gateway/modes/pipeline_mode.h).
 absl::Status ValidateAnswerRequest(const ibgraphrag::v1::AnswerRequest& request);
 
 }  // namespace ibgraphrag::gateway

@@ -58,7 +58,8 @@ CsrAdjacency CsrGraph::BuildOut(size_t num_nodes, absl::Span<const Triple> tripl
   // Sorted by (head, relation, tail), so the triples already are the concatenated runs.
   out.edges.resize(triples.size());
   for (size_t i = 0; i < triples.size(); ++i) {
-    out.edges[i] = PackEdge(triples[i].relation, triples[i].tail, triples[i].source);
+    out.edges[i] = PackEdge(triples[i].relation, triples[i].tail,
+                            static_cast<SourceId>(triples[i].provenance));
   }
   return out;
 }
@@ -84,7 +85,7 @@ CsrAdjacency CsrGraph::BuildIn(size_t num_nodes, size_t num_relations,
   std::vector<uint64_t> cursor(in.offsets.begin(), in.offsets.end() - 1);
   for (uint32_t i : by_relation) {
     const Triple& t = triples[i];
-    in.edges[cursor[t.tail]++] = PackEdge(t.relation, t.head, t.source);
+    in.edges[cursor[t.tail]++] = PackEdge(t.relation, t.head, static_cast<SourceId>(t.provenance));
   }
   return in;
 }

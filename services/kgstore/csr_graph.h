@@ -7,7 +7,8 @@
 // binary search, and (3) a traversal reads one word per edge: the source comes in the same
 // load, which matters when sampling a hub's run means one cache miss per picked edge.
 // 8.1M triples cost 2 x 8.1M x 8 B = 130 MB. Relation ids are therefore limited to 16 bits
-// (kMaxCsrRelations); source ids are 16 bits anyway (SourceId).
+// (kMaxCsrRelations). The "source" bits hold the triple's provenance group (KgData::provenance:
+// the set of sources that asserted it), so they are limited to kMaxProvenanceGroups.
 //
 // The arrays are plain vectors of fixed-width integers so they can be persisted as a handful of
 // large chunks (see Chunks()) and read back with memcpy, which is what makes reopening an 8M-edge

@@ -6,12 +6,32 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "services/kgstore/kg_types.h"
 
 namespace ibgraphrag::kgstore {
+
+// Which sources a build keeps, by licence. Empty = keep everything.
+struct LicenseFilter {
+  // Allow-list: a source is kept only when its licence equals one of these (case-insensitive).
+  // Empty = no allow-list. Use "unknown" to allow sources without a licence.
+  std::vector<std::string> allow;
+  // Deny patterns: a source is dropped when a pattern equals its whole licence or one of its
+  // words split at spaces and '-' (case-insensitive): "NC" drops "CC BY-NC-SA 4.0".
+  std::vector<std::string> exclude;
+  bool empty() const { return allow.empty() && exclude.empty(); }
+  bool Keeps(std::string_view license) const;
+  std::string ToString() const;  // "allow=CC0|CC BY 4.0; exclude=NC", recorded in the manifest
+};
+
+// Applies `filter` to a finished graph (KgBuilder::Finish(filter) does this): sources whose
+// licence the filter refuses are removed; a triple keeps its allowed sources and disappears when
+// none remains; entities that only removed sources mention and that no kept triple touches
+// disappear (ids renumbered densely, order kept). Records the filter in kg->license_filter.
+void ApplyLicenseFilter(const LicenseFilter& filter, KgData* kg);
 
 class KgBuilder {
  public:
@@ -36,22 +56,51 @@ class KgBuilder {
 
   RelationId AddRelation(std::string_view name, std::string_view head_type,
                          std::string_view tail_type, std::string_view description);
-  SourceId AddSource(std::string_view name);
-  // Adds (head, relation, tail); returns false when the triple already exists or is a self-loop.
-  bool AddTriple(EntityId head, RelationId relation, EntityId tail, SourceId source);
+  // The source known by (name, license); created when new. A file with a licence per row adds
+  // one source per (name, licence). Licence strings are kept as published ("CC BY 4.0").
+  SourceId AddSource(std::string_view name, std::string_view license);
+  SourceId AddSource(std::string_view name) { return AddSource(name, ""); }  // licence unknown
+  const std::vector<SourceInfo>& sources() const { return data_.sources; }
+
+  // Adds (head, relation, tail) asserted by `source`, or MERGES into the existing triple: it gains
+  // `source` in its provenance, keeps the larger score (NaN = none) and appends `note` (joined
+  // with "; ", duplicates skipped, capped at kMaxTripleNoteBytes). Returns true when the triple
+  // is new; self-loops are refused (false).
+  bool AddTriple(EntityId head, RelationId relation, EntityId tail, SourceId source, float score,
+                 std::string_view note);
+  bool AddTriple(EntityId head, RelationId relation, EntityId tail, SourceId source) {
+    return AddTriple(head, relation, tail, source, kNoTripleScore, {});
+  }
   size_t num_triples() const { return data_.triples.size(); }
+  // How often an existing triple gained a further source (the same fact from another source).
+  int64_t num_merges() const { return merges_; }
 
   void AddReport(SourceReport report) { data_.reports.push_back(std::move(report)); }
 
-  // Sorts triples and hands the graph over; the builder is empty afterwards.
+  // Sorts triples, numbers provenance groups (in triple order) and hands the graph over; the
+  // builder is empty afterwards. The filtered overload then applies ApplyLicenseFilter.
   KgData Finish();
+  KgData Finish(const LicenseFilter& filter);
 
  private:
+  using BuildGroup = uint32_t;  // builder-local provenance set id; 0 = empty set
+  BuildGroup GroupWith(BuildGroup group, SourceId source);
+  void MergeInto(uint32_t index, SourceId source, float score, std::string_view note);
+  void Reset();
+
   KgData data_;
   absl::flat_hash_map<std::string, EntityId> by_external_id_;  // canonical ids and aliases
   absl::flat_hash_map<std::string, RelationId> relation_by_name_;
-  absl::flat_hash_map<std::string, SourceId> source_by_name_;
-  absl::flat_hash_set<std::pair<uint64_t, uint32_t>> triple_keys_;  // ((head<<32)|tail, relation)
+  absl::flat_hash_map<std::string, SourceId> source_by_key_;  // name + '\t' + licence
+  // ((head<<32)|tail, relation) -> index into data_.triples
+  absl::flat_hash_map<std::pair<uint64_t, uint32_t>, uint32_t> triple_index_;
+  // Builder-local source sets; data_.triples[i].provenance holds a BuildGroup until Finish.
+  std::vector<std::vector<SourceId>> groups_{{}};
+  absl::flat_hash_map<std::string, BuildGroup> group_by_members_;
+  absl::flat_hash_map<uint64_t, BuildGroup> group_plus_source_;  // (group<<16)|source -> group
+  std::vector<float> scores_;                                    // parallel to data_.triples
+  absl::flat_hash_map<uint32_t, std::string> notes_;             // triple index -> joined notes
+  int64_t merges_ = 0;
 };
 
 }  // namespace ibgraphrag::kgstore

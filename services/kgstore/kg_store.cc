@@ -46,6 +46,52 @@ absl::Status RunParallel(const std::vector<std::function<absl::Status()>>& tasks
   return absl::OkStatus();
 }
 
+// Reads the source names, their licences and the provenance groups. Snapshots written before
+// provenance groups existed have names only and store a source id per edge: their licences read
+// as unknown and group i is {i}, so they open unchanged.
+absl::Status LoadProvenance(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* meta,
+                            std::vector<SourceInfo>* sources,
+                            std::vector<std::vector<SourceId>>* provenance) {
+  auto read_optional = [&](std::string_view key, std::string* value) -> absl::StatusOr<bool> {
+    const rocksdb::Status s =
+        db->Get(rocksdb::ReadOptions(), meta, rocksdb::Slice(key.data(), key.size()), value);
+    if (s.IsNotFound()) return false;
+    IBGR_ROCKS_RETURN_IF_ERROR(s, absl::StrCat("read metadata '", AsAbsl(key), "'"));
+    return true;
+  };
+  std::string value;
+  IBGR_ASSIGN_OR_RETURN(const bool have_names, read_optional(internal::kMetaSources, &value));
+  std::vector<std::string> names;
+  if (have_names) {
+    IBGR_ASSIGN_OR_RETURN(names, internal::DecodeStringList(value));
+  }
+  std::vector<std::string> licenses;
+  IBGR_ASSIGN_OR_RETURN(const bool have_licenses,
+                        read_optional(internal::kMetaSourceLicenses, &value));
+  if (have_licenses) {
+    IBGR_ASSIGN_OR_RETURN(licenses, internal::DecodeStringList(value));
+  }
+  sources->clear();
+  for (size_t i = 0; i < names.size(); ++i) {
+    sources->push_back(SourceInfo{names[i], i < licenses.size() ? licenses[i] : ""});
+  }
+  IBGR_ASSIGN_OR_RETURN(const bool have_groups, read_optional(internal::kMetaProvenance, &value));
+  if (have_groups) {
+    IBGR_ASSIGN_OR_RETURN(*provenance, internal::DecodeProvenance(value));
+  } else {
+    provenance->clear();
+    for (size_t i = 0; i < names.size(); ++i) {
+      provenance->push_back({static_cast<SourceId>(i)});
+    }
+  }
+  for (const std::vector<SourceId>& group : *provenance) {
+    for (SourceId s : group) {
+      if (s >= sources->size()) return absl::DataLossError("provenance names an unknown source");
+    }
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 // ---- EntityIndex ----
@@ -152,8 +198,7 @@ absl::Status KgStore::LoadState() {
   }
   IBGR_RETURN_IF_ERROR(get_meta(internal::kMetaCounts, &value));
   IBGR_ASSIGN_OR_RETURN(counts_, internal::DecodeCounts(value));
-  IBGR_RETURN_IF_ERROR(get_meta(internal::kMetaSources, &value));
-  IBGR_ASSIGN_OR_RETURN(sources_, internal::DecodeStringList(value));
+  IBGR_RETURN_IF_ERROR(LoadProvenance(db_.get(), cf_[internal::kCfMeta], &sources_, &provenance_));
   IBGR_RETURN_IF_ERROR(get_meta(internal::kMetaManifest, &value));
   IBGR_ASSIGN_OR_RETURN(manifest_, SnapshotManifestFromJson(value));
 
@@ -242,7 +287,7 @@ absl::Status KgStore::LoadState() {
       return absl::DataLossError(absl::StrCat("CSR covers ", csr_.num_nodes(),
                                               " entities but the store has ", entities_.size()));
     }
-    IBGR_RETURN_IF_ERROR(csr_.Validate(relations_.size(), sources_.size()));
+    IBGR_RETURN_IF_ERROR(csr_.Validate(relations_.size(), provenance_.size()));
     csr_.BuildGroupIndexes(options_.load_threads > 1);
     csr_generation_ = header.generation;
     csr_blobs_present_ = true;
@@ -271,7 +316,7 @@ absl::Status KgStore::ReplayIngestLog(int64_t after_generation) {
                           internal::DecodeTripleLog(it->value().ToStringView()));
     for (const Triple& t : triples) {
       if (t.head >= entities_.size() || t.tail >= entities_.size() || t.head == t.tail ||
-          t.relation >= relations_.size() || t.source >= sources_.size()) {
+          t.relation >= relations_.size() || t.provenance >= provenance_.size()) {
         return absl::DataLossError("ingest log refers to unknown ids");
       }
     }
@@ -293,11 +338,13 @@ absl::Status KgStore::RebuildCsrFromAdjacency() {
   for (it->SeekToFirst(); it->Valid(); it->Next()) {
     const rocksdb::Slice k = it->key();
     const rocksdb::Slice v = it->value();
-    if (k.size() != 12 || v.size() != 2) return absl::DataLossError("corrupt adjacency key");
+    if (k.size() != 12) return absl::DataLossError("corrupt adjacency key");
+    IBGR_ASSIGN_OR_RETURN(const internal::AdjacencyValue value,
+                          internal::DecodeAdjacencyValue(v.ToStringView()));
     Triple t{internal::GetBe32(k.data()), internal::GetBe32(k.data() + 4),
-             internal::GetBe32(k.data() + 8), internal::GetBe16(v.data())};
+             internal::GetBe32(k.data() + 8), value.group};
     if (t.head >= entities_.size() || t.tail >= entities_.size() ||
-        t.relation >= relations_.size() || t.source >= sources_.size()) {
+        t.relation >= relations_.size() || t.provenance >= provenance_.size()) {
       return absl::DataLossError("adjacency refers to unknown ids");
     }
     triples.push_back(t);
@@ -318,8 +365,9 @@ void KgStore::ApplyOverlayEdges(const std::vector<Triple>& triples) {
   touched_out.reserve(triples.size());
   touched_in.reserve(triples.size());
   for (const Triple& t : triples) {
-    overlay_.out[t.head].edges.push_back(PackEdge(t.relation, t.tail, t.source));
-    overlay_.in[t.tail].edges.push_back(PackEdge(t.relation, t.head, t.source));
+    const auto group = static_cast<SourceId>(t.provenance);
+    overlay_.out[t.head].edges.push_back(PackEdge(t.relation, t.tail, group));
+    overlay_.in[t.tail].edges.push_back(PackEdge(t.relation, t.head, group));
     touched_out.push_back(t.head);
     touched_in.push_back(t.tail);
   }
@@ -520,9 +568,51 @@ std::vector<Relation> KgStore::relations() const {
   return relations_;
 }
 
-std::vector<std::string> KgStore::sources() const {
+std::vector<SourceInfo> KgStore::sources() const {
   absl::ReaderMutexLock lock(&mu_);
   return sources_;
+}
+
+std::vector<std::vector<SourceId>> KgStore::provenance() const {
+  absl::ReaderMutexLock lock(&mu_);
+  return provenance_;
+}
+
+absl::StatusOr<std::vector<TripleAnnotation>> KgStore::GetTripleAnnotations(
+    absl::Span<const Triple> triples) const {
+  if (triples.size() > static_cast<size_t>(kMaxSubgraphTriples)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("triples: ", triples.size(), " exceed the limit of ", kMaxSubgraphTriples));
+  }
+  std::vector<std::string> keys(triples.size(), std::string(12, '\0'));
+  std::vector<rocksdb::Slice> slices;
+  slices.reserve(triples.size());
+  for (size_t i = 0; i < triples.size(); ++i) {
+    internal::EncodeAdjacencyKey(triples[i].head, triples[i].relation, triples[i].tail,
+                                 keys[i].data());
+    slices.emplace_back(keys[i]);
+  }
+  std::vector<rocksdb::PinnableSlice> values(triples.size());
+  std::vector<rocksdb::Status> statuses(triples.size());
+  {
+    absl::ReaderMutexLock lock(&mu_);
+    rocksdb::ReadOptions ro;
+    ro.snapshot = read_snapshot_;
+    db_->MultiGet(ro, cf_[internal::kCfOut], slices.size(), slices.data(), values.data(),
+                  statuses.data());
+  }
+  std::vector<TripleAnnotation> out(triples.size());
+  for (size_t i = 0; i < triples.size(); ++i) {
+    if (statuses[i].IsNotFound()) continue;
+    IBGR_ROCKS_RETURN_IF_ERROR(statuses[i], "read triple annotations");
+    IBGR_ASSIGN_OR_RETURN(const internal::AdjacencyValue v,
+                          internal::DecodeAdjacencyValue(values[i].ToStringView()));
+    out[i].found = true;
+    out[i].provenance = v.group;
+    out[i].score = v.score;
+    out[i].note = std::string(v.note);
+  }
+  return out;
 }
 
 KgCounts KgStore::counts() const {

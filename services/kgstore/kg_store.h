@@ -171,6 +171,10 @@ struct IngestTriple {
   std::string relation;  // relation name; an unknown name creates a relation
   std::string tail;      // external id
   std::string source;    // source name; empty means "ingest"; an unknown name is added
+  // The source's licence ("" = unknown); (source, license) names one source, as in KgBuilder.
+  std::string license;
+  float score = kNoTripleScore;  // evidence score; NaN = none, otherwise finite
+  std::string note;              // at most kMaxTripleNoteBytes
 };
 
 struct IngestBatch {
@@ -194,7 +198,9 @@ struct IngestResult {
   int64_t entities_updated = 0;
   int64_t relations_added = 0;
   int64_t triples_added = 0;
-  int64_t triples_existing = 0;      // in the store already or repeated in the batch
+  // In the store already or repeated in the batch. Such a triple keeps its stored provenance,
+  // score and note: ingest adds facts, it does not re-attribute stored ones.
+  int64_t triples_existing = 0;
   std::vector<EntityId> entity_ids;  // internal id of each batch entity, in batch order
 };
 
@@ -211,6 +217,14 @@ struct EntitySummaryView {
   std::string_view external_id;
   std::string_view type;
   std::string_view name;
+};
+
+// A triple's provenance group, score and note as stored in its out-adjacency entry.
+struct TripleAnnotation {
+  bool found = false;  // false: the store has no such triple (the rest is default)
+  ProvenanceId provenance = 0;
+  float score = kNoTripleScore;  // NaN = none
+  std::string note;              // "" = none
 };
 
 struct KgStoreStats {
@@ -252,7 +266,8 @@ class KgStore {
   // IngestExternalFile, fsyncs, then renames into place: `dir` appears complete or not at all.
   // ALREADY_EXISTS when `dir` exists; INVALID_ARGUMENT when `kg` breaks its invariants (ids
   // dense, triples sorted, unique and without self-loops, ids in range, canonical external ids
-  // unique, at most kMaxCsrRelations relations and 65536 sources). Any failure
+  // unique, at most kMaxCsrRelations relations and 65536 sources); FAILED_PRECONDITION when it
+  // has more than kMaxProvenanceGroups provenance groups. Any failure
   // removes the temp directory.
   static absl::Status WriteSnapshot(const KgData& kg, const SnapshotManifestInfo& info,
                                     const std::string& dir);
@@ -283,7 +298,9 @@ class KgStore {
   absl::StatusOr<Relation> GetRelation(RelationId id) const;
   absl::StatusOr<Relation> FindRelation(std::string_view name) const;
   std::vector<Relation> relations() const;
-  std::vector<std::string> sources() const;                       // SourceId -> name
+  std::vector<SourceInfo> sources() const;  // SourceId -> name, licence
+  // ProvenanceId -> sorted SourceIds (Triple::provenance indexes it).
+  std::vector<std::vector<SourceId>> provenance() const;
   KgCounts counts() const;                                        // live: includes ingested data
   const SnapshotManifest& manifest() const { return manifest_; }  // as built; immutable
   KgStoreStats stats() const;
@@ -292,6 +309,10 @@ class KgStore {
   absl::StatusOr<NeighborPage> Neighbors(const NeighborQuery& query) const;
   absl::StatusOr<Subgraph> ExtractSubgraph(const SubgraphQuery& query) const;
   absl::StatusOr<PathResult> ShortestPaths(const PathQuery& query) const;
+  // Provenance group, score and note of each triple, in order (one batched RocksDB read; at most
+  // kMaxSubgraphTriples). A triple the store lacks comes back with found == false.
+  absl::StatusOr<std::vector<TripleAnnotation>> GetTripleAnnotations(
+      absl::Span<const Triple> triples) const;
 
   // ---- Writes. ----
   // Validates the whole batch first (nothing is written on error), then writes it as one synced
@@ -380,6 +401,9 @@ class KgStore {
       ABSL_LOCKS_EXCLUDED(mu_);
   absl::Status PutEntityRecords(IngestPlan* plan, rocksdb::WriteBatch* wb) const;
   void PutGraphRecords(const IngestPlan& plan, rocksdb::WriteBatch* wb) const;
+  // Sources, licences and provenance groups including the plan's new ones.
+  void PutProvenanceMeta(const IngestPlan& plan, rocksdb::WriteBatch* wb) const
+      ABSL_LOCKS_EXCLUDED(mu_);
   absl::Status WriteIngest(const std::string& batch_id, IngestPlan* plan) ABSL_LOCKS_EXCLUDED(mu_);
   void ApplyIngest(IngestPlan* plan) ABSL_LOCKS_EXCLUDED(mu_);
 
@@ -400,7 +424,8 @@ class KgStore {
   EntityIndex entities_ ABSL_GUARDED_BY(mu_);
   std::vector<Relation> relations_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<std::string, RelationId> relation_by_name_ ABSL_GUARDED_BY(mu_);
-  std::vector<std::string> sources_ ABSL_GUARDED_BY(mu_);
+  std::vector<SourceInfo> sources_ ABSL_GUARDED_BY(mu_);
+  std::vector<std::vector<SourceId>> provenance_ ABSL_GUARDED_BY(mu_);
   KgCounts counts_ ABSL_GUARDED_BY(mu_);
   int64_t generation_ ABSL_GUARDED_BY(mu_) = 0;
   int64_t csr_generation_ ABSL_GUARDED_BY(mu_) = 0;

@@ -1,7 +1,9 @@
 #include "services/kgstore/kg_store_codec.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -242,6 +244,8 @@ std::string EncodeCounts(const KgCounts& c) {
   j["triples"] = c.triples;
   j["entities_by_type"] = c.entities_by_type;
   j["triples_by_relation"] = c.triples_by_relation;
+  j["triples_by_source"] = c.triples_by_source;
+  j["triples_by_license"] = c.triples_by_license;
   return j.dump();
 }
 
@@ -255,6 +259,10 @@ absl::StatusOr<KgCounts> DecodeCounts(std::string_view text) {
     c.triples = j.at("triples").get<int64_t>();
     c.entities_by_type = j.at("entities_by_type").get<std::map<std::string, int64_t>>();
     c.triples_by_relation = j.at("triples_by_relation").get<std::map<std::string, int64_t>>();
+    // Absent in snapshots written before provenance existed.
+    using CountMap = std::map<std::string, int64_t>;
+    c.triples_by_source = j.value("triples_by_source", CountMap());
+    c.triples_by_license = j.value("triples_by_license", CountMap());
     return c;
   } catch (const std::exception& e) {
     return absl::DataLossError(absl::StrCat("corrupt counts metadata: ", e.what()));
@@ -262,6 +270,45 @@ absl::StatusOr<KgCounts> DecodeCounts(std::string_view text) {
 }
 
 std::string EncodeStringList(const std::vector<std::string>& list) { return json(list).dump(); }
+
+std::string EncodeProvenance(const std::vector<std::vector<SourceId>>& groups) {
+  return json(groups).dump();
+}
+
+absl::StatusOr<std::vector<std::vector<SourceId>>> DecodeProvenance(std::string_view text) {
+  json j = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_array()) return absl::DataLossError("corrupt provenance groups");
+  try {
+    return j.get<std::vector<std::vector<SourceId>>>();
+  } catch (const std::exception& e) {
+    return absl::DataLossError(absl::StrCat("corrupt provenance groups: ", e.what()));
+  }
+}
+
+std::string EncodeAdjacencyValue(ProvenanceId group, float score, std::string_view note) {
+  std::string out;
+  PutBe16(&out, static_cast<uint16_t>(group));
+  if (std::isnan(score) && note.empty()) return out;
+  uint32_t bits = 0;
+  static_assert(sizeof(bits) == sizeof(score));
+  std::memcpy(&bits, &score, sizeof(bits));
+  PutBe32(&out, bits);
+  out.append(note.data(), note.size());
+  return out;
+}
+
+absl::StatusOr<AdjacencyValue> DecodeAdjacencyValue(std::string_view value) {
+  if (value.size() != 2 && value.size() < 6) {
+    return absl::DataLossError(absl::StrCat("corrupt adjacency value of ", value.size(), " bytes"));
+  }
+  AdjacencyValue v;
+  v.group = GetBe16(value.data());
+  if (value.size() == 2) return v;
+  const uint32_t bits = GetBe32(value.data() + 2);
+  std::memcpy(&v.score, &bits, sizeof(bits));
+  v.note = value.substr(6);
+  return v;
+}
 
 absl::StatusOr<std::vector<std::string>> DecodeStringList(std::string_view text) {
   json j = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
@@ -280,7 +327,7 @@ std::string EncodeTripleLog(const std::vector<Triple>& triples) {
     PutBe32(&out, t.head);
     PutBe32(&out, t.relation);
     PutBe32(&out, t.tail);
-    PutBe16(&out, t.source);
+    PutBe16(&out, static_cast<uint16_t>(t.provenance));
   }
   return out;
 }
@@ -293,7 +340,7 @@ absl::StatusOr<std::vector<Triple>> DecodeTripleLog(std::string_view value) {
     t.head = GetBe32(p);
     t.relation = GetBe32(p + 4);
     t.tail = GetBe32(p + 8);
-    t.source = GetBe16(p + 12);
+    t.provenance = GetBe16(p + 12);
     p += 14;
   }
   return triples;

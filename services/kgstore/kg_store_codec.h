@@ -30,8 +30,8 @@ enum ColumnFamily : int {
   kCfDefault = 0,  // unused; RocksDB requires it
   kCfEntities,     // BE32 entity id -> EncodeEntity
   kCfExternalIds,  // canonical id or xref alias -> BE32 entity id
-  kCfOut,          // BE32 head + BE32 relation + BE32 tail -> BE16 source
-  kCfIn,           // BE32 tail + BE32 relation + BE32 head -> BE16 source
+  kCfOut,          // BE32 head + BE32 relation + BE32 tail -> EncodeAdjacencyValue
+  kCfIn,           // BE32 tail + BE32 relation + BE32 head -> BE16 provenance group
   kCfRelations,    // BE32 relation id -> EncodeRelation
   kCfMeta,         // kMeta* keys below
   kCfBatches,      // ingest batch id -> EncodeIngestMarker
@@ -46,7 +46,13 @@ inline constexpr std::string_view kMetaFormatVersion = "format_version";
 inline constexpr std::string_view kMetaGeneration = "generation";  // ingested batches so far
 inline constexpr std::string_view kMetaCounts = "counts";          // KgCounts JSON (live)
 inline constexpr std::string_view kMetaSources = "sources";        // JSON array of names
-inline constexpr std::string_view kMetaManifest = "manifest";      // SnapshotManifest JSON
+// JSON array of licences parallel to kMetaSources; absent in snapshots written before
+// provenance groups existed (licences then read as unknown).
+inline constexpr std::string_view kMetaSourceLicenses = "source_licenses";
+// JSON array of provenance groups (arrays of source ids); absent in older snapshots, whose
+// adjacency values hold a source id: those read as singleton groups {0}, {1}, ...
+inline constexpr std::string_view kMetaProvenance = "provenance";
+inline constexpr std::string_view kMetaManifest = "manifest";  // SnapshotManifest JSON
 inline constexpr std::string_view kCsrHeaderKey = "header";
 
 void PutBe16(std::string* out, uint16_t v);
@@ -76,6 +82,21 @@ std::string EncodeCounts(const KgCounts& counts);
 absl::StatusOr<KgCounts> DecodeCounts(std::string_view json);
 std::string EncodeStringList(const std::vector<std::string>& list);
 absl::StatusOr<std::vector<std::string>> DecodeStringList(std::string_view json);
+
+// Provenance groups as JSON ([[0], [0, 3], ...]).
+std::string EncodeProvenance(const std::vector<std::vector<SourceId>>& groups);
+absl::StatusOr<std::vector<std::vector<SourceId>>> DecodeProvenance(std::string_view json);
+
+// The out-adjacency value: BE16 provenance group, then only when the triple has a score or a
+// note: BE32 float bits of the score (NaN = none) and the note bytes. Older snapshots store the
+// 2-byte form only, which decodes the same.
+std::string EncodeAdjacencyValue(ProvenanceId group, float score, std::string_view note);
+struct AdjacencyValue {
+  ProvenanceId group = 0;
+  float score = kNoTripleScore;
+  std::string_view note;  // points into the decoded bytes
+};
+absl::StatusOr<AdjacencyValue> DecodeAdjacencyValue(std::string_view value);
 
 // Triples of one ingest batch, 14 bytes each, replayed at open after the CSR blob's generation.
 std::string EncodeTripleLog(const std::vector<Triple>& triples);

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <limits>
 #include <optional>
@@ -99,6 +100,11 @@ absl::Status ValidateBatchShape(const IngestBatch& b) {
     IBGR_RETURN_IF_ERROR(CheckText(t.relation, kMaxNameBytes, true, f + ".relation"));
     IBGR_RETURN_IF_ERROR(CheckText(t.tail, kMaxExternalIdBytes, true, f + ".tail"));
     IBGR_RETURN_IF_ERROR(CheckText(t.source, kMaxNameBytes, false, f + ".source"));
+    IBGR_RETURN_IF_ERROR(CheckText(t.license, kMaxNameBytes, false, f + ".license"));
+    IBGR_RETURN_IF_ERROR(CheckText(t.note, kMaxTripleNoteBytes, false, f + ".note"));
+    if (std::isinf(t.score)) {
+      return absl::InvalidArgumentError(absl::StrCat(f, ".score must be finite (or unset)"));
+    }
   }
   return absl::OkStatus();
 }
@@ -168,8 +174,11 @@ struct KgStore::IngestPlan {
   std::vector<bool> type_changed;
   std::vector<std::pair<std::string, EntityId>> new_external_ids;
   std::vector<Relation> new_relations;
-  std::vector<std::string> new_sources;
+  std::vector<SourceInfo> new_sources;
+  std::vector<std::vector<SourceId>> new_groups;  // singleton groups of the new sources
   std::vector<Triple> new_triples;
+  std::vector<float> new_scores;       // parallel to new_triples
+  std::vector<std::string> new_notes;  // parallel to new_triples
   KgCounts new_counts;
   size_t old_entity_count = 0;
   size_t old_relation_count = 0;
@@ -206,7 +215,8 @@ class KgStore::IngestPlanner {
   // Plans triples[i]; unknown external ids are collected, not returned as errors.
   absl::Status PlanTriple(size_t i, const IngestTriple& t, std::vector<std::string>* unknown,
                           size_t* unknown_count);
-  absl::StatusOr<SourceId> SourceFor(size_t i, const IngestTriple& t);
+  // The provenance group {source} of the triple's (source, licence), created when new.
+  absl::StatusOr<ProvenanceId> GroupFor(size_t i, const IngestTriple& t);
 
   static constexpr RelationId kNoRelation = std::numeric_limits<RelationId>::max();
 
@@ -220,7 +230,7 @@ class KgStore::IngestPlanner {
   absl::flat_hash_map<std::string, EntityId> batch_ids_;
   absl::flat_hash_map<std::string, EntityId> store_cache_;  // kInvalidEntity = absent
   absl::flat_hash_map<std::string, RelationId> batch_relations_;
-  absl::flat_hash_map<std::string, SourceId> source_ids_;
+  absl::flat_hash_map<std::string, ProvenanceId> group_by_source_key_;  // name '\t' licence
   absl::flat_hash_set<TripleKey> seen_;
 };
 
@@ -336,16 +346,21 @@ absl::Status KgStore::IngestPlanner::PlanRelations(const std::vector<Relation>& 
   return absl::OkStatus();
 }
 
-absl::StatusOr<SourceId> KgStore::IngestPlanner::SourceFor(size_t i, const IngestTriple& t) {
+absl::StatusOr<ProvenanceId> KgStore::IngestPlanner::GroupFor(size_t i, const IngestTriple& t) {
   const std::string& source_name = t.source.empty() ? kDefaultIngestSource : t.source;
   const size_t known = store_.sources_.size() + plan_.new_sources.size();
-  auto [it, added] = source_ids_.emplace(source_name, static_cast<SourceId>(known));
+  const size_t groups = store_.provenance_.size() + plan_.new_groups.size();
+  auto [it, added] = group_by_source_key_.emplace(absl::StrCat(source_name, "\t", t.license),
+                                                  static_cast<ProvenanceId>(groups));
   if (added) {
-    if (known >= 65536) {
-      return absl::InvalidArgumentError(absl::StrCat("triples[", i, "].source '", source_name,
-                                                     "' would exceed the limit of 65536 sources"));
+    if (known >= 65536 || groups >= kMaxProvenanceGroups) {
+      group_by_source_key_.erase(it);
+      return absl::InvalidArgumentError(
+          absl::StrCat("triples[", i, "].source '", source_name, "' would exceed the limit of ",
+                       "65536 sources / ", kMaxProvenanceGroups, " provenance groups"));
     }
-    plan_.new_sources.push_back(source_name);
+    plan_.new_sources.push_back(SourceInfo{source_name, t.license});
+    plan_.new_groups.push_back({static_cast<SourceId>(known)});
   }
   return it->second;
 }
@@ -382,14 +397,21 @@ absl::Status KgStore::IngestPlanner::PlanTriple(size_t i, const IngestTriple& t,
     return absl::OkStatus();
   }
   // Sources are registered only by triples that are actually added.
-  IBGR_ASSIGN_OR_RETURN(const SourceId source, SourceFor(i, t));
-  plan_.new_triples.push_back(Triple{head, relation, tail, source});
+  IBGR_ASSIGN_OR_RETURN(const ProvenanceId group, GroupFor(i, t));
+  plan_.new_triples.push_back(Triple{head, relation, tail, group});
+  plan_.new_scores.push_back(t.score);
+  plan_.new_notes.push_back(t.note);
   return absl::OkStatus();
 }
 
 absl::Status KgStore::IngestPlanner::PlanTriples(const std::vector<IngestTriple>& triples) {
-  for (size_t s = 0; s < store_.sources_.size(); ++s) {
-    source_ids_.emplace(store_.sources_[s], static_cast<SourceId>(s));
+  // A stored source is reused through its singleton group (snapshots built from one source per
+  // fact have one per source; a source only ever seen merged gets a new singleton group).
+  for (size_t g = 0; g < store_.provenance_.size(); ++g) {
+    if (store_.provenance_[g].size() != 1) continue;
+    const SourceInfo& source = store_.sources_[store_.provenance_[g][0]];
+    group_by_source_key_.emplace(absl::StrCat(source.name, "\t", source.license),
+                                 static_cast<ProvenanceId>(g));
   }
   std::vector<std::string> unknown;
   size_t unknown_count = 0;
@@ -414,6 +436,13 @@ void KgStore::IngestPlanner::CountTriples() {
                                   : plan_.new_relations[t.relation - plan_.old_relation_count].name;
     ++plan_.new_counts.triples_by_relation[name];
   }
+  std::vector<SourceInfo> sources = store_.sources_;
+  sources.insert(sources.end(), plan_.new_sources.begin(), plan_.new_sources.end());
+  std::vector<std::vector<SourceId>> groups = store_.provenance_;
+  groups.insert(groups.end(), plan_.new_groups.begin(), plan_.new_groups.end());
+  std::vector<int64_t> per_group(groups.size(), 0);
+  for (const Triple& t : plan_.new_triples) ++per_group[t.provenance];
+  AddProvenanceCounts(sources, groups, per_group, &plan_.new_counts);
   plan_.new_counts.triples += static_cast<int64_t>(plan_.new_triples.size());
   plan_.marker.relations_added = static_cast<int64_t>(plan_.new_relations.size());
   plan_.marker.triples_added = static_cast<int64_t>(plan_.new_triples.size());
@@ -491,19 +520,38 @@ void KgStore::PutGraphRecords(const IngestPlan& plan, rocksdb::WriteBatch* wb) c
     wb->Put(cf_[internal::kCfRelations], internal::RelationKey(r.id), internal::EncodeRelation(r));
   }
   char key[12];
-  char source[2];
-  for (const Triple& t : plan.new_triples) {
-    source[0] = static_cast<char>(t.source >> 8);
-    source[1] = static_cast<char>(t.source);
+  for (size_t i = 0; i < plan.new_triples.size(); ++i) {
+    const Triple& t = plan.new_triples[i];
     internal::EncodeAdjacencyKey(t.head, t.relation, t.tail, key);
-    wb->Put(cf_[internal::kCfOut], rocksdb::Slice(key, 12), rocksdb::Slice(source, 2));
+    wb->Put(cf_[internal::kCfOut], rocksdb::Slice(key, 12),
+            internal::EncodeAdjacencyValue(t.provenance, plan.new_scores[i], plan.new_notes[i]));
     internal::EncodeAdjacencyKey(t.tail, t.relation, t.head, key);
-    wb->Put(cf_[internal::kCfIn], rocksdb::Slice(key, 12), rocksdb::Slice(source, 2));
+    wb->Put(cf_[internal::kCfIn], rocksdb::Slice(key, 12),
+            internal::EncodeAdjacencyValue(t.provenance, kNoTripleScore, {}));
   }
   if (!plan.new_triples.empty()) {
     wb->Put(cf_[internal::kCfIngestLog], internal::GenerationKey(plan.marker.generation),
             internal::EncodeTripleLog(plan.new_triples));
   }
+}
+
+void KgStore::PutProvenanceMeta(const IngestPlan& plan, rocksdb::WriteBatch* wb) const {
+  absl::ReaderMutexLock lock(&mu_);
+  std::vector<std::string> names, licenses;
+  for (const std::vector<SourceInfo>* list : {&sources_, &plan.new_sources}) {
+    for (const SourceInfo& s : *list) {
+      names.push_back(s.name);
+      licenses.push_back(s.license);
+    }
+  }
+  std::vector<std::vector<SourceId>> groups = provenance_;
+  groups.insert(groups.end(), plan.new_groups.begin(), plan.new_groups.end());
+  wb->Put(cf_[internal::kCfMeta], std::string(internal::kMetaSources),
+          internal::EncodeStringList(names));
+  wb->Put(cf_[internal::kCfMeta], std::string(internal::kMetaSourceLicenses),
+          internal::EncodeStringList(licenses));
+  wb->Put(cf_[internal::kCfMeta], std::string(internal::kMetaProvenance),
+          internal::EncodeProvenance(groups));
 }
 
 absl::Status KgStore::WriteIngest(const std::string& batch_id, IngestPlan* plan) {
@@ -514,12 +562,7 @@ absl::Status KgStore::WriteIngest(const std::string& batch_id, IngestPlan* plan)
          std::to_string(plan->marker.generation));
   wb.Put(cf_[internal::kCfMeta], std::string(internal::kMetaCounts),
          internal::EncodeCounts(plan->new_counts));
-  if (!plan->new_sources.empty()) {
-    std::vector<std::string> all_sources = sources();
-    all_sources.insert(all_sources.end(), plan->new_sources.begin(), plan->new_sources.end());
-    wb.Put(cf_[internal::kCfMeta], std::string(internal::kMetaSources),
-           internal::EncodeStringList(all_sources));
-  }
+  if (!plan->new_sources.empty()) PutProvenanceMeta(*plan, &wb);
   wb.Put(cf_[internal::kCfBatches], batch_id, internal::EncodeIngestMarker(plan->marker));
   rocksdb::WriteOptions write_options;
   write_options.sync = true;
@@ -544,7 +587,8 @@ void KgStore::ApplyIngest(IngestPlan* plan) {
     relation_by_name_.emplace(r.name, r.id);
     relations_.push_back(std::move(r));
   }
-  for (std::string& s : plan->new_sources) sources_.push_back(std::move(s));
+  for (SourceInfo& s : plan->new_sources) sources_.push_back(std::move(s));
+  for (auto& g : plan->new_groups) provenance_.push_back(std::move(g));
   ApplyOverlayEdges(plan->new_triples);
   counts_ = std::move(plan->new_counts);
   generation_ = plan->marker.generation;

@@ -94,7 +94,8 @@ TEST_F(KgStoreIngestTest, IngestAddsEntitiesRelationsSourcesAndTriples) {
   auto inhibits = store_->FindRelation("inhibits");
   ASSERT_TRUE(inhibits.ok());
   EXPECT_EQ(inhibits->id, 7u);
-  EXPECT_THAT(store_->sources(), ElementsAre("hetionet", "doid", "drugcentral", "ingest"));
+  EXPECT_THAT(testing::SourceNames(*store_),
+              ElementsAre("hetionet", "doid", "drugcentral", "ingest"));
 
   const KgCounts c = store_->counts();
   EXPECT_EQ(c.entities, 10);
@@ -119,7 +120,8 @@ TEST_F(KgStoreIngestTest, IngestedEdgesAreVisibleToEveryQuery) {
   ASSERT_TRUE(page.ok());
   ASSERT_EQ(page->triples.size(), 2u);
   EXPECT_EQ(page->triples[0].relation, kTreats);
-  EXPECT_EQ(page->triples[0].source, 2);  // "drugcentral"
+  EXPECT_THAT(store_->provenance().at(page->triples[0].provenance),
+              ::testing::ElementsAre(2));  // "drugcentral"
 
   SubgraphQuery sq;
   sq.seeds = {kDiabetes};
@@ -276,7 +278,8 @@ TEST_F(KgStoreIngestTest, IngestedDataSurvivesReopenByLogReplay) {
   EXPECT_EQ(Total(*store_, kPolyuria), 2);
   EXPECT_EQ(*store_->ResolveExternalId("CHEBI:40237"), 9u);
   EXPECT_EQ(store_->counts().triples, 13);
-  EXPECT_THAT(store_->sources(), ElementsAre("hetionet", "doid", "drugcentral", "ingest"));
+  EXPECT_THAT(testing::SourceNames(*store_),
+              ElementsAre("hetionet", "doid", "drugcentral", "ingest"));
   auto again = store_->Ingest(SitagliptinBatch());
   ASSERT_TRUE(again.ok());
   EXPECT_TRUE(again->already_applied);

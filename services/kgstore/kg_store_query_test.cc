@@ -84,8 +84,8 @@ TEST_F(KgStoreQueryTest, NeighborsListsOutEdgesThenInEdgesByRelation) {
                   Key({kDiabetes, kPresents, kPolyuria}), Key({kDiabetes, kLocalizes, kPancreas}),
                   Key({kMetformin, kTreats, kDiabetes}), Key({kPioglitazone, kTreats, kDiabetes}),
                   Key({kObesity, kResembles, kDiabetes})));
-  // Sources come along: polyuria was asserted by "doid" (source 1).
-  EXPECT_EQ(page->triples[2].source, 1);
+  // Provenance comes along: polyuria was asserted by "doid" (source 1) alone.
+  EXPECT_THAT(store_->provenance().at(page->triples[2].provenance), ElementsAre(1));
 }
 
 TEST_F(KgStoreQueryTest, NeighborsPagesCoverEveryEdgeExactlyOnce) {

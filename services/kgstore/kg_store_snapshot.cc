@@ -39,6 +39,36 @@ namespace fs = std::filesystem;
 using internal::ColumnFamilyName;
 using internal::FromRocks;
 
+// The CSR edge carries 16 bits of provenance group, and every group names known sources.
+absl::Status ValidateProvenance(const KgData& kg) {
+  if (kg.provenance.size() > kMaxProvenanceGroups) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "kg.provenance: ", kg.provenance.size(), " distinct source combinations exceed the ",
+        kMaxProvenanceGroups, " a snapshot can address; import fewer distinct source names"));
+  }
+  for (size_t g = 0; g < kg.provenance.size(); ++g) {
+    if (kg.provenance[g].empty()) {
+      return absl::InvalidArgumentError(absl::StrCat("kg.provenance[", g, "] is empty"));
+    }
+    for (SourceId s : kg.provenance[g]) {
+      if (s >= kg.sources.size()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("kg.provenance[", g, "] names source ", s, " of ", kg.sources.size()));
+      }
+    }
+  }
+  if (kg.triple_scores.size() > kg.triples.size() ||
+      (!kg.triple_notes.empty() && kg.triple_notes.back().first >= kg.triples.size())) {
+    return absl::InvalidArgumentError("kg.triple_scores / triple_notes extend past kg.triples");
+  }
+  for (size_t i = 1; i < kg.triple_notes.size(); ++i) {
+    if (kg.triple_notes[i - 1].first >= kg.triple_notes[i].first) {
+      return absl::InvalidArgumentError("kg.triple_notes must be sorted by triple index, unique");
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::Status ValidateKgData(const KgData& kg) {
   if (kg.entities.size() >= kInvalidEntity) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -53,6 +83,7 @@ absl::Status ValidateKgData(const KgData& kg) {
     return absl::InvalidArgumentError(
         absl::StrCat("kg.sources: ", kg.sources.size(), " sources exceed the limit of 65536"));
   }
+  IBGR_RETURN_IF_ERROR(ValidateProvenance(kg));
   for (size_t i = 0; i < kg.entities.size(); ++i) {
     const Entity& e = kg.entities[i];
     if (e.id != i) {
@@ -79,10 +110,10 @@ absl::Status ValidateKgData(const KgData& kg) {
   for (size_t i = 0; i < kg.triples.size(); ++i) {
     const Triple& t = kg.triples[i];
     if (t.head >= kg.entities.size() || t.tail >= kg.entities.size() ||
-        t.relation >= kg.relations.size() || t.source >= kg.sources.size()) {
-      return absl::InvalidArgumentError(absl::StrCat("kg.triples[", i, "] (", t.head, ", ",
-                                                     t.relation, ", ", t.tail, ", source ",
-                                                     t.source, ") refers to an id out of range"));
+        t.relation >= kg.relations.size() || t.provenance >= kg.provenance.size()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("kg.triples[", i, "] (", t.head, ", ", t.relation, ", ", t.tail,
+                       ", provenance ", t.provenance, ") refers to an id out of range"));
     }
     if (t.head == t.tail) {
       return absl::InvalidArgumentError(
@@ -167,22 +198,30 @@ class SstBuilder {
 };
 
 // Writes one adjacency direction from its CSR: keys (node, relation, other) come out in key
-// order because each run is sorted by (relation, other).
+// order because each run is sorted by (relation, other). The out direction passes `kg` so each
+// value also carries the triple's score and note: its CSR edges are in kg.triples order, so
+// edge k of the walk is kg.triples[k].
 absl::Status WriteAdjacencySst(const rocksdb::Options& options, const std::string& path,
-                               const CsrAdjacency& adj, bool* written) {
+                               const CsrAdjacency& adj, const KgData* kg, bool* written) {
   SstBuilder sst(options, path);
   IBGR_RETURN_IF_ERROR(sst.Open());
   char key[12];
-  char value[2];
+  size_t edge = 0;
+  auto note = kg == nullptr ? decltype(kg->triple_notes.begin())() : kg->triple_notes.begin();
   for (size_t n = 0; n < adj.num_nodes(); ++n) {
     const EdgeRun run = adj.Run(static_cast<EntityId>(n));
-    for (size_t i = 0; i < run.size; ++i) {
+    for (size_t i = 0; i < run.size; ++i, ++edge) {
       internal::EncodeAdjacencyKey(static_cast<EntityId>(n), EdgeRelation(run.edges[i]),
                                    EdgeOther(run.edges[i]), key);
-      const SourceId source = EdgeSource(run.edges[i]);
-      value[0] = static_cast<char>(source >> 8);
-      value[1] = static_cast<char>(source);
-      IBGR_RETURN_IF_ERROR(sst.Put(std::string_view(key, 12), std::string_view(value, 2)));
+      float score = kNoTripleScore;
+      std::string_view text;
+      if (kg != nullptr) {
+        score = TripleScoreAt(*kg, edge);
+        if (note != kg->triple_notes.end() && note->first == edge) text = (note++)->second;
+      }
+      IBGR_RETURN_IF_ERROR(
+          sst.Put(std::string_view(key, 12),
+                  internal::EncodeAdjacencyValue(EdgeSource(run.edges[i]), score, text)));
     }
   }
   return sst.Finish(written);
@@ -218,8 +257,8 @@ absl::Status BuildSnapshotIn(const KgData& kg, const SnapshotManifestInfo& info,
   bool in_written = false;
   std::thread in_thread([&] {
     in = CsrGraph::BuildIn(kg.entities.size(), kg.relations.size(), kg.triples);
-    in_status =
-        WriteAdjacencySst(options_for(internal::kCfIn), sst_dir + "/in.sst", in, &in_written);
+    in_status = WriteAdjacencySst(options_for(internal::kCfIn), sst_dir + "/in.sst", in, nullptr,
+                                  &in_written);
   });
   absl::Status main_status;
   std::vector<CfFile> files;
@@ -228,7 +267,7 @@ absl::Status BuildSnapshotIn(const KgData& kg, const SnapshotManifestInfo& info,
     out = CsrGraph::BuildOut(kg.entities.size(), kg.triples);
     bool written = false;
     IBGR_RETURN_IF_ERROR(
-        WriteAdjacencySst(options_for(internal::kCfOut), sst_dir + "/out.sst", out, &written));
+        WriteAdjacencySst(options_for(internal::kCfOut), sst_dir + "/out.sst", out, &kg, &written));
     if (written) files.push_back({internal::kCfOut, sst_dir + "/out.sst"});
 
     SstBuilder entities(options_for(internal::kCfEntities), sst_dir + "/entities.sst");
@@ -306,7 +345,16 @@ absl::Status BuildSnapshotIn(const KgData& kg, const SnapshotManifestInfo& info,
               std::to_string(kSnapshotFormatVersion));
     batch.Put(meta, std::string(internal::kMetaGeneration), "0");
     batch.Put(meta, std::string(internal::kMetaCounts), internal::EncodeCounts(manifest.counts));
-    batch.Put(meta, std::string(internal::kMetaSources), internal::EncodeStringList(kg.sources));
+    std::vector<std::string> names, licenses;
+    for (const SourceInfo& s : kg.sources) {
+      names.push_back(s.name);
+      licenses.push_back(s.license);
+    }
+    batch.Put(meta, std::string(internal::kMetaSources), internal::EncodeStringList(names));
+    batch.Put(meta, std::string(internal::kMetaSourceLicenses),
+              internal::EncodeStringList(licenses));
+    batch.Put(meta, std::string(internal::kMetaProvenance),
+              internal::EncodeProvenance(kg.provenance));
     batch.Put(meta, std::string(internal::kMetaManifest), SnapshotManifestToJson(manifest));
     rocksdb::WriteOptions write_options;
     write_options.sync = true;

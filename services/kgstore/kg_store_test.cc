@@ -115,7 +115,7 @@ TEST(KgStoreTest, RelationsSourcesCountsAndManifestRoundTrip) {
   EXPECT_EQ(treats->description, "the drug is indicated for the disease");
   EXPECT_EQ(store->GetRelation(testing::kResembles)->name, "resembles");
   EXPECT_EQ(store->relations().size(), 7u);
-  EXPECT_THAT(store->sources(), ElementsAre("hetionet", "doid"));
+  EXPECT_THAT(testing::SourceNames(*store), ElementsAre("hetionet", "doid"));
 
   const KgCounts counts = store->counts();
   EXPECT_EQ(counts.entities, 9);

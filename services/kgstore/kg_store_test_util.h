@@ -9,6 +9,7 @@
 #include <string>
 #include <system_error>
 #include <utility>
+#include <vector>
 
 #include "common/test_util/temp_dir.h"
 #include "gtest/gtest.h"
@@ -95,6 +96,13 @@ inline KgData SmallKg() {
   report.errors = {"hetionet-v1.0-edges.sif.gz:7: bad row"};
   b.AddReport(report);
   return b.Finish();
+}
+
+// The store's source names, SourceId order (licences left out).
+inline std::vector<std::string> SourceNames(const KgStore& store) {
+  std::vector<std::string> names;
+  for (const SourceInfo& s : store.sources()) names.push_back(s.name);
+  return names;
 }
 
 // Writes `kg` as version 1 under `base` and opens it.

@@ -126,6 +126,63 @@ Direction FromProto(pb::Direction d) {
   }
 }
 
+// Where a response puts the provenance of its triples (Neighbors and ExtractSubgraph share it).
+struct ProvenanceFields {
+  pb::TripleColumns* columns;
+  RepeatedPtrField<std::string>* source_names;
+  RepeatedPtrField<pb::SourceRef>* source_refs;
+  RepeatedPtrField<pb::ProvenanceGroup>* groups;
+};
+
+// Fills, for `triples` in column order: the first source and the provenance group of each
+// triple, every source with its licence, and the groups used (renumbered densely in first-use
+// order so a response carries only what it refers to).
+void AddSources(const KgStore& store, absl::Span<const Triple> triples,
+                const ProvenanceFields& out) {
+  const std::vector<SourceInfo> sources = store.sources();
+  const std::vector<std::vector<SourceId>> provenance = store.provenance();
+  for (const SourceInfo& s : sources) {
+    *out.source_names->Add() = s.name;
+    pb::SourceRef* ref = out.source_refs->Add();
+    ref->set_name(s.name);
+    ref->set_license(s.license);
+  }
+  std::vector<int64_t> response_group(provenance.size(), -1);
+  RepeatedField<uint32_t>* first = out.columns->mutable_source();
+  RepeatedField<uint32_t>* group = out.columns->mutable_provenance();
+  first->Reserve(static_cast<int>(triples.size()));
+  group->Reserve(static_cast<int>(triples.size()));
+  for (const Triple& t : triples) {
+    if (t.provenance >= provenance.size()) {  // cannot happen on a validated store
+      first->Add(0);
+      group->Add(0);
+      continue;
+    }
+    int64_t& g = response_group[t.provenance];
+    if (g < 0) {
+      g = out.groups->size();
+      pb::ProvenanceGroup* added = out.groups->Add();
+      for (SourceId s : provenance[t.provenance]) added->add_sources(s);
+    }
+    first->Add(provenance[t.provenance].empty() ? 0 : provenance[t.provenance].front());
+    group->Add(static_cast<uint32_t>(g));
+  }
+}
+
+// Scores (NaN = none) and notes of `triples`, read in one batch.
+absl::Status AddAnnotations(const KgStore& store, absl::Span<const Triple> triples,
+                            pb::TripleColumns* columns) {
+  IBGR_ASSIGN_OR_RETURN(std::vector<TripleAnnotation> annotations,
+                        store.GetTripleAnnotations(triples));
+  columns->mutable_score()->Reserve(static_cast<int>(annotations.size()));
+  columns->mutable_note()->Reserve(static_cast<int>(annotations.size()));
+  for (TripleAnnotation& a : annotations) {
+    columns->add_score(a.score);
+    columns->add_note(std::move(a.note));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<std::shared_ptr<KgStore>> KgStoreServiceImpl::Store() const {
@@ -205,6 +262,14 @@ grpc::Status KgStoreServiceImpl::Neighbors(grpc::ServerContext*,
       entities.push_back(t.tail);
     }
     AddRelations(relations, used, response->mutable_relations());
+    if (request->include_sources()) {
+      AddSources(*store, page.triples,
+                 {cols, response->mutable_sources(), response->mutable_source_refs(),
+                  response->mutable_provenance()});
+    }
+    if (request->include_annotations()) {
+      IBGR_RETURN_IF_ERROR(AddAnnotations(*store, page.triples, cols));
+    }
     if (WantRefs(request->entity_detail())) {
       std::sort(entities.begin(), entities.end());
       entities.erase(std::unique(entities.begin(), entities.end()), entities.end());
@@ -261,11 +326,18 @@ grpc::Status KgStoreServiceImpl::ExtractSubgraph(grpc::ServerContext*,
       if (st.triple.relation >= used.size()) used.resize(st.triple.relation + 1, false);
       used[st.triple.relation] = true;
     }
-    if (request->include_sources()) {
-      RepeatedField<uint32_t>* source = cols->mutable_source();
-      source->Resize(n, 0);
-      for (int i = 0; i < n; ++i) source->Set(i, subgraph.triples[i].triple.source);
-      for (const std::string& s : store->sources()) response->add_sources(s);
+    if (request->include_sources() || request->include_annotations()) {
+      std::vector<Triple> triples;
+      triples.reserve(subgraph.triples.size());
+      for (const SubgraphTriple& st : subgraph.triples) triples.push_back(st.triple);
+      if (request->include_sources()) {
+        AddSources(*store, triples,
+                   {cols, response->mutable_sources(), response->mutable_source_refs(),
+                    response->mutable_provenance()});
+      }
+      if (request->include_annotations()) {
+        IBGR_RETURN_IF_ERROR(AddAnnotations(*store, triples, cols));
+      }
     }
     AddRelations(relations, used, response->mutable_relations());
     if (WantRefs(request->entity_detail())) {
@@ -356,8 +428,14 @@ grpc::Status KgStoreServiceImpl::Ingest(grpc::ServerContext* context,
       for (const pb::Entity& e : request.entities()) batch.entities.push_back(FromProto(e));
       batch.triples.reserve(request.triples_size());
       for (const pb::IngestTriple& t : request.triples()) {
-        batch.triples.push_back(
-            IngestTriple{t.head_external_id(), t.relation(), t.tail_external_id(), t.source()});
+        IngestTriple& in = batch.triples.emplace_back();
+        in.head = t.head_external_id();
+        in.relation = t.relation();
+        in.tail = t.tail_external_id();
+        in.source = t.source();
+        in.license = t.license();
+        if (t.has_score()) in.score = t.score();
+        in.note = t.note();
       }
       absl::StatusOr<IngestResult> result = store->Ingest(batch);
       if (!result.ok()) {
@@ -407,10 +485,60 @@ grpc::Status KgStoreServiceImpl::Stats(grpc::ServerContext*, const pb::StatsRequ
       p->set_rows_skipped(s.rows_skipped);
       p->set_unmapped_ids(s.unmapped_ids);
       p->set_triples_added(s.triples_added);
+      p->set_triples_merged(s.triples_merged);
     }
+    for (const auto& [source, n] : counts.triples_by_source) {
+      (*response->mutable_triples_by_source())[source] = n;
+    }
+    for (const auto& [license, n] : counts.triples_by_license) {
+      (*response->mutable_triples_by_license())[license] = n;
+    }
+    for (const SourceInfo& s : store->sources()) {
+      pb::SourceRef* ref = response->add_source_refs();
+      ref->set_name(s.name);
+      ref->set_license(s.license);
+    }
+    response->set_license_filter(store->manifest().license_filter);
     const KgStoreStats stats = store->stats();
     response->set_read_only(stats.read_only);
     response->set_ingested_batches(stats.generation);
+    return absl::OkStatus();
+  }();
+  return ToGrpcStatus(status);
+}
+
+grpc::Status KgStoreServiceImpl::GetTripleProvenance(grpc::ServerContext*,
+                                                     const pb::GetTripleProvenanceRequest* request,
+                                                     pb::GetTripleProvenanceResponse* response) {
+  absl::Status status = [&]() -> absl::Status {
+    IBGR_ASSIGN_OR_RETURN(auto store, Store());
+    const pb::TripleColumns& in = request->triples();
+    const int n = in.head_size();
+    if (in.relation_size() != n || in.tail_size() != n) {
+      return absl::InvalidArgumentError("triples: head/relation/tail lengths differ");
+    }
+    if (n > kMaxTripleProvenance) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("triples: ", n, " triples, at most ", kMaxTripleProvenance));
+    }
+    std::vector<Triple> triples(n);
+    for (int i = 0; i < n; ++i) triples[i] = Triple{in.head(i), in.relation(i), in.tail(i), 0};
+    IBGR_ASSIGN_OR_RETURN(std::vector<TripleAnnotation> annotations,
+                          store->GetTripleAnnotations(triples));
+    pb::TripleColumns* cols = response->mutable_triples();
+    *cols->mutable_head() = in.head();
+    *cols->mutable_relation() = in.relation();
+    *cols->mutable_tail() = in.tail();
+    for (int i = 0; i < n; ++i) {
+      triples[i].provenance = annotations[i].provenance;
+      if (!annotations[i].found) response->add_missing(static_cast<uint32_t>(i));
+      cols->add_score(annotations[i].score);
+      cols->add_note(std::move(annotations[i].note));
+    }
+    AddSources(*store, triples,
+               {cols, response->mutable_sources(), response->mutable_source_refs(),
+                response->mutable_provenance()});
+    response->set_kg_version(VersionOf(*store));
     return absl::OkStatus();
   }();
   return ToGrpcStatus(status);

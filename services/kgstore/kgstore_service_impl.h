@@ -22,6 +22,7 @@ inline constexpr int kDefaultSubgraphTriples = 10000;
 inline constexpr int kDefaultPathLength = 3;
 inline constexpr int kDefaultMaxPaths = 10;
 inline constexpr int kMaxGetEntities = 10000;
+inline constexpr int kMaxTripleProvenance = 10000;
 
 // The snapshot being served (common/servable_holder.h): a request keeps the store it started
 // with alive through its shared_ptr; a replaced store is closed off the request path.
@@ -49,6 +50,9 @@ class KgStoreServiceImpl final : public ibgraphrag::v1::KgStoreService::Service 
                       ibgraphrag::v1::IngestResponse* response) override;
   grpc::Status Stats(grpc::ServerContext* context, const ibgraphrag::v1::StatsRequest* request,
                      ibgraphrag::v1::StatsResponse* response) override;
+  grpc::Status GetTripleProvenance(grpc::ServerContext* context,
+                                   const ibgraphrag::v1::GetTripleProvenanceRequest* request,
+                                   ibgraphrag::v1::GetTripleProvenanceResponse* response) override;
 
  private:
   // The current store, or UNAVAILABLE while none is loaded.

@@ -52,7 +52,11 @@ SnapshotManifest BuildSnapshotManifest(const KgData& kg, const SnapshotManifestI
     copy.errors.clear();  // line-level diagnostics belong to the import log, not the manifest
     m.sources.push_back(std::move(copy));
   }
-  m.source_names = kg.sources;
+  for (const SourceInfo& s : kg.sources) {
+    m.source_names.push_back(s.name);
+    m.source_licenses.push_back(s.license);
+  }
+  m.license_filter = kg.license_filter;
   m.counts = CountKg(kg);
   return m;
 }
@@ -75,8 +79,11 @@ artifacts_pb::KgSnapshotManifest ToProto(const SnapshotManifest& m) {
     s->set_triples_added(r.triples_added);
     s->set_rows_skipped(r.rows_skipped);
     s->set_unmapped_ids(r.unmapped_ids);
+    s->set_triples_merged(r.triples_merged);
   }
   for (const std::string& name : m.source_names) p.add_source_names(name);
+  for (const std::string& license : m.source_licenses) p.add_source_licenses(license);
+  p.set_license_filter(m.license_filter);
   artifacts_pb::KgCounts* c = p.mutable_counts();
   c->set_entities(m.counts.entities);
   c->set_relations(m.counts.relations);
@@ -85,6 +92,10 @@ artifacts_pb::KgSnapshotManifest ToProto(const SnapshotManifest& m) {
                                         m.counts.entities_by_type.end());
   c->mutable_triples_by_relation()->insert(m.counts.triples_by_relation.begin(),
                                            m.counts.triples_by_relation.end());
+  c->mutable_triples_by_source()->insert(m.counts.triples_by_source.begin(),
+                                         m.counts.triples_by_source.end());
+  c->mutable_triples_by_license()->insert(m.counts.triples_by_license.begin(),
+                                          m.counts.triples_by_license.end());
   return p;
 }
 
@@ -104,9 +115,12 @@ SnapshotManifest FromProto(const artifacts_pb::KgSnapshotManifest& p) {
     r.triples_added = s.triples_added();
     r.rows_skipped = s.rows_skipped();
     r.unmapped_ids = s.unmapped_ids();
+    r.triples_merged = s.triples_merged();
     m.sources.push_back(std::move(r));
   }
   m.source_names.assign(p.source_names().begin(), p.source_names().end());
+  m.source_licenses.assign(p.source_licenses().begin(), p.source_licenses().end());
+  m.license_filter = p.license_filter();
   m.counts.entities = p.counts().entities();
   m.counts.relations = p.counts().relations();
   m.counts.triples = p.counts().triples();
@@ -114,6 +128,10 @@ SnapshotManifest FromProto(const artifacts_pb::KgSnapshotManifest& p) {
                                    p.counts().entities_by_type().end());
   m.counts.triples_by_relation.insert(p.counts().triples_by_relation().begin(),
                                       p.counts().triples_by_relation().end());
+  m.counts.triples_by_source.insert(p.counts().triples_by_source().begin(),
+                                    p.counts().triples_by_source().end());
+  m.counts.triples_by_license.insert(p.counts().triples_by_license().begin(),
+                                     p.counts().triples_by_license().end());
   return m;
 }
 

@@ -40,7 +40,9 @@ struct SnapshotManifest {
   std::string created_by;
   // One entry per imported file: path, sha256 and row counts (errors are not copied).
   std::vector<SourceReport> sources;
-  std::vector<std::string> source_names;  // SourceId -> name, as in KgData::sources
+  std::vector<std::string> source_names;     // SourceId -> name, as in KgData::sources
+  std::vector<std::string> source_licenses;  // SourceId -> licence ("" = unknown)
+  std::string license_filter;                // KgData::license_filter ("" = none)
   KgCounts counts;                        // at snapshot time; ingests do not change the manifest
 };
 

@@ -1,5 +1,6 @@
 #include "services/reasoner/answer_parser.h"
 
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <vector>
@@ -7,6 +8,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "nlohmann/json.hpp"
@@ -79,9 +81,36 @@ std::optional<Candidate> FindJsonAnswer(absl::string_view text) {
   return std::nullopt;
 }
 
-// The first "ans:" line (or "answer:" / "final answer:"); its text, or the next non-empty line
-// when the marker stands alone.
-std::optional<Candidate> FindAnsLine(const std::vector<std::string>& lines) {
+bool IsWordChar(char c) { return absl::ascii_isalnum(c) || static_cast<unsigned char>(c) >= 0x80; }
+
+// Where an inline "ans:" starts in `line` at or after `from`: a word boundary before it, so
+// "humans:" is not a marker. npos when there is none.
+size_t FindInlineAns(absl::string_view line, size_t from) {
+  for (size_t pos = from; pos + 4 <= line.size(); ++pos) {
+    if ((pos == 0 || !IsWordChar(line[pos - 1])) &&
+        absl::StartsWithIgnoreCase(line.substr(pos), "ans:")) {
+      return pos;
+    }
+  }
+  return absl::string_view::npos;
+}
+
+// Splits the text after a marker at further inline "ans:" markers ("X ans: Y" -> X, Y).
+void AppendAnsItems(absl::string_view rest, int line, std::vector<Candidate>* items) {
+  while (true) {
+    const size_t next = FindInlineAns(rest, 0);
+    const absl::string_view item = absl::StripAsciiWhitespace(rest.substr(0, next));
+    if (!item.empty()) items->push_back(Candidate{std::string(item), line});
+    if (next == absl::string_view::npos) return;
+    rest = rest.substr(next + 4);
+  }
+}
+
+// Every answer item, in order: lines starting with "ans:" (also "answer:" / "final answer:"),
+// and inline "ans:" items as the paper's prompt writes them ("Therefore, the answers are:
+// ans: X ans: Y"). A marker standing alone takes the next non-empty line. Empty when none.
+std::vector<Candidate> FindAnsItems(const std::vector<std::string>& lines) {
+  std::vector<Candidate> items;
   for (size_t i = 0; i < lines.size(); ++i) {
     absl::string_view line = lines[i];
     bool found = false;
@@ -91,15 +120,23 @@ std::optional<Candidate> FindAnsLine(const std::vector<std::string>& lines) {
         break;
       }
     }
-    if (!found) continue;
-    line = absl::StripAsciiWhitespace(line);
-    if (!line.empty()) return Candidate{std::string(line), static_cast<int>(i)};
-    for (size_t j = i + 1; j < lines.size(); ++j) {
-      if (!lines[j].empty()) return Candidate{lines[j], static_cast<int>(j)};
+    if (!found) {
+      const size_t inline_pos = FindInlineAns(line, 0);
+      if (inline_pos == absl::string_view::npos) continue;
+      line.remove_prefix(inline_pos + 4);
     }
-    return std::nullopt;
+    const size_t before = items.size();
+    AppendAnsItems(line, static_cast<int>(i), &items);
+    if (items.size() > before) continue;
+    // A bare marker: the answer is on the next non-empty line (unless that is a marker itself).
+    for (size_t j = i + 1; j < lines.size(); ++j) {
+      if (lines[j].empty()) continue;
+      if (FindInlineAns(lines[j], 0) != 0)
+        items.push_back(Candidate{lines[j], static_cast<int>(j)});
+      break;
+    }
   }
-  return std::nullopt;
+  return items;
 }
 
 // The text after the earliest of `phrases` (case-insensitive) up to the end of its line.
@@ -146,8 +183,6 @@ absl::string_view StripChoiceWord(absl::string_view text) {
   }
   return text;
 }
-
-bool IsWordChar(char c) { return absl::ascii_isalnum(c) || static_cast<unsigned char>(c) >= 0x80; }
 
 // Options whose normalised text is a phrase of `normalized`, minus those contained in another
 // match ("diabetes" inside "diabetes insipidus").
@@ -242,7 +277,8 @@ Choice InterpretChoice(absl::string_view candidate, const std::vector<std::strin
 }
 
 // "why:" / "explanation:" / "rationale:" text, else the output without the answer line.
-std::string Explanation(const std::vector<std::string>& lines, int answer_line) {
+std::string Explanation(const std::vector<std::string>& lines,
+                        const std::vector<int>& answer_lines) {
   for (size_t i = 0; i < lines.size(); ++i) {
     absl::string_view line = lines[i];
     for (absl::string_view marker : {"why:", "explanation:", "rationale:", "reason:"}) {
@@ -259,7 +295,10 @@ std::string Explanation(const std::vector<std::string>& lines, int answer_line) 
   }
   std::string out;
   for (size_t i = 0; i < lines.size(); ++i) {
-    if (static_cast<int>(i) == answer_line || lines[i].empty()) continue;
+    if (lines[i].empty() || std::find(answer_lines.begin(), answer_lines.end(),
+                                      static_cast<int>(i)) != answer_lines.end()) {
+      continue;
+    }
     if (absl::StartsWithIgnoreCase(lines[i], "ans:")) continue;
     if (!out.empty()) out.push_back('\n');
     out.append(lines[i]);
@@ -326,6 +365,37 @@ ParsedAnswer Unparseable(std::string error) {
   return parsed;
 }
 
+// Candidates in the order they are looked for: JSON, every ans: item, a phrase. Empty when
+// none of them is present.
+std::vector<Candidate> FindCandidates(absl::string_view text, const std::vector<std::string>& lines,
+                                      const std::vector<absl::string_view>& phrases) {
+  if (std::optional<Candidate> json = FindJsonAnswer(text)) return {*std::move(json)};
+  std::vector<Candidate> items = FindAnsItems(lines);
+  if (!items.empty()) return items;
+  if (std::optional<Candidate> phrase = FindPhrase(lines, phrases)) return {*std::move(phrase)};
+  return {};
+}
+
+// The first non-empty line, for outputs that are nothing but the answer.
+std::vector<Candidate> FirstLine(const std::vector<std::string>& lines) {
+  for (size_t i = 0; i < lines.size(); ++i) {
+    if (!lines[i].empty()) return {Candidate{lines[i], static_cast<int>(i)}};
+  }
+  return {};
+}
+
+std::vector<int> CandidateLines(const std::vector<Candidate>& candidates) {
+  std::vector<int> out;
+  for (const Candidate& c : candidates) out.push_back(c.line);
+  return out;
+}
+
+std::string JoinLetters(const std::vector<int>& indices) {
+  std::string out;
+  for (int index : indices) absl::StrAppend(&out, out.empty() ? "" : ", ", OptionLetter(index));
+  return out;
+}
+
 }  // namespace
 
 ParsedAnswer ParseMultipleChoice(absl::string_view output,
@@ -333,24 +403,30 @@ ParsedAnswer ParseMultipleChoice(absl::string_view output,
   const absl::string_view text = StripThinking(output);
   if (text.empty()) return Unparseable("the output is empty");
   const std::vector<std::string> lines = CleanLines(text);
-  std::optional<Candidate> candidate = FindJsonAnswer(text);
-  bool allow_mentions = true;
-  if (!candidate) candidate = FindAnsLine(lines);
-  if (!candidate) candidate = FindPhrase(lines, ChoicePhrases());
-  if (!candidate) {
-    for (size_t i = 0; i < lines.size() && !candidate; ++i) {
-      if (!lines[i].empty()) candidate = Candidate{lines[i], static_cast<int>(i)};
+  std::vector<Candidate> candidates = FindCandidates(text, lines, ChoicePhrases());
+  // A bare first line must be an option, not merely mention one.
+  const bool allow_mentions = !candidates.empty();
+  if (candidates.empty()) candidates = FirstLine(lines);
+  if (candidates.empty()) return Unparseable("the output has no answer");
+  // Every ans: item is read; they must name one option (a list naming several is not guessed).
+  std::vector<int> chosen;
+  for (const Candidate& candidate : candidates) {
+    const Choice choice = InterpretChoice(candidate.text, options, allow_mentions);
+    if (choice.index < 0) return Unparseable(choice.error);
+    if (std::find(chosen.begin(), chosen.end(), choice.index) == chosen.end()) {
+      chosen.push_back(choice.index);
     }
-    allow_mentions = false;  // a bare first line must be an option, not merely mention one
   }
-  if (!candidate) return Unparseable("the output has no answer");
-  const Choice choice = InterpretChoice(candidate->text, options, allow_mentions);
-  if (choice.index < 0) return Unparseable(choice.error);
+  if (chosen.size() > 1) {
+    return Unparseable(absl::StrCat("the ans: lines name several options (", JoinLetters(chosen),
+                                    ") where one was asked for"));
+  }
   ParsedAnswer parsed;
   parsed.status = ParseStatus::kOk;
-  parsed.option_index = choice.index;
-  parsed.answer = options[choice.index];
-  parsed.explanation = Explanation(lines, candidate->line);
+  parsed.option_index = chosen.front();
+  parsed.answer = options[chosen.front()];
+  parsed.answers = {parsed.answer};
+  parsed.explanation = Explanation(lines, CandidateLines(candidates));
   return parsed;
 }
 
@@ -358,29 +434,31 @@ ParsedAnswer ParseFactLabel(absl::string_view output) {
   const absl::string_view text = StripThinking(output);
   if (text.empty()) return Unparseable("the output is empty");
   const std::vector<std::string> lines = CleanLines(text);
-  std::optional<Candidate> candidate = FindJsonAnswer(text);
-  if (!candidate) candidate = FindAnsLine(lines);
-  if (!candidate) {
-    candidate = FindPhrase(lines, {"the answer is", "answer is", "the claim is", "the statement is",
-                                   "verdict:", "label:", "this claim is"});
-  }
-  bool whole = false;
-  if (!candidate) {
-    for (size_t i = 0; i < lines.size() && !candidate; ++i) {
-      if (!lines[i].empty()) candidate = Candidate{lines[i], static_cast<int>(i)};
+  std::vector<Candidate> candidates =
+      FindCandidates(text, lines,
+                     {"the answer is", "answer is", "the claim is", "the statement is",
+                      "verdict:", "label:", "this claim is"});
+  const bool whole = candidates.empty();  // a bare first line must be only the label
+  if (candidates.empty()) candidates = FirstLine(lines);
+  if (candidates.empty()) return Unparseable("the output has no answer");
+  FactLabel label = FactLabel::kUnspecified;
+  for (const Candidate& candidate : candidates) {
+    const FactLabel item = InterpretLabel(candidate.text, whole);
+    if (item == FactLabel::kUnspecified) {
+      return Unparseable("the answer is not a fact label (supported/refuted/unknown)");
     }
-    whole = true;
-  }
-  if (!candidate) return Unparseable("the output has no answer");
-  const FactLabel label = InterpretLabel(candidate->text, whole);
-  if (label == FactLabel::kUnspecified) {
-    return Unparseable("the answer is not a fact label (supported/refuted/unknown)");
+    if (label != FactLabel::kUnspecified && item != label) {
+      return Unparseable(absl::StrCat("the ans: lines disagree (", FactLabelName(label), ", ",
+                                      FactLabelName(item), ")"));
+    }
+    label = item;
   }
   ParsedAnswer parsed;
   parsed.status = ParseStatus::kOk;
   parsed.fact_label = label;
   parsed.answer = std::string(FactLabelName(label));
-  parsed.explanation = Explanation(lines, candidate->line);
+  parsed.answers = {parsed.answer};
+  parsed.explanation = Explanation(lines, CandidateLines(candidates));
   return parsed;
 }
 
@@ -388,16 +466,22 @@ ParsedAnswer ParseOpenAnswer(absl::string_view output) {
   const absl::string_view text = StripThinking(output);
   if (text.empty()) return Unparseable("the output is empty");
   const std::vector<std::string> lines = CleanLines(text);
-  std::optional<Candidate> candidate = FindJsonAnswer(text);
-  if (!candidate) candidate = FindAnsLine(lines);
-  if (!candidate) candidate = FindPhrase(lines, {"the answer is"});
-  if (!candidate) return Unparseable("the output has no 'ans:' line");
-  std::string answer(absl::StripAsciiWhitespace(candidate->text));
-  if (answer.empty()) return Unparseable("the answer is empty");
+  const std::vector<Candidate> candidates = FindCandidates(text, lines, {"the answer is"});
+  if (candidates.empty()) return Unparseable("the output has no 'ans:' line");
+  // A multi-answer list: every item, duplicates (after normalisation) once, in output order.
   ParsedAnswer parsed;
+  std::vector<std::string> seen;
+  for (const Candidate& candidate : candidates) {
+    std::string item(absl::StripAsciiWhitespace(candidate.text));
+    std::string key = NormalizeText(item);
+    if (key.empty() || std::find(seen.begin(), seen.end(), key) != seen.end()) continue;
+    seen.push_back(std::move(key));
+    parsed.answers.push_back(std::move(item));
+  }
+  if (parsed.answers.empty()) return Unparseable("the answer is empty");
   parsed.status = ParseStatus::kOk;
-  parsed.answer = std::move(answer);
-  parsed.explanation = Explanation(lines, candidate->line);
+  parsed.answer = absl::StrJoin(parsed.answers, "; ");
+  parsed.explanation = Explanation(lines, CandidateLines(candidates));
   return parsed;
 }
 

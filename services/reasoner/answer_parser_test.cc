@@ -9,6 +9,8 @@
 namespace ibgraphrag::reasoner {
 namespace {
 
+using ::testing::HasSubstr;
+
 const std::vector<std::string> kOptions = {"Metformin", "Aspirin", "Levothyroxine", "Omeprazole"};
 
 struct ChoiceCase {
@@ -39,10 +41,47 @@ INSTANTIATE_TEST_SUITE_P(
                       ChoiceCase{"Let me think.\nThe answer is Levothyroxine, given TSH.", 2},
                       ChoiceCase{"ans: [A]", 0}));
 
-TEST(ParseMultipleChoiceTest, TakesTheFirstOfSeveralAnsLines) {
+// Every ans: line is read (IBGraphRAG's prompt asks for a list): several naming different
+// options are not guessed between.
+TEST(ParseMultipleChoiceTest, FlagsAnsLinesNamingDifferentOptionsAsUnparseable) {
   const ParsedAnswer parsed = ParseMultipleChoice("ans: C\nans: A\nans: B", kOptions);
+  EXPECT_EQ(parsed.status, ParseStatus::kUnparseable);
+  EXPECT_EQ(parsed.option_index, -1);
+  EXPECT_THAT(parsed.error, HasSubstr("several options (C, A, B)"));
+}
+
+TEST(ParseMultipleChoiceTest, AcceptsAnsLinesThatAgree) {
+  const ParsedAnswer parsed =
+      ParseMultipleChoice("ans: B\nans: B) Aspirin\nans: aspirin", kOptions);
   ASSERT_EQ(parsed.status, ParseStatus::kOk);
-  EXPECT_EQ(parsed.option_index, 2);
+  EXPECT_EQ(parsed.option_index, 1);
+  EXPECT_EQ(parsed.answers, std::vector<std::string>{"Aspirin"});
+}
+
+TEST(ParseMultipleChoiceTest, ReadsThePaperPromptsReasoningThenInlineAnswers) {
+  const ParsedAnswer parsed = ParseMultipleChoice(
+      "To answer the question, we have to find a drug for MI. From the triples we can see that "
+      "(Aspirin, drug treats disease, MI). Therefore, the answers are: ans: B) Aspirin",
+      kOptions);
+  ASSERT_EQ(parsed.status, ParseStatus::kOk) << parsed.error;
+  EXPECT_EQ(parsed.option_index, 1);
+}
+
+TEST(ParseMultipleChoiceTest, KeepsTheReasoningBeforeTheAnswerAsExplanation) {
+  const ParsedAnswer parsed = ParseMultipleChoice(
+      "To answer the question, we have to find a drug for MI.\nFrom the triples we can see "
+      "that aspirin treats MI. Therefore, the answers are:\nans: B) Aspirin",
+      kOptions);
+  ASSERT_EQ(parsed.status, ParseStatus::kOk) << parsed.error;
+  EXPECT_EQ(parsed.explanation,
+            "To answer the question, we have to find a drug for MI.\nFrom the triples we can see "
+            "that aspirin treats MI. Therefore, the answers are:");
+}
+
+TEST(ParseMultipleChoiceTest, DoesNotReadAnsInsideAWord) {
+  const ParsedAnswer parsed = ParseMultipleChoice("In humans: aspirin.\nans: A", kOptions);
+  ASSERT_EQ(parsed.status, ParseStatus::kOk) << parsed.error;
+  EXPECT_EQ(parsed.option_index, 0);
 }
 
 TEST(ParseMultipleChoiceTest, KeepsTheWhyLineAsExplanation) {
@@ -129,7 +168,13 @@ INSTANTIATE_TEST_SUITE_P(
                       LabelCase{"{\"answer\": false}", FactLabel::kRefuted},
                       LabelCase{"{\"label\": \"True\"}", FactLabel::kSupported},
                       LabelCase{"ans: unknown", FactLabel::kUnknown},
-                      LabelCase{"ans: REFUTED\nans: SUPPORTED", FactLabel::kRefuted}));
+                      LabelCase{"ans: REFUTED\nans: refutes", FactLabel::kRefuted}));
+
+TEST(ParseFactLabelTest, FlagsAnsLinesThatDisagreeAsUnparseable) {
+  const ParsedAnswer parsed = ParseFactLabel("ans: REFUTED\nans: SUPPORTED");
+  EXPECT_EQ(parsed.status, ParseStatus::kUnparseable);
+  EXPECT_THAT(parsed.error, HasSubstr("disagree (REFUTED, SUPPORTED)"));
+}
 
 TEST(ParseFactLabelTest, FlagsProseWithoutALabelAsUnparseable) {
   const ParsedAnswer parsed = ParseFactLabel("Metronidazole is an antibiotic.");
@@ -137,12 +182,22 @@ TEST(ParseFactLabelTest, FlagsProseWithoutALabelAsUnparseable) {
   EXPECT_EQ(parsed.fact_label, FactLabel::kUnspecified);
 }
 
-TEST(ParseOpenAnswerTest, ReadsTheFirstAnsLine) {
+TEST(ParseOpenAnswerTest, ReadsEveryAnsLineAsAMultiAnswerList) {
   const ParsedAnswer parsed =
       ParseOpenAnswer("ans: Photophobia and nausea\nans: Aura\nwhy: (Migraine, presents, ...)");
   ASSERT_EQ(parsed.status, ParseStatus::kOk);
-  EXPECT_EQ(parsed.answer, "Photophobia and nausea");
+  EXPECT_EQ(parsed.answers, (std::vector<std::string>{"Photophobia and nausea", "Aura"}));
+  EXPECT_EQ(parsed.answer, "Photophobia and nausea; Aura");
   EXPECT_EQ(parsed.explanation, "(Migraine, presents, ...)");
+}
+
+TEST(ParseOpenAnswerTest, SplitsInlineAnsItemsAndDropsDuplicates) {
+  const ParsedAnswer parsed = ParseOpenAnswer(
+      "From the triples we can see that migraine presents both.\n"
+      "Therefore, the answers are: ans: Photophobia ans: Nausea\n- ans: **photophobia**");
+  ASSERT_EQ(parsed.status, ParseStatus::kOk) << parsed.error;
+  EXPECT_EQ(parsed.answers, (std::vector<std::string>{"Photophobia", "Nausea"}));
+  EXPECT_EQ(parsed.explanation, "From the triples we can see that migraine presents both.");
 }
 
 TEST(ParseOpenAnswerTest, FlagsOutputWithoutAnsLine) {

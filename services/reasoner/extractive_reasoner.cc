@@ -94,6 +94,20 @@ struct Node {
   std::string display;
   NameInfo name;
   bool topic = false;
+  // Which request topic entity the node stands for, entities of the same name as one (the
+  // gateway sends "diabetes mellitus" the disease and the phenotype); 0 for every stand-in named
+  // in the question; -1 for non-topics.
+  int topic_group = -1;
+};
+
+// How far each node is from a set of source (topic) nodes: the best score-weighted,
+// length-discounted path, with the is_a closure of the sources anchored first.
+struct Reach {
+  std::vector<double> value;  // per node
+  std::vector<int> via;       // per node: triple that set its value; -1 for sources
+  // Per node: a source, or a sub/supertype of one reached along is_a only. The next step from
+  // an anchored node carries no hop decay (a subtype's facts count as the topic's own).
+  std::vector<bool> anchored;
 };
 
 // The evidence as a graph over interned entities, with per-triple weights and reach values.
@@ -102,8 +116,9 @@ struct EvidenceGraph {
   std::vector<std::pair<int, int>> ends;  // (head node, tail node) per triple
   std::vector<double> score;              // clamped retriever score per triple
   std::vector<double> weight;             // score * relation-match bonus
-  std::vector<double> reach;              // per node
-  std::vector<int> reached_via;           // per node: triple that set its reach; -1 for topics
+  std::vector<bool> subtype;              // per triple: "head is a subtype of tail" (is_a)
+  int topic_groups = 0;                   // distinct topic groups among the nodes
+  Reach reach;                            // from every topic node
 };
 
 std::string EntityKey(const EntityRef& entity) {
@@ -143,6 +158,136 @@ std::vector<std::string> RelationWords(absl::string_view relation) {
   return words;
 }
 
+// DO / HPO is_a: "disease is a subtype of disease" (head = subtype, tail = parent).
+bool IsSubtypeRelation(absl::string_view relation) {
+  const std::string norm = NormalizeText(relation);
+  return ContainsPhrase(norm, "is a subtype of") || ContainsPhrase(norm, "subclass of") ||
+         norm == "is a" || norm == "isa";
+}
+
+// Anchors the is_a closure of the sources: subtypes down to max_subtype_depth levels at
+// subtype_weight per level, supertypes up to max_supertype_depth levels at supertype_weight per
+// level. Down and up walks are separate, so siblings (up then down) are never anchored.
+void AnchorOntology(const EvidenceGraph& graph, const ExtractiveOptions& options, Reach* reach) {
+  for (const bool down : {true, false}) {
+    const int depth = down ? options.max_subtype_depth : options.max_supertype_depth;
+    const double weight = down ? options.subtype_weight : options.supertype_weight;
+    std::vector<bool> frontier(graph.nodes.size(), false);
+    for (size_t n = 0; n < graph.nodes.size(); ++n) {
+      frontier[n] = reach->via[n] == -1 && reach->anchored[n];  // the sources
+    }
+    for (int level = 0; level < depth; ++level) {
+      std::vector<bool> next(graph.nodes.size(), false);
+      for (size_t t = 0; t < graph.ends.size(); ++t) {
+        if (!graph.subtype[t]) continue;
+        const auto [sub, parent] = graph.ends[t];
+        const int from = down ? parent : sub;
+        const int to = down ? sub : parent;
+        if (!frontier[from] || reach->value[from] <= 0.0 || reach->via[to] == -1) continue;
+        const double value = reach->value[from] * weight;
+        if (value <= reach->value[to]) continue;
+        reach->value[to] = value;
+        reach->via[to] = static_cast<int>(t);
+        reach->anchored[to] = true;
+        next[to] = true;
+      }
+      frontier.swap(next);
+    }
+  }
+}
+
+// Reach from the nodes flagged in `sources`: the is_a closure (AnchorOntology), then over up to
+// max_hops rounds reach(v) = max over triples (u, v) of reach(u) * w * (u anchored ? 1 :
+// hop_decay). Anchored nodes keep their value; nodes in `blocked` are never entered.
+Reach ComputeReach(const EvidenceGraph& graph, const std::vector<bool>& sources,
+                   const std::vector<bool>& blocked, const ExtractiveOptions& options) {
+  const size_t n = graph.nodes.size();
+  Reach reach{std::vector<double>(n, 0.0), std::vector<int>(n, -2), std::vector<bool>(n, false)};
+  for (size_t i = 0; i < n; ++i) {
+    if (!sources[i]) continue;
+    reach.value[i] = 1.0;
+    reach.via[i] = -1;
+    reach.anchored[i] = true;
+  }
+  AnchorOntology(graph, options, &reach);
+  std::vector<double> next;
+  for (int round = 0; round < options.max_hops; ++round) {
+    next = reach.value;
+    bool changed = false;
+    for (size_t t = 0; t < graph.ends.size(); ++t) {
+      const auto [head, tail] = graph.ends[t];
+      if (head == tail) continue;
+      for (const auto& [from, to] : {std::pair<int, int>{head, tail}, {tail, head}}) {
+        if (reach.value[from] <= 0.0 || reach.anchored[to] || blocked[to]) continue;
+        const double decay = reach.anchored[from] ? 1.0 : options.hop_decay;
+        const double value = reach.value[from] * graph.weight[t] * decay;
+        if (value > next[to]) {
+          next[to] = value;
+          reach.via[to] = static_cast<int>(t);
+          changed = true;
+        }
+      }
+    }
+    reach.value.swap(next);
+    if (!changed) break;
+  }
+  for (int& via : reach.via) via = std::max(via, -1);
+  return reach;
+}
+
+// Reach from the topic nodes of one question entity (`group`), or of all (-1). A per-entity
+// reach never passes through another entity's topic nodes, so an option counts as connected to
+// an entity only through evidence of its own.
+Reach TopicReach(const EvidenceGraph& graph, int group, const ExtractiveOptions& options) {
+  std::vector<bool> sources(graph.nodes.size(), false), blocked(graph.nodes.size(), false);
+  for (size_t i = 0; i < graph.nodes.size(); ++i) {
+    const Node& node = graph.nodes[i];
+    sources[i] = node.topic && (group < 0 || node.topic_group == group);
+    blocked[i] = node.topic && !sources[i];
+  }
+  return ComputeReach(graph, sources, blocked, options);
+}
+
+// Topic entities: by id, then by name; failing both, evidence entities named in the question
+// (one group). Counts the topic groups found (topic_groups).
+void MarkTopics(const ReasonRequest& request, const absl::flat_hash_map<std::string, int>& index,
+                EvidenceGraph* graph) {
+  absl::flat_hash_set<int> groups;
+  absl::flat_hash_map<std::string, int> group_of_name;
+  for (const EntityRef& topic : request.topic_entities) {
+    const std::string key = topic.name.empty() ? EntityKey(topic) : NormalizeText(topic.name);
+    const int g =
+        group_of_name.try_emplace(key, static_cast<int>(group_of_name.size())).first->second;
+    auto mark = [&](Node& node) {
+      node.topic = true;
+      if (node.topic_group < 0) node.topic_group = g;
+      groups.insert(node.topic_group);
+    };
+    if (!topic.id.empty()) {
+      auto it = index.find(absl::StrCat("i:", topic.id));
+      if (it != index.end()) {
+        mark(graph->nodes[it->second]);
+        continue;
+      }
+    }
+    const std::string norm = NormalizeText(topic.name);
+    if (norm.empty()) continue;
+    for (Node& node : graph->nodes) {
+      if (node.name.norm == norm) mark(node);
+    }
+  }
+  graph->topic_groups = static_cast<int>(groups.size());
+  if (!groups.empty()) return;
+  const std::string question = NormalizeText(request.question);
+  for (Node& node : graph->nodes) {
+    if (node.name.norm.size() >= 2 && ContainsPhrase(question, node.name.norm)) {
+      node.topic = true;
+      node.topic_group = 0;
+      graph->topic_groups = 1;
+    }
+  }
+}
+
 EvidenceGraph BuildGraph(const ReasonRequest& request, const ExtractiveOptions& options) {
   EvidenceGraph graph;
   const size_t n = request.evidence.size();
@@ -169,63 +314,11 @@ EvidenceGraph BuildGraph(const ReasonRequest& request, const ExtractiveOptions& 
     }
     graph.score.push_back(score);
     graph.weight.push_back(score * (1.0 + options.relation_match_bonus * it->second));
+    graph.subtype.push_back(IsSubtypeRelation(t.relation));
   }
 
-  // Topic entities: by id, then by name; failing both, evidence entities named in the question.
-  bool any_topic = false;
-  for (const EntityRef& topic : request.topic_entities) {
-    if (!topic.id.empty()) {
-      auto it = index.find(absl::StrCat("i:", topic.id));
-      if (it != index.end()) {
-        graph.nodes[it->second].topic = true;
-        any_topic = true;
-        continue;
-      }
-    }
-    const std::string norm = NormalizeText(topic.name);
-    if (norm.empty()) continue;
-    for (Node& node : graph.nodes) {
-      if (node.name.norm == norm) {
-        node.topic = true;
-        any_topic = true;
-      }
-    }
-  }
-  if (!any_topic) {
-    const std::string question = NormalizeText(request.question);
-    for (Node& node : graph.nodes) {
-      if (node.name.norm.size() >= 2 && ContainsPhrase(question, node.name.norm)) {
-        node.topic = true;
-      }
-    }
-  }
-
-  graph.reach.assign(graph.nodes.size(), 0.0);
-  graph.reached_via.assign(graph.nodes.size(), -1);
-  for (size_t i = 0; i < graph.nodes.size(); ++i) {
-    if (graph.nodes[i].topic) graph.reach[i] = 1.0;
-  }
-  std::vector<double> next;
-  for (int round = 0; round < options.max_hops; ++round) {
-    next = graph.reach;
-    bool changed = false;
-    for (size_t t = 0; t < graph.ends.size(); ++t) {
-      const auto [head, tail] = graph.ends[t];
-      if (head == tail) continue;
-      for (const auto& [from, to] : {std::pair<int, int>{head, tail}, {tail, head}}) {
-        if (graph.reach[from] <= 0.0 || graph.nodes[to].topic) continue;
-        const double decay = graph.nodes[from].topic ? 1.0 : options.hop_decay;
-        const double value = graph.reach[from] * graph.weight[t] * decay;
-        if (value > next[to]) {
-          next[to] = value;
-          graph.reached_via[to] = static_cast<int>(t);
-          changed = true;
-        }
-      }
-    }
-    graph.reach.swap(next);
-    if (!changed) break;
-  }
+  MarkTopics(request, index, &graph);
+  graph.reach = TopicReach(graph, /*group=*/-1, options);
   return graph;
 }
 
@@ -234,20 +327,26 @@ std::string TripleLine(const EvidenceTriple& t) {
                          t.relation, t.tail.name.empty() ? t.tail.id : t.tail.name, t.score);
 }
 
-// Adds triple `t` and, before it, the chain of triples that reached `from` from a topic.
-void AddWithChain(const EvidenceGraph& graph, int t, int from, std::vector<int>* used,
-                  absl::flat_hash_set<int>* seen) {
+// The triples that reached `from` from a topic (is_a steps included), topic end first.
+std::vector<int> ChainTo(const EvidenceGraph& graph, int from) {
   std::vector<int> chain;
   int node = from;
   for (int guard = 0; guard < 16 && node >= 0 && !graph.nodes[node].topic; ++guard) {
-    const int via = graph.reached_via[node];
+    const int via = graph.reach.via[node];
     if (via < 0) break;
     chain.push_back(via);
     const auto [head, tail] = graph.ends[via];
     node = head == node ? tail : head;
   }
-  for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
-    if (seen->insert(*it).second) used->push_back(*it);
+  std::reverse(chain.begin(), chain.end());
+  return chain;
+}
+
+// Adds triple `t` and, before it, the chain of triples that reached `from` from a topic.
+void AddWithChain(const EvidenceGraph& graph, int t, int from, std::vector<int>* used,
+                  absl::flat_hash_set<int>* seen) {
+  for (int c : ChainTo(graph, from)) {
+    if (seen->insert(c).second) used->push_back(c);
   }
   if (seen->insert(t).second) used->push_back(t);
 }
@@ -279,43 +378,175 @@ ReasonResult BaseResult() {
   return result;
 }
 
+// Calibration signals (reasoner_types.h ExtractiveSignals). The topic entity whose reach chain
+// `node` hangs on (itself when a topic); -1 when none.
+int RootTopic(const EvidenceGraph& graph, int node) {
+  for (int guard = 0; guard < 16 && node >= 0; ++guard) {
+    if (graph.nodes[node].topic) return node;
+    const int via = graph.reach.via[node];
+    if (via < 0) return -1;
+    const auto [head, tail] = graph.ends[via];
+    node = head == node ? tail : head;
+  }
+  return -1;
+}
+
+int CountTopics(const EvidenceGraph& graph) {
+  int count = 0;
+  for (const Node& node : graph.nodes) count += node.topic ? 1 : 0;
+  return count;
+}
+
+// Signals of a multiple-choice answer whose options rank as `order` (best first); `from_nodes`
+// are the reached ends of the best option's supporting triples.
+ExtractiveSignals ChoiceSignals(const ReasonRequest& request, const EvidenceGraph& graph,
+                                const std::vector<double>& support, const std::vector<int>& order,
+                                const std::vector<int>& from_nodes) {
+  ExtractiveSignals signals;
+  signals.present = true;
+  signals.task = Task::kMultipleChoice;
+  signals.num_options = static_cast<int>(support.size());
+  signals.top_support = support[order[0]];
+  signals.runner_up_support = support.size() > 1 ? support[order[1]] : 0.0;
+  if (signals.top_support > 0.0) {
+    signals.margin = (signals.top_support - signals.runner_up_support) / signals.top_support;
+    signals.candidate_index = order[0];
+  }
+  for (double s : support) signals.options_supported += s > 0.0 ? 1 : 0;
+  signals.topics_present = CountTopics(graph);
+  absl::flat_hash_set<int> roots;
+  for (int from : from_nodes) {
+    if (const int root = RootTopic(graph, from); root >= 0) roots.insert(root);
+  }
+  signals.topics_connected = static_cast<int>(roots.size());
+  signals.evidence_count = static_cast<int>(request.evidence.size());
+  return signals;
+}
+
+std::string RenderPath(const ReasonRequest& request, const EvidenceGraph& graph,
+                       const std::vector<int>& triples);
+
+// "\nPath: topic <-[is a subtype of]- subtype <-[relation]- option" when the chain from a topic
+// to triple `t` takes an is_a step (the step the plain triple list does not make obvious);
+// empty otherwise.
+std::string OntologyPathLine(const ReasonRequest& request, const EvidenceGraph& graph, int t,
+                             int from) {
+  std::vector<int> path = ChainTo(graph, from);
+  const bool via_is_a =
+      std::any_of(path.begin(), path.end(), [&](int c) { return graph.subtype[c]; });
+  if (!via_is_a) return "";
+  path.push_back(t);
+  return absl::StrCat("\nPath: ", RenderPath(request, graph, path));
+}
+
+struct Contribution {
+  double value;
+  int triple;
+  int from;  // the reached end
+};
+
+// Per node: how well the option names it (0 below min_name_match).
+std::vector<double> OptionMatch(absl::string_view option_text, const EvidenceGraph& graph,
+                                const ExtractiveOptions& options) {
+  const NameInfo option = MakeNameInfo(option_text);
+  std::vector<double> match(graph.nodes.size());
+  for (size_t n = 0; n < graph.nodes.size(); ++n) {
+    const double m = NameMatch(option, graph.nodes[n].name);
+    match[n] = m >= options.min_name_match ? m : 0.0;
+  }
+  return match;
+}
+
+// Sum over triples (u, e), e named by the option, u reached and not named by it, of
+// match * reach(u) * w * (u anchored ? 1 : hop_decay); each term goes to `contributions`.
+double OptionSupport(const EvidenceGraph& graph, const Reach& reach,
+                     const std::vector<double>& match, const ExtractiveOptions& options,
+                     std::vector<Contribution>* contributions) {
+  double support = 0.0;
+  for (size_t t = 0; t < graph.ends.size(); ++t) {
+    const auto [head, tail] = graph.ends[t];
+    for (const auto& [named, other] : {std::pair<int, int>{head, tail}, {tail, head}}) {
+      if (match[named] <= 0.0 || match[other] > 0.0 || reach.value[other] <= 0.0) continue;
+      const double decay = reach.anchored[other] ? 1.0 : options.hop_decay;
+      const double value = match[named] * reach.value[other] * graph.weight[t] * decay;
+      support += value;
+      if (contributions != nullptr) contributions->push_back({value, static_cast<int>(t), other});
+    }
+  }
+  return support;
+}
+
+// The question entities in the evidence and, per option, how many of them its support reaches.
+struct Connections {
+  int entities = 0;
+  std::vector<int> per_option;
+};
+
+// Question entities: the topic groups no option names (the gateway sends option entities as
+// topics too; an option is not connected to itself). Each counts for an option when the option
+// has support from that entity's topic nodes alone (TopicReach). With fewer than two entities:
+// 1 for a supported option, 0 otherwise, so the ranking is by support alone.
+Connections TopicsConnected(const EvidenceGraph& graph,
+                            const std::vector<std::vector<double>>& matches,
+                            const std::vector<double>& support, const ExtractiveOptions& options) {
+  Connections out;
+  out.per_option.assign(support.size(), 0);
+  absl::flat_hash_set<int> groups, named;
+  for (size_t n = 0; n < graph.nodes.size(); ++n) {
+    if (!graph.nodes[n].topic) continue;
+    groups.insert(graph.nodes[n].topic_group);
+    for (const std::vector<double>& match : matches) {
+      if (match[n] > 0.0) named.insert(graph.nodes[n].topic_group);
+    }
+  }
+  for (int g : named) groups.erase(g);
+  out.entities = options.prefer_connected_to_all ? static_cast<int>(groups.size()) : 0;
+  if (out.entities < 2) {
+    for (size_t o = 0; o < support.size(); ++o) out.per_option[o] = support[o] > 0.0 ? 1 : 0;
+    return out;
+  }
+  for (int group : groups) {
+    const Reach reach = TopicReach(graph, group, options);
+    for (size_t o = 0; o < support.size(); ++o) {
+      if (support[o] > 0.0 && OptionSupport(graph, reach, matches[o], options, nullptr) > 0.0) {
+        ++out.per_option[o];
+      }
+    }
+  }
+  return out;
+}
+
 ReasonResult MultipleChoice(const ReasonRequest& request, const EvidenceGraph& graph,
                             const ExtractiveOptions& options) {
   ReasonResult result = BaseResult();
   const int num_options = static_cast<int>(request.options.size());
-  struct Contribution {
-    double value;
-    int triple;
-    int from;  // the reached end
-  };
   std::vector<double> support(num_options, 0.0);
   std::vector<std::vector<Contribution>> contributions(num_options);
-  std::vector<double> match(graph.nodes.size());
+  std::vector<std::vector<double>> matches(num_options);
   for (int o = 0; o < num_options; ++o) {
-    const NameInfo option = MakeNameInfo(request.options[o]);
-    for (size_t n = 0; n < graph.nodes.size(); ++n) {
-      const double m = NameMatch(option, graph.nodes[n].name);
-      match[n] = m >= options.min_name_match ? m : 0.0;
-    }
-    for (size_t t = 0; t < graph.ends.size(); ++t) {
-      const auto [head, tail] = graph.ends[t];
-      for (const auto& [named, other] : {std::pair<int, int>{head, tail}, {tail, head}}) {
-        if (match[named] <= 0.0 || match[other] > 0.0 || graph.reach[other] <= 0.0) continue;
-        const double decay = graph.nodes[other].topic ? 1.0 : options.hop_decay;
-        const double value = match[named] * graph.reach[other] * graph.weight[t] * decay;
-        support[o] += value;
-        contributions[o].push_back({value, static_cast<int>(t), other});
-      }
-    }
+    matches[o] = OptionMatch(request.options[o], graph, options);
+    support[o] = OptionSupport(graph, graph.reach, matches[o], options, &contributions[o]);
   }
+  const Connections connections = TopicsConnected(graph, matches, support, options);
+  const std::vector<int>& connected = connections.per_option;
 
+  // Options connected to more of the question's entities first, then by support.
   std::vector<int> order(num_options);
   for (int o = 0; o < num_options; ++o) order[o] = o;
-  std::stable_sort(order.begin(), order.end(),
-                   [&support](int a, int b) { return support[a] > support[b]; });
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+    if (connected[a] != connected[b]) return connected[a] > connected[b];
+    return support[a] > support[b];
+  });
   const int best = order[0];
   const double best_support = support[best];
-  const double second_support = num_options > 1 ? support[order[1]] : 0.0;
+  // The runner-up competes only when it is connected to as many entities as the winner.
+  const double second_support =
+      num_options > 1 && connected[order[1]] == connected[best] ? support[order[1]] : 0.0;
+  std::vector<int> best_from;
+  for (const Contribution& c : contributions[best]) best_from.push_back(c.from);
+  result.signals = ChoiceSignals(request, graph, support, order, best_from);
+  // With two or more question entities: how many of them the winner is connected to (ONTO).
+  if (connections.entities >= 2) result.signals.topics_connected = connected[best];
 
   auto explain = [&](int o, absl::string_view heading) {
     std::vector<Contribution> list = contributions[o];
@@ -333,6 +564,14 @@ ReasonResult MultipleChoice(const ReasonRequest& request, const EvidenceGraph& g
     }
     result.evidence_used = used;
     result.rationale = Rationale(request, used, heading);
+    if (!list.empty()) {
+      absl::StrAppend(&result.rationale,
+                      OntologyPathLine(request, graph, list.front().triple, list.front().from));
+    }
+    if (connections.entities >= 2) {
+      absl::StrAppend(&result.rationale, "\nConnected to ", connected[o], " of ",
+                      connections.entities, " question entities.");
+    }
   };
 
   if (AskForException(request.question)) {
@@ -345,6 +584,8 @@ ReasonResult MultipleChoice(const ReasonRequest& request, const EvidenceGraph& g
       }
     }
     result.low_confidence = true;
+    result.signals.exception_question = true;
+    result.signals.candidate_index = unsupported_count == 1 ? unsupported : -1;
     if (unsupported_count == 1) {
       result.option_index = unsupported;
       result.option_letter = OptionLetter(unsupported);
@@ -380,7 +621,9 @@ ReasonResult MultipleChoice(const ReasonRequest& request, const EvidenceGraph& g
   if (second_support >= best_support * (1.0 - 1e-9)) {
     std::vector<std::string> tied;
     for (int o : order) {
-      if (support[o] >= best_support * (1.0 - 1e-9)) tied.push_back(OptionLetter(o));
+      if (connected[o] == connected[best] && support[o] >= best_support * (1.0 - 1e-9)) {
+        tied.push_back(OptionLetter(o));
+      }
     }
     result.low_confidence = true;
     result.answer =
@@ -448,6 +691,38 @@ bool Antonyms(const absl::flat_hash_set<std::string>& claim_words,
   return false;
 }
 
+// Signals of a verdict from `agree` / `contradict` weight and the deciding triples.
+ExtractiveSignals VerdictSignals(const ReasonRequest& request, const EvidenceGraph& graph,
+                                 double agree, double contradict,
+                                 const std::vector<std::pair<double, int>>& agreeing,
+                                 const std::vector<std::pair<double, int>>& contradicting) {
+  ExtractiveSignals signals;
+  signals.present = true;
+  signals.task = Task::kFactVerification;
+  signals.num_options = 2;
+  signals.top_support = std::max(agree, contradict);
+  signals.runner_up_support = std::min(agree, contradict);
+  if (signals.top_support > 0.0) {
+    signals.margin = (signals.top_support - signals.runner_up_support) / signals.top_support;
+  }
+  signals.options_supported = (agree > 0.0 ? 1 : 0) + (contradict > 0.0 ? 1 : 0);
+  signals.candidate_label = agree > contradict   ? FactLabel::kSupported
+                            : contradict > agree ? FactLabel::kRefuted
+                                                 : FactLabel::kUnknown;
+  signals.topics_present = CountTopics(graph);
+  absl::flat_hash_set<int> touched;
+  for (const auto* list : {&agreeing, &contradicting}) {
+    for (const auto& [score, t] : *list) {
+      const auto [head, tail] = graph.ends[t];
+      if (graph.nodes[head].topic) touched.insert(head);
+      if (graph.nodes[tail].topic) touched.insert(tail);
+    }
+  }
+  signals.topics_connected = static_cast<int>(touched.size());
+  signals.evidence_count = static_cast<int>(request.evidence.size());
+  return signals;
+}
+
 ReasonResult FactVerification(const ReasonRequest& request, const EvidenceGraph& graph,
                               const ExtractiveOptions& options) {
   ReasonResult result = BaseResult();
@@ -506,6 +781,7 @@ ReasonResult FactVerification(const ReasonRequest& request, const EvidenceGraph&
 
   const double lo = std::min(agree, contradict);
   const double hi = std::max(agree, contradict);
+  result.signals = VerdictSignals(request, graph, agree, contradict, agreeing, contradicting);
   if (agree > contradict) {
     result.fact_label = FactLabel::kSupported;
     result.answer =

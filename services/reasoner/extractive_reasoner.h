@@ -6,17 +6,33 @@
 // name); without any that occur in the evidence, evidence entities whose names occur in the
 // question stand in. Each triple weighs w = clamp(score, 0, 1) * (1 + relation_match_bonus * f),
 // f = share of the relation's content words found in the question. reach(topic) = 1 and, over
-// up to max_hops rounds, reach(v) = max over triples (u, v) of reach(u) * w * (u is a topic ?
+// up to max_hops rounds, reach(v) = max over triples (u, v) of reach(u) * w * (u anchored ?
 // 1 : hop_decay): the best score-weighted, length-discounted path from a topic entity.
+//
+// Ontology (DO / HPO is_a: a relation "... is a subtype of ...", head = subtype, tail =
+// parent). Before propagation the topics' is_a closure in the evidence is anchored: a subtype
+// down to max_subtype_depth levels gets reach(parent) * subtype_weight (1: a fact about a
+// subtype supports its parent as if stated of the parent), a supertype up to
+// max_supertype_depth levels gets reach(sub) * supertype_weight (0.5: a parent's facts support
+// the subtype, weaker). Anchored nodes (topics and this closure; never siblings) carry no hop
+// decay on the next step, and the rationale shows the path with the is_a step ("Path: disease
+// <-[disease is a subtype of disease]- subtype <-[associates]- gene").
 //
 // Multiple choice. An option names an entity when their normalised names are equal (match 1),
 // one's words contain the other's (0.6 + 0.4 * shared / larger word count) or their word
 // Jaccard is at least min_name_match; differing numbers ("type 1" vs "type 2") never match.
 // support(option) = sum over triples (u, e) with e named by the option and u reached, u not
-// named by the option, of match * reach(u) * w * (u is a topic ? 1 : hop_decay). The best
-// option wins; zero support means insufficient evidence and no choice; a tie means no choice
-// and low confidence. Questions asking for the exception ("not", "except", "least") choose
-// the only unsupported option when every other option is supported, and are flagged low
+// named by the option, of match * reach(u) * w * (u anchored ? 1 : hop_decay). Question entities
+// are the request's topic entities found in the evidence, those of one name counted once ("diabetes
+// mellitus" the disease and the phenotype), leaving out any an option names (the gateway sends
+// option entities as topics too). With two or more of them, each option's support is also
+// computed per entity, from that entity's topic nodes alone and never through another topic,
+// and connected(option) = the number of entities with support > 0. Options rank by
+// (connected, support): an option tied to every entity beats one tied strongly to one only;
+// the runner-up counts for ties and low confidence only when as connected as the winner. The
+// best option wins; zero support means insufficient evidence and no choice; a tie means no
+// choice and low confidence. Questions asking for the exception ("not", "except", "least")
+// choose the only unsupported option when every other option is supported, and are flagged low
 // confidence.
 //
 // Fact verification. Claim entities are topic entities plus evidence entities named in the
@@ -44,6 +60,16 @@ struct ExtractiveOptions {
   int max_hops = 3;
   // Multiplier per intermediate entity on a path, so a 2-triple path counts half a direct one.
   double hop_decay = 0.5;
+  // Reach of a topic's is_a subtype per level down (1: a subtype's facts count as the topic's).
+  double subtype_weight = 1.0;
+  // Reach of a topic's is_a parent per level up (a parent's facts support a subtype, weaker).
+  double supertype_weight = 0.5;
+  // is_a levels followed down from / up from a topic entity (0 turns that direction off).
+  int max_subtype_depth = 3;
+  int max_supertype_depth = 1;
+  // Multiple choice with two or more question entities: rank options connected to more of them
+  // first (false: by summed support alone, the behaviour before issue 14).
+  bool prefer_connected_to_all = true;
   // Smallest option-to-entity name match in [0, 1] for word-overlap matches.
   double min_name_match = 0.6;
   // Extra triple weight, up to this fraction, when the relation's words occur in the question.

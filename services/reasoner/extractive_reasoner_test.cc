@@ -11,6 +11,7 @@ namespace {
 
 using ::testing::Contains;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 EvidenceTriple Triple(std::string head_id, std::string head, std::string relation,
                       std::string tail_id, std::string tail, double score) {
@@ -171,6 +172,165 @@ ReasonRequest Claim(std::string claim, std::vector<EvidenceTriple> evidence) {
   request.question = std::move(claim);
   request.evidence = std::move(evidence);
   return request;
+}
+
+constexpr char kIsA[] = "disease is a subtype of disease";
+
+TEST(ExtractiveMultipleChoiceTest, PrefersTheOptionConnectedToEveryQuestionEntity) {
+  ReasonRequest request;
+  request.question = "Which gene is associated with both asthma and eczema?";
+  request.options = {"GENEA", "GENEB", "GENEC"};
+  request.topic_entities = {{"X", "asthma"}, {"Y", "eczema"}};
+  request.evidence = {
+      Triple("A", "GENEA", "associates", "X", "asthma", 0.95),
+      Triple("A", "GENEA", "is expressed in", "X", "asthma", 0.9),
+      Triple("B", "GENEB", "associates", "X", "asthma", 0.3),
+      Triple("B", "GENEB", "associates", "Y", "eczema", 0.3),
+      Triple("C", "GENEC", "associates", "Y", "eczema", 0.2),
+  };
+  // Summed support: GENEA 1.85+ > GENEB 0.9; GENEB is the only one tied to both entities.
+  const ReasonResult result =
+      ReasonExtractively(request, Task::kMultipleChoice, ExtractiveOptions());
+  EXPECT_EQ(result.option_index, 1) << result.rationale;
+  EXPECT_FALSE(result.low_confidence);
+  EXPECT_THAT(result.rationale, HasSubstr("(GENEB, associates, asthma)"));
+  EXPECT_THAT(result.rationale, HasSubstr("(GENEB, associates, eczema)"));
+  EXPECT_THAT(result.rationale, HasSubstr("Connected to 2 of 2 question entities."));
+}
+
+TEST(ExtractiveMultipleChoiceTest, AnOptionSentAsATopicEntityIsNotAQuestionEntity) {
+  ReasonRequest request;
+  request.question = "Which gene is associated with both asthma and eczema?";
+  request.options = {"GENEA", "GENEB"};
+  // The gateway aligns option text too: GENEA arrives as a topic entity.
+  request.topic_entities = {{"X", "asthma"}, {"Y", "eczema"}, {"A", "GENEA"}};
+  request.evidence = {
+      Triple("A", "GENEA", "associates", "X", "asthma", 0.95),
+      Triple("A", "GENEA", "interacts with", "Z", "GENEZ", 0.9),
+      Triple("B", "GENEB", "associates", "X", "asthma", 0.3),
+      Triple("B", "GENEB", "associates", "Y", "eczema", 0.3),
+  };
+  const ReasonResult result =
+      ReasonExtractively(request, Task::kMultipleChoice, ExtractiveOptions());
+  EXPECT_EQ(result.option_index, 1) << result.rationale;
+  EXPECT_THAT(result.rationale, HasSubstr("Connected to 2 of 2 question entities."));
+}
+
+TEST(ExtractiveMultipleChoiceTest, SameNamedTopicEntitiesCountAsOneQuestionEntity) {
+  ReasonRequest request;
+  request.question = "Which gene is associated with diabetes mellitus?";
+  request.options = {"GENEA", "GENEB"};
+  // The disease and the phenotype of one name: one question entity, so no "connected to all"
+  // ranking; support decides.
+  request.topic_entities = {{"DOID:9351", "diabetes mellitus"},
+                            {"HP:0000819", "Diabetes mellitus"}};
+  request.evidence = {
+      Triple("A", "GENEA", "associates", "DOID:9351", "diabetes mellitus", 0.9),
+      Triple("B", "GENEB", "associates", "DOID:9351", "diabetes mellitus", 0.2),
+      Triple("B", "GENEB", "has phenotype", "HP:0000819", "Diabetes mellitus", 0.2),
+  };
+  const ReasonResult result =
+      ReasonExtractively(request, Task::kMultipleChoice, ExtractiveOptions());
+  EXPECT_EQ(result.option_index, 0) << result.rationale;
+  EXPECT_THAT(result.rationale, Not(HasSubstr("question entities")));
+}
+
+TEST(ExtractiveMultipleChoiceTest, ConnectionThroughAnotherQuestionEntityDoesNotCount) {
+  ReasonRequest request;
+  request.question = "Which gene is associated with both asthma and eczema?";
+  request.options = {"GENEA", "GENEB"};
+  request.topic_entities = {{"X", "asthma"}, {"Y", "eczema"}};
+  request.evidence = {
+      // GENEA reaches eczema only through asthma: one entity, not two.
+      Triple("A", "GENEA", "associates", "X", "asthma", 0.9),
+      Triple("X", "asthma", "resembles", "Y", "eczema", 0.9),
+      Triple("B", "GENEB", "associates", "Y", "eczema", 0.5),
+  };
+  const ReasonResult result =
+      ReasonExtractively(request, Task::kMultipleChoice, ExtractiveOptions());
+  EXPECT_EQ(result.option_index, 0);  // both reach one entity; GENEA has more support
+  EXPECT_THAT(result.rationale, HasSubstr("Connected to 1 of 2 question entities."));
+}
+
+// GENE1 is tied to subtype S2 of subtype S1 of the topic D only; GENE3 to D directly, weaker;
+// GENE2 to an unrelated disease.
+ReasonRequest SubtypeChainRequest() {
+  ReasonRequest request;
+  request.question = "Which gene is linked to disease D?";
+  request.options = {"GENE1", "GENE2", "GENE3"};
+  request.topic_entities = {{"D", "disease D"}};
+  request.evidence = {
+      Triple("G1", "GENE1", "associates", "S2", "subtype S2", 0.8),
+      Triple("S2", "subtype S2", kIsA, "S1", "subtype S1", 0.3),
+      Triple("S1", "subtype S1", kIsA, "D", "disease D", 0.3),
+      Triple("G2", "GENE2", "associates", "O", "other disease", 0.9),
+      Triple("G3", "GENE3", "associates", "D", "disease D", 0.5),
+  };
+  return request;
+}
+
+TEST(ExtractiveMultipleChoiceTest, ASubtypeFactSupportsItsParentWithoutHopDecay) {
+  const ReasonRequest request = SubtypeChainRequest();
+  // GENE1: 0.8 through two is_a levels at weight 1 (as a plain 3-hop path it would be ~0.02);
+  // GENE3: 0.5 directly; GENE2: unconnected.
+  const ReasonResult result =
+      ReasonExtractively(request, Task::kMultipleChoice, ExtractiveOptions());
+  EXPECT_EQ(result.option_index, 0) << result.rationale;
+  EXPECT_NEAR(result.confidence, 0.8, 1e-9);
+  EXPECT_THAT(result.rationale, HasSubstr("(subtype S1, disease is a subtype of disease, "
+                                          "disease D)"));
+  EXPECT_THAT(result.rationale,
+              HasSubstr("Path: disease D <-[disease is a subtype of disease]- subtype S1 "
+                        "<-[disease is a subtype of disease]- subtype S2 <-[associates]- GENE1"));
+  EXPECT_EQ(result.evidence_used, (std::vector<int>{2, 1, 0}));
+}
+
+TEST(ExtractiveMultipleChoiceTest, SubtypeDepthIsLimited) {
+  ExtractiveOptions options;
+  options.max_subtype_depth = 1;  // S2 is two levels down: an ordinary 2-hop path from S1
+  const ReasonResult result =
+      ReasonExtractively(SubtypeChainRequest(), Task::kMultipleChoice, options);
+  EXPECT_EQ(result.option_index, 2);
+}
+
+TEST(ExtractiveMultipleChoiceTest, AParentFactSupportsASubtypeTopicWithLowerWeight) {
+  ReasonRequest request;
+  request.question = "Which gene is linked to subtype S?";
+  request.options = {"GENE1", "GENE2"};
+  request.topic_entities = {{"S", "subtype S"}};
+  request.evidence = {
+      Triple("G1", "GENE1", "associates", "D", "disease D", 0.8),
+      Triple("S", "subtype S", kIsA, "D", "disease D", 0.3),
+      Triple("G2", "GENE2", "associates", "O", "other disease", 0.9),
+  };
+  ReasonResult result = ReasonExtractively(request, Task::kMultipleChoice, ExtractiveOptions());
+  EXPECT_EQ(result.option_index, 0);
+  EXPECT_NEAR(result.confidence, 0.5 * 0.8, 1e-9);  // supertype_weight 0.5
+  EXPECT_THAT(result.rationale, HasSubstr("Path: subtype S -[disease is a subtype of disease]-> "
+                                          "disease D <-[associates]- GENE1"));
+  // A direct fact about the subtype outweighs its parent's.
+  request.options = {"GENE1", "GENE3"};
+  request.evidence.push_back(Triple("G3", "GENE3", "associates", "S", "subtype S", 0.5));
+  result = ReasonExtractively(request, Task::kMultipleChoice, ExtractiveOptions());
+  EXPECT_EQ(result.option_index, 1);
+}
+
+TEST(ExtractiveMultipleChoiceTest, SiblingsOfATopicAreNotAnchored) {
+  ReasonRequest request;
+  request.question = "Which gene is linked to subtype S?";
+  request.options = {"GENE1", "GENE2"};
+  request.topic_entities = {{"S", "subtype S"}};
+  request.evidence = {
+      Triple("S", "subtype S", kIsA, "D", "disease D", 0.3),
+      Triple("T", "sibling T", kIsA, "D", "disease D", 0.3),
+      Triple("G1", "GENE1", "associates", "T", "sibling T", 0.9),
+      Triple("G2", "GENE2", "associates", "D", "disease D", 0.3),
+  };
+  // GENE2 via the parent: 0.5 * 0.3 = 0.15. GENE1 via the sibling: 0.5 * 0.3 * 0.9 * 0.5
+  // (the sibling is an ordinary hop from the anchored parent, then decayed).
+  const ReasonResult result =
+      ReasonExtractively(request, Task::kMultipleChoice, ExtractiveOptions());
+  EXPECT_EQ(result.option_index, 1);
 }
 
 TEST(ExtractiveFactTest, SupportsAClaimTheEvidenceStates) {

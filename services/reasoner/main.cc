@@ -2,7 +2,7 @@
 // backend (vLLM, llama.cpp server, Ollama, TGI, hosted APIs) or the extractive backend.
 //
 //   reasoner [--config=reasoner.textproto] [--host=0.0.0.0] [--port=50055]
-//            [--metrics_port=9095] [--prompt_dir=DIR]
+//            [--metrics_port=9095] [--prompt_dir=DIR] [--calibration=DIR|FILE]
 //
 // --config is an ibgraphrag.config.v1.ReasonerConfig in protobuf text format (backends, prompts,
 // failure policy, and the `server` block: TLS, drain, logging). IBGR_* and IBGR_REASONER_*
@@ -21,10 +21,14 @@
 #include "common/logging.h"
 #include "common/server_flags.h"
 #include "ibgraphrag/config/v1/reasoner_config.pb.h"
+#include "services/reasoner/confidence_calibration.h"
 #include "services/reasoner/reasoner_config.h"
 #include "services/reasoner/reasoner_server.h"
 
 ABSL_FLAG(std::string, config, "", "ReasonerConfig text proto (backends, prompts, server)");
+ABSL_FLAG(std::string, calibration, "none",
+          "extractive confidence calibration: none, a version directory "
+          "(<base>/calibration/<version>) or a calibration.json file");
 ABSL_FLAG(std::string, prompt_dir, "",
           "directory of prompt templates <kind>.v<N>.txt (overrides prompts.directory)");
 
@@ -53,6 +57,14 @@ absl::Status Run() {
                         absl::StrCat("invalid config", config_path.empty() ? "" : " " + config_path,
                                      ": ", options.status().message()));
   }
+
+  auto calibration = ibgraphrag::reasoner::LoadCalibrationSpec(absl::GetFlag(FLAGS_calibration),
+                                                               /*base=*/"");
+  if (!calibration.ok()) {
+    return absl::Status(calibration.status().code(),
+                        absl::StrCat("--calibration: ", calibration.status().message()));
+  }
+  options->reasoner.calibration = *std::move(calibration);
 
   // Signals arriving while the server starts must drain, not kill, the process.
   if (auto s = ibgraphrag::common::ServerRunner::InstallTerminationSignalHandlers(); !s.ok()) {

@@ -49,8 +49,14 @@ ReasonRequest McqRequest() {
 
 class PromptBuilderTest : public ::testing::Test {
  protected:
+  // Pinned to the v1 templates the rendering assertions were written for (the served default
+  // is v2, IBGraphRAG's reasoning prompt; PaperReasoningPromptTest covers it).
   void SetUp() override {
-    auto library = PromptLibrary::Load({});
+    PromptLibraryOptions options;
+    options.multiple_choice_version = "mcq.v1";
+    options.fact_verification_version = "fact.v1";
+    options.open_version = "open.v1";
+    auto library = PromptLibrary::Load(options);
     ASSERT_TRUE(library.ok()) << library.status();
     library_ = *std::move(library);
   }
@@ -196,6 +202,40 @@ TEST(PromptTemplatesTest, RejectsTextBeforeTheFirstSection) {
   EXPECT_THAT(parsed.status().message(), HasSubstr("line 1"));
 }
 
+// IBGraphRAG's reasoning prompt (paper §3.3, appendix Table 3) is what a plain library serves.
+TEST(PaperReasoningPromptTest, IsServedByDefaultForEveryTask) {
+  auto library = PromptLibrary::Load({});
+  ASSERT_TRUE(library.ok()) << library.status();
+  EXPECT_EQ(library->ForTask(Task::kMultipleChoice).version, "mcq.v2");
+  EXPECT_EQ(library->ForTask(Task::kFactVerification).version, "fact.v2");
+  EXPECT_EQ(library->ForTask(Task::kOpen).version, "open.v2");
+}
+
+TEST(PaperReasoningPromptTest, AsksForReasoningBeforeAListOfAnsItems) {
+  auto library = PromptLibrary::Load({});
+  ASSERT_TRUE(library.ok()) << library.status();
+  for (Task task : {Task::kMultipleChoice, Task::kFactVerification, Task::kOpen}) {
+    ReasonRequest request = McqRequest();
+    request.task = task;
+    if (task != Task::kMultipleChoice) request.options.clear();
+    const BuiltPrompt prompt = BuildPrompt(library->ForTask(task), request, 4000);
+    ASSERT_EQ(prompt.messages.size(), 4u) << prompt.version;
+    EXPECT_THAT(prompt.messages[0].content,
+                HasSubstr("Given the set of retrieved triples from the knowledge graph"));
+    EXPECT_THAT(prompt.messages[0].content, HasSubstr("each beginning with \"ans:\""));
+    // The worked example reasons first and ends with its ans: item(s).
+    const std::string& example = prompt.messages[2].content;
+    EXPECT_TRUE(absl::StartsWith(example, "To answer the question, we have to find")) << example;
+    const size_t therefore = example.find("Therefore, the answers are:");
+    ASSERT_NE(therefore, std::string::npos);
+    EXPECT_GT(example.find("\nans: ", therefore), therefore);
+    EXPECT_THAT(prompt.messages[3].content,
+                HasSubstr("Given the following structured knowledge in the form of triplets:"));
+    EXPECT_THAT(prompt.messages[3].content,
+                HasSubstr("(Aspirin, drug treats disease, Myocardial infarction)"));
+  }
+}
+
 class PromptDirectoryTest : public ::testing::Test {
  protected:
   void SetUp() override { dir_ = common::test_util::MakeTempDir("reasoner-prompts"); }
@@ -207,15 +247,15 @@ class PromptDirectoryTest : public ::testing::Test {
 };
 
 TEST_F(PromptDirectoryTest, ServesTheNewestVersionAndKeepsCompiledInKinds) {
-  Write("mcq.v2.txt", "[[system]]\nV2 system\n[[user]]\n{{triples}}\n{{question}}\n{{options}}\n");
+  Write("mcq.v3.txt", "[[system]]\nV3 system\n[[user]]\n{{triples}}\n{{question}}\n{{options}}\n");
   Write("notes.md", "ignored");
   PromptLibraryOptions options;
   options.directory = dir_.string();
   auto library = PromptLibrary::Load(options);
   ASSERT_TRUE(library.ok()) << library.status();
-  EXPECT_EQ(library->ForTask(Task::kMultipleChoice).version, "mcq.v2");
-  EXPECT_EQ(library->ForTask(Task::kFactVerification).version, "fact.v1");
-  EXPECT_EQ(library->ForTask(Task::kOpen).version, "open.v1");
+  EXPECT_EQ(library->ForTask(Task::kMultipleChoice).version, "mcq.v3");
+  EXPECT_EQ(library->ForTask(Task::kFactVerification).version, "fact.v2");
+  EXPECT_EQ(library->ForTask(Task::kOpen).version, "open.v2");
 }
 
 TEST_F(PromptDirectoryTest, ServesAPinnedVersion) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "common/status_macros.h"
 #include "services/reasoner/answer_parser.h"
 #include "services/reasoner/prompt_builder.h"
@@ -26,13 +27,33 @@ std::string VoteKey(Task task, const ParsedAnswer& parsed) {
   switch (task) {
     case Task::kFactVerification:
       return std::string(FactLabelName(parsed.fact_label));
-    case Task::kOpen:
-      return NormalizeText(parsed.answer);
+    case Task::kOpen: {
+      // A multi-answer list votes as a set: the same answers in another order agree.
+      std::vector<std::string> keys;
+      for (const std::string& answer : parsed.answers) keys.push_back(NormalizeText(answer));
+      std::sort(keys.begin(), keys.end());
+      return absl::StrJoin(keys, "; ");
+    }
     case Task::kMultipleChoice:
     case Task::kUnspecified:
       break;
   }
   return OptionLetter(parsed.option_index);
+}
+
+// The caller's own prompt (a gateway mode's); it rendered every evidence triple it was given.
+BuiltPrompt CallerBuiltPrompt(const ReasonRequest& request) {
+  BuiltPrompt prompt;
+  if (!request.caller_prompt.system.empty()) {
+    prompt.messages.push_back({"system", request.caller_prompt.system});
+  }
+  prompt.messages.push_back({"user", request.caller_prompt.user});
+  prompt.version = request.caller_prompt.version;
+  for (size_t i = 0; i < request.evidence.size(); ++i) {
+    prompt.evidence_used.push_back(static_cast<int>(i));
+  }
+  prompt.evidence_tokens = ApproxTokens(request.caller_prompt.user);
+  return prompt;
 }
 
 }  // namespace
@@ -89,6 +110,21 @@ absl::StatusOr<ReasonResult> Reasoner::ReasonStream(const ReasonRequest& request
 ReasonResult Reasoner::RunExtractive(const ReasonRequest& request, Task task) const {
   const absl::Time start = absl::Now();
   ReasonResult result = ReasonExtractively(request, task, options_.extractive);
+  result.raw_confidence = result.confidence;
+  if (options_.calibration != nullptr) {
+    ApplyCalibration(*options_.calibration, request, &result);
+  } else {
+    result.calibration = kUncalibrated;
+  }
+  // The one answer, as the LLM path lists it (the option's text or the label).
+  if (result.answers.empty()) {
+    if (result.option_index >= 0 &&
+        result.option_index < static_cast<int>(request.options.size())) {
+      result.answers.push_back(request.options[result.option_index]);
+    } else if (result.fact_label != FactLabel::kUnspecified) {
+      result.answers.emplace_back(FactLabelName(result.fact_label));
+    }
+  }
   result.timings.push_back({"extractive", Milliseconds(absl::Now() - start)});
   return result;
 }
@@ -151,7 +187,9 @@ absl::StatusOr<ReasonResult> Reasoner::RunLlm(const ReasonRequest& request, Task
   const PromptTemplate& prompt_template = prompts_.ForTask(task);
   const int budget = request.evidence_token_budget > 0 ? request.evidence_token_budget
                                                        : options_.default_evidence_token_budget;
-  const BuiltPrompt prompt = BuildPrompt(prompt_template, request, budget);
+  const BuiltPrompt prompt = request.caller_prompt.version.empty()
+                                 ? BuildPrompt(prompt_template, request, budget)
+                                 : CallerBuiltPrompt(request);
   result.prompt_version = prompt.version;
   result.evidence_used = prompt.evidence_used;
   result.evidence_dropped = prompt.evidence_dropped;
@@ -243,6 +281,7 @@ absl::StatusOr<ReasonResult> Reasoner::RunLlm(const ReasonRequest& request, Task
     const int winner = answered[outcome.winner];
     const ParsedAnswer& answer = parsed[winner];
     result.parse_status = ParseStatus::kOk;
+    result.answers = answer.answers;
     result.raw_output = responses[winner]->content;
     result.rationale = answer.explanation;
     result.agreement = outcome.agreement;

@@ -12,6 +12,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "services/reasoner/confidence_calibration.h"
 #include "services/reasoner/extractive_reasoner.h"
 #include "services/reasoner/llm_client.h"
 #include "services/reasoner/prompt_templates.h"
@@ -43,6 +44,9 @@ struct ReasonerOptions {
   std::vector<std::string> stop_sequences;
   ValidationLimits limits;
   ExtractiveOptions extractive;
+  // Calibrated confidence and abstention of extractive answers (confidence_calibration.h);
+  // nullptr = raw support as confidence, answers reported "uncalibrated".
+  std::shared_ptr<const CalibrationModel> calibration;
   // Receives log lines; nullptr logs to stderr. Lines never contain question text, options,
   // evidence, prompts, model output or API keys unless log_patient_text is set.
   LogFn log;

@@ -9,6 +9,8 @@
 #include <sstream>
 #include <string>
 #include <system_error>
+#include <tuple>
+#include <utility>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
@@ -156,6 +158,48 @@ PromptLibraryOptions PromptsFromConfig(const cfg::PromptConfig& prompts) {
 
 }  // namespace
 
+namespace {
+
+// Weights in [0, 1], depths 0..kMaxOntologyDepth.
+absl::Status ValidateExtractiveConfig(const cfg::ExtractiveConfig& extractive) {
+  constexpr uint32_t kMaxOntologyDepth = 8;
+  for (const auto& [field, has, value] :
+       {std::tuple<const char*, bool, double>{"extractive.subtype_weight",
+                                              extractive.has_subtype_weight(),
+                                              extractive.subtype_weight()},
+        {"extractive.supertype_weight", extractive.has_supertype_weight(),
+         extractive.supertype_weight()}}) {
+    if (has && !(value >= 0.0 && value <= 1.0)) {
+      return Invalid(field, absl::StrCat(value, " is outside 0..1"));
+    }
+  }
+  for (const auto& [field, value] :
+       {std::pair<const char*, uint32_t>{"extractive.max_subtype_depth",
+                                         extractive.max_subtype_depth()},
+        {"extractive.max_supertype_depth", extractive.max_supertype_depth()}}) {
+    if (value > kMaxOntologyDepth) {
+      return Invalid(field, absl::StrCat(value, " is outside 0..", kMaxOntologyDepth));
+    }
+  }
+  return absl::OkStatus();
+}
+
+void ApplyExtractiveConfig(const cfg::ExtractiveConfig& config, ExtractiveOptions* options) {
+  if (config.has_subtype_weight()) options->subtype_weight = config.subtype_weight();
+  if (config.has_supertype_weight()) options->supertype_weight = config.supertype_weight();
+  if (config.has_max_subtype_depth()) {
+    options->max_subtype_depth = static_cast<int>(config.max_subtype_depth());
+  }
+  if (config.has_max_supertype_depth()) {
+    options->max_supertype_depth = static_cast<int>(config.max_supertype_depth());
+  }
+  if (config.has_prefer_connected_to_all()) {
+    options->prefer_connected_to_all = config.prefer_connected_to_all();
+  }
+}
+
+}  // namespace
+
 absl::Status ValidateReasonerConfig(const cfg::ReasonerConfig& config) {
   if (absl::Status s = common::ValidateServerConfig(config.server()); !s.ok()) {
     return absl::Status(s.code(), absl::StrCat("server.", s.message()));
@@ -207,6 +251,7 @@ absl::Status ValidateReasonerConfig(const cfg::ReasonerConfig& config) {
                      absl::StrCat(stop.size(), " bytes; it must be 1..", kMaxStopSequenceBytes));
     }
   }
+  IBGR_RETURN_IF_ERROR(ValidateExtractiveConfig(config.extractive()));
   const cfg::PromptConfig& prompts = config.prompts();
   IBGR_RETURN_IF_ERROR(CheckPinnedVersion("prompts.multiple_choice_version",
                                           prompts.multiple_choice_version(), "mcq"));
@@ -265,6 +310,7 @@ absl::StatusOr<ReasonerServer::Options> ReasonerServerOptionsFromConfig(
   reasoner.seed = config.seed();
   reasoner.stop_sequences.assign(config.stop_sequences().begin(), config.stop_sequences().end());
   reasoner.log_patient_text = config.server().log_payloads();
+  ApplyExtractiveConfig(config.extractive(), &reasoner.extractive);
   options.default_backend = config.default_backend();
   return options;
 }

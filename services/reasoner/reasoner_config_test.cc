@@ -166,6 +166,36 @@ TEST(ReasonerConfigTest, InvalidFieldsAreRejectedNamingTheField) {
   }
 }
 
+TEST(ReasonerConfigTest, ExtractiveOntologySettingsAreMappedAndChecked) {
+  auto options = ReasonerServerOptionsFromConfig(Parse(R"pb(
+    extractive {
+      subtype_weight: 0.9
+      supertype_weight: 0.25
+      max_subtype_depth: 2
+      max_supertype_depth: 0
+      prefer_connected_to_all: false
+    }
+  )pb"));
+  ASSERT_TRUE(options.ok()) << options.status();
+  const ExtractiveOptions& e = options->reasoner.extractive;
+  EXPECT_DOUBLE_EQ(e.subtype_weight, 0.9);
+  EXPECT_DOUBLE_EQ(e.supertype_weight, 0.25);
+  EXPECT_EQ(e.max_subtype_depth, 2);
+  EXPECT_EQ(e.max_supertype_depth, 0);
+  EXPECT_FALSE(e.prefer_connected_to_all);
+  const ExtractiveOptions defaults =
+      ReasonerServerOptionsFromConfig(cfg::ReasonerConfig())->reasoner.extractive;
+  EXPECT_EQ(defaults.max_subtype_depth, 3);
+  EXPECT_TRUE(defaults.prefer_connected_to_all);
+
+  auto weight = ReasonerServerOptionsFromConfig(Parse("extractive { supertype_weight: 1.5 }"));
+  EXPECT_EQ(weight.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(weight.status().message(), HasSubstr("extractive.supertype_weight"));
+  auto depth = ReasonerServerOptionsFromConfig(Parse("extractive { max_subtype_depth: 9 }"));
+  EXPECT_EQ(depth.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(depth.status().message(), HasSubstr("extractive.max_subtype_depth"));
+}
+
 TEST(ReasonerConfigTest, ApiKeySourcesAreCheckedAtStart) {
   const std::string dir = common::test_util::MakeTempDir("reasoner-config");
   const std::string key_path = dir + "/reasoner_config_test.key";

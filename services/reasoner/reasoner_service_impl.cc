@@ -68,6 +68,22 @@ pb::FactLabel ToProto(FactLabel label) {
   return pb::FACT_LABEL_UNSPECIFIED;
 }
 
+void ToProto(const ExtractiveSignals& signals, pb::ExtractiveSignals* out) {
+  auto count = [](int value) { return static_cast<uint32_t>(std::max(value, 0)); };
+  out->set_top_support(signals.top_support);
+  out->set_runner_up_support(signals.runner_up_support);
+  out->set_margin(signals.margin);
+  out->set_options_supported(count(signals.options_supported));
+  out->set_num_options(count(signals.num_options));
+  out->set_topics_present(count(signals.topics_present));
+  out->set_topics_connected(count(signals.topics_connected));
+  out->set_evidence_count(count(signals.evidence_count));
+  out->set_exception_question(signals.exception_question);
+  out->set_candidate_index(signals.candidate_index);
+  out->set_candidate_label(ToProto(signals.candidate_label));
+  out->set_task(ToProto(signals.task));
+}
+
 EntityRef FromProto(const pb::EntityRef& entity) { return {entity.external_id(), entity.name()}; }
 
 }  // namespace
@@ -104,6 +120,8 @@ absl::StatusOr<ReasonRequest> FromProto(const pb::ReasonRequest& request) {
   out.self_consistency.temperatures.assign(request.self_consistency().temperatures().begin(),
                                            request.self_consistency().temperatures().end());
   out.evidence_token_budget = ToInt(request.evidence_token_budget());
+  out.caller_prompt = {request.caller_prompt().version(), request.caller_prompt().system(),
+                       request.caller_prompt().user()};
   return out;
 }
 
@@ -133,6 +151,11 @@ void ToProto(const ReasonResult& result, pb::ReasonResponse* response) {
     answer->add_evidence_used(static_cast<uint32_t>(std::max(index, 0)));
   }
   answer->set_evidence_dropped(static_cast<uint32_t>(std::max(result.evidence_dropped, 0)));
+  if (result.signals.present) ToProto(result.signals, answer->mutable_signals());
+  answer->set_raw_confidence(static_cast<float>(result.raw_confidence));
+  answer->set_calibration(result.calibration);
+  answer->set_abstained(result.abstained);
+  for (const std::string& text : result.answers) answer->add_answers(text);
   for (const StageTiming& timing : result.timings) {
     pb::StageTiming* t = response->add_timings();
     t->set_stage(timing.stage);

@@ -208,7 +208,10 @@ TEST_F(ReasonerServiceTest, LlmBackendAnswersAndIsParsed) {
   EXPECT_TRUE(answer.parsed());
   EXPECT_EQ(answer.backend(), "fake");
   EXPECT_THAT(answer.raw_output(), HasSubstr("ans: B"));
-  EXPECT_EQ(answer.prompt_version(), "mcq.v1");
+  // The served default is IBGraphRAG's reasoning prompt (paper appendix A.3).
+  EXPECT_EQ(answer.prompt_version(), "mcq.v2");
+  ASSERT_EQ(answer.answers_size(), 1);
+  EXPECT_EQ(answer.answers(0), "Aspirin");
   EXPECT_FLOAT_EQ(answer.agreement(), 1.0f);
   EXPECT_EQ(answer.evidence_used_size(), 2);
   EXPECT_EQ(answer.evidence_dropped(), 0u);

@@ -210,7 +210,9 @@ TEST_F(ReasonerTest, AnswersWithTheLlmAndParsesItsOutput) {
   EXPECT_EQ(result->backend, "fake");
   EXPECT_TRUE(result->used_llm);
   EXPECT_FALSE(result->degraded());
-  EXPECT_EQ(result->prompt_version, "mcq.v1");
+  // The served default is IBGraphRAG's reasoning prompt (paper appendix A.3).
+  EXPECT_EQ(result->prompt_version, "mcq.v2");
+  EXPECT_EQ(result->answers, std::vector<std::string>{"Aspirin"});
   EXPECT_EQ(result->agreement, 1.0);
   EXPECT_TRUE(result->votes.empty());
   EXPECT_EQ(result->evidence_used, (std::vector<int>{0, 1}));
@@ -239,6 +241,26 @@ TEST_F(ReasonerTest, ReturnsUnparseableOutputRawAndFlagged) {
   EXPECT_EQ(result->raw_output, "I cannot help with that.");
 }
 
+TEST_F(ReasonerTest, KeepsEveryAnsLineOfAnOpenAnswerAndVotesOnTheSet) {
+  // Two samples list the same answers in a different order: they agree.
+  server_->Enqueue(FakeResponse::Completion(
+      "To answer the question, we have to find its symptoms. Therefore, the answers are:\n"
+      "ans: Photophobia\nans: Nausea"));
+  server_->Enqueue(FakeResponse::Completion("ans: nausea\nans: photophobia"));
+  auto reasoner = MakeReasoner();
+  ReasonRequest request;
+  request.task = Task::kOpen;
+  request.question = "Which symptoms does migraine present with?";
+  request.backend = "fake";
+  request.self_consistency.samples = 2;
+  request.self_consistency.temperatures = {0.0, 0.7};
+  auto result = reasoner->Reason(request, Deadline());
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->prompt_version, "open.v2");
+  EXPECT_EQ(result->answers.size(), 2u);
+  EXPECT_EQ(result->agreement, 1.0);
+}
+
 TEST_F(ReasonerTest, VerifiesFactsWithTheLlm) {
   server_->Enqueue(FakeResponse::Completion("ans: REFUTED\nwhy: evidence says otherwise"));
   auto reasoner = MakeReasoner();
@@ -249,7 +271,7 @@ TEST_F(ReasonerTest, VerifiesFactsWithTheLlm) {
   auto result = reasoner->Reason(request, Deadline());
   ASSERT_TRUE(result.ok()) << result.status();
   EXPECT_EQ(result->fact_label, FactLabel::kRefuted);
-  EXPECT_EQ(result->prompt_version, "fact.v1");
+  EXPECT_EQ(result->prompt_version, "fact.v2");
 }
 
 TEST_F(ReasonerTest, PersistentServerErrorIsUnavailableWhenConfiguredToFail) {

@@ -78,6 +78,14 @@ struct SelfConsistencyOptions {
   std::vector<double> temperatures;
 };
 
+// A prompt rendered by the caller (a gateway mode following another paper's prompt); sent to the
+// LLM in place of the versioned template. Empty `version` = none.
+struct CallerPrompt {
+  std::string version;  // reported as prompt_version, 1..64 bytes
+  std::string system;   // may be empty, at most 64 KiB
+  std::string user;     // 1 byte .. 256 KiB
+};
+
 struct ReasonRequest {
   Task task = Task::kUnspecified;
   // UTF-8, 1 byte .. 16 KiB; for kFactVerification, the claim. Patient data: never logged.
@@ -95,6 +103,8 @@ struct ReasonRequest {
   SelfConsistencyOptions self_consistency;
   // Evidence budget in approximate tokens (characters / 4, see prompt_builder.h); 0 = default.
   int evidence_token_budget = 0;
+  // Replaces the versioned template for LLM backends; the extractive backend ignores it.
+  CallerPrompt caller_prompt;
   // Opaque id for log lines; never interpreted.
   std::string request_id;
 };
@@ -118,10 +128,46 @@ struct Degradation {
   std::string reason;     // e.g. "backend 'vllm' UNAVAILABLE: ...; answered extractively"
 };
 
+// What the extractive backend's answer rests on, the inputs of its calibrated confidence
+// (services/reasoner/confidence_calibration.h). Filled for multiple choice and fact
+// verification; `present` stays false for open questions and LLM answers.
+struct ExtractiveSignals {
+  bool present = false;
+  Task task = Task::kUnspecified;
+  // Support of the candidate answer (multiple choice: the best option's; fact verification: the
+  // larger of agreeing and contradicting weight), >= 0.
+  double top_support = 0.0;
+  // The runner-up's support (second-best option; the smaller of agree / contradict), >= 0.
+  double runner_up_support = 0.0;
+  // (top - runner-up) / top in [0, 1]; 0 when top is 0.
+  double margin = 0.0;
+  // Options with support > 0 (fact verification: how many of agree / contradict are > 0).
+  int options_supported = 0;
+  // Options of the question (fact verification: 2, SUPPORTED or REFUTED).
+  int num_options = 0;
+  // Topic entities found in the evidence, and those among them the candidate's supporting
+  // evidence starts from (fact verification: claim entities touched by a deciding triple).
+  int topics_present = 0;
+  int topics_connected = 0;
+  // Evidence triples in the request.
+  int evidence_count = 0;
+  // The question asks for the exception ("not", "except", "least", ...).
+  bool exception_question = false;
+  // The answer the evidence points to before any abstention: the option ranked first (-1 when no
+  // option has support, or for exception questions without a single unsupported option), or
+  // the verdict with more weight (UNKNOWN when tied or none). The eval fits calibration on
+  // whether this candidate is right.
+  int candidate_index = -1;
+  FactLabel candidate_label = FactLabel::kUnspecified;
+};
+
 struct ReasonResult {
   // The answer as text: "B) Aspirin" for multiple choice, "SUPPORTED" (+ explanation) for fact
   // verification, free text for open questions; the raw output when unparseable.
   std::string answer;
+  // Open questions: every answer of the model's multi-answer list (its ans: lines), in order;
+  // multiple choice and fact verification: the one answer. Empty when unparseable.
+  std::vector<std::string> answers;
   int option_index = -1;      // chosen option, 0-based; -1 when none could be chosen
   std::string option_letter;  // "A".."Z"; empty when none
   FactLabel fact_label = FactLabel::kUnspecified;
@@ -146,6 +192,17 @@ struct ReasonResult {
   int evidence_dropped = 0;  // triples left out of the prompt by the token budget
   std::vector<Degradation> degradations;
   std::vector<StageTiming> timings;
+  // Extractive answers: the signals behind the answer (present = false otherwise).
+  ExtractiveSignals signals;
+  // Extractive answers: `confidence` before calibration (the raw support); equals `confidence`
+  // when no calibration is loaded.
+  double raw_confidence = 0.0;
+  // The calibration that set `confidence` ("calibration/<version>"), "uncalibrated" for an
+  // extractive answer without one, empty for LLM answers.
+  std::string calibration;
+  // The calibrated extractive backend named no answer because the candidate's calibrated
+  // probability fell below the task's threshold (the candidate stays in the rationale).
+  bool abstained = false;
 
   bool degraded() const { return !degradations.empty(); }
 };

@@ -110,6 +110,28 @@ absl::Status ValidateSelfConsistency(const SelfConsistencyOptions& sc,
   return absl::OkStatus();
 }
 
+absl::Status ValidateCallerPrompt(const CallerPrompt& prompt) {
+  constexpr size_t kMaxVersion = 64, kMaxSystem = 64 * 1024, kMaxUser = 256 * 1024;
+  if (prompt.version.empty()) {
+    if (prompt.system.empty() && prompt.user.empty()) return absl::OkStatus();
+    return absl::InvalidArgumentError(
+        "caller_prompt.version is empty; name the prompt (1..64 bytes)");
+  }
+  if (prompt.version.size() > kMaxVersion) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("caller_prompt.version exceeds ", kMaxVersion, " bytes"));
+  }
+  if (prompt.user.empty() || prompt.user.size() > kMaxUser) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("caller_prompt.user must be 1 byte .. ", kMaxUser, " bytes"));
+  }
+  if (prompt.system.size() > kMaxSystem) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("caller_prompt.system exceeds ", kMaxSystem, " bytes"));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::Status ValidateRequest(const ReasonRequest& request, const ValidationLimits& limits,
@@ -145,6 +167,7 @@ absl::Status ValidateRequest(const ReasonRequest& request, const ValidationLimit
       return s;
     }
   }
+  if (auto s = ValidateCallerPrompt(request.caller_prompt); !s.ok()) return s;
   if (static_cast<int>(request.topic_entities.size()) > limits.max_topic_entities) {
     return absl::InvalidArgumentError(
         absl::StrCat("topic_entities has ", request.topic_entities.size(),

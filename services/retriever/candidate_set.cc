@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <numeric>
+#include <tuple>
 #include <utility>
 
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "common/status_macros.h"
@@ -39,6 +42,108 @@ void Prune(const std::vector<uint32_t>& keep, CandidateSet* set) {
       KeepRows(std::move(set->structure_features), keep, static_cast<size_t>(kPriorFeatureDim));
 }
 
+using TripleKey = std::tuple<uint32_t, uint32_t, uint32_t>;
+
+// Adds step 0's anchors to `sg`: every triple touching a subtype anchor becomes hop 1 (a
+// subtype's facts are near-topic), then the anchors' is_a links and the subtypes' own facts (one
+// call, at most max_anchor_triples) are appended as hop-1 triples, each triple once. Parents
+// add only their link: their other facts are the topic's 2-hop neighbourhood already, and a
+// hub parent's other children (the topic's siblings) are not near-topic.
+absl::Status AddAnchorFacts(SubgraphSource& source, const OntologyExpansion& ontology,
+                            const CandidateSetOptions& options, CandidateSubgraph* sg) {
+  absl::flat_hash_set<uint32_t> anchors;
+  for (const OntologyAnchor& a : ontology.anchors) {
+    if (a.subtype) anchors.insert(a.id);
+  }
+  absl::flat_hash_set<TripleKey> present;
+  for (size_t i = 0; i < sg->heads.size(); ++i) {
+    present.insert({sg->heads[i], sg->relations[i], sg->tails[i]});
+    if (anchors.contains(sg->heads[i]) || anchors.contains(sg->tails[i])) sg->hops[i] = 1;
+  }
+  auto append = [&](uint32_t h, uint32_t r, uint32_t t) {
+    if (!present.insert({h, r, t}).second) return;
+    sg->heads.push_back(h);
+    sg->relations.push_back(r);
+    sg->tails.push_back(t);
+    sg->hops.push_back(1);
+  };
+  for (const OntologyAnchor& a : ontology.anchors) append(a.head, a.relation, a.tail);
+  SubgraphRequest request;
+  for (const OntologyAnchor& a : ontology.anchors) {
+    if (a.subtype && request.seed_ids.size() < static_cast<size_t>(kgstore::kMaxSubgraphSeeds)) {
+      request.seed_ids.push_back(a.id);
+    }
+  }
+  if (request.seed_ids.empty()) return absl::OkStatus();
+  request.max_hops = 1;
+  request.max_triples = std::max(1, options.ontology.max_anchor_triples);
+  request.max_fanout_per_node = options.max_fanout_per_node;
+  request.deadline = options.deadline;
+  IBGR_ASSIGN_OR_RETURN(CandidateSubgraph facts, source.Extract(request));
+  for (size_t i = 0; i < facts.heads.size(); ++i) {
+    append(facts.heads[i], facts.relations[i], facts.tails[i]);
+  }
+  for (const std::vector<RelationInfo>* infos :
+       {&ontology.relation_info,
+        static_cast<const std::vector<RelationInfo>*>(&facts.relation_info)}) {
+    for (const RelationInfo& info : *infos) {
+      const bool known = std::any_of(sg->relation_info.begin(), sg->relation_info.end(),
+                                     [&](const RelationInfo& r) { return r.id == info.id; });
+      if (!known) sg->relation_info.push_back(info);
+    }
+  }
+  return absl::OkStatus();
+}
+
+// Per anchor, its is_a chain as indices into the subgraph's triples (AnchorChain).
+std::vector<std::vector<uint32_t>> ChainsInSubgraph(const OntologyExpansion& ontology,
+                                                    const CandidateSubgraph& sg) {
+  absl::flat_hash_map<TripleKey, int64_t> index;
+  for (size_t i = 0; i < sg.heads.size(); ++i) {
+    index.try_emplace(TripleKey{sg.heads[i], sg.relations[i], sg.tails[i]},
+                      static_cast<int64_t>(i));
+  }
+  auto link_index = [&](int a) -> int64_t {
+    const OntologyAnchor& anchor = ontology.anchors[a];
+    auto it = index.find(TripleKey{anchor.head, anchor.relation, anchor.tail});
+    return it == index.end() ? -1 : it->second;
+  };
+  std::vector<std::vector<uint32_t>> chains;
+  for (size_t a = 0; a < ontology.anchors.size(); ++a) {
+    chains.push_back(AnchorChain(ontology.anchors, static_cast<int>(a), link_index));
+  }
+  return chains;
+}
+
+// The local nodes DDE counts as topics: the topic entities, then the subtype anchors.
+std::vector<int32_t> DdeTopics(const LocalGraph& graph, const OntologyExpansion* ontology) {
+  std::vector<int32_t> topics = graph.topics;
+  if (ontology == nullptr) return topics;
+  for (const OntologyAnchor& a : ontology->anchors) {
+    auto it = graph.index.find(a.id);
+    if (a.subtype && it != graph.index.end()) topics.push_back(it->second);
+  }
+  return topics;
+}
+
+// Rows to keep: the best max_scored by prior plus every chain triple (ascending), and the
+// chains renumbered to the kept rows.
+std::vector<uint32_t> KeepWithChains(absl::Span<const float> prior_scores, int max_scored,
+                                     std::vector<std::vector<uint32_t>>* chains) {
+  std::vector<uint32_t> keep = TopByPrior(prior_scores, max_scored);
+  for (const std::vector<uint32_t>& chain : *chains) {
+    keep.insert(keep.end(), chain.begin(), chain.end());
+  }
+  std::sort(keep.begin(), keep.end());
+  keep.erase(std::unique(keep.begin(), keep.end()), keep.end());
+  for (std::vector<uint32_t>& chain : *chains) {
+    for (uint32_t& i : chain) {
+      i = static_cast<uint32_t>(std::lower_bound(keep.begin(), keep.end(), i) - keep.begin());
+    }
+  }
+  return keep;
+}
+
 }  // namespace
 
 std::vector<uint32_t> TopByPrior(absl::Span<const float> prior_scores, int max_scored) {
@@ -56,7 +161,8 @@ std::vector<uint32_t> TopByPrior(absl::Span<const float> prior_scores, int max_s
 }
 
 absl::StatusOr<CandidateSet> CandidateSetFromSubgraph(CandidateSubgraph sg,
-                                                      const CandidateSetOptions& options) {
+                                                      const CandidateSetOptions& options,
+                                                      const OntologyExpansion* ontology) {
   if (options.max_scored < 0) {
     return absl::InvalidArgumentError(
         absl::StrCat("max_scored: ", options.max_scored, ", must be >= 0 (0 = no pruning)"));
@@ -64,10 +170,14 @@ absl::StatusOr<CandidateSet> CandidateSetFromSubgraph(CandidateSubgraph sg,
   const absl::Time t0 = absl::Now();
   CandidateSet set;
   set.graph = BuildLocalGraph(sg.resolved_seeds, sg.heads, sg.tails);
+  if (ontology != nullptr) {
+    for (const OntologyAnchor& a : ontology->anchors) set.anchors.push_back(a.id);
+    set.anchor_chains = ChainsInSubgraph(*ontology, sg);
+  }
   if (options.with_dde) {
     IBGR_ASSIGN_OR_RETURN(set.dde,
                           ComputeDde(static_cast<int>(set.graph.nodes.size()), set.graph.heads,
-                                     set.graph.tails, set.graph.topics, options.dde));
+                                     set.graph.tails, DdeTopics(set.graph, ontology), options.dde));
   }
   StructurePrior prior = ComputeStructurePrior(set.graph, sg.hops, options.with_structure_features);
   set.prior_scores = std::move(prior.scores);
@@ -82,7 +192,7 @@ absl::StatusOr<CandidateSet> CandidateSetFromSubgraph(CandidateSubgraph sg,
   set.truncated = sg.truncated;
   set.kg_version = std::move(sg.kg_version);
   if (options.max_scored > 0 && set.size() > static_cast<size_t>(options.max_scored)) {
-    Prune(TopByPrior(set.prior_scores, options.max_scored), &set);
+    Prune(KeepWithChains(set.prior_scores, options.max_scored, &set.anchor_chains), &set);
   }
   set.features_ms = MsSince(t0);
   return set;
@@ -100,9 +210,20 @@ absl::StatusOr<CandidateSet> BuildCandidateSet(SubgraphSource& source,
   request.max_triples = options.max_candidates;
   request.max_fanout_per_node = options.max_fanout_per_node;
   request.deadline = options.deadline;
+  IBGR_ASSIGN_OR_RETURN(
+      const OntologyExpansion ontology,
+      ExpandOntology(source, topic_ids, topic_external_ids, options.ontology, options.deadline));
+  if (!ontology.topic_ids.empty()) {  // the walk resolved the external ids already
+    request.seed_ids = ontology.topic_ids;
+    request.seed_external_ids.clear();
+  }
   IBGR_ASSIGN_OR_RETURN(CandidateSubgraph sg, source.Extract(request));
+  if (!ontology.anchors.empty()) {
+    IBGR_RETURN_IF_ERROR(AddAnchorFacts(source, ontology, options, &sg));
+  }
   const double extract_ms = MsSince(t0);
-  IBGR_ASSIGN_OR_RETURN(CandidateSet set, CandidateSetFromSubgraph(std::move(sg), options));
+  IBGR_ASSIGN_OR_RETURN(CandidateSet set,
+                        CandidateSetFromSubgraph(std::move(sg), options, &ontology));
   set.extract_ms = extract_ms;
   return set;
 }

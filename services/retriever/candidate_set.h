@@ -2,12 +2,19 @@
 // Retrieve and the trainer both build it here, so a model is trained on exactly the candidates
 // (and DDE / structure features) it is served with. Plain C++, no LibTorch, no gRPC.
 //
-//   1. extract the subgraph around the topic entities (SubgraphSource, ≤ max_candidates triples)
-//   2. number its nodes (LocalGraph), compute DDE over the whole subgraph
+//   0. ontology expansion (ontology_expansion.h): the topics' is_a subtypes and parents
+//      ("anchors"), when the KG has is_a relations and options.ontology.enabled
+//   1. extract the subgraph around the topic entities (SubgraphSource, ≤ max_candidates triples);
+//      with anchors, add their is_a chains and the subtypes' own facts (≤ max_anchor_triples)
+//      as near-topic triples (kgstore hop 1)
+//   2. number its nodes (LocalGraph), compute DDE over the whole subgraph (subtype anchors count
+//      as topic entities for DDE: a subtype's facts are the topic's own; the shortest topic-topic
+//      path features still use the question's topic entities only)
 //   3. the shortest-path prior per triple (SHORTEST_PATH score) and, when asked, the structure
 //      features (PriorFeatures), from one shortest-path pass over the whole subgraph
 //   4. prune: keep only the `max_scored` triples the prior ranks best (ties: BFS order), so the
-//      MLP scores fewer candidates; pruned triples are dropped, not scored
+//      MLP scores fewer candidates; pruned triples are dropped, not scored (the anchors' is_a
+//      chains are always kept, so the evidence can show them)
 #ifndef IBGRAPHRAG_SERVICES_RETRIEVER_CANDIDATE_SET_H_
 #define IBGRAPHRAG_SERVICES_RETRIEVER_CANDIDATE_SET_H_
 
@@ -19,6 +26,7 @@
 #include "absl/time/time.h"
 #include "absl/types/span.h"
 #include "services/retriever/dde.h"
+#include "services/retriever/ontology_expansion.h"
 #include "services/retriever/prior_features.h"
 #include "services/retriever/subgraph_source.h"
 
@@ -47,6 +55,9 @@ struct CandidateSetOptions {
   DdeOptions dde;
   // Compute the kPriorFeatureDim structure features (models with prior_dim > 0).
   bool with_structure_features = true;
+  // Step 0. On by default for serving and training alike (the trainer builds its candidates
+  // with these defaults), so a model sees the candidates it is served with.
+  OntologyOptions ontology;
   // The subgraph call gives up after this.
   absl::Time deadline = absl::InfiniteFuture();
 };
@@ -67,6 +78,10 @@ struct CandidateSet {
   std::vector<uint32_t> topic_ids;
   // Every relation of the extracted subgraph.
   std::vector<RelationInfo> relation_info;
+  // Step 0's anchors (global ids, walk order) and per anchor the kept candidates of its is_a
+  // chain, topic end first (empty when the chain is not whole in the subgraph).
+  std::vector<uint32_t> anchors;
+  std::vector<std::vector<uint32_t>> anchor_chains;
   int64_t subgraph_triples = 0;  // extracted, before pruning
   bool truncated = false;        // the subgraph hit max_candidates
   std::string kg_version;
@@ -84,9 +99,11 @@ absl::StatusOr<CandidateSet> BuildCandidateSet(SubgraphSource& source,
                                                absl::Span<const std::string> topic_external_ids,
                                                const CandidateSetOptions& options);
 
-// Steps 2-4 for a subgraph already extracted (consumed).
+// Steps 2-4 for a subgraph already extracted (consumed), with step 0's anchors when given
+// (their chains and facts already in `subgraph`).
 absl::StatusOr<CandidateSet> CandidateSetFromSubgraph(CandidateSubgraph subgraph,
-                                                      const CandidateSetOptions& options);
+                                                      const CandidateSetOptions& options,
+                                                      const OntologyExpansion* ontology = nullptr);
 
 // Indices (ascending) of the `max_scored` best triples by `prior_scores` (ties: lower index
 // first); all indices when max_scored is 0 or not below the count.

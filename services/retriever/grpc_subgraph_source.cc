@@ -25,6 +25,7 @@ absl::StatusOr<CandidateSubgraph> GrpcSubgraphSource::Extract(const SubgraphRequ
   req.set_max_hops(static_cast<uint32_t>(request.max_hops));
   req.set_max_triples(static_cast<uint32_t>(request.max_triples));
   req.set_max_fanout_per_node(static_cast<uint32_t>(request.max_fanout_per_node));
+  for (const std::string& name : request.allow_relations) req.add_allow_relations(name);
   req.set_entity_detail(pb::ENTITY_DETAIL_IDS);
   grpc::ClientContext ctx;
   SetDeadline(request.deadline, &ctx);
@@ -47,7 +48,36 @@ absl::StatusOr<CandidateSubgraph> GrpcSubgraphSource::Extract(const SubgraphRequ
   }
   out.truncated = resp.truncated();
   out.kg_version = resp.kg_version();
+  absl::MutexLock lock(&mu_);
+  seen_version_ = out.kg_version;
   return out;
+}
+
+absl::StatusOr<std::vector<std::string>> GrpcSubgraphSource::KnownRelations(
+    absl::Span<const std::string> names, absl::Time deadline) {
+  bool fresh = false;
+  {
+    absl::MutexLock lock(&mu_);
+    fresh = !names_version_.empty() && (seen_version_.empty() || seen_version_ == names_version_);
+  }
+  if (!fresh) {
+    grpc::ClientContext ctx;
+    SetDeadline(deadline, &ctx);
+    pb::StatsResponse resp;
+    const grpc::Status status = stub_->Stats(&ctx, pb::StatsRequest(), &resp);
+    if (!status.ok()) return common::FromGrpcStatus(status);
+    absl::MutexLock lock(&mu_);
+    relation_names_.clear();
+    for (const auto& [name, count] : resp.triples_by_relation()) relation_names_.insert(name);
+    names_version_ = resp.kg_version().empty() ? "unversioned" : resp.kg_version();
+    seen_version_ = names_version_;
+  }
+  std::vector<std::string> known;
+  absl::MutexLock lock(&mu_);
+  for (const std::string& name : names) {
+    if (relation_names_.contains(name)) known.push_back(name);
+  }
+  return known;
 }
 
 absl::StatusOr<std::vector<EntityInfo>> GrpcSubgraphSource::Describe(absl::Span<const uint32_t> ids,
@@ -64,6 +94,40 @@ absl::StatusOr<std::vector<EntityInfo>> GrpcSubgraphSource::Describe(absl::Span<
   out.reserve(resp.entities_size());
   for (const pb::Entity& e : resp.entities()) {
     out.push_back({e.id(), e.external_id(), e.name(), e.type()});
+  }
+  return out;
+}
+
+absl::StatusOr<std::vector<TripleSources>> GrpcSubgraphSource::DescribeTriples(
+    absl::Span<const uint32_t> heads, absl::Span<const uint32_t> relations,
+    absl::Span<const uint32_t> tails, absl::Time deadline) {
+  std::vector<TripleSources> out(heads.size());
+  if (heads.empty()) return out;
+  pb::GetTripleProvenanceRequest req;
+  pb::TripleColumns* cols = req.mutable_triples();
+  cols->mutable_head()->Add(heads.begin(), heads.end());
+  cols->mutable_relation()->Add(relations.begin(), relations.end());
+  cols->mutable_tail()->Add(tails.begin(), tails.end());
+  grpc::ClientContext ctx;
+  SetDeadline(deadline, &ctx);
+  pb::GetTripleProvenanceResponse resp;
+  const grpc::Status status = stub_->GetTripleProvenance(&ctx, req, &resp);
+  if (status.error_code() == grpc::StatusCode::UNIMPLEMENTED) return out;
+  if (!status.ok()) return common::FromGrpcStatus(status);
+  const pb::TripleColumns& got = resp.triples();
+  std::vector<bool> missing(heads.size(), false);
+  for (uint32_t i : resp.missing()) {
+    if (i < missing.size()) missing[i] = true;
+  }
+  for (size_t i = 0; i < out.size() && i < static_cast<size_t>(got.provenance_size()); ++i) {
+    if (missing[i] || got.provenance(i) >= static_cast<uint32_t>(resp.provenance_size())) continue;
+    for (uint32_t s : resp.provenance(got.provenance(i)).sources()) {
+      if (s >= static_cast<uint32_t>(resp.source_refs_size())) continue;
+      out[i].sources.push_back(resp.source_refs(s).name());
+      out[i].licenses.push_back(resp.source_refs(s).license());
+    }
+    if (i < static_cast<size_t>(got.score_size())) out[i].score = got.score(i);
+    if (i < static_cast<size_t>(got.note_size())) out[i].note = got.note(i);
   }
   return out;
 }

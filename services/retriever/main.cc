@@ -33,6 +33,9 @@ ABSL_FLAG(std::string, kgstore_tls_server_name, "",
           "name checked against kgstore's certificate instead of its host name");
 ABSL_FLAG(std::string, device, "auto", "scoring device: auto, cpu or cuda:N");
 ABSL_FLAG(int, torch_threads, 1, "LibTorch intra-op threads");
+ABSL_FLAG(bool, ontology_expansion, true,
+          "expand topic entities along Disease Ontology / HPO is_a (subtypes' facts join the "
+          "evidence with their is_a chain); requests may turn it off");
 ABSL_FLAG(int, watch_seconds, 0, "poll for newer model versions this often (0 = never)");
 ABSL_FLAG(std::string, encoder, "",
           "text encoder: hash-ngram, trained (newest <base>/encoder/) or an encoder id; a model "
@@ -68,6 +71,7 @@ absl::Status Run() {
   }
   options.device = absl::GetFlag(FLAGS_device);
   options.torch_threads = absl::GetFlag(FLAGS_torch_threads);
+  options.retriever.ontology.enabled = absl::GetFlag(FLAGS_ontology_expansion);
   if (absl::GetFlag(FLAGS_watch_seconds) < 0) {
     return absl::InvalidArgumentError("--watch_seconds: must be >= 0");
   }

@@ -196,6 +196,7 @@ struct PathState {
   std::vector<bool> reversed;
   std::vector<uint32_t> visited;
   double log_sum = 0;
+  int hops = 0;  // steps other than is_a steps (those are free: a subtype stands for its topic)
   // Geometric-mean score of the steps, in log space (paths of any length compare fairly).
   double MeanLog() const { return log_sum / static_cast<double>(steps.size()); }
 };
@@ -212,11 +213,19 @@ PathAdjacency BuildPathAdjacency(const std::vector<ScoredTriple>& triples) {
   return adj;
 }
 
-// One hop of the beam: every extension of a frontier path to an entity it has not visited, the
-// best `beam` of them.
+// The is_a relations of a candidate set's anchor chains: path steps along them are free.
+struct PathLimits {
+  int max_hops = 0;
+  absl::flat_hash_set<uint32_t> free_relations;
+  int max_free_steps = 0;  // the longest anchor chain
+};
+
+// One hop of the beam: every extension of a frontier path to an entity it has not visited
+// (within max_hops non-free steps), the best `beam` of them.
 std::vector<PathState> ExtendPaths(const std::vector<PathState>& frontier,
                                    const std::vector<ScoredTriple>& triples,
-                                   const PathAdjacency& adj, size_t beam) {
+                                   const PathAdjacency& adj, size_t beam,
+                                   const PathLimits& limits) {
   std::vector<PathState> next;
   for (const PathState& s : frontier) {
     auto it = adj.find(s.node);
@@ -224,7 +233,10 @@ std::vector<PathState> ExtendPaths(const std::vector<PathState>& frontier,
     for (const auto& [idx, rev] : it->second) {
       const uint32_t other = rev ? triples[idx].head : triples[idx].tail;
       if (std::find(s.visited.begin(), s.visited.end(), other) != s.visited.end()) continue;
+      const bool free = limits.free_relations.contains(triples[idx].relation);
+      if (!free && s.hops >= limits.max_hops) continue;
       PathState n = s;
+      n.hops += free ? 0 : 1;
       n.node = other;
       n.steps.push_back(idx);
       n.reversed.push_back(rev);
@@ -264,16 +276,19 @@ std::vector<ScoredPath> SelectPaths(std::vector<PathState> paths, int max_paths)
   return out;
 }
 
-// Beam search for chains of up to `max_hops` triples starting at a topic entity, over the kept
-// triples; a step may walk a triple either way but never revisits an entity.
+// Beam search for chains of up to `max_hops` triples (plus free is_a steps) starting at a topic
+// entity, over the kept triples; a step may walk a triple either way but never revisits an
+// entity.
 std::vector<ScoredPath> RankPaths(const std::vector<ScoredTriple>& triples,
-                                  absl::Span<const uint32_t> topics, int max_hops, int max_paths) {
+                                  absl::Span<const uint32_t> topics, const PathLimits& limits,
+                                  int max_paths) {
   const PathAdjacency adj = BuildPathAdjacency(triples);
   const size_t beam = static_cast<size_t>(std::max(4 * max_paths, 16));
   std::vector<PathState> frontier, done;
   for (uint32_t t : topics) frontier.push_back({t, {}, {}, {t}, 0.0});
-  for (int depth = 0; depth < max_hops && !frontier.empty(); ++depth) {
-    frontier = ExtendPaths(frontier, triples, adj, beam);
+  const int max_steps = limits.max_hops + limits.max_free_steps;
+  for (int depth = 0; depth < max_steps && !frontier.empty(); ++depth) {
+    frontier = ExtendPaths(frontier, triples, adj, beam, limits);
     done.insert(done.end(), frontier.begin(), frontier.end());
   }
   return SelectPaths(std::move(done), max_paths);
@@ -396,6 +411,8 @@ absl::StatusOr<CandidateSet> FetchCandidates(SubgraphSource& source,
   if (model != nullptr) co.dde = model->manifest().dde;
   co.with_structure_features =
       co.with_dde && model->scorer_config(*result->scorer_variant).prior_dim > 0;
+  co.ontology = options.ontology;
+  if (query.ontology_expansion.has_value()) co.ontology.enabled = *query.ontology_expansion;
   co.deadline = std::min(query.deadline, absl::Now() + options.subgraph_budget);
   absl::StatusOr<CandidateSet> set =
       BuildCandidateSet(source, query.topic_ids, query.topic_external_ids, co);
@@ -407,6 +424,7 @@ absl::StatusOr<CandidateSet> FetchCandidates(SubgraphSource& source,
   result->subgraph_triples = set->subgraph_triples;
   result->subgraph_entities = static_cast<int64_t>(set->graph.nodes.size());
   result->topic_ids = set->topic_ids;
+  result->ontology_anchors = static_cast<int64_t>(set->anchors.size());
   return set;
 }
 
@@ -507,9 +525,51 @@ absl::StatusOr<std::vector<float>> ScoreCandidates(const RetrieverModel* model,
   return scores;
 }
 
-// The best top_k candidates by score (ties: BFS order) and the paths they form. The set is what
-// the reasoner receives; a novelty reordering inside it was measured and removed (it cannot
-// change the gateway's top-100 set and lowered hit@10 on validation; docs/retriever.md).
+// Adds to `top` (candidate indices) the is_a chains of the anchors its triples touch, in place
+// of its lowest-scored other triples (at most half of them), so a subtype's fact in the
+// evidence shows how it hangs on its topic entity.
+void KeepAnchorChains(const CandidateSet& cs, std::vector<uint32_t>* top) {
+  if (cs.anchors.empty()) return;
+  absl::flat_hash_map<uint32_t, size_t> anchor_index;
+  for (size_t i = 0; i < cs.anchors.size(); ++i) anchor_index.try_emplace(cs.anchors[i], i);
+  absl::flat_hash_set<uint32_t> in_top(top->begin(), top->end()), protect;
+  std::vector<uint32_t> missing;
+  for (uint32_t j : *top) {
+    for (uint32_t end : {cs.heads[j], cs.tails[j]}) {
+      auto it = anchor_index.find(end);
+      if (it == anchor_index.end()) continue;
+      for (uint32_t c : cs.anchor_chains[it->second]) {
+        if (!protect.insert(c).second) continue;
+        if (!in_top.contains(c)) missing.push_back(c);
+      }
+    }
+  }
+  size_t replaceable = top->size() / 2;
+  for (uint32_t c : missing) {
+    auto victim =
+        std::find_if(top->rbegin(), top->rend(), [&](uint32_t j) { return !protect.contains(j); });
+    if (replaceable == 0 || victim == top->rend()) break;
+    *victim = c;
+    protect.insert(c);
+    --replaceable;
+  }
+}
+
+// The path limits of a candidate set: its anchors' is_a relations are free steps.
+PathLimits LimitsOfPaths(const RetrieveLimits& limits, const CandidateSet& cs) {
+  PathLimits out;
+  out.max_hops = limits.hops;
+  for (const std::vector<uint32_t>& chain : cs.anchor_chains) {
+    for (uint32_t c : chain) out.free_relations.insert(cs.relations[c]);
+    out.max_free_steps = std::max(out.max_free_steps, static_cast<int>(chain.size()));
+  }
+  return out;
+}
+
+// The best top_k candidates by score (ties: BFS order), with the anchors' is_a chains they need,
+// and the paths they form. The set is what the reasoner receives; a novelty reordering inside it
+// was measured and removed (it cannot change the gateway's top-100 set and lowered hit@10 on
+// validation; docs/retriever.md).
 void SelectTopTriples(const RetrieveLimits& limits, const CandidateSet& cs,
                       const std::vector<float>& scores, RetrieveResult* result) {
   const absl::Time t0 = absl::Now();
@@ -517,16 +577,20 @@ void SelectTopTriples(const RetrieveLimits& limits, const CandidateSet& cs,
   std::vector<uint32_t> order(m);
   std::iota(order.begin(), order.end(), 0u);
   const size_t k = std::min<size_t>(limits.top_k, m);
-  std::partial_sort(order.begin(), order.begin() + k, order.end(), [&](uint32_t a, uint32_t b) {
+  auto better = [&](uint32_t a, uint32_t b) {
     if (scores[a] != scores[b]) return scores[a] > scores[b];
     return a < b;  // BFS order: nearer hops first
-  });
+  };
+  std::partial_sort(order.begin(), order.begin() + k, order.end(), better);
+  order.resize(k);
+  KeepAnchorChains(cs, &order);
+  std::sort(order.begin(), order.end(), better);
   result->triples.reserve(k);
-  for (size_t i = 0; i < k; ++i) {
-    const uint32_t j = order[i];
+  for (const uint32_t j : order) {
     result->triples.push_back({cs.heads[j], cs.relations[j], cs.tails[j], scores[j], cs.hops[j]});
   }
-  result->paths = RankPaths(result->triples, cs.topic_ids, limits.hops, limits.max_paths);
+  result->paths =
+      RankPaths(result->triples, cs.topic_ids, LimitsOfPaths(limits, cs), limits.max_paths);
   result->timings_ms.push_back({"rank", MsSince(t0)});
 }
 
@@ -551,6 +615,26 @@ absl::Status DescribeResult(SubgraphSource& source, absl::Time deadline, Candida
     p.text = RenderPath(p, result->triples, result->entities, result->relations);
   }
   result->timings_ms.push_back({"describe", MsSince(t0)});
+  return absl::OkStatus();
+}
+
+// Where each selected triple comes from (sources, licences, score, note): one batched read for the
+// returned triples only, never for the candidates.
+absl::Status DescribeTripleSources(SubgraphSource& source, absl::Time deadline,
+                                   RetrieveResult* result) {
+  const absl::Time t0 = absl::Now();
+  const size_t n = result->triples.size();
+  std::vector<uint32_t> heads(n), relations(n), tails(n);
+  for (size_t i = 0; i < n; ++i) {
+    heads[i] = result->triples[i].head;
+    relations[i] = result->triples[i].relation;
+    tails[i] = result->triples[i].tail;
+  }
+  absl::StatusOr<std::vector<TripleSources>> sources =
+      source.DescribeTriples(heads, relations, tails, deadline);
+  if (!sources.ok()) return MapSourceError(sources.status());
+  result->triple_sources = *std::move(sources);
+  result->timings_ms.push_back({"provenance", MsSince(t0)});
   return absl::OkStatus();
 }
 
@@ -583,6 +667,7 @@ absl::StatusOr<RetrieveResult> Retriever::Retrieve(const RetrieveQuery& query) c
                         ScoreCandidates(model.get(), query, cs, &result));
   SelectTopTriples(limits, cs, scores, &result);
   IBGR_RETURN_IF_ERROR(DescribeResult(*source_, query.deadline, &cs, &result));
+  IBGR_RETURN_IF_ERROR(DescribeTripleSources(*source_, query.deadline, &result));
   result.timings_ms.push_back({"retrieve", MsSince(start)});
   return result;
 }

@@ -143,6 +143,9 @@ struct RetrieveQuery {
   ScoringMode mode = ScoringMode::kIbrp;
   // IBRP: the scorer variant; unset = the model's default.
   std::optional<ScorerVariant> scorer_variant;
+  // Expand the topic entities along is_a (ontology_expansion.h); unset = the server's setting
+  // (Retriever::Options::ontology.enabled).
+  std::optional<bool> ontology_expansion;
   absl::Time deadline = absl::InfiniteFuture();
 };
 
@@ -162,7 +165,9 @@ struct ScoredPath {
 };
 
 struct RetrieveResult {
-  std::vector<ScoredTriple> triples;                      // best first
+  std::vector<ScoredTriple> triples;  // best first
+  // Parallel to `triples`: the KG sources (with licences), score and note of each triple.
+  std::vector<TripleSources> triple_sources;
   std::vector<ScoredPath> paths;                          // best first
   absl::flat_hash_map<uint32_t, EntityInfo> entities;     // every entity of `triples`
   absl::flat_hash_map<uint32_t, RelationInfo> relations;  // every relation of `triples`
@@ -180,6 +185,9 @@ struct RetrieveResult {
   std::optional<ScorerVariant> scorer_variant;
   // The candidate cap applied (the query's, or the model's trained cap).
   int max_candidates = 0;
+  // Subtypes and parents of the topic entities whose facts joined the candidates (0 when
+  // ontology expansion is off or the KG has no is_a relation).
+  int64_t ontology_anchors = 0;
 };
 
 struct ScoreTriplesQuery {
@@ -201,6 +209,9 @@ class Retriever {
     // before pruning existed), so serving prunes exactly as training did. SHORTEST_PATH and
     // COSINE rank every candidate.
     int max_scored_candidates = -1;
+    // Ontology expansion of the topic entities along is_a (ontology_expansion.h; on by
+    // default). The trainer's candidate sets use the same defaults.
+    OntologyOptions ontology;
   };
 
   // Serves whatever model `models` holds (a ServableManager swaps new versions into it; requests

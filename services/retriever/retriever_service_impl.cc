@@ -1,6 +1,7 @@
 #include "services/retriever/retriever_service_impl.h"
 
 #include <chrono>
+#include <cmath>
 
 #include "absl/strings/str_cat.h"
 #include "common/grpc_status.h"
@@ -87,15 +88,27 @@ absl::StatusOr<RetrieveQuery> FromProto(const pb::RetrieveRequest& request, absl
   q.max_paths = Clamp(request.max_paths(), kMaxPathsLimit);
   q.mode = FromProto(request.mode());
   IBGR_ASSIGN_OR_RETURN(q.scorer_variant, ScorerVariantFromProto(request.scorer_variant()));
+  if (request.has_ontology_expansion()) q.ontology_expansion = request.ontology_expansion();
   q.deadline = deadline;
   return q;
+}
+
+// Provenance of one evidence triple; `source` keeps the first source for older readers.
+void FillSources(const TripleSources& from, pb::EvidenceTriple* e) {
+  if (!from.sources.empty()) e->set_source(from.sources.front());
+  for (const std::string& s : from.sources) e->add_sources(s);
+  for (const std::string& l : from.licenses) e->add_licenses(l);
+  if (!std::isnan(from.score)) e->set_source_score(from.score);
+  e->set_source_note(from.note);
 }
 
 void ToProto(const RetrieveResult& result, const std::string& device,
              pb::RetrieveResponse* response) {
   response->mutable_triples()->Reserve(static_cast<int>(result.triples.size()));
-  for (const ScoredTriple& t : result.triples) {
+  for (size_t i = 0; i < result.triples.size(); ++i) {
+    const ScoredTriple& t = result.triples[i];
     pb::EvidenceTriple* e = response->add_triples();
+    if (i < result.triple_sources.size()) FillSources(result.triple_sources[i], e);
     FillRef(result, t.head, e->mutable_head());
     FillRef(result, t.tail, e->mutable_tail());
     auto rel = result.relations.find(t.relation);

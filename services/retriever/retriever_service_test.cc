@@ -94,6 +94,12 @@ TEST(RetrieverServiceTest, RetrieveAndScoreTriplesOverGrpc) {
   EXPECT_GT(resp.paths_size(), 0);
   EXPECT_GT(resp.timings_size(), 0);
   EXPECT_EQ(resp.topic_entity_ids(0), kt::kDiabetes);
+  for (const pb::EvidenceTriple& e : resp.triples()) {
+    ASSERT_EQ(e.sources_size(), 1);  // SmallKg asserts each fact once
+    EXPECT_EQ(e.source(), e.sources(0));
+    EXPECT_EQ(e.licenses_size(), 1);
+    EXPECT_FALSE(e.has_source_score());
+  }
 
   grpc::ClientContext ctx2;
   SetDeadline(&ctx2);

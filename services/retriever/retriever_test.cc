@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <memory>
 #include <set>
 
@@ -19,6 +20,7 @@ namespace {
 
 using ::testing::AllOf;
 using ::testing::Contains;
+using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::Key;
 namespace kt = kgstore::testing;
@@ -78,6 +80,24 @@ TEST_F(RetrieverTest, IbrpReturnsTopKSortedWithNamesPathsAndTimings) {
   }
   EXPECT_THAT(r->timings_ms, Contains(Key("subgraph")));
   EXPECT_THAT(r->timings_ms, Contains(Key("score")));
+}
+
+TEST_F(RetrieverTest, EachReturnedTripleNamesTheSourcesThatAssertedIt) {
+  RetrieveQuery q = Query({kt::kDiabetes});
+  q.top_k = 10;
+  auto r = retriever_->Retrieve(q);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->triple_sources.size(), r->triples.size());
+  for (size_t i = 0; i < r->triples.size(); ++i) {
+    const ScoredTriple& t = r->triples[i];
+    const TripleSources& s = r->triple_sources[i];
+    // SmallKg: diabetes -presents-> polyuria comes from "doid", everything else from hetionet.
+    const bool doid = t.head == kt::kDiabetes && t.tail == kt::kPolyuria;
+    EXPECT_THAT(s.sources, ElementsAre(doid ? "doid" : "hetionet"));
+    EXPECT_THAT(s.licenses, ElementsAre(""));  // SmallKg records no licences
+    EXPECT_TRUE(std::isnan(s.score));
+  }
+  EXPECT_THAT(r->timings_ms, Contains(Key("provenance")));
 }
 
 TEST_F(RetrieverTest, ShortestPathModeRanksTopicToTopicPathFirst) {
@@ -301,6 +321,150 @@ TEST(RetrieverModelTest, LoadsTheTrainedEncoderItsManifestNamesFromTheBase) {
           .status();
   EXPECT_EQ(gone.code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(gone.message(), AllOf(HasSubstr(id), HasSubstr("ibgr artifacts build")));
+}
+
+// A disease with a two-level is_a chain below it; the only gene of the deepest subtype is three
+// hops from the disease, out of a 2-hop subgraph's reach.
+//   MODY -is a subtype of-> type 2 diabetes -is a subtype of-> diabetes mellitus
+//   MODY -associates-> HNF1A       diabetes mellitus -associates-> INS
+//   type 2 diabetes -is a subtype of-> ... ; obesity -is a subtype of-> nutrition disease
+kgstore::KgData OntologyKg() {
+  kgstore::KgBuilder b;
+  const kgstore::SourceId doid = b.AddSource("doid");
+  const kgstore::EntityId dm = b.AddEntity("DOID:9351", "disease", "diabetes mellitus");
+  const kgstore::EntityId t2d = b.AddEntity("DOID:9352", "disease", "type 2 diabetes mellitus");
+  const kgstore::EntityId mody = b.AddEntity("DOID:0050524", "disease", "maturity-onset diabetes");
+  const kgstore::EntityId glucose =
+      b.AddEntity("DOID:4194", "disease", "glucose metabolism disease");
+  const kgstore::EntityId hnf1a = b.AddEntity("Entrez:6927", "gene", "HNF1A");
+  const kgstore::EntityId ins = b.AddEntity("Entrez:3630", "gene", "INS");
+  const kgstore::EntityId other = b.AddEntity("DOID:9970", "disease", "obesity");
+  const kgstore::RelationId is_a = b.AddRelation("disease is a subtype of disease", "disease",
+                                                 "disease", "One disease is a subtype of another.");
+  const kgstore::RelationId assoc =
+      b.AddRelation("associates", "disease", "gene", "the gene is associated with the disease");
+  b.AddTriple(t2d, is_a, dm, doid);
+  b.AddTriple(mody, is_a, t2d, doid);
+  b.AddTriple(dm, is_a, glucose, doid);
+  b.AddTriple(other, is_a, glucose, doid);  // a sibling of the topic: never an anchor
+  b.AddTriple(mody, assoc, hnf1a, doid);
+  b.AddTriple(dm, assoc, ins, doid);
+  return b.Finish();
+}
+
+class RetrieverOntologyTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    store_ = kt::WriteAndOpen(OntologyKg(), dir_.path());
+    ASSERT_NE(store_, nullptr);
+    source_ = std::make_shared<InProcessSubgraphSource>(store_);
+    retriever_ = std::make_unique<Retriever>(Retriever::Options(), source_, nullptr, "none");
+  }
+
+  RetrieveQuery Query() {
+    RetrieveQuery q;
+    q.question = "Which gene is associated with diabetes mellitus?";
+    q.topic_external_ids = {"DOID:9351"};
+    q.mode = ScoringMode::kShortestPath;
+    return q;
+  }
+
+  static bool HasEntity(const RetrieveResult& r, absl::string_view name) {
+    return std::any_of(r.triples.begin(), r.triples.end(), [&](const ScoredTriple& t) {
+      return r.entities.at(t.head).name == name || r.entities.at(t.tail).name == name;
+    });
+  }
+
+  kt::ScratchDir dir_;
+  std::shared_ptr<kgstore::KgStore> store_;
+  std::shared_ptr<InProcessSubgraphSource> source_;
+  std::unique_ptr<Retriever> retriever_;
+};
+
+TEST_F(RetrieverOntologyTest, ASubtypesFactJoinsTheEvidenceWithItsIsAChain) {
+  auto r = retriever_->Retrieve(Query());
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->ontology_anchors, 3);  // T2D, MODY below; glucose metabolism disease above
+  EXPECT_TRUE(HasEntity(*r, "HNF1A"));
+  for (const ScoredTriple& t : r->triples) {
+    if (r->entities.at(t.tail).name == "HNF1A") EXPECT_EQ(t.hop, 1u);  // near-topic
+  }
+  // The parent's other child (a sibling of the topic) is no anchor: its facts stay 2 hops out.
+  for (const ScoredTriple& t : r->triples) {
+    if (r->entities.at(t.head).name == "obesity") EXPECT_EQ(t.hop, 2u);
+  }
+  std::vector<std::string> texts;
+  for (const ScoredPath& p : r->paths) texts.push_back(p.text);
+  EXPECT_THAT(texts, Contains(std::string(
+                         "diabetes mellitus <-[disease is a subtype of disease]- type 2 diabetes "
+                         "mellitus <-[disease is a subtype of disease]- maturity-onset diabetes "
+                         "-[associates]-> HNF1A")));
+}
+
+TEST_F(RetrieverOntologyTest, ExpansionOffLeavesTheDeepSubtypesFactOut) {
+  RetrieveQuery q = Query();
+  q.ontology_expansion = false;
+  auto r = retriever_->Retrieve(q);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->ontology_anchors, 0);
+  EXPECT_FALSE(HasEntity(*r, "HNF1A"));
+  EXPECT_TRUE(HasEntity(*r, "INS"));
+}
+
+TEST_F(RetrieverOntologyTest, TrainedScorerSeesTheSubtypesFactsToo) {
+  testing::PublishTestVersion(dir_.path(), OntologyKg(), 32, 16, 1, /*residual=*/true);
+  auto model =
+      RetrieverModel::Load(RetrieverVersionDir(dir_.path(), 1),
+                           RetrieverModel::Options{"cpu", false}, HashNgramEmbedder(32).value());
+  ASSERT_TRUE(model.ok()) << model.status();
+  Retriever retriever(Retriever::Options(), source_, *model);
+  RetrieveQuery q = Query();
+  q.mode = ScoringMode::kIbrp;
+  auto r = retriever.Retrieve(q);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_TRUE(HasEntity(*r, "HNF1A"));
+  EXPECT_EQ(r->topic_ids, std::vector<uint32_t>{0});
+}
+
+TEST_F(RetrieverOntologyTest, PruningKeepsTheIsAChains) {
+  CandidateSetOptions co;
+  co.max_scored = 1;
+  co.with_dde = false;
+  co.with_structure_features = false;
+  auto cs = BuildCandidateSet(*source_, {}, {"DOID:9351"}, co);
+  ASSERT_TRUE(cs.ok()) << cs.status();
+  ASSERT_EQ(cs->anchors.size(), 3u);
+  ASSERT_EQ(cs->anchor_chains.size(), 3u);
+  auto is_a = store_->FindRelation("disease is a subtype of disease");
+  ASSERT_TRUE(is_a.ok());
+  size_t longest = 0;
+  for (const std::vector<uint32_t>& chain : cs->anchor_chains) {
+    longest = std::max(longest, chain.size());
+    for (uint32_t c : chain) {
+      ASSERT_LT(c, cs->size());
+      EXPECT_EQ(cs->relations[c], is_a->id);
+    }
+  }
+  EXPECT_EQ(longest, 2u);  // MODY -> T2D -> diabetes mellitus
+  // The three chain links only: the prior's best (a hop-1 triple, first in BFS order) is the
+  // "type 2 diabetes mellitus is a subtype of diabetes mellitus" link itself.
+  EXPECT_EQ(cs->size(), 3u);
+}
+
+TEST_F(RetrieverOntologyTest, AKgWithoutIsAIsNotExpanded) {
+  kt::ScratchDir other;
+  auto store = kt::WriteAndOpen(kt::SmallKg(), other.path());
+  ASSERT_NE(store, nullptr);
+  Retriever retriever(Retriever::Options(),
+                      std::make_shared<InProcessSubgraphSource>(
+                          std::shared_ptr<kgstore::KgStore>(std::move(store))),
+                      nullptr, "none");
+  RetrieveQuery q = Query();
+  q.topic_external_ids = {"DOID:9352"};
+  auto r = retriever.Retrieve(q);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->ontology_anchors, 0);
+  EXPECT_EQ(r->subgraph_triples, 10);
 }
 
 }  // namespace

@@ -76,6 +76,9 @@ ABSL_FLAG(int, max_scored, -1,
           "candidates per question kept for the scorer, the best by the shortest-path prior "
           "(0 = all; -1 = 500 in training, recorded in the manifest; with --evaluate, the "
           "evaluated model's recorded value, as the server does)");
+ABSL_FLAG(bool, ontology_expansion, true,
+          "expand topic entities along DO / HPO is_a when building candidate sets (the servers' "
+          "default; keep it equal to the server's --ontology_expansion)");
 ABSL_FLAG(std::string, scorer, "residual",
           "scorer variant: residual (shortest-path prior logit + learned MLP correction) or plain "
           "(the paper's MLP from a random start); with --evaluate, the variant evaluated");
@@ -125,6 +128,7 @@ using namespace ibgraphrag::retriever;  // NOLINT: tool main
 Retriever::Options RetrieverOptionsFromFlags() {
   Retriever::Options o;
   o.max_scored_candidates = absl::GetFlag(FLAGS_max_scored);
+  o.ontology.enabled = absl::GetFlag(FLAGS_ontology_expansion);
   return o;
 }
 
@@ -378,6 +382,7 @@ absl::Status Run(int argc, char** argv) {
   to.device = absl::GetFlag(FLAGS_device);
   to.max_scored = absl::GetFlag(FLAGS_max_scored) < 0 ? kDefaultMaxScoredCandidates
                                                       : absl::GetFlag(FLAGS_max_scored);
+  to.ontology_expansion = absl::GetFlag(FLAGS_ontology_expansion);
   to.log = [](const std::string& line) {
     std::printf("%s\n", line.c_str());
     std::fflush(stdout);
@@ -403,6 +408,7 @@ absl::Status Run(int argc, char** argv) {
                        {"decoder_condition_on_y", to.decoder_condition_on_y ? "true" : "false"},
                        {"entity_text_dropout", absl::StrCat(to.entity_text_dropout)},
                        {"max_scored", absl::StrCat(to.max_scored)},
+                       {"ontology_expansion", to.ontology_expansion ? "true" : "false"},
                        {"train_questions", absl::StrCat(data.train.size())},
                        {"validation_questions", absl::StrCat(data.validation.size())},
                        {"test_questions", absl::StrCat(data.test.size())},

@@ -26,6 +26,14 @@ absl::StatusOr<CandidateSubgraph> InProcessSubgraphSource::Extract(const Subgrap
   query.max_hops = request.max_hops;
   query.max_triples = request.max_triples;
   query.max_fanout_per_node = request.max_fanout_per_node;
+  for (const std::string& name : request.allow_relations) {
+    absl::StatusOr<kgstore::Relation> relation = store_->FindRelation(name);
+    if (!relation.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("allow_relations: unknown relation \"", name, "\""));
+    }
+    query.allow_relations.push_back(relation->id);
+  }
   IBGR_ASSIGN_OR_RETURN(kgstore::Subgraph sg, store_->ExtractSubgraph(query));
   CandidateSubgraph out;
   const size_t m = sg.triples.size();
@@ -50,6 +58,54 @@ absl::StatusOr<CandidateSubgraph> InProcessSubgraphSource::Extract(const Subgrap
   out.resolved_seeds = query.seeds;
   out.truncated = sg.truncated;
   out.kg_version = absl::StrCat(store_->manifest().version);
+  return out;
+}
+
+absl::StatusOr<std::vector<std::string>> SubgraphSource::KnownRelations(
+    absl::Span<const std::string>, absl::Time) {
+  return std::vector<std::string>();
+}
+
+absl::StatusOr<std::vector<std::string>> InProcessSubgraphSource::KnownRelations(
+    absl::Span<const std::string> names, absl::Time) {
+  std::vector<std::string> known;
+  for (const std::string& name : names) {
+    if (store_->FindRelation(name).ok()) known.push_back(name);
+  }
+  return known;
+}
+
+absl::StatusOr<std::vector<TripleSources>> SubgraphSource::DescribeTriples(
+    absl::Span<const uint32_t> heads, absl::Span<const uint32_t>, absl::Span<const uint32_t>,
+    absl::Time) {
+  return std::vector<TripleSources>(heads.size());
+}
+
+absl::StatusOr<std::vector<TripleSources>> InProcessSubgraphSource::DescribeTriples(
+    absl::Span<const uint32_t> heads, absl::Span<const uint32_t> relations,
+    absl::Span<const uint32_t> tails, absl::Time) {
+  if (relations.size() != heads.size() || tails.size() != heads.size()) {
+    return absl::InvalidArgumentError("DescribeTriples: head/relation/tail lengths differ");
+  }
+  std::vector<kgstore::Triple> triples(heads.size());
+  for (size_t i = 0; i < heads.size(); ++i) {
+    triples[i] = kgstore::Triple{heads[i], relations[i], tails[i], 0};
+  }
+  IBGR_ASSIGN_OR_RETURN(std::vector<kgstore::TripleAnnotation> annotations,
+                        store_->GetTripleAnnotations(triples));
+  const std::vector<kgstore::SourceInfo> sources = store_->sources();
+  const std::vector<std::vector<kgstore::SourceId>> groups = store_->provenance();
+  std::vector<TripleSources> out(heads.size());
+  for (size_t i = 0; i < annotations.size(); ++i) {
+    kgstore::TripleAnnotation& a = annotations[i];
+    if (!a.found || a.provenance >= groups.size()) continue;
+    for (kgstore::SourceId s : groups[a.provenance]) {
+      out[i].sources.push_back(sources[s].name);
+      out[i].licenses.push_back(sources[s].license);
+    }
+    out[i].score = a.score;
+    out[i].note = std::move(a.note);
+  }
   return out;
 }
 

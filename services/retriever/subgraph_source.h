@@ -27,6 +27,8 @@ struct SubgraphRequest {
   int max_triples = 10000;
   // Edges followed per node; 0 = kgstore's automatic spread.
   int max_fanout_per_node = 0;
+  // Follow only these relations (names the KG has: KnownRelations); empty follows all.
+  std::vector<std::string> allow_relations;
   // Give up (DEADLINE_EXCEEDED or UNAVAILABLE) after this.
   absl::Time deadline = absl::InfiniteFuture();
 };
@@ -58,6 +60,15 @@ struct EntityInfo {
   std::string type;
 };
 
+// Where one triple comes from: every source that asserted it, with licences, and the
+// source-specific score and note (kgstore provenance).
+struct TripleSources {
+  std::vector<std::string> sources;
+  std::vector<std::string> licenses;      // parallel to sources; "" = unknown
+  float score = kgstore::kNoTripleScore;  // NaN = none
+  std::string note;
+};
+
 class SubgraphSource {
  public:
   virtual ~SubgraphSource() = default;
@@ -67,6 +78,15 @@ class SubgraphSource {
   // Names of `ids`, in order. NOT_FOUND listing unknown ids.
   virtual absl::StatusOr<std::vector<EntityInfo>> Describe(absl::Span<const uint32_t> ids,
                                                            absl::Time deadline) = 0;
+  // Those of `names` the KG has relations for, in order (the others are left out: a KG built
+  // without the Disease Ontology has no is_a relation). The default knows none.
+  virtual absl::StatusOr<std::vector<std::string>> KnownRelations(
+      absl::Span<const std::string> names, absl::Time deadline);
+  // Provenance of the triples (heads[i], relations[i], tails[i]), in order; one batched read.
+  // A triple the KG lacks gets an empty entry. The default knows no provenance (all empty).
+  virtual absl::StatusOr<std::vector<TripleSources>> DescribeTriples(
+      absl::Span<const uint32_t> heads, absl::Span<const uint32_t> relations,
+      absl::Span<const uint32_t> tails, absl::Time deadline);
 };
 
 // Reads a KgStore in this process (no copy, no serialisation).
@@ -77,6 +97,12 @@ class InProcessSubgraphSource : public SubgraphSource {
   absl::StatusOr<CandidateSubgraph> Extract(const SubgraphRequest& request) override;
   absl::StatusOr<std::vector<EntityInfo>> Describe(absl::Span<const uint32_t> ids,
                                                    absl::Time deadline) override;
+  absl::StatusOr<std::vector<std::string>> KnownRelations(absl::Span<const std::string> names,
+                                                          absl::Time deadline) override;
+  absl::StatusOr<std::vector<TripleSources>> DescribeTriples(absl::Span<const uint32_t> heads,
+                                                             absl::Span<const uint32_t> relations,
+                                                             absl::Span<const uint32_t> tails,
+                                                             absl::Time deadline) override;
   const kgstore::KgStore& store() const { return *store_; }
 
  private:

@@ -165,6 +165,7 @@ absl::StatusOr<std::optional<Sample>> BuildSample(SubgraphSource& source,
   co.max_hops = options.max_hops;
   co.max_candidates = options.max_candidates;
   co.max_scored = options.max_scored;
+  co.ontology.enabled = options.ontology_expansion;
   co.dde = options.dde;
   co.with_structure_features = options.residual_prior;
   IBGR_ASSIGN_OR_RETURN(CandidateSet cs, BuildCandidateSet(source, q.topics, {}, co));
@@ -556,6 +557,7 @@ class EpochSelector {
     IBGR_ASSIGN_OR_RETURN(auto model, RetrieverModel::FromParts(std::move(v), mo, embedder_));
     Retriever::Options ro;
     ro.max_scored_candidates = options_.max_scored;  // the candidate set as served
+    ro.ontology.enabled = options_.ontology_expansion;
     Retriever retriever(ro, source_, model);
     EvalOptions eo;
     eo.mode = ScoringMode::kIbrp;

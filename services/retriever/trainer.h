@@ -74,6 +74,9 @@ struct TrainerOptions {
   // Candidates kept per question after pruning by the prior (CandidateSetOptions::max_scored);
   // the serving default, so training sees what serving scores.
   int max_scored = kDefaultMaxScoredCandidates;
+  // Ontology expansion of the topic entities (CandidateSetOptions::ontology; the serving
+  // default, on), so training sees the subtypes' facts serving adds.
+  bool ontology_expansion = true;
   // Negatives sampled per question and step (all positives are kept); up to half are hard
   // negatives (candidates sharing a positive's relation).
   int negatives_per_question = 256;

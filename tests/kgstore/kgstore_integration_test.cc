@@ -267,6 +267,74 @@ TEST_F(KgStoreIntegrationTest, StatsReportsCountsByTypeRelationAndSource) {
   for (const auto& source : stats.sources()) EXPECT_EQ(source.sha256().size(), 64u);
 }
 
+TEST_F(KgStoreIntegrationTest, StatsCountTriplesBySourceAndLicence) {
+  pb::StatsResponse stats = Stats();
+  EXPECT_GT(stats.triples_by_source().at("hetionet"), 50000u);
+  EXPECT_GT(stats.triples_by_license().at("CC0"), 50000u);
+  EXPECT_GT(stats.triples_by_license().at("ODbL 1.0"), 1000u);  // DisGeNET
+  uint64_t by_source = 0;
+  for (const auto& [name, n] : stats.triples_by_source()) by_source += n;
+  EXPECT_GE(by_source, stats.triples());  // every triple has at least one source
+  bool hetionet_cc0 = false;
+  for (const pb::SourceRef& s : stats.source_refs()) {
+    hetionet_cc0 |= s.name() == "hetionet" && s.license() == "CC0";
+  }
+  EXPECT_TRUE(hetionet_cc0);
+  EXPECT_EQ(stats.license_filter(), "");
+}
+
+TEST_F(KgStoreIntegrationTest, SubgraphTriplesCarryProvenanceAndTripleProvenanceAgrees) {
+  grpc::ClientContext ctx;
+  SetDeadline(&ctx);
+  pb::ExtractSubgraphRequest req;
+  req.add_seed_external_ids("DOID:9352");
+  req.set_max_hops(1);
+  req.set_max_triples(200);
+  req.set_include_sources(true);
+  req.set_include_annotations(true);
+  pb::ExtractSubgraphResponse resp;
+  ASSERT_TRUE(stub_->ExtractSubgraph(&ctx, req, &resp).ok());
+  const pb::TripleColumns& t = resp.triples();
+  const int n = t.head_size();
+  ASSERT_GT(n, 0);
+  ASSERT_EQ(t.provenance_size(), n);
+  ASSERT_EQ(t.source_size(), n);
+  ASSERT_EQ(t.score_size(), n);
+  ASSERT_EQ(t.note_size(), n);
+  ASSERT_EQ(resp.source_refs_size(), resp.sources_size());
+  for (int i = 0; i < n; ++i) {
+    ASSERT_LT(t.provenance(i), static_cast<uint32_t>(resp.provenance_size()));
+    const pb::ProvenanceGroup& group = resp.provenance(t.provenance(i));
+    ASSERT_GT(group.sources_size(), 0);
+    EXPECT_EQ(t.source(i), group.sources(0));
+    for (uint32_t s : group.sources()) EXPECT_LT(s, static_cast<uint32_t>(resp.sources_size()));
+  }
+
+  // The same triples looked up one by one, plus one the KG does not have.
+  grpc::ClientContext ctx2;
+  SetDeadline(&ctx2);
+  pb::GetTripleProvenanceRequest preq;
+  *preq.mutable_triples()->mutable_head() = t.head();
+  *preq.mutable_triples()->mutable_relation() = t.relation();
+  *preq.mutable_triples()->mutable_tail() = t.tail();
+  preq.mutable_triples()->add_head(t.head(0));
+  preq.mutable_triples()->add_relation(t.relation(0));
+  preq.mutable_triples()->add_tail(t.head(0));  // a self-loop is never stored
+  pb::GetTripleProvenanceResponse presp;
+  ASSERT_TRUE(stub_->GetTripleProvenance(&ctx2, preq, &presp).ok());
+  ASSERT_EQ(presp.triples().provenance_size(), n + 1);
+  EXPECT_THAT(presp.missing(), ::testing::ElementsAre(static_cast<uint32_t>(n)));
+  for (int i = 0; i < n; ++i) {
+    auto names = [](const auto& response, uint32_t group) {
+      std::set<std::string> out;
+      for (uint32_t s : response.provenance(group).sources()) out.insert(response.sources(s));
+      return out;
+    };
+    EXPECT_EQ(names(presp, presp.triples().provenance(i)), names(resp, t.provenance(i))) << i;
+    EXPECT_EQ(presp.triples().note(i), t.note(i));
+  }
+}
+
 TEST_F(KgStoreIntegrationTest, MetricsEndpointPassesPromtool) {
   // One failing call so an error code label exists.
   {

@@ -42,7 +42,15 @@ void AppendAnswer(const v1::Answer& answer, std::string* out) {
     facts.push_back(absl::StrCat("option ", answer.option_letter()));
   }
   if (!answer.backend().empty()) facts.push_back(absl::StrCat("backend ", answer.backend()));
-  facts.push_back(absl::StrFormat("confidence %.3g", answer.confidence()));
+  if (answer.calibration().empty()) {
+    facts.push_back(absl::StrFormat("confidence %.3g", answer.confidence()));
+  } else if (answer.calibration() == "uncalibrated") {
+    facts.push_back(
+        absl::StrFormat("confidence %.3g (raw support, uncalibrated)", answer.confidence()));
+  } else {
+    facts.push_back(absl::StrFormat("confidence %.2f (%s; raw support %.3g)", answer.confidence(),
+                                    answer.calibration(), answer.raw_confidence()));
+  }
   if (answer.votes_size() > 0) {
     facts.push_back(
         absl::StrFormat("agreement %.2f over %d votes", answer.agreement(), answer.votes_size()));
@@ -54,6 +62,7 @@ void AppendAnswer(const v1::Answer& answer, std::string* out) {
   std::vector<std::string> warnings;
   if (answer.low_confidence()) warnings.push_back("low confidence");
   if (answer.insufficient_evidence()) warnings.push_back("insufficient evidence");
+  if (answer.abstained()) warnings.push_back("abstained: calibrated probability below threshold");
   if (!answer.parsed()) warnings.push_back("model output not parsed");
   if (!warnings.empty()) absl::StrAppend(out, "  caution: ", absl::StrJoin(warnings, "; "), "\n");
   if (!answer.rationale().empty()) {
@@ -82,6 +91,25 @@ void AppendEntities(const v1::AnswerResponse& response, std::string* out) {
   }
 }
 
+// "hetionet [CC0] + disgenet [ODbL 1.0]", then the source score and note when there are any;
+// only `source` for responses from before provenance existed.
+void AppendSources(const v1::EvidenceTriple& t, std::vector<std::string>* notes) {
+  if (t.sources_size() == 0) {
+    if (!t.source().empty()) notes->push_back(t.source());
+    return;
+  }
+  std::vector<std::string> sources;
+  for (int i = 0; i < t.sources_size(); ++i) {
+    const bool licensed = i < t.licenses_size() && !t.licenses(i).empty();
+    sources.push_back(licensed ? absl::StrCat(t.sources(i), " [", t.licenses(i), "]")
+                               : t.sources(i));
+  }
+  notes->push_back(absl::StrJoin(sources, " + "));
+  if (t.has_source_score())
+    notes->push_back(absl::StrFormat("source score %.3g", t.source_score()));
+  if (!t.source_note().empty()) notes->push_back(t.source_note());
+}
+
 void AppendEvidence(const v1::AnswerResponse& response, int max_evidence, std::string* out) {
   const int total = response.evidence_size();
   const int shown = std::min(total, std::max(max_evidence, 0));
@@ -91,7 +119,7 @@ void AppendEvidence(const v1::AnswerResponse& response, int max_evidence, std::s
     absl::StrAppendFormat(out, "  %3d  %.3f  %s -[%s]-> %s", i, t.score(), EntityLabel(t.head()),
                           t.relation(), EntityLabel(t.tail()));
     std::vector<std::string> notes;
-    if (!t.source().empty()) notes.push_back(t.source());
+    AppendSources(t, &notes);
     if (t.hop() > 0) notes.push_back(absl::StrCat("hop ", t.hop()));
     if (!notes.empty()) absl::StrAppend(out, "  (", absl::StrJoin(notes, ", "), ")");
     absl::StrAppend(out, "\n");

@@ -80,6 +80,25 @@ TEST(FormatAnswerTextTest, ShowsAnswerEntitiesEvidenceCountsTimingsDegradationsA
   EXPECT_THAT(text, HasSubstr("Request id: req-42"));
 }
 
+TEST(FormatAnswerTextTest, EvidenceListsEverySourceWithItsLicenceScoreAndNote) {
+  v1::AnswerResponse response;
+  v1::EvidenceTriple* triple = response.add_evidence();
+  triple->mutable_head()->set_name("INS");
+  triple->set_relation("gene associated with disease");
+  triple->mutable_tail()->set_name("type 2 diabetes mellitus");
+  triple->set_score(0.5f);
+  triple->set_source("gwas-catalog");
+  triple->add_sources("gwas-catalog");
+  triple->add_licenses("CC BY 4.0");
+  triple->add_sources("curation");
+  triple->add_licenses("");
+  triple->set_source_score(0.62f);
+  triple->set_source_note("trait 'type 2 diabetes' (exact)");
+  EXPECT_THAT(FormatAnswerText(response),
+              HasSubstr("(gwas-catalog [CC BY 4.0] + curation, source score 0.62, trait 'type 2 "
+                        "diabetes' (exact))"));
+}
+
 TEST(FormatAnswerTextTest, SubStagesGroupUnderTheirStageAndTotalsComeLast) {
   v1::AnswerResponse response;
   for (const auto& [stage, ms] :
@@ -155,6 +174,21 @@ TEST(CommandLineTest, RedactsSecretValues) {
                           {"api_key"}),
       "ibgr eval --api_key=*** --api_key *** --dataset=x");
   EXPECT_FALSE(ProcessCommandLine().empty());
+}
+
+TEST(FormatAnswerTextTest, ShowsCalibratedConfidenceAndAbstention) {
+  v1::AnswerResponse response = SampleResponse(1);
+  v1::Answer* answer = response.mutable_answer();
+  answer->set_calibration("calibration/3");
+  answer->set_confidence(0.21f);
+  answer->set_raw_confidence(2.5f);
+  answer->set_abstained(true);
+  const std::string text = FormatAnswerText(response, AnswerFormatOptions());
+  EXPECT_THAT(text, HasSubstr("confidence 0.21 (calibration/3; raw support 2.5)"));
+  EXPECT_THAT(text, HasSubstr("abstained: calibrated probability below threshold"));
+  answer->set_calibration("uncalibrated");
+  EXPECT_THAT(FormatAnswerText(response, AnswerFormatOptions()),
+              HasSubstr("(raw support, uncalibrated)"));
 }
 
 }  // namespace

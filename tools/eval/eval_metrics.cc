@@ -7,6 +7,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
+#include "tools/eval/calibration_eval.h"
 
 namespace ibgraphrag::eval {
 namespace {
@@ -78,6 +79,28 @@ EntityHit AnswerEntityHit(absl::string_view gold_text, const v1::AnswerResponse&
   return best;
 }
 
+namespace {
+
+// The calibration fields of an outcome; the candidate is scored like a committed answer.
+void ScoreCalibration(const QaItem& item, const v1::Answer& answer, ItemOutcome* outcome) {
+  outcome->confidence = answer.confidence();
+  // Servers from before calibration (and LLM answers) leave `calibration` empty.
+  outcome->raw_confidence =
+      answer.calibration().empty() ? answer.confidence() : answer.raw_confidence();
+  outcome->calibration = answer.calibration();
+  outcome->calibration_abstained = answer.abstained();
+  outcome->has_signals = answer.has_signals();
+  if (!outcome->has_signals) return;
+  outcome->signals = SignalsFromProto(answer.signals());
+  v1::Answer candidate;
+  candidate.set_option_index(answer.signals().candidate_index());
+  candidate.set_label(answer.signals().candidate_label());
+  outcome->candidate_correct =
+      reasoner::HasCandidate(outcome->signals) && IsCorrect(item, candidate);
+}
+
+}  // namespace
+
 ItemOutcome ScoreAnswer(const QaItem& item, const v1::AnswerResponse& response, double latency_ms) {
   ItemOutcome outcome;
   outcome.latency_ms = latency_ms;
@@ -99,6 +122,7 @@ ItemOutcome ScoreAnswer(const QaItem& item, const v1::AnswerResponse& response, 
   if (outcome.hit_applicable) outcome.hit = AnswerEntityHit(item.gold_text, response);
   outcome.entities = response.entities_size();
   outcome.evidence = response.evidence_size();
+  outcome.llm_calls = static_cast<int>(response.llm_calls());
   std::set<std::string> seen;
   for (const v1::Degradation& degradation : response.degraded()) {
     if (seen.insert(degradation.component()).second) {
@@ -110,6 +134,7 @@ ItemOutcome ScoreAnswer(const QaItem& item, const v1::AnswerResponse& response, 
   }
   outcome.low_confidence = answer.low_confidence();
   outcome.insufficient_evidence = answer.insufficient_evidence();
+  ScoreCalibration(item, answer, &outcome);
   return outcome;
 }
 
@@ -141,6 +166,7 @@ RunSummary Summarize(const std::string& dataset, const std::string& config,
   std::vector<double> latencies;
   double entities = 0;
   double evidence = 0;
+  double llm_calls = 0;
   std::vector<std::pair<std::string, std::pair<double, int>>> stages;  // name -> (sum, count)
   for (const ItemOutcome& o : outcomes) {
     if (o.code != absl::StatusCode::kOk) {
@@ -158,6 +184,7 @@ RunSummary Summarize(const std::string& dataset, const std::string& config,
     if (o.entities > 0) ++s.with_entities;
     entities += o.entities;
     evidence += o.evidence;
+    llm_calls += o.llm_calls;
     if (o.abstained) ++s.abstained;
     if (o.low_confidence) ++s.low_confidence;
     if (o.insufficient_evidence) ++s.insufficient_evidence;
@@ -181,6 +208,7 @@ RunSummary Summarize(const std::string& dataset, const std::string& config,
   s.coverage = Ratio(s.with_entities, s.answered);
   s.mean_entities = Ratio(entities, s.answered);
   s.mean_evidence = Ratio(evidence, s.answered);
+  s.mean_llm_calls = Ratio(llm_calls, s.answered);
   double latency_sum = 0;
   for (double ms : latencies) latency_sum += ms;
   s.latency_mean_ms = Ratio(latency_sum, latencies.size());

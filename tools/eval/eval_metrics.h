@@ -13,6 +13,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 #include "ibgraphrag/v1/gateway.pb.h"
+#include "services/reasoner/reasoner_types.h"
 #include "tools/eval/qa_datasets.h"
 
 namespace ibgraphrag::eval {
@@ -47,12 +48,23 @@ struct ItemOutcome {
   EntityHit hit = EntityHit::kNone;
   int entities = 0;
   int evidence = 0;
+  int llm_calls = 0;  // AnswerResponse.llm_calls
   // Components reported in AnswerResponse.degraded (each at most once per answer).
   std::vector<std::string> degraded_components;
   // Per-stage durations as reported by the gateway, in response order.
   std::vector<std::pair<std::string, double>> stage_ms;
   bool low_confidence = false;
   bool insufficient_evidence = false;
+  // Calibration (calibration_eval.h): Answer.confidence, raw_confidence, calibration, abstained.
+  double confidence = 0;
+  double raw_confidence = 0;
+  std::string calibration;
+  bool calibration_abstained = false;
+  // The extractive backend's signals (has_signals = Answer.signals was set) and whether their
+  // candidate answer is right.
+  bool has_signals = false;
+  reasoner::ExtractiveSignals signals;
+  bool candidate_correct = false;
 };
 
 // Lower-cases ASCII letters, turns every other ASCII character that is not a letter or a digit
@@ -100,6 +112,7 @@ struct RunSummary {
   double coverage = 0;
   double mean_entities = 0;
   double mean_evidence = 0;
+  double mean_llm_calls = 0;  // per answered question
   // Answered calls that chose no option / gave no SUPPORTED or REFUTED verdict.
   int abstained = 0;
   int low_confidence = 0;

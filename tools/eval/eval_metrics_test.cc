@@ -220,6 +220,19 @@ TEST(SummarizeTest, AggregatesAccuracyHitsCoverageDegradationsErrorsAndLatency) 
   EXPECT_EQ(json["runs"][0]["abstained"], 0);
 }
 
+TEST(SummarizeTest, AveragesLlmCallsOverAnsweredQuestions) {
+  const QaItem item = Mcq({"aspirin", "metformin"}, 1);
+  std::vector<ItemOutcome> outcomes;
+  for (uint32_t calls : {3u, 0u}) {
+    v1::AnswerResponse response = Answered(1);
+    response.set_llm_calls(calls);  // e.g. kg_rank with an LLM, then an extractive answer
+    outcomes.push_back(ScoreAnswer(item, response, 10));
+  }
+  EXPECT_EQ(outcomes[0].llm_calls, 3);
+  outcomes.push_back(ErrorOutcome(absl::StatusCode::kUnavailable, "down", 1));
+  EXPECT_DOUBLE_EQ(Summarize("set", "mode=kg_rank", outcomes, 1.0).mean_llm_calls, 1.5);
+}
+
 TEST(SummarizeTest, EmptyRunHasZeroRatesNotNaN) {
   const RunSummary s = Summarize("empty", "", {}, 0);
   EXPECT_EQ(s.accuracy, 0);

@@ -47,6 +47,7 @@ Json SummaryJson(const RunSummary& s) {
         {"coverage", s.coverage},
         {"mean_entities", s.mean_entities}}},
       {"mean_evidence", s.mean_evidence},
+      {"mean_llm_calls", s.mean_llm_calls},
       {"abstained", s.abstained},
       {"low_confidence", s.low_confidence},
       {"insufficient_evidence", s.insufficient_evidence},
@@ -73,7 +74,8 @@ std::string CountsText(const std::map<std::string, int>& counts) {
 
 }  // namespace
 
-std::string ReportJson(const ReportMeta& meta, const std::vector<RunSummary>& runs) {
+std::string ReportJson(const ReportMeta& meta, const std::vector<RunSummary>& runs,
+                       const std::vector<CalibrationRun>& calibration) {
   Json json{{"tool", "ibgr eval"},
             {"gateway", meta.gateway},
             {"command", meta.command},
@@ -84,11 +86,19 @@ std::string ReportJson(const ReportMeta& meta, const std::vector<RunSummary>& ru
             {"qa_split", meta.qa_split},
             {"split_seed", meta.split_seed},
             {"runs", Json::array()}};
-  for (const RunSummary& run : runs) json["runs"].push_back(SummaryJson(run));
+  for (size_t i = 0; i < runs.size(); ++i) {
+    Json run = SummaryJson(runs[i]);
+    if (i < calibration.size()) {
+      run["calibration"] = CalibrationSummaryJson(calibration[i].summary);
+      run["questions"] = calibration[i].questions;
+    }
+    json["runs"].push_back(std::move(run));
+  }
   return json.dump(2) + "\n";
 }
 
-std::string ReportMarkdown(const ReportMeta& meta, const std::vector<RunSummary>& runs) {
+std::string ReportMarkdown(const ReportMeta& meta, const std::vector<RunSummary>& runs,
+                           const std::vector<CalibrationRun>& calibration) {
   std::string md = absl::StrFormat(
       "Command: `%s`  \nGateway %s, concurrency %d, deadline %d ms, started %s.\n",
       Cell(meta.command), Cell(meta.gateway), meta.concurrency, meta.deadline_ms, meta.started_at);
@@ -124,6 +134,7 @@ std::string ReportMarkdown(const ReportMeta& meta, const std::vector<RunSummary>
                           CountsText(s.degraded_by_component), s.errors,
                           CountsText(s.errors_by_code));
   }
+  if (!calibration.empty()) absl::StrAppend(&md, CalibrationMarkdown(calibration));
   return md;
 }
 

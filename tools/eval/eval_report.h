@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "tools/eval/calibration_eval.h"
 #include "tools/eval/eval_metrics.h"
 
 namespace ibgraphrag::eval {
@@ -27,9 +28,13 @@ struct ReportMeta {
   std::string started_at;
 };
 
-// One summary per (dataset, configuration), in run order.
-std::string ReportJson(const ReportMeta& meta, const std::vector<RunSummary>& runs);
-std::string ReportMarkdown(const ReportMeta& meta, const std::vector<RunSummary>& runs);
+// One summary per (dataset, configuration), in run order; `calibration`, when given, holds one
+// entry per run in the same order (its summary goes to the run's "calibration" object, its
+// records to "questions", and the Markdown gains the calibration tables).
+std::string ReportJson(const ReportMeta& meta, const std::vector<RunSummary>& runs,
+                       const std::vector<CalibrationRun>& calibration = {});
+std::string ReportMarkdown(const ReportMeta& meta, const std::vector<RunSummary>& runs,
+                           const std::vector<CalibrationRun>& calibration = {});
 
 }  // namespace ibgraphrag::eval
 

@@ -31,6 +31,8 @@ struct PipelineConfig {
   std::string backend;                  // reasoner backend; empty = the gateway's default
   // Retriever scorer variant with IBRP on: "residual" or "plain"; empty = the retriever's default.
   std::string scorer;
+  // PipelineOptions.mode ("kg_rank", ...); empty = the gateway's default (ibgraphrag).
+  std::string mode;
 
   // "msca=on ibrp=off top_k=10" (fields left to the gateway read "default").
   std::string Label() const;

@@ -60,6 +60,21 @@ TEST(AblationGridTest, MscaOutermostThenIbrpThenTopK) {
   EXPECT_EQ(PipelineConfig().Label(), "msca=default ibrp=default top_k=default");
 }
 
+// ibgr eval --grid_mode: each run's mode leads its label and is sent as pipeline.mode.
+TEST(PipelineConfigTest, LabelsAndSendsTheMode) {
+  PipelineConfig config;
+  config.mode = "kg_rank";
+  config.top_k = 10;
+  EXPECT_EQ(config.Label(), "mode=kg_rank msca=default ibrp=default top_k=10");
+  v1::PipelineOptions options;
+  config.ApplyTo(&options);
+  EXPECT_EQ(options.mode(), "kg_rank");
+  EXPECT_EQ(options.top_k(), 10u);
+  v1::PipelineOptions unset;
+  PipelineConfig().ApplyTo(&unset);
+  EXPECT_EQ(unset.mode(), "");  // the gateway's default mode
+}
+
 TEST(FormatProgressTest, ShowsCountsRateAndEta) {
   RunProgress progress;
   progress.done = 50;

@@ -33,6 +33,10 @@ ABSL_FLAG(std::string, scorer, "",
           "ask/eval: retriever scorer variant with IBRP on: residual or plain (the paper's MLP); "
           "empty = the retriever's default");
 ABSL_FLAG(std::string, backend, "", "ask/eval: reasoner backend (default: the gateway's)");
+ABSL_FLAG(std::string, mode, "",
+          "ask/eval: retrieval/reasoning mode, PipelineOptions.mode (ibgraphrag, kg_rank, kg_rag "
+          "or give; "
+          "default: ibgraphrag; docs/modes.md)");
 ABSL_FLAG(int64_t, deadline_ms, 30000, "ask/eval: deadline of each call in milliseconds");
 ABSL_FLAG(bool, stream, false, "ask: use AnswerStream and print stages and tokens as they come");
 ABSL_FLAG(std::string, api_key, "",
@@ -215,6 +219,7 @@ absl::StatusOr<eval::PipelineConfig> PipelineFromFlags() {
     config.max_hops = static_cast<uint32_t>(hops);
   }
   config.backend = absl::GetFlag(FLAGS_backend);
+  config.mode = absl::GetFlag(FLAGS_mode);
   return config;
 }
 

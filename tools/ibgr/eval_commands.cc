@@ -7,11 +7,17 @@
 
 #include "absl/flags/declare.h"
 #include "absl/flags/flag.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
+#include "common/file_util.h"
+#include "common/proto_json.h"
+#include "common/status_macros.h"
+#include "services/reasoner/confidence_calibration.h"
+#include "tools/eval/calibration_eval.h"
 #include "tools/eval/eval_report.h"
 #include "tools/eval/eval_runner.h"
 #include "tools/eval/qa_datasets.h"
@@ -36,8 +42,20 @@ ABSL_FLAG(bool, grid, false,
 ABSL_FLAG(std::string, grid_msca, "true,false", "eval --grid: MSCA values");
 ABSL_FLAG(std::string, grid_ibrp, "true,false", "eval --grid: IBRP values");
 ABSL_FLAG(std::string, grid_top_k, "10,100", "eval --grid: top_k values (evidence triples)");
+ABSL_FLAG(std::string, grid_mode, "",
+          "eval: one run per mode, in the same table (e.g. ibgraphrag,kg_rank,kg_rag,give); with "
+          "--grid (modes outermost)");
 ABSL_FLAG(std::string, out_json, "", "eval: write the JSON report here");
 ABSL_FLAG(std::string, out_md, "", "eval: write the Markdown table here");
+ABSL_FLAG(std::string, fit_calibration, "",
+          "eval: fit the extractive backend's confidence calibration on this run's answers and "
+          "write it (calibration.json) here; refused with --qa_split=test or all");
+ABSL_FLAG(std::string, calibration_base, "",
+          "eval --fit_calibration: also publish it as the next <base>/calibration/<version>");
+ABSL_FLAG(double, calibration_target_mc, 0.5,
+          "eval --fit_calibration: accuracy when committed the multiple-choice threshold keeps");
+ABSL_FLAG(double, calibration_target_fv, 0.75,
+          "eval --fit_calibration: accuracy when committed the fact-verification threshold keeps");
 
 namespace ibgraphrag::cli {
 namespace {
@@ -48,8 +66,12 @@ constexpr char kEvalUsage[] =
     "                 [--qa_split=all|train|validation|test [--split_seed=0]]\n"
     "                 [--limit=N] [--concurrency=8] [--deadline_ms=30000] [--grid "
     "[--grid_msca=true,false] [--grid_ibrp=true,false] [--grid_top_k=10,100]]\n"
+    "                 [--mode=ibgraphrag|kg_rank|kg_rag|give] "
+    "[--grid_mode=ibgraphrag,kg_rank,kg_rag,give]\n"
     "                 [--out_json=FILE] [--out_md=FILE] [--top_k --msca --ibrp --lambda --tau "
-    "--hops --backend] [--tls_ca=PEM] [--api_key=KEY]";
+    "--hops --backend] [--tls_ca=PEM] [--api_key=KEY]\n"
+    "                 [--fit_calibration=calibration.json [--calibration_base=DIR] "
+    "[--calibration_target_mc=0.5] [--calibration_target_fv=0.75]]";
 
 int Usage(const std::string& problem) {
   if (!problem.empty()) std::fprintf(stderr, "ibgr eval: %s\n", problem.c_str());
@@ -90,17 +112,33 @@ absl::StatusOr<std::vector<uint32_t>> ParseTopKs(const std::string& text) {
   return values;
 }
 
+// --grid_mode: the configs once per mode, modes outermost (one table row per mode and config).
+absl::StatusOr<std::vector<eval::PipelineConfig>> PerMode(
+    std::vector<eval::PipelineConfig> configs) {
+  const std::string text = absl::GetFlag(FLAGS_grid_mode);
+  if (text.empty()) return configs;
+  std::vector<eval::PipelineConfig> out;
+  for (absl::string_view mode : absl::StrSplit(text, ',', absl::SkipWhitespace())) {
+    for (eval::PipelineConfig config : configs) {
+      config.mode = std::string(absl::StripAsciiWhitespace(mode));
+      out.push_back(std::move(config));
+    }
+  }
+  if (out.empty()) return absl::InvalidArgumentError("--grid_mode: empty");
+  return out;
+}
+
 absl::StatusOr<std::vector<eval::PipelineConfig>> Configs() {
   auto base = PipelineFromFlags();
   if (!base.ok()) return base.status();
-  if (!absl::GetFlag(FLAGS_grid)) return std::vector<eval::PipelineConfig>{*base};
+  if (!absl::GetFlag(FLAGS_grid)) return PerMode({*base});
   auto msca = ParseBools("grid_msca", absl::GetFlag(FLAGS_grid_msca));
   if (!msca.ok()) return msca.status();
   auto ibrp = ParseBools("grid_ibrp", absl::GetFlag(FLAGS_grid_ibrp));
   if (!ibrp.ok()) return ibrp.status();
   auto top_k = ParseTopKs(absl::GetFlag(FLAGS_grid_top_k));
   if (!top_k.ok()) return top_k.status();
-  return eval::AblationGrid(*base, *msca, *ibrp, *top_k);
+  return PerMode(eval::AblationGrid(*base, *msca, *ibrp, *top_k));
 }
 
 // Progress on stderr: redrawn in place on a terminal (at most 5 times a second), else a line
@@ -130,6 +168,61 @@ class ProgressPrinter {
   absl::Time last_print_ = absl::InfinitePast();
   size_t last_decile_ = 0;
 };
+
+// Checks the --fit_calibration flags before any question is sent.
+absl::Status CheckCalibrationFlags(eval::QaSplit split) {
+  if (absl::GetFlag(FLAGS_fit_calibration).empty()) {
+    if (!absl::GetFlag(FLAGS_calibration_base).empty()) {
+      return absl::InvalidArgumentError("--calibration_base needs --fit_calibration");
+    }
+    return absl::OkStatus();
+  }
+  // Reports are made on the test split; fitting on it (or on all, which contains it) would tune
+  // on the questions the figures are reported on.
+  if (split == eval::QaSplit::kTest || split == eval::QaSplit::kAll) {
+    return absl::InvalidArgumentError(
+        "--fit_calibration: fit on --qa_split=validation (or train), never on test or all");
+  }
+  for (const double target :
+       {absl::GetFlag(FLAGS_calibration_target_mc), absl::GetFlag(FLAGS_calibration_target_fv)}) {
+    if (!(target >= 0.0 && target <= 1.0)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--calibration_target_mc/fv: ", target, " is outside [0, 1]"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// Fits the calibration on the examples, writes it, and publishes it when asked.
+absl::Status FitAndWriteCalibration(const std::vector<reasoner::CalibrationExample>& examples,
+                                    const eval::ReportMeta& meta) {
+  reasoner::CalibrationFitOptions options;
+  options.target_accuracy_multiple_choice = absl::GetFlag(FLAGS_calibration_target_mc);
+  options.target_accuracy_fact_verification = absl::GetFlag(FLAGS_calibration_target_fv);
+  options.split = meta.qa_split;
+  options.description =
+      absl::StrCat(meta.command, " (split seed ", meta.split_seed, ", ", meta.started_at, ")");
+  IBGR_ASSIGN_OR_RETURN(const artifacts::v1::ConfidenceCalibration calibration,
+                        reasoner::FitCalibration(examples, options));
+  for (const artifacts::v1::TaskCalibration& task : calibration.tasks()) {
+    std::fprintf(stderr,
+                 "calibration %s: %lld examples (%lld right), ECE raw %.3f -> calibrated %.3f, "
+                 "threshold %.3f: coverage %.1f%%, accuracy when committed %.1f%%\n",
+                 task.task().c_str(), static_cast<long long>(task.examples()),
+                 static_cast<long long>(task.positives()), task.ece_raw(), task.ece_calibrated(),
+                 task.threshold(), 100 * task.coverage(), 100 * task.accuracy_when_committed());
+  }
+  const std::string path = absl::GetFlag(FLAGS_fit_calibration);
+  IBGR_RETURN_IF_ERROR(common::WriteStringToFileAtomic(path, common::ProtoToJson(calibration)));
+  std::fprintf(stderr, "wrote %s\n", path.c_str());
+  if (const std::string base = absl::GetFlag(FLAGS_calibration_base); !base.empty()) {
+    IBGR_ASSIGN_OR_RETURN(const int64_t version,
+                          reasoner::PublishCalibration(base, calibration, meta.command));
+    std::fprintf(stderr, "published %s/%s/%lld\n", base.c_str(), reasoner::kCalibrationKind,
+                 static_cast<long long>(version));
+  }
+  return absl::OkStatus();
+}
 
 absl::Status WriteText(const std::string& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
@@ -161,6 +254,7 @@ int Eval(const std::vector<std::string>& args) {
   if (!deadline.ok()) return Usage(std::string(deadline.status().message()));
   auto configs = Configs();
   if (!configs.ok()) return Usage(std::string(configs.status().message()));
+  if (auto s = CheckCalibrationFlags(*qa_split); !s.ok()) return Usage(std::string(s.message()));
 
   auto paths = eval::ExpandDatasetPaths(spec);
   if (!paths.ok()) return Fail(paths.status());
@@ -196,6 +290,8 @@ int Eval(const std::vector<std::string>& args) {
   options.deadline = *deadline;
   options.api_key = ApiKeyFromFlags();
   std::vector<eval::RunSummary> summaries;
+  std::vector<eval::CalibrationRun> calibration_runs;
+  std::vector<reasoner::CalibrationExample> calibration_examples;
   int answered = 0;
   for (const eval::QaDataset& dataset : datasets) {
     for (const eval::PipelineConfig& config : *configs) {
@@ -217,12 +313,20 @@ int Eval(const std::vector<std::string>& args) {
         std::fprintf(stderr, "  %d x %s\n", count, code.c_str());
       }
       summaries.push_back(summary);
+      calibration_runs.push_back(
+          eval::MakeCalibrationRun(dataset.name, config.Label(), dataset.items, *outcomes));
+      for (reasoner::CalibrationExample& example :
+           eval::CalibrationExamples(dataset.name, *outcomes)) {
+        calibration_examples.push_back(std::move(example));
+      }
     }
   }
-  const std::string markdown = eval::ReportMarkdown(meta, summaries);
+  const std::string markdown = eval::ReportMarkdown(meta, summaries, calibration_runs);
   std::printf("%s", markdown.c_str());
   if (const std::string path = absl::GetFlag(FLAGS_out_json); !path.empty()) {
-    if (auto s = WriteText(path, eval::ReportJson(meta, summaries)); !s.ok()) return Fail(s);
+    if (auto s = WriteText(path, eval::ReportJson(meta, summaries, calibration_runs)); !s.ok()) {
+      return Fail(s);
+    }
     std::fprintf(stderr, "wrote %s\n", path.c_str());
   }
   if (const std::string path = absl::GetFlag(FLAGS_out_md); !path.empty()) {
@@ -232,6 +336,9 @@ int Eval(const std::vector<std::string>& args) {
   if (answered == 0) {
     std::fprintf(stderr, "error: no question was answered (see the errors above)\n");
     return 1;
+  }
+  if (!absl::GetFlag(FLAGS_fit_calibration).empty()) {
+    if (auto s = FitAndWriteCalibration(calibration_examples, meta); !s.ok()) return Fail(s);
   }
   return 0;
 }

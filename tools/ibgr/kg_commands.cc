@@ -3,16 +3,20 @@
 #include <chrono>
 #include <cstdio>
 #include <iostream>
+#include <memory>
 
 #include "absl/flags/flag.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 #include "common/grpc_status.h"
+#include "common/status_macros.h"
 #include "grpc/health/v1/health.grpc.pb.h"
 #include "ibgraphrag/v1/kgstore.grpc.pb.h"
+#include "services/alignment/encoder_trait_mapper.h"
 #include "services/kgstore/import/embedded_kg.h"
 #include "services/kgstore/import/hetionet_importer.h"
 #include "services/kgstore/import/ontology_importers.h"
@@ -35,6 +39,18 @@ ABSL_FLAG(std::string, hetionet_edges, "",
 ABSL_FLAG(std::string, hetionet_metaedges, "", "kg build: Hetionet metaedges TSV");
 ABSL_FLAG(std::vector<std::string>, tsv, {}, "kg build: generic head/relation/tail TSV files");
 ABSL_FLAG(std::vector<std::string>, obo, {}, "kg build: OBO ontologies (doid or hp by file name)");
+ABSL_FLAG(
+    std::string, tsv_license, "",
+    "kg build: licence of the --tsv files as published (e.g. \"CC BY 4.0\"); empty = unknown");
+ABSL_FLAG(std::string, licenses, "",
+          "kg build: keep only sources under these licences, ';'-separated and matched whole, "
+          "case-insensitive (e.g. \"CC0;CC BY 4.0;ODbL 1.0\"; \"unknown\" = no licence recorded)");
+ABSL_FLAG(std::string, exclude_licenses, "",
+          "kg build: drop sources whose licence equals, or has a word equal to, one of these "
+          "';'-separated patterns (\"NC\" drops CC BY-NC* sources such as SIDER and DrugBank)");
+ABSL_FLAG(double, gwas_trait_min_cosine, 0.92,
+          "kg build: GWAS free-text traits that match no disease name or synonym map to the "
+          "nearest disease name by hash n-gram encoder cosine at or above this; 0 = names only");
 ABSL_FLAG(int64_t, synth_entities, 129375, "kg synth: entities");
 ABSL_FLAG(int64_t, synth_triples, 8100498, "kg synth: triples");
 ABSL_FLAG(uint64_t, synth_seed, 20240131, "kg synth: random seed");
@@ -107,9 +123,56 @@ absl::StatusOr<bool> ImportExplicitSources(kgstore::KgBuilder& builder,
   }
   for (const std::string& path : absl::GetFlag(FLAGS_tsv)) {
     any = true;
-    if (auto s = imp::ImportTsvTriples(path, builder, options); !s.ok()) return s;
+    if (auto s =
+            imp::ImportTsvTriples(path, builder, options, "tsv", absl::GetFlag(FLAGS_tsv_license));
+        !s.ok()) {
+      return s;
+    }
   }
   return any;
+}
+
+// The filter named by --licenses / --exclude_licenses. Licence names contain spaces and commas
+// are rare in them, but ';' keeps "CC BY 4.0" whole without shell gymnastics.
+kgstore::LicenseFilter LicenseFilterFromFlags() {
+  kgstore::LicenseFilter filter;
+  auto split = [](const std::string& flag) {
+    std::vector<std::string> out;
+    for (absl::string_view part : absl::StrSplit(flag, ';', absl::SkipWhitespace())) {
+      out.emplace_back(absl::StripAsciiWhitespace(part));
+    }
+    return out;
+  };
+  filter.allow = split(absl::GetFlag(FLAGS_licenses));
+  filter.exclude = split(absl::GetFlag(FLAGS_exclude_licenses));
+  return filter;
+}
+
+void PrintCountMap(const char* title, const google::protobuf::Map<std::string, uint64_t>& counts) {
+  if (counts.empty()) return;
+  std::printf("\n%s:\n", title);
+  std::vector<std::pair<uint64_t, std::string>> rows;
+  for (const auto& [name, n] : counts) rows.emplace_back(n, name);
+  std::sort(rows.rbegin(), rows.rend());
+  for (const auto& [n, name] : rows) {
+    std::printf("  %-48s %10llu\n", name.c_str(), static_cast<unsigned long long>(n));
+  }
+}
+
+// Triples by source and by licence of a freshly built graph (a triple counts once per source).
+void PrintProvenanceSummary(const KgData& kg) {
+  const kgstore::KgCounts counts = kgstore::CountKg(kg);
+  std::printf("triples by source:\n");
+  for (const auto& [name, n] : counts.triples_by_source) {
+    std::printf("  %-36s %10lld\n", name.c_str(), static_cast<long long>(n));
+  }
+  std::printf("triples by licence:\n");
+  for (const auto& [license, n] : counts.triples_by_license) {
+    std::printf("  %-36s %10lld\n", license.c_str(), static_cast<long long>(n));
+  }
+  std::printf("provenance groups (distinct source sets): %zu of at most %zu\n",
+              kg.provenance.size(), kgstore::kMaxProvenanceGroups);
+  if (!kg.license_filter.empty()) std::printf("licence filter: %s\n", kg.license_filter.c_str());
 }
 
 // Writes the TSV files asked for by --tsv_out / --entities_tsv_out.
@@ -157,6 +220,23 @@ int WriteOutputs(const KgData& kg, const std::string& created_by) {
   return WriteSnapshot(kg, created_by);
 }
 
+// The embedded build's GWAS trait mapper: names first, then the hash n-gram encoder (no weights,
+// deterministic) over the disease names, so the default KG does not depend on a trained model.
+kgstore::import_::TraitMapperFactory EncoderTraitMapperFactory(float min_cosine) {
+  return [min_cosine](const kgstore::KgBuilder& builder)
+             -> absl::StatusOr<std::unique_ptr<kgstore::import_::TraitMapper>> {
+    IBGR_ASSIGN_OR_RETURN(
+        std::unique_ptr<alignment::HashNgramEncoder> encoder,
+        alignment::HashNgramEncoder::Create(alignment::HashNgramEncoderOptions()));
+    alignment::EncoderTraitMapperOptions options;
+    options.min_cosine = min_cosine;
+    IBGR_ASSIGN_OR_RETURN(
+        std::unique_ptr<alignment::EncoderTraitMapper> mapper,
+        alignment::EncoderTraitMapper::Create(builder, std::move(encoder), options));
+    return std::unique_ptr<kgstore::import_::TraitMapper>(std::move(mapper));
+  };
+}
+
 }  // namespace
 
 int KgBuild(const std::vector<std::string>& args) {
@@ -176,6 +256,9 @@ int KgBuild(const std::vector<std::string>& args) {
   options.data_dir =
       absl::GetFlag(FLAGS_data_dir).empty() ? DefaultDataDir() : absl::GetFlag(FLAGS_data_dir);
   options.strict = absl::GetFlag(FLAGS_strict);
+  if (const double min_cosine = absl::GetFlag(FLAGS_gwas_trait_min_cosine); min_cosine > 0) {
+    options.trait_mapper_factory = EncoderTraitMapperFactory(static_cast<float>(min_cosine));
+  }
   const absl::Time start = absl::Now();
   kgstore::KgBuilder builder;
   auto explicit_sources = ImportExplicitSources(builder, options);
@@ -187,13 +270,22 @@ int KgBuild(const std::vector<std::string>& args) {
     created_by = "ibgr kg build (explicit sources)";
   } else {
     std::printf("building the embedded default KG from %s\n", options.data_dir.c_str());
-    auto built = kgstore::import_::BuildEmbeddedKg(options);
+    kgstore::import_::GwasTraitCounts gwas_counts;
+    auto built = kgstore::import_::BuildEmbeddedKg(options, &gwas_counts);
     if (!built.ok()) return Fail(built.status());
     kg = *std::move(built);
+    std::printf("%s", kgstore::import_::FormatGwasTraitCounts(gwas_counts).c_str());
     created_by = "ibgr kg build (embedded default from " + options.data_dir + ")";
+  }
+  if (const kgstore::LicenseFilter filter = LicenseFilterFromFlags(); !filter.empty()) {
+    const size_t before = kg.triples.size();
+    kgstore::ApplyLicenseFilter(filter, &kg);
+    std::printf("licence filter %s: %zu of %zu triples kept\n", kg.license_filter.c_str(),
+                kg.triples.size(), before);
   }
   std::printf("imported in %.1f s\n%s", SecondsSince(start),
               kgstore::import_::FormatKgSummary(kg).c_str());
+  PrintProvenanceSummary(kg);
   const int rc = WriteOutputs(kg, created_by);
   if (rc == 0) std::printf("total %.1f s\n", SecondsSince(start));
   return rc;
@@ -251,7 +343,18 @@ int KgStats(const std::vector<std::string>&) {
       p->set_rows_skipped(s.rows_skipped);
       p->set_unmapped_ids(s.unmapped_ids);
       p->set_triples_added(s.triples_added);
+      p->set_triples_merged(s.triples_merged);
     }
+    for (const auto& [k, v] : counts.triples_by_source) (*stats.mutable_triples_by_source())[k] = v;
+    for (const auto& [k, v] : counts.triples_by_license) {
+      (*stats.mutable_triples_by_license())[k] = v;
+    }
+    for (const kgstore::SourceInfo& s : (*store)->sources()) {
+      pb::SourceRef* ref = stats.add_source_refs();
+      ref->set_name(s.name);
+      ref->set_license(s.license);
+    }
+    stats.set_license_filter((*store)->manifest().license_filter);
     std::printf("snapshot %s opened in %.2f s\n", dir.c_str(), (*store)->stats().open_seconds);
   }
   std::printf("kg version %s: %llu entities, %llu relations, %llu triples\n",
@@ -270,14 +373,27 @@ int KgStats(const std::vector<std::string>&) {
     std::printf("  %-48s %10llu\n", name.c_str(), static_cast<unsigned long long>(n));
   }
   if (stats.sources_size() > 0) {
-    std::printf("\nsources (rows read / skipped / unmapped ids / triples added):\n");
+    std::printf("\nsource files (rows read / skipped / unmapped ids / triples added / merged):\n");
     for (const auto& s : stats.sources()) {
-      std::printf("  %-36s %9llu %7llu %7llu %9llu\n", s.name().c_str(),
+      std::printf("  %-36s %9llu %7llu %7llu %9llu %9llu\n", s.name().c_str(),
                   static_cast<unsigned long long>(s.rows_read()),
                   static_cast<unsigned long long>(s.rows_skipped()),
                   static_cast<unsigned long long>(s.unmapped_ids()),
-                  static_cast<unsigned long long>(s.triples_added()));
+                  static_cast<unsigned long long>(s.triples_added()),
+                  static_cast<unsigned long long>(s.triples_merged()));
     }
+  }
+  PrintCountMap("triples by source (a triple counts once per source)", stats.triples_by_source());
+  PrintCountMap("triples by licence (once per distinct licence)", stats.triples_by_license());
+  if (stats.source_refs_size() > 0) {
+    std::printf("\nsources and licences:\n");
+    for (const auto& s : stats.source_refs()) {
+      std::printf("  %-36s %s\n", s.name().c_str(),
+                  s.license().empty() ? "(unknown)" : s.license().c_str());
+    }
+  }
+  if (!stats.license_filter().empty()) {
+    std::printf("\nbuilt with licence filter: %s\n", stats.license_filter().c_str());
   }
   return 0;
 }
@@ -309,6 +425,17 @@ std::string RelationName(const google::protobuf::RepeatedPtrField<pb::Relation>&
   return absl::StrCat("relation#", id);
 }
 
+// "hetionet, disgenet" for triple i of a response asked with include_sources.
+std::string SourceList(const pb::ExtractSubgraphResponse& response, int i) {
+  const auto& t = response.triples();
+  if (i >= t.provenance_size() || t.provenance(i) >= response.provenance_size()) return "";
+  std::vector<std::string> names;
+  for (uint32_t s : response.provenance(t.provenance(i)).sources()) {
+    if (s < static_cast<uint32_t>(response.sources_size())) names.push_back(response.sources(s));
+  }
+  return absl::StrJoin(names, ", ");
+}
+
 }  // namespace
 
 int KgSubgraph(const std::vector<std::string>& args) {
@@ -323,6 +450,7 @@ int KgSubgraph(const std::vector<std::string>& args) {
   request.set_max_hops(absl::GetFlag(FLAGS_hops));
   request.set_max_triples(absl::GetFlag(FLAGS_max_triples));
   request.set_entity_detail(pb::ENTITY_DETAIL_REFS);
+  request.set_include_sources(true);
   pb::ExtractSubgraphResponse response;
   grpc::ClientContext ctx;
   ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
@@ -330,10 +458,11 @@ int KgSubgraph(const std::vector<std::string>& args) {
   if (!s.ok()) return Fail(common::FromGrpcStatus(s));
   const auto& t = response.triples();
   for (int i = 0; i < t.head_size(); ++i) {
-    std::printf("hop %u  %s  -[%s]->  %s\n", t.hop(i),
+    std::printf("hop %u  %s  -[%s]->  %s  (%s)\n", t.hop(i),
                 EntityLabel(response.entities(), t.head(i)).c_str(),
                 RelationName(response.relations(), t.relation(i)).c_str(),
-                EntityLabel(response.entities(), t.tail(i)).c_str());
+                EntityLabel(response.entities(), t.tail(i)).c_str(),
+                SourceList(response, i).c_str());
   }
   std::printf("%d triples, %d entities%s (kg version %s)\n", t.head_size(),
               response.entities_size(), response.truncated() ? ", truncated" : "",

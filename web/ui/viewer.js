@@ -104,6 +104,14 @@
     }
   }
 
+  // "hetionet [CC0] + disgenet [ODbL 1.0]"; responses from before provenance carry only `source`.
+  function sourcesText(t) {
+    const sources = t.sources || [];
+    if (sources.length === 0) return t.source || '';
+    const licenses = t.licenses || [];
+    return sources.map((s, i) => (licenses[i] ? s + ' [' + licenses[i] + ']' : s)).join(' + ');
+  }
+
   function renderEvidenceTable(response) {
     const body = $('evidence').tBodies[0];
     clear(body);
@@ -113,7 +121,7 @@
       cell(row, t.relation || '');
       cell(row, (t.tail && t.tail.name) || '');
       cell(row, fixed(t.score, 3), 'num');
-      cell(row, t.source || '');
+      cell(row, sourcesText(t));
     }
   }
 

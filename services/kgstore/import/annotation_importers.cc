@@ -17,10 +17,6 @@
 namespace ibgraphrag::kgstore::import_ {
 namespace {
 
-bool IsDigits(absl::string_view s) {
-  return !s.empty() && std::all_of(s.begin(), s.end(), absl::ascii_isdigit);
-}
-
 // ---- DO logical axioms ---------------------------------------------------------------------
 
 struct Token {
@@ -113,7 +109,7 @@ absl::string_view HpoaRelation(absl::string_view aspect, bool negated) {
 absl::Status ImportHpoAnnotations(const std::string& path, KgBuilder& builder,
                                   const ImportOptions& options) {
   constexpr absl::string_view kSource = "hpo-annotations";
-  const SourceId source = builder.AddSource(BuilderArg(kSource));
+  const SourceId source = builder.AddSource(BuilderArg(kSource), BuilderArg("HPO license"));
   absl::flat_hash_set<EntityId> created;
   TabularSpec spec;
   spec.source = std::string(kSource);
@@ -155,7 +151,7 @@ absl::Status ImportHpoAnnotations(const std::string& path, KgBuilder& builder,
 absl::Status ImportHpoGenesToPhenotype(const std::string& path, KgBuilder& builder,
                                        const ImportOptions& options) {
   constexpr absl::string_view kSource = "hpo-genes-to-phenotype";
-  const SourceId source = builder.AddSource(BuilderArg(kSource));
+  const SourceId source = builder.AddSource(BuilderArg(kSource), BuilderArg("HPO license"));
   const RelationId relation = AddKnownRelation(builder, "gene associated with phenotype");
   absl::flat_hash_set<EntityId> created;
   TabularSpec spec;
@@ -189,7 +185,7 @@ absl::Status ImportHpoGenesToPhenotype(const std::string& path, KgBuilder& build
 absl::Status ImportDisGeNet(const std::string& path, KgBuilder& builder,
                             const ImportOptions& options) {
   constexpr absl::string_view kSource = "disgenet";
-  const SourceId source = builder.AddSource(BuilderArg(kSource));
+  const SourceId source = builder.AddSource(BuilderArg(kSource), BuilderArg("ODbL 1.0"));
   const RelationId relation = AddKnownRelation(builder, "disease associated with gene");
   TabularSpec spec;
   spec.source = std::string(kSource);
@@ -214,14 +210,14 @@ absl::Status ImportDisGeNet(const std::string& path, KgBuilder& builder,
       });
 }
 
-absl::Status ImportPharmacotherapyDb(const std::string& path, KgBuilder& builder,
-                                     const ImportOptions& options) {
-  constexpr absl::string_view kSource = "pharmacotherapydb";
-  const SourceId source = builder.AddSource(BuilderArg(kSource));
+absl::Status ImportDrugDiseaseIndications(const std::string& path, absl::string_view source_name,
+                                          absl::string_view license, KgBuilder& builder,
+                                          const ImportOptions& options) {
+  const SourceId source = builder.AddSource(BuilderArg(source_name), BuilderArg(license));
   const RelationId treats = AddKnownRelation(builder, "drug treats disease");
   const RelationId palliates = AddKnownRelation(builder, "drug palliates disease");
   TabularSpec spec;
-  spec.source = std::string(kSource);
+  spec.source = std::string(source_name);
   spec.min_fields = 5;
   spec.expected_header = {"doid_id", "drugbank_id", "disease", "drug", "category"};
   spec.comment = 0;
@@ -235,8 +231,8 @@ absl::Status ImportPharmacotherapyDb(const std::string& path, KgBuilder& builder
           relation = treats;
         } else if (f[4] == "SYM") {
           relation = palliates;
-        } else if (f[4] == "NOT") {
-          return absl::OkStatus();  // curated non-indication: nothing to assert
+        } else if (f[4] == "NOT" || f[4].empty()) {
+          return absl::OkStatus();  // curated non-indication or uncategorised: nothing to assert
         } else {
           return ctx.Malformed(absl::StrCat("unknown category '", f[4], "'"));
         }
@@ -246,17 +242,22 @@ absl::Status ImportPharmacotherapyDb(const std::string& path, KgBuilder& builder
           return absl::OkStatus();
         }
         const EntityId drug = AddEntityFromSource(builder, absl::StrCat("DrugBank:", f[1]),
-                                                  "compound", f[3], kSource);
-        builder.AddEntitySource(*disease, BuilderArg(kSource));
+                                                  "compound", f[3], source_name);
+        builder.AddEntitySource(*disease, BuilderArg(source_name));
         builder.AddTriple(drug, relation, *disease, source);
         return absl::OkStatus();
       });
 }
 
+absl::Status ImportPharmacotherapyDb(const std::string& path, KgBuilder& builder,
+                                     const ImportOptions& options) {
+  return ImportDrugDiseaseIndications(path, "pharmacotherapydb", "CC0", builder, options);
+}
+
 absl::Status ImportHsdnSymptoms(const std::string& path, KgBuilder& builder,
                                 const ImportOptions& options) {
   constexpr absl::string_view kSource = "hsdn";
-  const SourceId source = builder.AddSource(BuilderArg(kSource));
+  const SourceId source = builder.AddSource(BuilderArg(kSource), BuilderArg("CC0"));
   const RelationId relation = AddKnownRelation(builder, "disease presents symptom");
   TabularSpec spec;
   spec.source = std::string(kSource);
@@ -284,7 +285,7 @@ absl::Status ImportHsdnSymptoms(const std::string& path, KgBuilder& builder,
 absl::Status ImportDoDiseaseSymptoms(const std::string& path, KgBuilder& builder,
                                      const ImportOptions& options) {
   constexpr absl::string_view kSource = "do-disease-symptom";
-  const SourceId source = builder.AddSource(BuilderArg(kSource));
+  const SourceId source = builder.AddSource(BuilderArg(kSource), BuilderArg("CC0"));
   const RelationId relation = AddKnownRelation(builder, "disease presents symptom");
   const NameIndex names(builder);
   constexpr std::array<absl::string_view, 2> kSymptomTypes = {"symptom", "phenotype"};
@@ -322,7 +323,7 @@ absl::Status ImportDoDiseaseSymptoms(const std::string& path, KgBuilder& builder
 absl::Status ImportDoLogicalAxioms(const std::string& path, KgBuilder& builder,
                                    const ImportOptions& options) {
   constexpr absl::string_view kSource = "do-axioms";
-  const SourceId source = builder.AddSource(BuilderArg(kSource));
+  const SourceId source = builder.AddSource(BuilderArg(kSource), BuilderArg("CC0"));
   const NameIndex names(builder);
   TabularSpec spec;
   spec.source = std::string(kSource);

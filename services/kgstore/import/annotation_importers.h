@@ -13,6 +13,7 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "absl/strings/string_view.h"
 #include "services/kgstore/import/import_common.h"
 #include "services/kgstore/kg_builder.h"
 
@@ -44,6 +45,11 @@ absl::Status ImportDisGeNet(const std::string& path, KgBuilder& builder,
 // non-indications and add nothing. Drugs are created when unknown; unknown DOIDs are unmapped.
 absl::Status ImportPharmacotherapyDb(const std::string& path, KgBuilder& builder,
                                      const ImportOptions& options);
+// The same reader for any indication table of that layout (DrugCentral's rephetio export) under
+// its own source name and licence; rows with an empty category add nothing either.
+absl::Status ImportDrugDiseaseIndications(const std::string& path, absl::string_view source_name,
+                                          absl::string_view license, KgBuilder& builder,
+                                          const ImportOptions& options);
 
 // HSDN symptoms-DO.tsv (symptom_name, disease_name, cooccurs, tfidf_score, disease_id,
 // symptom_id, doid_code, doid_name): "disease presents symptom" (Hetionet DpS) from the MeSH

@@ -81,7 +81,10 @@ class AnnotationImportersTest : public ::testing::Test {
   static std::map<std::string, int64_t> RelationCountBySource(absl::string_view relation) {
     std::map<std::string, int64_t> counts;
     for (const Triple& t : kg_->triples) {
-      if (kg_->relations[t.relation].name == relation) ++counts[kg_->sources[t.source]];
+      // The first source registered among the triple's sources: the one that added it.
+      if (kg_->relations[t.relation].name == relation) {
+        ++counts[kg_->sources[kg_->provenance[t.provenance].front()].name];
+      }
     }
     return counts;
   }

@@ -90,6 +90,48 @@ TEST_F(EmbeddedKgTest, EveryFileHasAReportWithItsDigest) {
       common::Sha256HexOfFile(testing_util::DataFile("vocab/doid-2024-01-31.obo.gz")).value());
 }
 
+TEST_F(EmbeddedKgTest, Issue14SourcesJoinGenesAndDrugsAcrossIdSchemes) {
+  using testing_util::FindTriple;
+  using testing_util::TripleSources;
+  // Entrez <-> STRING <-> UniProt on one gene node.
+  for (const Entity& e : kg_->entities) {
+    if (e.external_id != "Entrez:1017") continue;
+    EXPECT_THAT(e.xrefs, Contains("STRING:9606.ENSP00000266970"));
+    EXPECT_THAT(e.xrefs, Contains("UniProt:P24941"));
+  }
+  // SIDER rows keyed by STITCH ids land on the DrugBank compound and merge with Hetionet's CcSE.
+  const int64_t side_effect =
+      FindTriple(*kg_, "STITCH:CID100002244", "drug causes side effect", "UMLS:C1565489");
+  ASSERT_GE(side_effect, 0);
+  EXPECT_THAT(TripleSources(*kg_, side_effect), Contains(HasSubstr("sider-side-effects")));
+  EXPECT_THAT(TripleSources(*kg_, side_effect), Contains(HasSubstr("hetionet")));
+  EXPECT_GE(FindTriple(*kg_, "DrugBank:DB00945", "drug binds gene", "Entrez:5742"), 0);
+  // Free-text GWAS traits reach the DO disease with the mapping on the edge.
+  const int64_t gwas = FindTriple(*kg_, "DOID:9352", "disease associated with gene", "Entrez:6934");
+  ASSERT_GE(gwas, 0);
+  EXPECT_THAT(TripleSources(*kg_, gwas), Contains("gwas-catalog-2015 (CC BY 4.0)"));
+  EXPECT_THAT(std::string(TripleNoteAt(*kg_, gwas)), HasSubstr("GWAS trait '"));
+}
+
+TEST_F(EmbeddedKgTest, Issue14SourcesJoinMostRows) {
+  // Unmapped rows are real gaps of the joins (STITCH ids without a DrugBank id, ICD10-keyed
+  // DISEASES rows, GWAS traits that are measurements); these bounds catch a broken join.
+  const std::map<std::string, double> max_unmapped_fraction = {
+      {"hgnc-families", 0.0},      {"diseases-string-map", 0.01}, {"sider-indications", 0.05},
+      {"drugbank-proteins", 0.2},  {"drugcentral-classes", 0.0},  {"bindingdb", 0.0},
+      {"sider-side-effects", 0.1}, {"diseases-knowledge", 0.6},   {"gwas-catalog-curated", 0.0},
+      {"ppi-hetio-ind", 0.01},     {"bgee-present", 0.15},        {"bgee-diffex", 0.15},
+      {"gwas-catalog-2015", 0.95}};
+  for (const auto& [source, bound] : max_unmapped_fraction) {
+    const SourceReport* r = testing_util::FindReport(*kg_, source);
+    ASSERT_NE(r, nullptr) << source;
+    EXPECT_LE(static_cast<double>(r->unmapped_ids), bound * r->rows_read) << source;
+    if (source != "diseases-string-map") {
+      EXPECT_GT(r->triples_added + r->triples_merged, 0) << source;
+    }
+  }
+}
+
 TEST_F(EmbeddedKgTest, SummaryListsTypesRelationsAndSources) {
   const std::string summary = FormatKgSummary(*kg_);
   EXPECT_THAT(summary, HasSubstr("entities by type:"));

@@ -154,7 +154,7 @@ absl::Status ImportHetionetEdges(const std::string& edges_path, const std::strin
         return absl::OkStatus();
       }));
 
-  const SourceId source = builder.AddSource(BuilderArg(kSource));
+  const SourceId source = builder.AddSource(BuilderArg(kSource), BuilderArg("CC0"));
   TabularSpec spec;
   spec.source = "hetionet-edges";
   spec.min_fields = 3;
@@ -188,7 +188,6 @@ absl::Status ImportHetionetDiseaseGene(const std::string& path, KgBuilder& build
                                        const ImportOptions& options) {
   constexpr absl::string_view kDagSource = "hetionet-dag";
   const RelationId relation = AddKnownRelation(builder, "disease associated with gene");
-  const SourceId source = builder.AddSource(BuilderArg(kDagSource));
   TabularSpec spec;
   spec.source = std::string(kDagSource);
   spec.min_fields = 4;
@@ -209,7 +208,11 @@ absl::Status ImportHetionetDiseaseGene(const std::string& path, KgBuilder& build
         const EntityId gene =
             AddEntityFromSource(builder, absl::StrCat("Entrez:", f[2]), "gene", f[3], kDagSource);
         builder.AddEntitySource(*disease, BuilderArg(kDagSource));
-        builder.AddTriple(*disease, relation, gene, source);
+        // The file names a licence per row (CC BY 4.0 for DISEASES, ODbL 1.0 for DisGeNET rows;
+        // empty, i.e. unknown, where several resources are combined).
+        const absl::string_view license = f.size() > 5 ? f[5] : absl::string_view();
+        builder.AddTriple(*disease, relation, gene,
+                          builder.AddSource(BuilderArg(kDagSource), BuilderArg(license)));
         return absl::OkStatus();
       });
 }

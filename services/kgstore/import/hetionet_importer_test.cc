@@ -1,6 +1,7 @@
 #include "services/kgstore/import/hetionet_importer.h"
 
 #include <map>
+#include <set>
 #include <string>
 
 #include "absl/container/flat_hash_set.h"
@@ -138,6 +139,31 @@ TEST(HetionetAloneTest, EdgeCountPerMetaedgeMatchesTheFile) {
   EXPECT_EQ(report.rows_skipped, 0);
   EXPECT_EQ(report.unmapped_ids, 0);
   EXPECT_EQ(report.triples_added, 99'676);
+}
+
+// DaG rows carry their own licence; a DaG fact also among Hetionet's edges becomes one triple
+// with both sources.
+TEST(HetionetAloneTest, DiseaseGeneRowsKeepTheirLicenceAndMergeWithHetionetEdges) {
+  KgBuilder builder;
+  ImportOptions options;
+  ASSERT_TRUE(ImportHetionetNodes(DataFile(kNodes), builder, options).ok());
+  ASSERT_TRUE(ImportHetionetEdges(DataFile(kEdges), DataFile(kMetaedges), builder, options).ok());
+  ASSERT_TRUE(
+      ImportHetionetDiseaseGene(DataFile("kg/hetionet-DaG-association.tsv"), builder, options)
+          .ok());
+  const KgData kg = builder.Finish();
+  std::set<std::string> dag_licenses;
+  for (const SourceInfo& s : kg.sources) {
+    if (s.name == "hetionet-dag") dag_licenses.insert(s.license);
+    if (s.name == "hetionet") EXPECT_EQ(s.license, "CC0");
+  }
+  EXPECT_EQ(dag_licenses, (std::set<std::string>{"", "CC BY 4.0", "ODbL 1.0"}));
+  const SourceReport& dag = kg.reports.back();
+  EXPECT_GT(dag.triples_merged, 0);
+  const KgCounts counts = CountKg(kg);
+  EXPECT_EQ(counts.triples_by_source.at("hetionet"), 99'676);
+  EXPECT_EQ(counts.triples_by_source.at("hetionet-dag"), dag.triples_added + dag.triples_merged);
+  EXPECT_GT(counts.triples_by_license.at("ODbL 1.0"), 0);
 }
 
 TEST_F(HetionetTest, MergingIntoDoConceptsOnlyFoldsAliasedEndpoints) {

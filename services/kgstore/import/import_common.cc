@@ -74,6 +74,11 @@ constexpr RelationSpec kRelationCatalog[] = {
      "Knocking down the first gene changes the expression of the second gene."},
     {"pharmacologic class includes drug", "pharmacologic_class", "compound",
      "The drug belongs to the pharmacologic class."},
+    // Gene families, SIDER label indications (issue 14 sources).
+    {"gene belongs to gene family", "gene", "gene_family",
+     "The gene is a member of the HGNC gene family (or of one of its sub-families)."},
+    {"drug indicated for condition", "compound", "",
+     "The drug's label names the disease or condition as an indication."},
     // Ontology hierarchies.
     {"disease is a subtype of disease", "disease", "disease",
      "The first disease is a more specific kind of the second disease."},
@@ -214,6 +219,7 @@ absl::Status ImportTabularFile(const std::string& path, const TabularSpec& spec,
   RowContext ctx(spec.source, path, options);
   ctx.set_line(&reader);
   const size_t triples_before = builder.num_triples();
+  const int64_t merges_before = builder.num_merges();
   bool header_pending = spec.has_header;
   absl::string_view line;
   std::vector<absl::string_view> fields;
@@ -260,6 +266,7 @@ absl::Status ImportTabularFile(const std::string& path, const TabularSpec& spec,
   if (!reader.status().ok()) return reader.status();
   IBGR_ASSIGN_OR_RETURN(ctx.report().sha256, reader.FinishSha256());
   ctx.report().triples_added = static_cast<int64_t>(builder.num_triples() - triples_before);
+  ctx.report().triples_merged = builder.num_merges() - merges_before;
   builder.AddReport(std::move(ctx.report()));
   return absl::OkStatus();
 }
@@ -300,6 +307,19 @@ std::string PadOntologyId(absl::string_view prefix, absl::string_view local, siz
   }
   out.append(local.data(), local.size());
   return out;
+}
+
+bool IsDigits(absl::string_view s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), absl::ascii_isdigit);
+}
+
+std::optional<EntityId> GeneFromEntrez(KgBuilder& builder, absl::string_view entrez,
+                                       absl::string_view symbol, absl::string_view source) {
+  entrez = absl::StripAsciiWhitespace(entrez);
+  if (!IsDigits(entrez)) return std::nullopt;
+  const std::string id = absl::StrCat("Entrez:", entrez);
+  if (symbol.empty()) return builder.Resolve(BuilderArg(id));
+  return AddEntityFromSource(builder, id, "gene", symbol, source);
 }
 
 std::string NormalizeName(absl::string_view name) {

@@ -4,6 +4,7 @@
 #define IBGRAPHRAG_SERVICES_KGSTORE_IMPORT_IMPORT_COMMON_H_
 
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -11,6 +12,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "services/kgstore/import/line_reader.h"
@@ -33,6 +35,11 @@ class BuilderArg {
   size_t size_;
 };
 
+class TraitMapper;  // gwas_importer.h
+// Builds a TraitMapper over the entities a builder holds at the time it is called.
+using TraitMapperFactory =
+    std::function<absl::StatusOr<std::unique_ptr<TraitMapper>>(const KgBuilder&)>;
+
 struct ImportOptions {
   // Directory with the kg/ and vocab/ folders of the shared data layout. Only BuildEmbeddedKg
   // reads it; the single-source importers take explicit paths.
@@ -48,6 +55,10 @@ struct ImportOptions {
   // dropped. Either way they are
   // counted in SourceReport::unmapped_ids, which measures how much of a source joined the DO.
   bool create_unresolved_hpo_diseases = true;
+  // Builds the mapper of GWAS free-text traits to diseases over the builder's entities at the
+  // time the GWAS Catalog is imported. Empty: NameTraitMapper (names, synonyms, word overlap).
+  // `ibgr kg build` may inject an encoder-backed one; this library stays free of alignment code.
+  TraitMapperFactory trait_mapper_factory;
 };
 
 // Per-file bookkeeping handed to row callbacks.
@@ -109,6 +120,16 @@ std::string NormalizeXref(absl::string_view raw);
 
 // "0001945" style zero padding for ontology ids that lost it ("HP", "1945", 7 -> "HP:0001945").
 std::string PadOntologyId(absl::string_view prefix, absl::string_view local, size_t digits);
+
+// True for a non-empty string of ASCII digits (Entrez ids, PubChem CIDs).
+bool IsDigits(absl::string_view s);
+
+// The gene entity of an Entrez id ("1017" -> "Entrez:1017"). With a non-empty `symbol` an unknown
+// gene is created (named by the symbol, tagged with `source`); without one only existing genes
+// are returned. std::nullopt for ids that are not numbers or genes that are neither known nor
+// creatable.
+std::optional<EntityId> GeneFromEntrez(KgBuilder& builder, absl::string_view entrez,
+                                       absl::string_view symbol, absl::string_view source);
 
 // Lower-case ASCII with runs of whitespace collapsed and the ends trimmed: the key for names.
 std::string NormalizeName(absl::string_view name);

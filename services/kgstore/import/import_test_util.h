@@ -8,11 +8,13 @@
 #include <cstdlib>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "common/file_util.h"
 #include "common/test_util/temp_dir.h"
 #include "gtest/gtest.h"
+#include "services/kgstore/kg_types.h"
 
 namespace ibgraphrag::kgstore::import_::testing_util {
 
@@ -64,6 +66,46 @@ inline std::string HeadLines(const std::string& path, int lines) {
   std::string out, line;
   for (int i = 0; i < lines && std::getline(in, line); ++i) absl::StrAppend(&out, line, "\n");
   return out;
+}
+
+// Index into kg.triples of (head, relation, tail) named by external ids (canonical or alias) and
+// relation name, or -1 when the graph lacks it.
+inline int64_t FindTriple(const KgData& kg, const std::string& head, const std::string& relation,
+                          const std::string& tail) {
+  auto entity = [&](const std::string& id) -> int64_t {
+    for (const Entity& e : kg.entities) {
+      if (e.external_id == id) return e.id;
+      for (const std::string& xref : e.xrefs) {
+        if (xref == id) return e.id;
+      }
+    }
+    return -1;
+  };
+  const int64_t h = entity(head), t = entity(tail);
+  for (size_t i = 0; i < kg.triples.size(); ++i) {
+    const Triple& triple = kg.triples[i];
+    if (triple.head == h && triple.tail == t && kg.relations[triple.relation].name == relation) {
+      return static_cast<int64_t>(i);
+    }
+  }
+  return -1;
+}
+
+// Names and licences of the sources that asserted kg.triples[i].
+inline std::vector<std::string> TripleSources(const KgData& kg, int64_t i) {
+  std::vector<std::string> out;
+  for (const SourceId s : kg.provenance[kg.triples[i].provenance]) {
+    out.push_back(absl::StrCat(kg.sources[s].name, " (", kg.sources[s].license, ")"));
+  }
+  return out;
+}
+
+// The report of `source`, or nullptr.
+inline const SourceReport* FindReport(const KgData& kg, const std::string& source) {
+  for (const SourceReport& r : kg.reports) {
+    if (r.source == source) return &r;
+  }
+  return nullptr;
 }
 
 }  // namespace ibgraphrag::kgstore::import_::testing_util

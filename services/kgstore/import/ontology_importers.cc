@@ -145,6 +145,7 @@ absl::Status ImportObo(const std::string& path, const OboImportSpec& spec, KgBui
   ctx.set_line(nullptr);
 
   const size_t triples_before = builder.num_triples();
+  const int64_t merges_before = builder.num_merges();
   auto wanted = [&](const OboTerm& t) { return absl::StartsWith(t.id, spec.id_prefix); };
   // Canonical ids first, so an xref naming another term's id never captures that id.
   std::vector<EntityId> ids(terms.size(), kInvalidEntity);
@@ -172,7 +173,7 @@ absl::Status ImportObo(const std::string& path, const OboImportSpec& spec, KgBui
   }
   const RelationId is_a =
       AddKnownRelation(builder, spec.is_a_relation, spec.entity_type, spec.entity_type);
-  const SourceId source = builder.AddSource(BuilderArg(spec.source));
+  const SourceId source = builder.AddSource(BuilderArg(spec.source), BuilderArg(spec.license));
   for (size_t i = 0; i < terms.size(); ++i) {
     if (ids[i] == kInvalidEntity) continue;
     for (const std::string& parent_id : terms[i].parents) {
@@ -185,6 +186,7 @@ absl::Status ImportObo(const std::string& path, const OboImportSpec& spec, KgBui
     }
   }
   ctx.report().triples_added = static_cast<int64_t>(builder.num_triples() - triples_before);
+  ctx.report().triples_merged = builder.num_merges() - merges_before;
   builder.AddReport(std::move(ctx.report()));
   return absl::OkStatus();
 }
@@ -193,6 +195,7 @@ absl::Status ImportDiseaseOntologyObo(const std::string& path, KgBuilder& builde
                                       const ImportOptions& options) {
   OboImportSpec spec;
   spec.source = "doid";
+  spec.license = "CC0";
   spec.entity_type = "disease";
   spec.id_prefix = "DOID:";
   spec.is_a_relation = "disease is a subtype of disease";
@@ -203,6 +206,7 @@ absl::Status ImportHpoObo(const std::string& path, KgBuilder& builder,
                           const ImportOptions& options) {
   OboImportSpec spec;
   spec.source = "hpo";
+  spec.license = "HPO license";
   spec.entity_type = "phenotype";
   spec.id_prefix = "HP:";
   spec.is_a_relation = "phenotype is a subtype of phenotype";

@@ -17,6 +17,8 @@ namespace ibgraphrag::kgstore::import_ {
 struct OboImportSpec {
   // Source name for reports and provenance ("doid", "hpo").
   std::string source;
+  // Licence of the source as published ("CC0", "HPO license"); empty = unknown.
+  std::string license;
   // Entity type of every imported term ("disease", "phenotype").
   std::string entity_type;
   // Only terms whose id starts with this prefix are imported ("DOID:"); OBO files also carry

@@ -351,7 +351,9 @@ KgData GenerateSyntheticPrimeKg(const SyntheticKgOptions& options) {
   const std::vector<SyntheticNodeType>& node_types = PrimeKgNodeTypes();
   const std::vector<SyntheticRelationMix>& mix = PrimeKgRelationMix();
   KgData kg;
-  kg.sources.emplace_back(kSource);
+  // One generated source; every triple's provenance group 0 is that source alone.
+  kg.sources.push_back(SourceInfo{std::string(kSource), ""});
+  kg.provenance.push_back({0});
 
   // Node counts per type, at least 2 so every relation can hold a non-loop pair.
   std::vector<int64_t> type_weights;

@@ -185,8 +185,9 @@ absl::Status ImportPrimeKgCsv(const std::string& path, KgBuilder& builder,
 }
 
 absl::Status ImportTsvTriples(const std::string& path, KgBuilder& builder,
-                              const ImportOptions& options, absl::string_view source_name) {
-  const SourceId source = builder.AddSource(BuilderArg(source_name));
+                              const ImportOptions& options, absl::string_view source_name,
+                              absl::string_view license) {
+  const SourceId source = builder.AddSource(BuilderArg(source_name), BuilderArg(license));
   TabularSpec spec;
   spec.source = std::string(source_name);
   spec.min_fields = 3;

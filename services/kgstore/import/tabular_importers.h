@@ -45,9 +45,11 @@ absl::Status ImportPrimeKgCsv(const std::string& path, KgBuilder& builder,
 // tail_name]]`, '#' comments, optional header (detected when the first row names its columns
 // head/subject, relation/predicate, tail/object; with a header the optional columns are found by
 // name: head_type, tail_type, head_name, tail_name). Head and tail are external ids; ids already
-// known (also as aliases) are reused, others are created. `source` names the report.
+// known (also as aliases) are reused, others are created. `source` names the report and the
+// triples' provenance; `license` is its licence as published ("" = unknown).
 absl::Status ImportTsvTriples(const std::string& path, KgBuilder& builder,
-                              const ImportOptions& options, absl::string_view source = "tsv");
+                              const ImportOptions& options, absl::string_view source = "tsv",
+                              absl::string_view license = "");
 
 }  // namespace ibgraphrag::kgstore::import_
 

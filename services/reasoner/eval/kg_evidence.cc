@@ -108,7 +108,10 @@ EvidenceTriple KgEvidenceIndex::MakeTriple(uint32_t index, double score) const {
   out.relation_description = relation.description;
   out.tail = Ref(t.tail);
   out.score = score;
-  out.source = t.source < kg_.sources.size() ? kg_.sources[t.source] : "";
+  // The first source that asserted the triple (KgData::provenance lists them all).
+  if (t.provenance < kg_.provenance.size() && !kg_.provenance[t.provenance].empty()) {
+    out.source = kg_.sources[kg_.provenance[t.provenance].front()].name;
+  }
   out.hop = 1;
   return out;
 }

@@ -37,7 +37,8 @@ kgstore::KgData MakeKg() {
   kg.relations = {{0, "disease associated with gene", "disease", "gene", "associated"},
                   {1, "drug treats disease", "compound", "disease", "indicated"},
                   {2, "disease is a subtype of disease", "disease", "disease", "is a"}};
-  kg.sources = {"test"};
+  kg.sources = {{"test", ""}};
+  kg.provenance = {{0}};
   kg.triples = {{0, 0, 1, 0}, {0, 0, 2, 0}, {0, 2, 6, 0}, {3, 2, 6, 0}, {5, 1, 3, 0}, {7, 2, 6, 0}};
   return kg;
 }

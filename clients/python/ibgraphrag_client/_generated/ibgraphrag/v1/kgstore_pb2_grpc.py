@@ -45,6 +45,11 @@ class KgStoreServiceStub(object):
                 request_serializer=ibgraphrag_dot_v1_dot_kgstore__pb2.StatsRequest.SerializeToString,
                 response_deserializer=ibgraphrag_dot_v1_dot_kgstore__pb2.StatsResponse.FromString,
                 )
+        self.GetTripleProvenance = channel.unary_unary(
+                '/ibgraphrag.v1.KgStoreService/GetTripleProvenance',
+                request_serializer=ibgraphrag_dot_v1_dot_kgstore__pb2.GetTripleProvenanceRequest.SerializeToString,
+                response_deserializer=ibgraphrag_dot_v1_dot_kgstore__pb2.GetTripleProvenanceResponse.FromString,
+                )
 
 
 class KgStoreServiceServicer(object):
@@ -94,6 +99,14 @@ class KgStoreServiceServicer(object):
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetTripleProvenance(self, request, context):
+        """Sources (with licences), score and note of given triples: one batched read, for callers that
+        show provenance of a few selected triples (the retriever's top-k evidence).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_KgStoreServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -126,6 +139,11 @@ def add_KgStoreServiceServicer_to_server(servicer, server):
                     servicer.Stats,
                     request_deserializer=ibgraphrag_dot_v1_dot_kgstore__pb2.StatsRequest.FromString,
                     response_serializer=ibgraphrag_dot_v1_dot_kgstore__pb2.StatsResponse.SerializeToString,
+            ),
+            'GetTripleProvenance': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetTripleProvenance,
+                    request_deserializer=ibgraphrag_dot_v1_dot_kgstore__pb2.GetTripleProvenanceRequest.FromString,
+                    response_serializer=ibgraphrag_dot_v1_dot_kgstore__pb2.GetTripleProvenanceResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -237,5 +255,22 @@ class KgStoreService(object):
         return grpc.experimental.unary_unary(request, target, '/ibgraphrag.v1.KgStoreService/Stats',
             ibgraphrag_dot_v1_dot_kgstore__pb2.StatsRequest.SerializeToString,
             ibgraphrag_dot_v1_dot_kgstore__pb2.StatsResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def GetTripleProvenance(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/ibgraphrag.v1.KgStoreService/GetTripleProvenance',
+            ibgraphrag_dot_v1_dot_kgstore__pb2.GetTripleProvenanceRequest.SerializeToString,
+            ibgraphrag_dot_v1_dot_kgstore__pb2.GetTripleProvenanceResponse.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)

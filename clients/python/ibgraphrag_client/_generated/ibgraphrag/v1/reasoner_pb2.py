@@ -14,7 +14,7 @@ _sym_db = _symbol_database.Default()
 from ibgraphrag.v1 import common_pb2 as ibgraphrag_dot_v1_dot_common__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1cibgraphrag/v1/reasoner.proto\x12\ribgraphrag.v1\x1a\x1aibgraphrag/v1/common.proto\"8\n\x0fSelfConsistency\x12\x0f\n\x07samples\x18\x01 \x01(\r\x12\x14\n\x0ctemperatures\x18\x02 \x03(\x02\"\xcf\x02\n\rReasonRequest\x12!\n\x04task\x18\x01 \x01(\x0e\x32\x13.ibgraphrag.v1.Task\x12\x10\n\x08question\x18\x02 \x01(\t\x12\x0f\n\x07options\x18\x03 \x03(\t\x12/\n\x08\x65vidence\x18\x04 \x03(\x0b\x32\x1d.ibgraphrag.v1.EvidenceTriple\x12+\n\x05paths\x18\x05 \x03(\x0b\x32\x1c.ibgraphrag.v1.ReasoningPath\x12\x30\n\x0etopic_entities\x18\x06 \x03(\x0b\x32\x18.ibgraphrag.v1.EntityRef\x12\x0f\n\x07\x62\x61\x63kend\x18\x07 \x01(\t\x12\x38\n\x10self_consistency\x18\x08 \x01(\x0b\x32\x1e.ibgraphrag.v1.SelfConsistency\x12\x1d\n\x15\x65vidence_token_budget\x18\t \x01(\r\"+\n\x04Vote\x12\x13\n\x0btemperature\x18\x01 \x01(\x02\x12\x0e\n\x06\x61nswer\x18\x02 \x01(\t\"\x91\x03\n\x06\x41nswer\x12\x0c\n\x04text\x18\x01 \x01(\t\x12\x14\n\x0coption_index\x18\x02 \x01(\x05\x12\x15\n\roption_letter\x18\x03 \x01(\t\x12\'\n\x05label\x18\x04 \x01(\x0e\x32\x18.ibgraphrag.v1.FactLabel\x12\x11\n\trationale\x18\x05 \x01(\t\x12\x12\n\nraw_output\x18\x06 \x01(\t\x12\x0e\n\x06parsed\x18\x07 \x01(\x08\x12\x0f\n\x07\x62\x61\x63kend\x18\x08 \x01(\t\x12\x10\n\x08used_llm\x18\t \x01(\x08\x12\x1d\n\x15insufficient_evidence\x18\n \x01(\x08\x12\x11\n\tagreement\x18\x0b \x01(\x02\x12\"\n\x05votes\x18\x0c \x03(\x0b\x32\x13.ibgraphrag.v1.Vote\x12\x16\n\x0eprompt_version\x18\r \x01(\t\x12\x12\n\nconfidence\x18\x0e \x01(\x02\x12\x16\n\x0elow_confidence\x18\x0f \x01(\x08\x12\x15\n\revidence_used\x18\x10 \x03(\r\x12\x18\n\x10\x65vidence_dropped\x18\x11 \x01(\r\"\x92\x01\n\x0eReasonResponse\x12%\n\x06\x61nswer\x18\x01 \x01(\x0b\x32\x15.ibgraphrag.v1.Answer\x12+\n\x07timings\x18\x02 \x03(\x0b\x32\x1a.ibgraphrag.v1.StageTiming\x12,\n\x08\x64\x65graded\x18\x03 \x03(\x0b\x32\x1a.ibgraphrag.v1.Degradation\"D\n\x13ReasonStreamRequest\x12-\n\x07request\x18\x01 \x01(\x0b\x32\x1c.ibgraphrag.v1.ReasonRequest\"a\n\x14ReasonStreamResponse\x12\x0f\n\x05token\x18\x01 \x01(\tH\x00\x12/\n\x06result\x18\x02 \x01(\x0b\x32\x1d.ibgraphrag.v1.ReasonResponseH\x00\x42\x07\n\x05\x65vent2\xb3\x01\n\x0fReasonerService\x12\x45\n\x06Reason\x12\x1c.ibgraphrag.v1.ReasonRequest\x1a\x1d.ibgraphrag.v1.ReasonResponse\x12Y\n\x0cReasonStream\x12\".ibgraphrag.v1.ReasonStreamRequest\x1a#.ibgraphrag.v1.ReasonStreamResponse0\x01\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1cibgraphrag/v1/reasoner.proto\x12\ribgraphrag.v1\x1a\x1aibgraphrag/v1/common.proto\"8\n\x0fSelfConsistency\x12\x0f\n\x07samples\x18\x01 \x01(\r\x12\x14\n\x0ctemperatures\x18\x02 \x03(\x02\"=\n\x0c\x43\x61llerPrompt\x12\x0f\n\x07version\x18\x01 \x01(\t\x12\x0e\n\x06system\x18\x02 \x01(\t\x12\x0c\n\x04user\x18\x03 \x01(\t\"\x83\x03\n\rReasonRequest\x12!\n\x04task\x18\x01 \x01(\x0e\x32\x13.ibgraphrag.v1.Task\x12\x10\n\x08question\x18\x02 \x01(\t\x12\x0f\n\x07options\x18\x03 \x03(\t\x12/\n\x08\x65vidence\x18\x04 \x03(\x0b\x32\x1d.ibgraphrag.v1.EvidenceTriple\x12+\n\x05paths\x18\x05 \x03(\x0b\x32\x1c.ibgraphrag.v1.ReasoningPath\x12\x30\n\x0etopic_entities\x18\x06 \x03(\x0b\x32\x18.ibgraphrag.v1.EntityRef\x12\x0f\n\x07\x62\x61\x63kend\x18\x07 \x01(\t\x12\x38\n\x10self_consistency\x18\x08 \x01(\x0b\x32\x1e.ibgraphrag.v1.SelfConsistency\x12\x1d\n\x15\x65vidence_token_budget\x18\t \x01(\r\x12\x32\n\rcaller_prompt\x18\n \x01(\x0b\x32\x1b.ibgraphrag.v1.CallerPrompt\"+\n\x04Vote\x12\x13\n\x0btemperature\x18\x01 \x01(\x02\x12\x0e\n\x06\x61nswer\x18\x02 \x01(\t\"\x95\x04\n\x06\x41nswer\x12\x0c\n\x04text\x18\x01 \x01(\t\x12\x14\n\x0coption_index\x18\x02 \x01(\x05\x12\x15\n\roption_letter\x18\x03 \x01(\t\x12\'\n\x05label\x18\x04 \x01(\x0e\x32\x18.ibgraphrag.v1.FactLabel\x12\x11\n\trationale\x18\x05 \x01(\t\x12\x12\n\nraw_output\x18\x06 \x01(\t\x12\x0e\n\x06parsed\x18\x07 \x01(\x08\x12\x0f\n\x07\x62\x61\x63kend\x18\x08 \x01(\t\x12\x10\n\x08used_llm\x18\t \x01(\x08\x12\x1d\n\x15insufficient_evidence\x18\n \x01(\x08\x12\x11\n\tagreement\x18\x0b \x01(\x02\x12\"\n\x05votes\x18\x0c \x03(\x0b\x32\x13.ibgraphrag.v1.Vote\x12\x16\n\x0eprompt_version\x18\r \x01(\t\x12\x12\n\nconfidence\x18\x0e \x01(\x02\x12\x16\n\x0elow_confidence\x18\x0f \x01(\x08\x12\x15\n\revidence_used\x18\x10 \x03(\r\x12\x18\n\x10\x65vidence_dropped\x18\x11 \x01(\r\x12\x0f\n\x07\x61nswers\x18\x12 \x03(\t\x12\x31\n\x07signals\x18\x13 \x01(\x0b\x32 .ibgraphrag.v1.ExtractiveSignals\x12\x16\n\x0eraw_confidence\x18\x14 \x01(\x02\x12\x13\n\x0b\x63\x61libration\x18\x15 \x01(\t\x12\x11\n\tabstained\x18\x16 \x01(\x08\"\xd8\x02\n\x11\x45xtractiveSignals\x12\x13\n\x0btop_support\x18\x01 \x01(\x01\x12\x19\n\x11runner_up_support\x18\x02 \x01(\x01\x12\x0e\n\x06margin\x18\x03 \x01(\x01\x12\x19\n\x11options_supported\x18\x04 \x01(\r\x12\x13\n\x0bnum_options\x18\x05 \x01(\r\x12\x16\n\x0etopics_present\x18\x06 \x01(\r\x12\x18\n\x10topics_connected\x18\x07 \x01(\r\x12\x16\n\x0e\x65vidence_count\x18\x08 \x01(\r\x12\x1a\n\x12\x65xception_question\x18\t \x01(\x08\x12\x17\n\x0f\x63\x61ndidate_index\x18\n \x01(\x05\x12\x31\n\x0f\x63\x61ndidate_label\x18\x0b \x01(\x0e\x32\x18.ibgraphrag.v1.FactLabel\x12!\n\x04task\x18\x0c \x01(\x0e\x32\x13.ibgraphrag.v1.Task\"\x92\x01\n\x0eReasonResponse\x12%\n\x06\x61nswer\x18\x01 \x01(\x0b\x32\x15.ibgraphrag.v1.Answer\x12+\n\x07timings\x18\x02 \x03(\x0b\x32\x1a.ibgraphrag.v1.StageTiming\x12,\n\x08\x64\x65graded\x18\x03 \x03(\x0b\x32\x1a.ibgraphrag.v1.Degradation\"D\n\x13ReasonStreamRequest\x12-\n\x07request\x18\x01 \x01(\x0b\x32\x1c.ibgraphrag.v1.ReasonRequest\"a\n\x14ReasonStreamResponse\x12\x0f\n\x05token\x18\x01 \x01(\tH\x00\x12/\n\x06result\x18\x02 \x01(\x0b\x32\x1d.ibgraphrag.v1.ReasonResponseH\x00\x42\x07\n\x05\x65vent2\xb3\x01\n\x0fReasonerService\x12\x45\n\x06Reason\x12\x1c.ibgraphrag.v1.ReasonRequest\x1a\x1d.ibgraphrag.v1.ReasonResponse\x12Y\n\x0cReasonStream\x12\".ibgraphrag.v1.ReasonStreamRequest\x1a#.ibgraphrag.v1.ReasonStreamResponse0\x01\x62\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'ibgraphrag.v1.reasoner_pb2', globals())
@@ -23,18 +23,22 @@ if _descriptor._USE_C_DESCRIPTORS == False:
   DESCRIPTOR._options = None
   _SELFCONSISTENCY._serialized_start=75
   _SELFCONSISTENCY._serialized_end=131
-  _REASONREQUEST._serialized_start=134
-  _REASONREQUEST._serialized_end=469
-  _VOTE._serialized_start=471
-  _VOTE._serialized_end=514
-  _ANSWER._serialized_start=517
-  _ANSWER._serialized_end=918
-  _REASONRESPONSE._serialized_start=921
-  _REASONRESPONSE._serialized_end=1067
-  _REASONSTREAMREQUEST._serialized_start=1069
-  _REASONSTREAMREQUEST._serialized_end=1137
-  _REASONSTREAMRESPONSE._serialized_start=1139
-  _REASONSTREAMRESPONSE._serialized_end=1236
-  _REASONERSERVICE._serialized_start=1239
-  _REASONERSERVICE._serialized_end=1418
+  _CALLERPROMPT._serialized_start=133
+  _CALLERPROMPT._serialized_end=194
+  _REASONREQUEST._serialized_start=197
+  _REASONREQUEST._serialized_end=584
+  _VOTE._serialized_start=586
+  _VOTE._serialized_end=629
+  _ANSWER._serialized_start=632
+  _ANSWER._serialized_end=1165
+  _EXTRACTIVESIGNALS._serialized_start=1168
+  _EXTRACTIVESIGNALS._serialized_end=1512
+  _REASONRESPONSE._serialized_start=1515
+  _REASONRESPONSE._serialized_end=1661
+  _REASONSTREAMREQUEST._serialized_start=1663
+  _REASONSTREAMREQUEST._serialized_end=1731
+  _REASONSTREAMRESPONSE._serialized_start=1733
+  _REASONSTREAMRESPONSE._serialized_end=1830
+  _REASONERSERVICE._serialized_start=1833
+  _REASONERSERVICE._serialized_end=2012
 # @@protoc_insertion_point(module_scope)

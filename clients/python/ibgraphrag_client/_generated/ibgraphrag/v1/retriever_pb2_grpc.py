@@ -25,6 +25,11 @@ class RetrieverServiceStub(object):
                 request_serializer=ibgraphrag_dot_v1_dot_retriever__pb2.ScoreTriplesRequest.SerializeToString,
                 response_deserializer=ibgraphrag_dot_v1_dot_retriever__pb2.ScoreTriplesResponse.FromString,
                 )
+        self.RetrieveDocuments = channel.unary_unary(
+                '/ibgraphrag.v1.RetrieverService/RetrieveDocuments',
+                request_serializer=ibgraphrag_dot_v1_dot_retriever__pb2.RetrieveDocumentsRequest.SerializeToString,
+                response_deserializer=ibgraphrag_dot_v1_dot_retriever__pb2.RetrieveDocumentsResponse.FromString,
+                )
 
 
 class RetrieverServiceServicer(object):
@@ -45,6 +50,15 @@ class RetrieverServiceServicer(object):
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def RetrieveDocuments(self, request, context):
+        """Subgraph documents (ILlama, paper 003) for a question: dense top-N over the documents
+        artifact `<base>/documents/<version>/` by the served encoder, re-ranked to the best K.
+        FAILED_PRECONDITION when no documents artifact is loaded or its encoder is not the model's.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_RetrieverServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -57,6 +71,11 @@ def add_RetrieverServiceServicer_to_server(servicer, server):
                     servicer.ScoreTriples,
                     request_deserializer=ibgraphrag_dot_v1_dot_retriever__pb2.ScoreTriplesRequest.FromString,
                     response_serializer=ibgraphrag_dot_v1_dot_retriever__pb2.ScoreTriplesResponse.SerializeToString,
+            ),
+            'RetrieveDocuments': grpc.unary_unary_rpc_method_handler(
+                    servicer.RetrieveDocuments,
+                    request_deserializer=ibgraphrag_dot_v1_dot_retriever__pb2.RetrieveDocumentsRequest.FromString,
+                    response_serializer=ibgraphrag_dot_v1_dot_retriever__pb2.RetrieveDocumentsResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -100,5 +119,22 @@ class RetrieverService(object):
         return grpc.experimental.unary_unary(request, target, '/ibgraphrag.v1.RetrieverService/ScoreTriples',
             ibgraphrag_dot_v1_dot_retriever__pb2.ScoreTriplesRequest.SerializeToString,
             ibgraphrag_dot_v1_dot_retriever__pb2.ScoreTriplesResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def RetrieveDocuments(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/ibgraphrag.v1.RetrieverService/RetrieveDocuments',
+            ibgraphrag_dot_v1_dot_retriever__pb2.RetrieveDocumentsRequest.SerializeToString,
+            ibgraphrag_dot_v1_dot_retriever__pb2.RetrieveDocumentsResponse.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)

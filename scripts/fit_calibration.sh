@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Fits the extractive backend's confidence calibration on the served artifacts and publishes it as
+# the next <base>/calibration/<version> (services/reasoner/confidence_calibration.h): starts the
+# all-in-one server on loopback WITHOUT a calibration (so answers carry raw signals), runs
+# `ibgr eval` on the VALIDATION split of the shared QA sets (the test split stays held out for the
+# figures), fits, publishes and stops the server. About 20 s on 2 cores.
+#
+#   scripts/fit_calibration.sh [--base=artifacts] [--port=57790] [--if_missing]
+#
+# --if_missing does nothing when a calibration version exists already (scripts/start.sh uses it).
+# Environment: IBGR_BIN (default build/bin), IBGR_DATA_DIR (default ../shared/data).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BASE="${IBGR_ARTIFACTS:-$PWD/artifacts}"
+PORT=57790
+IF_MISSING=0
+for arg in "$@"; do
+  case "$arg" in
+    --base=*) BASE="${arg#*=}" ;;
+    --port=*) PORT="${arg#*=}" ;;
+    --if_missing) IF_MISSING=1 ;;
+    *) echo "unknown argument: $arg" >&2; exit 2 ;;
+  esac
+done
+BIN="${IBGR_BIN:-build/bin}"
+DATA_DIR="${IBGR_DATA_DIR:-$PWD/../shared/data}"
+if [[ $IF_MISSING == 1 ]] && compgen -G "$BASE/calibration/[1-9]*/manifest.json" >/dev/null; then
+  echo "fit_calibration: $BASE/calibration has a version; nothing to do"
+  exit 0
+fi
+
+LOG="$(mktemp -t ibgr-fit-calibration.XXXXXX.log)"
+"$BIN/ibgraphrag" --base="$BASE" --calibration=none --host=127.0.0.1 --port="$PORT" \
+  --metrics_port=-1 --http_port=-1 >"$LOG" 2>&1 &
+SERVER=$!
+trap 'kill "$SERVER" 2>/dev/null || true; wait "$SERVER" 2>/dev/null || true; rm -f "$LOG"' EXIT
+for _ in $(seq 1 600); do
+  grep -aq '"msg":"ibgraphrag: ready"' "$LOG" && break
+  if ! kill -0 "$SERVER" 2>/dev/null; then tail -5 "$LOG" >&2; exit 1; fi
+  sleep 0.2
+done
+grep -aq '"msg":"ibgraphrag: ready"' "$LOG" || { echo "server not ready" >&2; tail -5 "$LOG" >&2; exit 1; }
+
+"$BIN/ibgr" eval --gateway="127.0.0.1:$PORT" --dataset="$DATA_DIR/qa" --concurrency=8 \
+  --qa_split=validation --fit_calibration="$BASE/calibration.fit.json" --calibration_base="$BASE" \
+  >/dev/null
+rm -f "$BASE/calibration.fit.json"

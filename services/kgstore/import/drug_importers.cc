@@ -1,0 +1,278 @@
+#include "services/kgstore/import/drug_importers.h"
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+#include "common/delimited_reader.h"
+#include "common/file_util.h"
+#include "common/status_macros.h"
+#include "services/kgstore/import/annotation_importers.h"
+
+namespace ibgraphrag::kgstore::import_ {
+namespace {
+
+constexpr absl::string_view kDrugBankLicense = "CC BY-NC 4.0";
+constexpr absl::string_view kSiderLicense = "CC BY-NC-SA 4.0";
+constexpr absl::string_view kDrugCentralLicense = "CC BY 4.0";
+
+bool IsDrugBankId(absl::string_view id) { return id.size() == 7 && absl::StartsWith(id, "DB"); }
+
+std::string DrugBankExternalId(absl::string_view id) { return absl::StrCat("DrugBank:", id); }
+
+// The compound for a DrugBank id, created when unknown (named by the id when the row has no name).
+EntityId NamedDrug(KgBuilder& builder, absl::string_view id, absl::string_view name,
+                   absl::string_view source) {
+  const std::string external_id = DrugBankExternalId(id);
+  if (name.empty()) {
+    if (const std::optional<EntityId> known = builder.Resolve(BuilderArg(external_id))) {
+      builder.AddEntitySource(*known, BuilderArg(source));
+      return *known;
+    }
+    name = id;
+  }
+  return AddEntityFromSource(builder, external_id, "compound", name, source);
+}
+
+// One drugbank-drugs.tsv record (already split) into a compound entity.
+absl::Status AddDrugBankRecord(const common::DelimitedRecord& record, KgBuilder& builder,
+                               RowContext& ctx) {
+  const std::vector<std::string>& f = record.fields;
+  if (f.size() < 9) {
+    return ctx.MalformedAt(record.line, absl::StrCat("expected at least 9 fields, got ", f.size()));
+  }
+  if (!IsDrugBankId(f[0])) return ctx.MalformedAt(record.line, "drugbank_id is not a DrugBank id");
+  if (f[1].empty()) return ctx.MalformedAt(record.line, "name is empty");
+  const EntityId drug =
+      AddEntityFromSource(builder, DrugBankExternalId(f[0]), "compound", f[1], ctx.report().source);
+  if (!f[6].empty()) builder.AddAlias(drug, BuilderArg(absl::StrCat("InChIKey:", f[6])));
+  if (!f[8].empty()) builder.SetDefinition(drug, BuilderArg(f[8]));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status ImportDrugBankDrugs(const std::string& path, KgBuilder& builder,
+                                 const ImportOptions& options) {
+  constexpr absl::string_view kSource = "drugbank-drugs";
+  builder.AddSource(BuilderArg(kSource), BuilderArg(kDrugBankLicense));
+  // Descriptions are quoted and span lines, so this small file is parsed whole rather than
+  // streamed line by line like the other tables.
+  IBGR_ASSIGN_OR_RETURN(const std::string text, common::ReadFileToString(path));
+  IBGR_ASSIGN_OR_RETURN(std::vector<common::DelimitedRecord> records,
+                        common::ParseDelimitedText(text, path, '\t'));
+  RowContext ctx(kSource, path, options);
+  const std::vector<std::string> expected = {"drugbank_id", "name", "type"};
+  if (records.empty() || records[0].fields.size() < expected.size() ||
+      !std::equal(expected.begin(), expected.end(), records[0].fields.begin())) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path,
+                     ":1: unexpected header, expected columns starting drugbank_id,name,type"
+                     " (is this the right file?)"));
+  }
+  for (size_t i = 1; i < records.size(); ++i) {
+    ++ctx.report().rows_read;
+    IBGR_RETURN_IF_ERROR(AddDrugBankRecord(records[i], builder, ctx));
+  }
+  ctx.report().sha256 = common::Sha256Hex(text);
+  builder.AddReport(std::move(ctx.report()));
+  return absl::OkStatus();
+}
+
+absl::Status ImportSiderIndications(const std::string& path, KgBuilder& builder,
+                                    const ImportOptions& options) {
+  constexpr absl::string_view kSource = "sider-indications";
+  const SourceId source = builder.AddSource(BuilderArg(kSource), BuilderArg(kSiderLicense));
+  const RelationId relation = AddKnownRelation(builder, "drug indicated for condition");
+  TabularSpec spec;
+  spec.source = std::string(kSource);
+  spec.min_fields = 10;
+  spec.expected_header = {"drugbank_id",    "drugbank_name",       "pubchem_id",
+                          "stitch_id_flat", "umls_cui_from_label", "method"};
+  spec.comment = 0;
+  return ImportTabularFile(
+      path, spec, builder, options,
+      [&](const std::vector<absl::string_view>& f, RowContext& ctx) -> absl::Status {
+        if (!IsDrugBankId(f[0])) return ctx.Malformed("drugbank_id is not a DrugBank id");
+        if (!absl::StartsWith(f[3], "CID")) return ctx.Malformed("stitch_id_flat is not a CID");
+        const EntityId drug = NamedDrug(builder, f[0], f[1], kSource);
+        builder.AddAlias(drug, BuilderArg(absl::StrCat("STITCH:", f[3])));
+        if (IsDigits(f[2])) builder.AddAlias(drug, BuilderArg(absl::StrCat("PubChem:", f[2])));
+        if (f[5] == "NLP_precondition") return absl::OkStatus();
+        std::optional<EntityId> condition =
+            builder.Resolve(BuilderArg(absl::StrCat("UMLS:", f[4])));
+        if (!condition) condition = builder.Resolve(BuilderArg(absl::StrCat("UMLS:", f[8])));
+        if (!condition || *condition == drug) {
+          ctx.Unmapped();
+          return absl::OkStatus();
+        }
+        builder.AddEntitySource(*condition, BuilderArg(kSource));
+        builder.AddTriple(drug, relation, *condition, source, kNoTripleScore,
+                          BuilderArg(absl::StrCat("SIDER ", f[5])));
+        return absl::OkStatus();
+      });
+}
+
+absl::Status ImportSiderSideEffects(const std::string& path, KgBuilder& builder,
+                                    const ImportOptions& options) {
+  constexpr absl::string_view kSource = "sider-side-effects";
+  const SourceId source = builder.AddSource(BuilderArg(kSource), BuilderArg(kSiderLicense));
+  const RelationId relation = AddKnownRelation(builder, "drug causes side effect");
+  TabularSpec spec;
+  spec.source = std::string(kSource);
+  spec.min_fields = 6;
+  spec.has_header = false;
+  spec.comment = 0;
+  return ImportTabularFile(
+      path, spec, builder, options,
+      [&](const std::vector<absl::string_view>& f, RowContext& ctx) -> absl::Status {
+        if (!absl::StartsWith(f[0], "CID")) return ctx.Malformed("STITCH flat id is not a CID");
+        if (f[3] != "PT") return absl::OkStatus();  // LLT rows repeat a preferred term
+        if (!absl::StartsWith(f[4], "C")) return ctx.Malformed("MedDRA UMLS CUI is not a CUI");
+        const std::optional<EntityId> drug =
+            builder.Resolve(BuilderArg(absl::StrCat("STITCH:", f[0])));
+        if (!drug) {
+          ctx.Unmapped();
+          return absl::OkStatus();
+        }
+        const EntityId effect =
+            AddEntityFromSource(builder, absl::StrCat("UMLS:", f[4]), "side_effect", f[5], kSource);
+        builder.AddTriple(*drug, relation, effect, source, kNoTripleScore, {});
+        return absl::OkStatus();
+      });
+}
+
+absl::Status ImportDrugBankProteins(const std::string& path, KgBuilder& builder,
+                                    const ImportOptions& options) {
+  constexpr absl::string_view kSource = "drugbank-proteins";
+  const SourceId source = builder.AddSource(BuilderArg(kSource), BuilderArg(kDrugBankLicense));
+  const RelationId relation = AddKnownRelation(builder, "drug binds gene");
+  TabularSpec spec;
+  spec.source = std::string(kSource);
+  spec.min_fields = 7;
+  spec.expected_header = {"drugbank_id", "category", "uniprot_id", "entrez_gene_id", "organism"};
+  spec.comment = 0;
+  return ImportTabularFile(
+      path, spec, builder, options,
+      [&](const std::vector<absl::string_view>& f, RowContext& ctx) -> absl::Status {
+        if (!IsDrugBankId(f[0])) return ctx.Malformed("drugbank_id is not a DrugBank id");
+        const std::optional<EntityId> drug = builder.Resolve(BuilderArg(DrugBankExternalId(f[0])));
+        const std::optional<EntityId> gene =
+            f[4] == "Human" ? GeneFromEntrez(builder, f[3], "", "") : std::nullopt;
+        if (!drug || !gene) {
+          ctx.Unmapped();
+          return absl::OkStatus();
+        }
+        if (!f[2].empty()) builder.AddAlias(*gene, BuilderArg(absl::StrCat("UniProt:", f[2])));
+        builder.AddTriple(
+            *drug, relation, *gene, source, kNoTripleScore,
+            BuilderArg(f[6].empty() ? std::string(f[1]) : absl::StrCat(f[1], " (", f[6], ")")));
+        return absl::OkStatus();
+      });
+}
+
+absl::Status ImportDrugCentralTargets(const std::string& path, KgBuilder& builder,
+                                      const ImportOptions& options) {
+  constexpr absl::string_view kSource = "drugcentral-targets";
+  const SourceId source = builder.AddSource(BuilderArg(kSource), BuilderArg(kDrugCentralLicense));
+  const RelationId relation = AddKnownRelation(builder, "drug binds gene");
+  TabularSpec spec;
+  spec.source = std::string(kSource);
+  spec.min_fields = 6;
+  spec.expected_header = {"GeneID",     "drugbank_id", "drugbank_name",
+                          "pubmed_ids", "sources",     "actions"};
+  spec.comment = 0;
+  return ImportTabularFile(
+      path, spec, builder, options,
+      [&](const std::vector<absl::string_view>& f, RowContext& ctx) -> absl::Status {
+        if (!IsDrugBankId(f[1])) return ctx.Malformed("drugbank_id is not a DrugBank id");
+        if (!IsDigits(f[0])) return ctx.Malformed("GeneID is not a number");
+        const std::optional<EntityId> gene = GeneFromEntrez(builder, f[0], "", "");
+        if (!gene) {
+          ctx.Unmapped();
+          return absl::OkStatus();
+        }
+        const EntityId drug = NamedDrug(builder, f[1], f[2], kSource);
+        builder.AddTriple(
+            drug, relation, *gene, source, kNoTripleScore,
+            BuilderArg(f[5].empty() ? std::string(f[4]) : absl::StrCat(f[4], ": ", f[5])));
+        return absl::OkStatus();
+      });
+}
+
+absl::Status ImportDrugCentralClasses(const std::string& path, KgBuilder& builder,
+                                      const ImportOptions& options) {
+  constexpr absl::string_view kSource = "drugcentral-classes";
+  const SourceId source = builder.AddSource(BuilderArg(kSource), BuilderArg(kDrugCentralLicense));
+  const RelationId relation = AddKnownRelation(builder, "pharmacologic class includes drug");
+  TabularSpec spec;
+  spec.source = std::string(kSource);
+  spec.min_fields = 4;
+  spec.expected_header = {"drugbank_id", "drugbank_name", "class_id", "class_name"};
+  spec.comment = 0;
+  return ImportTabularFile(
+      path, spec, builder, options,
+      [&](const std::vector<absl::string_view>& f, RowContext& ctx) -> absl::Status {
+        if (!IsDrugBankId(f[0])) return ctx.Malformed("drugbank_id is not a DrugBank id");
+        std::string class_id;
+        if (absl::StartsWith(f[2], "N")) {
+          class_id = absl::StrCat("NDFRT:", f[2]);
+        } else if (absl::StartsWith(f[2], "D")) {
+          class_id = absl::StrCat("MESH:", f[2]);
+        } else if (absl::StartsWith(f[2], "CHEBI:")) {
+          class_id = std::string(f[2]);
+        } else {
+          return ctx.Malformed(absl::StrCat("unknown class_id scheme '", f[2], "'"));
+        }
+        const EntityId drug = NamedDrug(builder, f[0], f[1], kSource);
+        const EntityId pharmacologic_class =
+            AddEntityFromSource(builder, class_id, "pharmacologic_class", f[3], kSource);
+        builder.AddTriple(pharmacologic_class, relation, drug, source, kNoTripleScore, {});
+        return absl::OkStatus();
+      });
+}
+
+absl::Status ImportDrugCentralIndications(const std::string& path, KgBuilder& builder,
+                                          const ImportOptions& options) {
+  return ImportDrugDiseaseIndications(path, "drugcentral-indications", kDrugCentralLicense, builder,
+                                      options);
+}
+
+absl::Status ImportBindingDb(const std::string& path, KgBuilder& builder,
+                             const ImportOptions& options) {
+  constexpr absl::string_view kSource = "bindingdb";
+  const SourceId source_by = builder.AddSource(BuilderArg(kSource), BuilderArg("CC BY 3.0"));
+  const SourceId source_by_sa = builder.AddSource(BuilderArg(kSource), BuilderArg("CC BY-SA 3.0"));
+  const RelationId relation = AddKnownRelation(builder, "drug binds gene");
+  TabularSpec spec;
+  spec.source = std::string(kSource);
+  spec.min_fields = 9;
+  spec.expected_header = {"drugbank_id", "entrez_gene", "affinity_nM", "n_pairs", "sources"};
+  spec.comment = 0;
+  return ImportTabularFile(
+      path, spec, builder, options,
+      [&](const std::vector<absl::string_view>& f, RowContext& ctx) -> absl::Status {
+        if (!IsDrugBankId(f[0])) return ctx.Malformed("drugbank_id is not a DrugBank id");
+        double affinity_nm = 0;
+        if (!absl::SimpleAtod(f[2], &affinity_nm) || affinity_nm <= 0) {
+          return ctx.Malformed("affinity_nM is not a positive number");
+        }
+        const std::optional<EntityId> gene = GeneFromEntrez(builder, f[1], f[8], kSource);
+        if (!gene) return ctx.Malformed("entrez_gene is not a number");
+        const EntityId drug = NamedDrug(builder, f[0], f[6], kSource);
+        const float score =
+            static_cast<float>(std::clamp(1.0 - std::log10(affinity_nm) / 5.0, 0.0, 1.0));
+        builder.AddTriple(drug, relation, *gene,
+                          absl::StrContains(f[4], "ChEMBL") ? source_by_sa : source_by, score,
+                          BuilderArg(absl::StrCat("affinity ", f[2], " nM")));
+        return absl::OkStatus();
+      });
+}
+
+}  // namespace ibgraphrag::kgstore::import_

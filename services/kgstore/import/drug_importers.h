@@ -1,0 +1,75 @@
+// Importers for the drug-centred sources of issue 14: DrugBank drug nodes and protein targets,
+// SIDER 4.1 side effects and indications, DrugCentral targets, classes and indications, and
+// BindingDB affinities. Drugs are "DrugBank:DB....." entities (Hetionet's ids); STITCH flat ids
+// ("STITCH:CID1...") and PubChem CIDs ("PubChem:...") from SIDER's indications file, InChIKeys
+// from DrugBank and UniProt accessions of genes from DrugBank's protein table become aliases, so
+// the side-effect file (keyed by STITCH ids) lands on DrugBank compounds. Import the bridging
+// files (DrugBank drugs, SIDER indications, DrugBank proteins) before the files that use them.
+#ifndef IBGRAPHRAG_SERVICES_KGSTORE_IMPORT_DRUG_IMPORTERS_H_
+#define IBGRAPHRAG_SERVICES_KGSTORE_IMPORT_DRUG_IMPORTERS_H_
+
+#include <string>
+
+#include "absl/status/status.h"
+#include "services/kgstore/import/import_common.h"
+#include "services/kgstore/kg_builder.h"
+
+namespace ibgraphrag::kgstore::import_ {
+
+// drugbank-drugs.tsv (drugbank_id, name, type, groups, atc_codes, categories, inchikey, inchi,
+// description; RFC 4180 quoting, descriptions span lines): one compound per drug, the description
+// as definition, "InChIKey:<key>" as alias. Licence CC BY-NC 4.0. No triples.
+absl::Status ImportDrugBankDrugs(const std::string& path, KgBuilder& builder,
+                                 const ImportOptions& options);
+
+// sider4-indications.tsv (drugbank_id, drugbank_name, pubchem_id, stitch_id_flat,
+// umls_cui_from_label, method, concept_name, meddra_type, umls_cui_from_meddra, meddra_name):
+// aliases "STITCH:<stitch_id_flat>" and "PubChem:<pubchem_id>" on the DrugBank compound, and
+// "drug indicated for condition" (note = method) to the concept the UMLS CUI resolves to (DO and
+// HPO xrefs, Hetionet side effects); NLP_precondition rows state no indication and add only the
+// aliases. Unresolved CUIs count as unmapped. Licence CC BY-NC-SA 4.0.
+absl::Status ImportSiderIndications(const std::string& path, KgBuilder& builder,
+                                    const ImportOptions& options);
+
+// sider4-meddra_all_se.tsv (no header: STITCH flat id, STITCH stereo id, UMLS CUI from label,
+// MedDRA type, UMLS CUI from MedDRA, side effect name): MedDRA preferred-term (PT) rows become
+// "drug causes side effect" (Hetionet CcSE) to the concept "UMLS:<CUI from MedDRA>" resolves to,
+// else a new side_effect entity; lower-level-term rows repeat a PT and add nothing. Drugs resolve
+// through the STITCH aliases of ImportSiderIndications; others count as unmapped.
+absl::Status ImportSiderSideEffects(const std::string& path, KgBuilder& builder,
+                                    const ImportOptions& options);
+
+// drugbank-proteins.tsv (drugbank_id, category, uniprot_id, entrez_gene_id, organism,
+// known_action, actions, pubmed_ids): human rows add "UniProt:<id>" to the gene and "drug binds
+// gene" (Hetionet CbG: target, enzyme, transporter and carrier alike; note = category and
+// actions). Unknown drugs or genes and non-human proteins count as unmapped.
+absl::Status ImportDrugBankProteins(const std::string& path, KgBuilder& builder,
+                                    const ImportOptions& options);
+
+// drugcentral-targets.tsv (GeneID, drugbank_id, drugbank_name, pubmed_ids, sources, actions,
+// urls): "drug binds gene", note = sources and actions. Unknown genes count as unmapped.
+absl::Status ImportDrugCentralTargets(const std::string& path, KgBuilder& builder,
+                                      const ImportOptions& options);
+
+// drugcentral-drug-to-class.tsv (drugbank_id, drugbank_name, class_id, class_name): "pharmacologic
+// class includes drug". Class ids: N... -> "NDFRT:N..." (Hetionet's classes), D... -> "MESH:D..."
+// (MeSH pharmacological actions), CHEBI:... kept.
+absl::Status ImportDrugCentralClasses(const std::string& path, KgBuilder& builder,
+                                      const ImportOptions& options);
+
+// drugcentral-indications.tsv (doid_id, drugbank_id, disease, drug, category; PharmacotherapyDB's
+// layout, read by ImportDrugDiseaseIndications): DM -> "drug treats disease", SYM -> "drug
+// palliates disease"; NOT and empty categories add nothing. Licence CC BY 4.0.
+absl::Status ImportDrugCentralIndications(const std::string& path, KgBuilder& builder,
+                                          const ImportOptions& options);
+
+// bindingdb-drugbank-gene.tsv (drugbank_id, entrez_gene, affinity_nM, n_pairs, sources, pubmeds,
+// drugbank_name, drugbank_approved, gene_symbol): "drug binds gene", score = 1 - log10(nM) / 5
+// clamped to 0..1 (1 nM -> 1, 100 nM -> 0.6, 10 uM -> 0.2), note = affinity. The licence follows
+// the row's sources: CC BY-SA 3.0 when ChEMBL contributed, CC BY 3.0 otherwise.
+absl::Status ImportBindingDb(const std::string& path, KgBuilder& builder,
+                             const ImportOptions& options);
+
+}  // namespace ibgraphrag::kgstore::import_
+
+#endif  // IBGRAPHRAG_SERVICES_KGSTORE_IMPORT_DRUG_IMPORTERS_H_

@@ -1,0 +1,169 @@
+#include "services/kgstore/import/drug_importers.h"
+
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "services/kgstore/import/import_test_util.h"
+
+namespace ibgraphrag::kgstore::import_ {
+namespace {
+
+using ::testing::Contains;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::UnorderedElementsAre;
+using testing_util::FindReport;
+using testing_util::FindTriple;
+using testing_util::TempPath;
+using testing_util::TripleSources;
+using testing_util::WriteFile;
+using testing_util::WriteGzipFile;
+
+// Hetionet-like nodes: a drug, a gene, a disease with its UMLS xref and a side effect.
+void AddBackbone(KgBuilder& builder) {
+  builder.AddEntity("DrugBank:DB00014", "compound", "Goserelin");
+  builder.AddEntity("Entrez:2147", "gene", "F2");
+  const EntityId breast = builder.AddEntity("DOID:1612", "disease", "breast cancer");
+  builder.AddAlias(breast, "UMLS:C0006142");
+  builder.AddEntity("UMLS:C0000737", "side_effect", "Abdominal pain");
+}
+
+TEST(DrugImportersTest, DrugBankDrugsReadQuotedMultiLineDescriptions) {
+  const std::string path = TempPath("drugs.tsv");
+  WriteFile(path,
+            "drugbank_id\tname\ttype\tgroups\tatc_codes\tcategories\tinchikey\tinchi\tdescription\n"
+            "DB00001\tLepirudin\tbiotech\tapproved\tB01AE02\tAntithrombins\t\t\t\"Lepirudin is "
+            "identical\nto natural hirudin.\"\n"
+            "DB00014\tGoserelin\tbiotech\tapproved\t\t\tKEY-A\t\tA GnRH agonist.\n"
+            "XX\tBroken\tbiotech\t\t\t\t\t\tx\n");
+  KgBuilder builder;
+  AddBackbone(builder);
+  ASSERT_TRUE(ImportDrugBankDrugs(path, builder, ImportOptions()).ok());
+  const KgData kg = builder.Finish();
+  const Entity* lepirudin = nullptr;
+  for (const Entity& e : kg.entities) {
+    if (e.external_id == "DrugBank:DB00001") lepirudin = &e;
+  }
+  ASSERT_NE(lepirudin, nullptr);
+  EXPECT_EQ(lepirudin->definition, "Lepirudin is identical\nto natural hirudin.");
+  EXPECT_THAT(kg.entities[0].xrefs, Contains("InChIKey:KEY-A"));
+  const SourceReport* report = FindReport(kg, "drugbank-drugs");
+  ASSERT_NE(report, nullptr);
+  EXPECT_EQ(report->rows_read, 3);
+  EXPECT_EQ(report->sha256.size(), 64u);
+  // The broken record starts on line 5 (the description above spans two lines).
+  EXPECT_THAT(report->errors, ElementsAre(HasSubstr("drugs.tsv:5: drugbank_id is not")));
+}
+
+TEST(DrugImportersTest, SiderSideEffectsLandOnDrugBankThroughStitchIds) {
+  const std::string indications = TempPath("indications.tsv");
+  WriteFile(indications,
+            "drugbank_id\tdrugbank_name\tpubchem_id\tstitch_id_flat\tumls_cui_from_label\tmethod\t"
+            "concept_name\tmeddra_type\tumls_cui_from_meddra\tmeddra_name\n"
+            "DB00014\tGoserelin\t47725\tCID100047725\tC0006142\tNLP_indication\tBreast cancer\tPT\t"
+            "C0006142\tBreast cancer\n"
+            "DB00014\tGoserelin\t47725\tCID100047725\tC0002871\tNLP_precondition\tAnemia\tPT\t"
+            "C0002871\tAnaemia\n"
+            "DB00014\tGoserelin\t47725\tCID100047725\tC9999999\ttext_mention\tUnknown\tPT\t"
+            "C9999999\tUnknown\n");
+  const std::string side_effects = TempPath("se.tsv.gz");
+  WriteGzipFile(side_effects,
+                "CID100047725\tCID000047725\tC0000737\tPT\tC0000737\tAbdominal pain\n"
+                "CID100047725\tCID000047725\tC0000729\tLLT\tC0000737\tAbdominal cramps\n"
+                "CID100047725\tCID000047725\tC0015967\tPT\tC0015967\tPyrexia\n"
+                "CID100000001\tCID000000001\tC0015967\tPT\tC0015967\tPyrexia\n");
+  KgBuilder builder;
+  AddBackbone(builder);
+  ASSERT_TRUE(ImportSiderIndications(indications, builder, ImportOptions()).ok());
+  ASSERT_TRUE(ImportSiderSideEffects(side_effects, builder, ImportOptions()).ok());
+  const KgData kg = builder.Finish();
+  EXPECT_THAT(kg.entities[0].xrefs, Contains("STITCH:CID100047725"));
+  EXPECT_THAT(kg.entities[0].xrefs, Contains("PubChem:47725"));
+  const int64_t indication =
+      FindTriple(kg, "DrugBank:DB00014", "drug indicated for condition", "DOID:1612");
+  ASSERT_GE(indication, 0);
+  EXPECT_THAT(TripleSources(kg, indication), ElementsAre("sider-indications (CC BY-NC-SA 4.0)"));
+  EXPECT_EQ(FindReport(kg, "sider-indications")->unmapped_ids, 1);  // C9999999
+  // An existing side effect merges; an unknown CUI becomes a new side effect.
+  EXPECT_GE(FindTriple(kg, "DrugBank:DB00014", "drug causes side effect", "UMLS:C0000737"), 0);
+  EXPECT_GE(FindTriple(kg, "DrugBank:DB00014", "drug causes side effect", "UMLS:C0015967"), 0);
+  const SourceReport* report = FindReport(kg, "sider-side-effects");
+  EXPECT_EQ(report->rows_read, 4);
+  EXPECT_EQ(report->unmapped_ids, 1);  // CID100000001 has no DrugBank id
+  EXPECT_EQ(report->triples_added, 2);
+}
+
+TEST(DrugImportersTest, TargetSourcesMergeIntoOneBindsTripleWithScoresAndNotes) {
+  const std::string proteins = TempPath("proteins.tsv");
+  WriteFile(proteins,
+            "drugbank_id\tcategory\tuniprot_id\tentrez_gene_id\torganism\tknown_action\tactions\t"
+            "pubmed_ids\n"
+            "DB00014\ttarget\tP00734\t2147\tHuman\tyes\tinhibitor\t1\n"
+            "DB00014\tenzyme\tP12345\t947\tEscherichia coli\tunknown\t\t\n");
+  const std::string drugcentral = TempPath("targets.tsv");
+  WriteFile(drugcentral,
+            "GeneID\tdrugbank_id\tdrugbank_name\tpubmed_ids\tsources\tactions\turls\n"
+            "2147\tDB00014\tGoserelin\t\tDrugCentral (ChEMBL)\tinhibitor\turl\n");
+  const std::string bindingdb = TempPath("bindingdb.tsv");
+  WriteFile(bindingdb,
+            "drugbank_id\tentrez_gene\taffinity_nM\tn_pairs\tsources\tpubmeds\tdrugbank_name\t"
+            "drugbank_approved\tgene_symbol\n"
+            "DB00014\t2147\t100\t1\tChEMBL\t1\tGoserelin\t1\tF2\n"
+            "DB00035\t552\t1\t1\tBindingDB\t1\tDesmopressin\t1\tAVPR1A\n"
+            "DB00035\t553\t-3\t1\tBindingDB\t1\tDesmopressin\t1\tAVPR1B\n");
+  KgBuilder builder;
+  AddBackbone(builder);
+  ASSERT_TRUE(ImportDrugBankProteins(proteins, builder, ImportOptions()).ok());
+  ASSERT_TRUE(ImportDrugCentralTargets(drugcentral, builder, ImportOptions()).ok());
+  ASSERT_TRUE(ImportBindingDb(bindingdb, builder, ImportOptions()).ok());
+  const KgData kg = builder.Finish();
+  const int64_t i = FindTriple(kg, "DrugBank:DB00014", "drug binds gene", "UniProt:P00734");
+  ASSERT_GE(i, 0);
+  EXPECT_THAT(TripleSources(kg, i),
+              UnorderedElementsAre("drugbank-proteins (CC BY-NC 4.0)",
+                                   "drugcentral-targets (CC BY 4.0)", "bindingdb (CC BY-SA 3.0)"));
+  EXPECT_FLOAT_EQ(TripleScoreAt(kg, i), 0.6f);  // 100 nM
+  EXPECT_THAT(std::string(TripleNoteAt(kg, i)), HasSubstr("target (inhibitor)"));
+  EXPECT_THAT(std::string(TripleNoteAt(kg, i)), HasSubstr("affinity 100 nM"));
+  const int64_t strong = FindTriple(kg, "DrugBank:DB00035", "drug binds gene", "Entrez:552");
+  ASSERT_GE(strong, 0);
+  EXPECT_FLOAT_EQ(TripleScoreAt(kg, strong), 1.0f);
+  EXPECT_THAT(TripleSources(kg, strong), ElementsAre("bindingdb (CC BY 3.0)"));
+  EXPECT_EQ(FindReport(kg, "drugbank-proteins")->unmapped_ids, 1);  // the E. coli enzyme
+  EXPECT_EQ(FindReport(kg, "bindingdb")->rows_skipped, 1);
+}
+
+TEST(DrugImportersTest, ClassesAndIndicationsUseHetionetRelations) {
+  const std::string classes = TempPath("classes.tsv");
+  WriteFile(classes,
+            "drugbank_id\tdrugbank_name\tclass_id\tclass_name\n"
+            "DB00014\tGoserelin\tN0000175655\tGnRH Receptor Agonist\n"
+            "DB00014\tGoserelin\tCHEBI:35610\tantineoplastic agent\n"
+            "DB00014\tGoserelin\tATC:L02AE03\tGonadotropin releasing hormone analogues\n");
+  const std::string indications = TempPath("indications.tsv");
+  WriteFile(indications,
+            "doid_id\tdrugbank_id\tdisease\tdrug\tcategory\n"
+            "DOID:1612\tDB00014\tbreast cancer\tGoserelin\tDM\n"
+            "DOID:1612\tDB00945\tbreast cancer\tAspirin\tSYM\n"
+            "DOID:1612\tDB00331\tbreast cancer\tMetformin\tNOT\n"
+            "DOID:0000000\tDB00014\tnothing\tGoserelin\tDM\n");
+  KgBuilder builder;
+  AddBackbone(builder);
+  ASSERT_TRUE(ImportDrugCentralClasses(classes, builder, ImportOptions()).ok());
+  ASSERT_TRUE(ImportDrugCentralIndications(indications, builder, ImportOptions()).ok());
+  const KgData kg = builder.Finish();
+  EXPECT_GE(
+      FindTriple(kg, "NDFRT:N0000175655", "pharmacologic class includes drug", "DrugBank:DB00014"),
+      0);
+  EXPECT_GE(FindTriple(kg, "CHEBI:35610", "pharmacologic class includes drug", "DrugBank:DB00014"),
+            0);
+  EXPECT_EQ(FindReport(kg, "drugcentral-classes")->rows_skipped, 1);
+  EXPECT_GE(FindTriple(kg, "DrugBank:DB00014", "drug treats disease", "DOID:1612"), 0);
+  EXPECT_GE(FindTriple(kg, "DrugBank:DB00945", "drug palliates disease", "DOID:1612"), 0);
+  EXPECT_LT(FindTriple(kg, "DrugBank:DB00331", "drug treats disease", "DOID:1612"), 0);
+  EXPECT_EQ(FindReport(kg, "drugcentral-indications")->unmapped_ids, 1);
+}
+
+}  // namespace
+}  // namespace ibgraphrag::kgstore::import_

@@ -1,0 +1,242 @@
+// Provenance through the store: sources with licences, provenance groups, per-triple scores and
+// notes survive a snapshot, are read back on request, counted in Stats and kept by Ingest; older
+// snapshots without provenance metadata still open.
+#include <cmath>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "rocksdb/db.h"
+#include "services/kgstore/kg_builder.h"
+#include "services/kgstore/kg_store.h"
+#include "services/kgstore/kg_store_codec.h"
+#include "services/kgstore/kg_store_test_util.h"
+
+namespace ibgraphrag::kgstore {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::Pair;
+using testing::ScratchDir;
+using ::testing::UnorderedElementsAre;
+using testing::WriteAndOpen;
+
+// gene -associates-> disease from GWAS and DISEASES (merged, scored, noted); drug -causes->
+// nausea from SIDER only.
+KgData ProvenanceKg() {
+  KgBuilder b;
+  const SourceId gwas = b.AddSource("gwas-catalog", "CC BY 4.0");
+  const SourceId diseases = b.AddSource("jensenlab-diseases", "CC BY 4.0");
+  const SourceId sider = b.AddSource("sider", "CC BY-NC-SA 4.0");
+  const EntityId gene = b.AddEntity("Entrez:3630", "gene", "INS");
+  const EntityId disease = b.AddEntity("DOID:9352", "disease", "type 2 diabetes mellitus");
+  const EntityId drug = b.AddEntity("DrugBank:DB00331", "compound", "Metformin");
+  const EntityId nausea = b.AddEntity("UMLS:C0027497", "side_effect", "Nausea");
+  const RelationId associates = b.AddRelation("gene associated with disease", "", "", "");
+  const RelationId causes = b.AddRelation("drug causes side effect", "", "", "");
+  b.AddTriple(gene, associates, disease, gwas, 0.62f, "trait 'type 2 diabetes' (exact)");
+  b.AddTriple(gene, associates, disease, diseases, 0.8f, "z=4.1");
+  b.AddTriple(drug, causes, nausea, sider);
+  return b.Finish();
+}
+
+IngestTriple Fact(std::string head, std::string relation, std::string tail) {
+  IngestTriple t;
+  t.head = std::move(head);
+  t.relation = std::move(relation);
+  t.tail = std::move(tail);
+  return t;
+}
+
+TEST(KgStoreProvenanceTest, SnapshotKeepsSourcesLicencesGroupsScoresAndNotes) {
+  ScratchDir tmp;
+  auto store = WriteAndOpen(ProvenanceKg(), tmp.path());
+  ASSERT_NE(store, nullptr);
+  std::vector<std::string> sources;
+  for (const SourceInfo& s : store->sources()) sources.push_back(s.name + "|" + s.license);
+  EXPECT_THAT(sources, ElementsAre("gwas-catalog|CC BY 4.0", "jensenlab-diseases|CC BY 4.0",
+                                   "sider|CC BY-NC-SA 4.0"));
+  NeighborQuery q;
+  q.entity = 0;  // INS
+  auto page = store->Neighbors(q);
+  ASSERT_TRUE(page.ok()) << page.status();
+  ASSERT_EQ(page->triples.size(), 1u);
+  EXPECT_THAT(store->provenance().at(page->triples[0].provenance), ElementsAre(0, 1));
+
+  auto annotations = store->GetTripleAnnotations(page->triples);
+  ASSERT_TRUE(annotations.ok()) << annotations.status();
+  ASSERT_EQ(annotations->size(), 1u);
+  EXPECT_FLOAT_EQ((*annotations)[0].score, 0.8f);
+  EXPECT_EQ((*annotations)[0].note, "trait 'type 2 diabetes' (exact); z=4.1");
+
+  // The unannotated SIDER triple reads back as "no score, no note".
+  q.entity = 2;  // metformin
+  page = store->Neighbors(q);
+  ASSERT_TRUE(page.ok());
+  annotations = store->GetTripleAnnotations(page->triples);
+  ASSERT_TRUE(annotations.ok());
+  EXPECT_TRUE(std::isnan((*annotations)[0].score));
+  EXPECT_EQ((*annotations)[0].note, "");
+}
+
+TEST(KgStoreProvenanceTest, CountsAndManifestReportTriplesBySourceAndLicence) {
+  ScratchDir tmp;
+  auto store = WriteAndOpen(ProvenanceKg(), tmp.path());
+  ASSERT_NE(store, nullptr);
+  const KgCounts counts = store->counts();
+  EXPECT_THAT(counts.triples_by_source,
+              UnorderedElementsAre(Pair("gwas-catalog", 1), Pair("jensenlab-diseases", 1),
+                                   Pair("sider", 1)));
+  EXPECT_THAT(counts.triples_by_license,
+              UnorderedElementsAre(Pair("CC BY 4.0", 1), Pair("CC BY-NC-SA 4.0", 1)));
+  EXPECT_THAT(store->manifest().source_licenses,
+              ElementsAre("CC BY 4.0", "CC BY 4.0", "CC BY-NC-SA 4.0"));
+  EXPECT_EQ(store->manifest().counts.triples_by_license.at("CC BY 4.0"), 1);
+}
+
+TEST(KgStoreProvenanceTest, LicenceFilteredSnapshotRecordsTheFilter) {
+  ScratchDir tmp;
+  KgData kg = ProvenanceKg();
+  LicenseFilter filter;
+  filter.exclude = {"NC"};
+  ApplyLicenseFilter(filter, &kg);
+  auto store = WriteAndOpen(kg, tmp.path());
+  ASSERT_NE(store, nullptr);
+  EXPECT_EQ(store->counts().triples, 1);
+  EXPECT_EQ(store->num_entities(), 4);  // no entity names its sources here, so all stay
+  EXPECT_EQ(store->manifest().license_filter, "exclude=NC");
+  EXPECT_EQ(store->counts().triples_by_license.count("CC BY-NC-SA 4.0"), 0u);
+}
+
+TEST(KgStoreProvenanceTest, IngestKeepsLicenceScoreAndNoteOfNewTriples) {
+  ScratchDir tmp;
+  auto store = WriteAndOpen(ProvenanceKg(), tmp.path());
+  ASSERT_NE(store, nullptr);
+  IngestBatch batch;
+  batch.batch_id = "curation-1";
+  IngestTriple t = Fact("DrugBank:DB00331", "gene associated with disease", "DOID:9352");
+  t.source = "curation";
+  t.license = "CC0";
+  t.score = 0.5f;
+  t.note = "reviewed";
+  batch.triples.push_back(t);
+  // A second licence under the same name is a separate source.
+  IngestTriple again = t;
+  again.head = "Entrez:3630";
+  again.tail = "UMLS:C0027497";
+  again.license = "CC BY 4.0";
+  again.score = kNoTripleScore;
+  again.note = "";
+  batch.triples.push_back(again);
+  auto result = store->Ingest(batch);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->triples_added, 2);
+
+  const std::vector<SourceInfo> sources = store->sources();
+  ASSERT_EQ(sources.size(), 5u);
+  EXPECT_EQ(sources[3].name, "curation");
+  EXPECT_EQ(sources[3].license, "CC0");
+  EXPECT_EQ(sources[4].license, "CC BY 4.0");
+  EXPECT_EQ(store->counts().triples_by_license.at("CC0"), 1);
+  EXPECT_EQ(store->counts().triples_by_source.at("curation"), 2);
+
+  NeighborQuery q;
+  q.entity = 2;  // metformin
+  q.direction = Direction::kOut;
+  auto page = store->Neighbors(q);
+  ASSERT_TRUE(page.ok());
+  ASSERT_EQ(page->triples.size(), 2u);
+  auto annotations = store->GetTripleAnnotations(page->triples);
+  ASSERT_TRUE(annotations.ok());
+  for (size_t i = 0; i < page->triples.size(); ++i) {
+    const std::vector<SourceId> group = store->provenance().at(page->triples[i].provenance);
+    ASSERT_EQ(group.size(), 1u);
+    if (sources[group[0]].name != "curation") continue;
+    EXPECT_FLOAT_EQ((*annotations)[i].score, 0.5f);
+    EXPECT_EQ((*annotations)[i].note, "reviewed");
+  }
+
+  // Reopening replays the ingest log with the same provenance.
+  const std::string dir = SnapshotDir(tmp.path(), 1);
+  store.reset();
+  KgStoreOptions options;
+  options.snapshot_dir = dir;
+  auto reopened = KgStore::Open(options);
+  ASSERT_TRUE(reopened.ok()) << reopened.status();
+  EXPECT_EQ((*reopened)->sources().size(), 5u);
+  // {gwas, diseases}, {sider}, then the singleton groups of the two new sources.
+  EXPECT_EQ((*reopened)->provenance().size(), 4u);
+  EXPECT_EQ((*reopened)->counts().triples_by_license.at("CC0"), 1);
+}
+
+TEST(KgStoreProvenanceTest, IngestRejectsOverlongNotesAndInfiniteScoresNamingTheField) {
+  ScratchDir tmp;
+  auto store = WriteAndOpen(ProvenanceKg(), tmp.path());
+  ASSERT_NE(store, nullptr);
+  IngestBatch batch;
+  batch.batch_id = "bad";
+  IngestTriple t = Fact("Entrez:3630", "r", "DOID:9352");
+  t.note = std::string(kMaxTripleNoteBytes + 1, 'x');
+  batch.triples.push_back(t);
+  auto result = store->Ingest(batch);
+  EXPECT_EQ(result.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(result.status().message(), ::testing::HasSubstr("triples[0].note"));
+  batch.triples[0].note = "";
+  batch.triples[0].score = INFINITY;
+  result = store->Ingest(batch);
+  EXPECT_EQ(result.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(result.status().message(), ::testing::HasSubstr("triples[0].score"));
+}
+
+// A snapshot written before provenance groups existed has only source names in its metadata and
+// a 2-byte source id per edge; it opens with one singleton group per source, licences unknown.
+TEST(KgStoreProvenanceTest, SnapshotWithoutProvenanceMetadataOpensWithSingletonGroups) {
+  ScratchDir tmp;
+  const std::string dir = SnapshotDir(tmp.path(), 1);
+  { ASSERT_NE(WriteAndOpen(testing::SmallKg(), tmp.path()), nullptr); }
+  {
+    rocksdb::DB* raw = nullptr;
+    std::vector<rocksdb::ColumnFamilyHandle*> handles;
+    ASSERT_TRUE(
+        rocksdb::DB::Open(internal::MakeDbOptions(), dir + "/db",
+                          internal::MakeColumnFamilyDescriptors(rocksdb::NewLRUCache(1 << 20)),
+                          &handles, &raw)
+            .ok());
+    std::unique_ptr<rocksdb::DB> db(raw);
+    auto* meta = handles[internal::kCfMeta];
+    ASSERT_TRUE(
+        db->Delete(rocksdb::WriteOptions(), meta, std::string(internal::kMetaProvenance)).ok());
+    ASSERT_TRUE(
+        db->Delete(rocksdb::WriteOptions(), meta, std::string(internal::kMetaSourceLicenses)).ok());
+    for (auto* h : handles) db->DestroyColumnFamilyHandle(h);
+  }
+  KgStoreOptions options;
+  options.snapshot_dir = dir;
+  options.read_only = true;
+  auto store = KgStore::Open(options);
+  ASSERT_TRUE(store.ok()) << store.status();
+  EXPECT_THAT((*store)->provenance(), ElementsAre(ElementsAre(0), ElementsAre(1)));
+  for (const SourceInfo& s : (*store)->sources()) EXPECT_EQ(s.license, "");
+  NeighborQuery q;
+  q.entity = testing::kPolyuria;
+  auto page = (*store)->Neighbors(q);
+  ASSERT_TRUE(page.ok());
+  EXPECT_EQ((*store)->sources().at(page->triples.at(0).provenance).name, "doid");
+}
+
+TEST(KgStoreProvenanceTest, TooManyProvenanceGroupsFailNamingTheLimit) {
+  KgData kg = ProvenanceKg();
+  kg.provenance.assign(kMaxProvenanceGroups + 1, std::vector<SourceId>{0});
+  ScratchDir tmp;
+  SnapshotManifestInfo info;
+  info.version = 1;
+  const absl::Status s = KgStore::WriteSnapshot(kg, info, SnapshotDir(tmp.path(), 1));
+  EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(s.message(), ::testing::HasSubstr("65536"));
+}
+
+}  // namespace
+}  // namespace ibgraphrag::kgstore

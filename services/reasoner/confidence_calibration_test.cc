@@ -1,0 +1,340 @@
+#include "services/reasoner/confidence_calibration.h"
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "common/file_util.h"
+#include "common/proto_json.h"
+#include "common/test_util/temp_dir.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "services/reasoner/extractive_reasoner.h"
+#include "services/reasoner/reasoner.h"
+
+namespace ibgraphrag::reasoner {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+// Draws n rows (1, x1, x2) with x ~ U(-2, 2) and labels from sigmoid(w . x) with a fixed seed.
+void SyntheticLogistic(const std::vector<double>& w, int n, std::vector<std::vector<double>>* x,
+                       std::vector<double>* y) {
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> feature(-2.0, 2.0);
+  std::uniform_real_distribution<double> coin(0.0, 1.0);
+  for (int i = 0; i < n; ++i) {
+    std::vector<double> row = {1.0, feature(rng), feature(rng)};
+    x->push_back(row);
+    y->push_back(coin(rng) < LogisticProbability(w, row) ? 1 : 0);
+  }
+}
+
+TEST(LogisticFitTest, RecoversAKnownModelAndIsDeterministic) {
+  const std::vector<double> truth = {-0.5, 1.5, -1.0};
+  std::vector<std::vector<double>> x;
+  std::vector<double> y;
+  SyntheticLogistic(truth, 20000, &x, &y);
+  LogisticFitOptions options;
+  options.l2 = 1e-6;
+  auto fitted = FitLogistic(x, y, options);
+  ASSERT_TRUE(fitted.ok()) << fitted.status();
+  ASSERT_EQ(fitted->size(), 3u);
+  for (size_t j = 0; j < truth.size(); ++j) EXPECT_NEAR((*fitted)[j], truth[j], 0.08) << j;
+  auto again = FitLogistic(x, y, options);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(*fitted, *again);
+}
+
+TEST(LogisticFitTest, PenaltyShrinksWeightsAndKeepsSeparableDataFinite) {
+  // Perfectly separable: without a penalty the weight would grow without bound.
+  std::vector<std::vector<double>> x = {{1, -2}, {1, -1}, {1, 1}, {1, 2}};
+  std::vector<double> y = {0, 0, 1, 1};
+  LogisticFitOptions options;
+  options.l2 = 1.0;
+  auto fitted = FitLogistic(x, y, options);
+  ASSERT_TRUE(fitted.ok());
+  EXPECT_TRUE(std::isfinite((*fitted)[1]));
+  EXPECT_GT((*fitted)[1], 0.5);
+  EXPECT_LT((*fitted)[1], 10.0);
+}
+
+TEST(LogisticFitTest, RejectsEmptyAndRaggedInput) {
+  EXPECT_EQ(FitLogistic({}, {}, {}).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(FitLogistic({{1, 2}, {1}}, {0, 1}, {}).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(FitLogistic({{1, 2}}, {1.5}, {}).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST(ExpectedCalibrationErrorTest, MatchesAHandComputedExample) {
+  // Bin [0.8, 0.8667): two predictions at 0.8, one right -> |0.5 - 0.8| = 0.3, weight 2/4.
+  // Bin [0.2, 0.2667): two predictions at 0.2, none right -> |0 - 0.2| = 0.2, weight 2/4.
+  const std::vector<double> confidence = {0.8, 0.8, 0.2, 0.2};
+  const std::vector<bool> correct = {true, false, false, false};
+  EXPECT_NEAR(ExpectedCalibrationError(confidence, correct), 0.5 * 0.3 + 0.5 * 0.2, 1e-12);
+  const std::vector<ReliabilityBin> bins = ReliabilityBins(confidence, correct);
+  ASSERT_EQ(bins.size(), 15u);
+  EXPECT_EQ(bins[12].count, 2);  // 0.8 * 15 = 12
+  EXPECT_DOUBLE_EQ(bins[12].accuracy, 0.5);
+  EXPECT_EQ(bins[3].count, 2);  // 0.2 * 15 = 3
+  // Confidence 1 falls in the last bin; a perfectly calibrated set has ECE 0.
+  EXPECT_NEAR(ExpectedCalibrationError({1.0, 1.0, 0.0}, {true, true, false}), 0.0, 1e-12);
+  EXPECT_EQ(ExpectedCalibrationError({}, {}), 0.0);
+}
+
+TEST(ChooseThresholdTest, SmallestThresholdReachingTheTarget) {
+  const std::vector<double> p = {0.9, 0.8, 0.7, 0.6, 0.5, 0.4};
+  const std::vector<bool> right = {true, true, false, true, false, false};
+  // Committed accuracies going down: 1, 1, 2/3, 3/4, 3/5, 1/2.
+  EXPECT_DOUBLE_EQ(ChooseThreshold(p, right, 0.75, 1), 0.6);
+  EXPECT_DOUBLE_EQ(ChooseThreshold(p, right, 0.5, 1), 0.4);
+  EXPECT_DOUBLE_EQ(ChooseThreshold(p, right, 0.75, 5), kNeverCommit);
+  EXPECT_DOUBLE_EQ(ChooseThreshold(p, right, 1.0, 2), 0.8);
+}
+
+ExtractiveSignals ChoiceSignals(double top, double runner_up, int candidate) {
+  ExtractiveSignals s;
+  s.present = true;
+  s.task = Task::kMultipleChoice;
+  s.top_support = top;
+  s.runner_up_support = runner_up;
+  s.margin = top > 0 ? (top - runner_up) / top : 0;
+  s.options_supported = runner_up > 0 ? 2 : 1;
+  s.num_options = 4;
+  s.topics_present = 1;
+  s.topics_connected = 1;
+  s.evidence_count = 10;
+  s.candidate_index = candidate;
+  return s;
+}
+
+// Examples where a wide margin means right and a tie-ish margin wrong, 3 times in 4.
+std::vector<CalibrationExample> SeparatedExamples() {
+  std::vector<CalibrationExample> examples;
+  for (int i = 0; i < 80; ++i) {
+    CalibrationExample e;
+    const bool wide = i % 2 == 0;
+    e.signals = ChoiceSignals(1.0, wide ? 0.1 : 0.95, 0);
+    e.correct = wide ? (i % 8 != 0) : (i % 8 == 1);
+    e.raw_confidence = 1.0;
+    e.dataset = "synthetic";
+    examples.push_back(e);
+  }
+  return examples;
+}
+
+TEST(FitCalibrationTest, FitsMultipleChoiceAndLeavesTasksWithoutExamplesOut) {
+  CalibrationFitOptions options;
+  options.split = "validation";
+  // Overall the candidates are right half the time; only the wide-margin half reaches 0.6.
+  options.target_accuracy_multiple_choice = 0.6;
+  auto fitted = FitCalibration(SeparatedExamples(), options);
+  ASSERT_TRUE(fitted.ok()) << fitted.status();
+  ASSERT_EQ(fitted->tasks_size(), 1);
+  const auto& task = fitted->tasks(0);
+  EXPECT_EQ(task.task(), "MULTIPLE_CHOICE");
+  EXPECT_EQ(task.examples(), 80);
+  EXPECT_EQ(task.split(), "validation");
+  EXPECT_LT(task.ece_calibrated(), task.ece_raw());  // raw confidence 1 for everything
+  EXPECT_GE(task.accuracy_when_committed(), 0.5);
+  EXPECT_NEAR(task.coverage(), 0.5, 1e-9);  // exactly the wide-margin half commits
+  auto model = CalibrationModel::FromProto(*fitted, "test");
+  ASSERT_TRUE(model.ok()) << model.status();
+  EXPECT_EQ(model->ForTask(Task::kFactVerification), nullptr);
+  const double p_wide = CalibrationModel::Probability(task, ChoiceSignals(1.0, 0.1, 0));
+  const double p_tie = CalibrationModel::Probability(task, ChoiceSignals(1.0, 0.95, 0));
+  EXPECT_NEAR(p_wide, 0.75, 0.1);
+  EXPECT_LT(p_tie, 0.4);
+}
+
+TEST(FitCalibrationTest, AllRightFitSplitGivesLikelyNotCertain) {
+  std::vector<CalibrationExample> examples = SeparatedExamples();
+  for (CalibrationExample& e : examples) e.correct = true;
+  auto fitted = FitCalibration(examples, {});
+  ASSERT_TRUE(fitted.ok());
+  const double p = CalibrationModel::Probability(fitted->tasks(0), ChoiceSignals(1.0, 0.1, 0));
+  EXPECT_NEAR(p, 81.0 / 82.0, 0.01);  // Platt's target for 80 right of 80
+}
+
+TEST(FitCalibrationTest, TooFewExamplesIsAFailedPrecondition) {
+  std::vector<CalibrationExample> examples = SeparatedExamples();
+  examples.resize(5);
+  EXPECT_EQ(FitCalibration(examples, {}).status().code(), absl::StatusCode::kFailedPrecondition);
+}
+
+TEST(CalibrationArtifactTest, PublishesAndLoadsTheNewestVersion) {
+  const std::string base = common::test_util::MakeTempDir("calibration");
+  auto fitted = FitCalibration(SeparatedExamples(), {});
+  ASSERT_TRUE(fitted.ok());
+  auto none = LoadCalibrationSpec("auto", base);
+  ASSERT_TRUE(none.ok()) << none.status();
+  EXPECT_EQ(*none, nullptr);
+  ASSERT_TRUE(PublishCalibration(base, *fitted, "test").ok());
+  auto version = PublishCalibration(base, *fitted, "test");
+  ASSERT_TRUE(version.ok()) << version.status();
+  EXPECT_EQ(*version, 2);
+  auto loaded = LoadCalibrationSpec("auto", base);
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  ASSERT_NE(*loaded, nullptr);
+  EXPECT_EQ((*loaded)->label(), "calibration/2");
+  EXPECT_EQ((*loaded)->proto().SerializeAsString(), fitted->SerializeAsString());
+  auto file = LoadCalibrationSpec(base + "/calibration/1/calibration.json", base);
+  ASSERT_TRUE(file.ok()) << file.status();
+  EXPECT_THAT((*file)->label(), HasSubstr("calibration.json"));
+  EXPECT_EQ(*LoadCalibrationSpec("none", base), nullptr);
+}
+
+TEST(CalibrationArtifactTest, CorruptFilesGiveClearErrors) {
+  const std::string base = common::test_util::MakeTempDir("calibration_corrupt");
+  auto fitted = FitCalibration(SeparatedExamples(), {});
+  ASSERT_TRUE(fitted.ok());
+  ASSERT_TRUE(PublishCalibration(base, *fitted, "test").ok());
+  const std::string model_path = base + "/calibration/1/calibration.json";
+  // A changed byte breaks the manifest's SHA-256.
+  std::string json = *common::ReadFileToString(model_path);
+  json[json.find("MULTIPLE_CHOICE")] = 'X';
+  ASSERT_TRUE(common::WriteStringToFileAtomic(model_path, json).ok());
+  auto tampered = LoadCalibrationSpec("auto", base);
+  EXPECT_EQ(tampered.status().code(), absl::StatusCode::kDataLoss);
+  EXPECT_THAT(tampered.status().message(), HasSubstr("SHA-256"));
+  // A file that is not JSON, and one with the wrong number of weights.
+  ASSERT_TRUE(common::WriteStringToFileAtomic(model_path, "{not json").ok());
+  EXPECT_EQ(LoadCalibrationFile(model_path).status().code(), absl::StatusCode::kDataLoss);
+  artifacts::v1::ConfidenceCalibration short_weights = *fitted;
+  short_weights.mutable_tasks(0)->mutable_weights()->RemoveLast();
+  ASSERT_TRUE(common::WriteStringToFileAtomic(model_path, common::ProtoToJson(short_weights)).ok());
+  auto bad = LoadCalibrationFile(model_path);
+  EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(bad.status().message(), HasSubstr("tasks[0].weights"));
+  EXPECT_EQ(LoadCalibrationFile(base + "/missing.json").status().code(),
+            absl::StatusCode::kNotFound);
+}
+
+// An evidence edge between two named entities whose ids are their names prefixed with "id:".
+EvidenceTriple Edge(const std::string& from, const std::string& relation, const std::string& to,
+                    double score) {
+  EvidenceTriple edge;
+  edge.head = {"id:" + from, from};
+  edge.relation = relation;
+  edge.tail = {"id:" + to, to};
+  edge.score = score;
+  return edge;
+}
+
+// Aspirin treats the question's disease directly; metformin reaches it over two hops.
+ReasonRequest MiRequest() {
+  ReasonRequest request;
+  request.task = Task::kMultipleChoice;
+  request.question = "Which drug is used to treat myocardial infarction?";
+  request.options = {"Metformin", "Aspirin", "Levothyroxine", "Omeprazole"};
+  request.topic_entities = {{"id:Myocardial infarction", "myocardial infarction"}};
+  request.evidence = {Edge("Aspirin", "treats", "Myocardial infarction", 0.9),
+                      Edge("Metformin", "treats", "Type 2 diabetes", 0.8),
+                      Edge("Type 2 diabetes", "resembles", "Myocardial infarction", 0.2)};
+  return request;
+}
+
+TEST(ExtractiveSignalsTest, DescribeTheChoice) {
+  const ReasonResult result =
+      ReasonExtractively(MiRequest(), Task::kMultipleChoice, ExtractiveOptions());
+  const ExtractiveSignals& s = result.signals;
+  ASSERT_TRUE(s.present);
+  EXPECT_EQ(s.task, Task::kMultipleChoice);
+  EXPECT_EQ(s.candidate_index, 1);
+  EXPECT_EQ(result.option_index, 1);
+  EXPECT_DOUBLE_EQ(s.top_support, result.confidence);
+  EXPECT_GT(s.runner_up_support, 0.0);  // metformin, two hops away
+  EXPECT_GT(s.margin, 0.5);
+  EXPECT_EQ(s.options_supported, 2);
+  EXPECT_EQ(s.num_options, 4);
+  EXPECT_EQ(s.topics_present, 1);
+  EXPECT_EQ(s.topics_connected, 1);
+  EXPECT_EQ(s.evidence_count, 3);
+  EXPECT_FALSE(s.exception_question);
+}
+
+// A model with p = sigmoid(bias) for every answer.
+CalibrationModel ConstantModel(double bias, double threshold) {
+  artifacts::v1::ConfidenceCalibration proto;
+  proto.set_format_version(kCalibrationFormatVersion);
+  for (const std::string& name : CalibrationFeatureNames()) proto.add_feature_names(name);
+  for (const char* task : {"MULTIPLE_CHOICE", "FACT_VERIFICATION"}) {
+    auto* t = proto.add_tasks();
+    t->set_task(task);
+    t->add_weights(bias);
+    for (size_t i = 0; i < CalibrationFeatureNames().size(); ++i) t->add_weights(0.0);
+    t->set_threshold(threshold);
+  }
+  return *CalibrationModel::FromProto(proto, "calibration/7");
+}
+
+TEST(ApplyCalibrationTest, AbstainsBelowTheThresholdAndNamesTheCandidate) {
+  const ReasonRequest request = MiRequest();
+  ReasonResult result = ReasonExtractively(request, Task::kMultipleChoice, ExtractiveOptions());
+  const double raw = result.confidence;
+  result.raw_confidence = raw;
+  ApplyCalibration(ConstantModel(/*bias=*/-1.0, /*threshold=*/0.5), request, &result);
+  EXPECT_NEAR(result.confidence, 1.0 / (1.0 + std::exp(1.0)), 1e-9);
+  EXPECT_EQ(result.raw_confidence, raw);
+  EXPECT_EQ(result.calibration, "calibration/7");
+  EXPECT_TRUE(result.abstained);
+  EXPECT_TRUE(result.insufficient_evidence);
+  EXPECT_EQ(result.option_index, -1);
+  EXPECT_EQ(result.option_letter, "");
+  EXPECT_THAT(result.answer, StartsWith("insufficient evidence"));
+  EXPECT_THAT(result.rationale, HasSubstr("B) Aspirin"));
+  EXPECT_THAT(result.rationale, HasSubstr("(Aspirin, treats, Myocardial infarction)"));
+}
+
+TEST(ApplyCalibrationTest, CommitsAtOrAboveTheThresholdWithTheCalibratedProbability) {
+  const ReasonRequest request = MiRequest();
+  ReasonResult result = ReasonExtractively(request, Task::kMultipleChoice, ExtractiveOptions());
+  ApplyCalibration(ConstantModel(/*bias=*/2.0, /*threshold=*/0.5), request, &result);
+  EXPECT_NEAR(result.confidence, 1.0 / (1.0 + std::exp(-2.0)), 1e-9);
+  EXPECT_FALSE(result.abstained);
+  EXPECT_EQ(result.option_index, 1);
+  EXPECT_THAT(result.answer, HasSubstr("B) Aspirin"));
+}
+
+TEST(ApplyCalibrationTest, FactVerificationAbstainsAsUnknown) {
+  ReasonRequest request;
+  request.task = Task::kFactVerification;
+  request.question = "Aspirin treats myocardial infarction";
+  request.evidence = MiRequest().evidence;
+  ReasonResult result = ReasonExtractively(request, Task::kFactVerification, ExtractiveOptions());
+  ASSERT_EQ(result.fact_label, FactLabel::kSupported);
+  EXPECT_EQ(result.signals.candidate_label, FactLabel::kSupported);
+  ApplyCalibration(ConstantModel(-3.0, 0.5), request, &result);
+  EXPECT_EQ(result.fact_label, FactLabel::kUnknown);
+  EXPECT_TRUE(result.abstained);
+  EXPECT_THAT(result.rationale, HasSubstr("SUPPORTED"));
+}
+
+TEST(ReasonerCalibrationTest, ReportsUncalibratedWithoutAModelAndCalibratedWithOne) {
+  ReasonerOptions options;
+  options.log = [](absl::string_view) {};
+  auto plain = Reasoner::Create(options);
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  auto raw = (*plain)->Reason(MiRequest(), absl::InfiniteFuture());
+  ASSERT_TRUE(raw.ok());
+  EXPECT_EQ(raw->calibration, "uncalibrated");
+  EXPECT_EQ(raw->confidence, raw->raw_confidence);
+  EXPECT_EQ(raw->option_index, 1);
+
+  options.calibration = std::make_shared<const CalibrationModel>(ConstantModel(-1.0, 0.5));
+  auto calibrated = Reasoner::Create(options);
+  ASSERT_TRUE(calibrated.ok());
+  auto answer = (*calibrated)->Reason(MiRequest(), absl::InfiniteFuture());
+  ASSERT_TRUE(answer.ok());
+  EXPECT_EQ(answer->calibration, "calibration/7");
+  EXPECT_TRUE(answer->abstained);
+  EXPECT_EQ(answer->raw_confidence, raw->raw_confidence);
+  EXPECT_LT(answer->confidence, 0.5);
+}
+
+}  // namespace
+}  // namespace ibgraphrag::reasoner
