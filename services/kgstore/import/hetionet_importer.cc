@@ -69,6 +69,14 @@ bool SplitMetaedge(absl::string_view metaedge, std::string* source, std::string*
   return false;
 }
 
+// Licence of one resource named in the DaG file's `sources` column, as the file itself gives it
+// on single-resource rows; "" (unknown) for DOAF and anything else.
+absl::string_view DagResourceLicense(absl::string_view resource) {
+  if (resource == "DISEASES" || resource == "GWAS Catalog") return "CC BY 4.0";
+  if (resource == "DisGeNET") return "ODbL 1.0";
+  return "";
+}
+
 }  // namespace
 
 std::string HetionetKindToType(absl::string_view kind) {
@@ -208,11 +216,21 @@ absl::Status ImportHetionetDiseaseGene(const std::string& path, KgBuilder& build
         const EntityId gene =
             AddEntityFromSource(builder, absl::StrCat("Entrez:", f[2]), "gene", f[3], kDagSource);
         builder.AddEntitySource(*disease, BuilderArg(kDagSource));
-        // The file names a licence per row (CC BY 4.0 for DISEASES, ODbL 1.0 for DisGeNET rows;
-        // empty, i.e. unknown, where several resources are combined).
+        // The file names a licence per row (CC BY 4.0 for DISEASES, ODbL 1.0 for DisGeNET rows)
+        // and leaves it empty where several resources are combined: such a fact is under each
+        // resource's licence, so it gets one source per resource. DOAF publishes no licence
+        // (stays unknown).
         const absl::string_view license = f.size() > 5 ? f[5] : absl::string_view();
-        builder.AddTriple(*disease, relation, gene,
-                          builder.AddSource(BuilderArg(kDagSource), BuilderArg(license)));
+        if (!license.empty() || f.size() < 5 || f[4].empty()) {
+          builder.AddTriple(*disease, relation, gene,
+                            builder.AddSource(BuilderArg(kDagSource), BuilderArg(license)));
+          return absl::OkStatus();
+        }
+        for (absl::string_view resource : absl::StrSplit(f[4], '|')) {
+          builder.AddTriple(
+              *disease, relation, gene,
+              builder.AddSource(BuilderArg(kDagSource), BuilderArg(DagResourceLicense(resource))));
+        }
         return absl::OkStatus();
       });
 }
