@@ -4,6 +4,7 @@
 #include <grpcpp/security/credentials.h>
 #include <grpcpp/support/channel_arguments.h>
 
+#include <algorithm>
 #include <chrono>
 #include <utility>
 
@@ -46,6 +47,10 @@ absl::Status Validate(const ChannelOptions& options) {
     if (!(options.backoff_multiplier > 0)) {
       return absl::InvalidArgumentError("backoff_multiplier: must be > 0");
     }
+  }
+  if (options.max_reconnect_backoff < absl::Milliseconds(100) ||
+      options.max_reconnect_backoff > absl::Seconds(120)) {
+    return absl::InvalidArgumentError("max_reconnect_backoff: must be in [100ms, 120s]");
   }
   const ClientTlsOptions& tls = options.tls;
   if (tls.cert_path.empty() != tls.key_path.empty()) {
@@ -91,6 +96,11 @@ absl::StatusOr<std::shared_ptr<grpc::Channel>> MakeChannel(const ChannelOptions&
   args.SetInt(GRPC_ARG_ENABLE_RETRIES, options.retry_unavailable ? 1 : 0);
   args.SetMaxReceiveMessageSize(options.max_receive_message_bytes);
   args.SetMaxSendMessageSize(options.max_send_message_bytes);
+  const int reconnect_ms =
+      static_cast<int>(absl::ToInt64Milliseconds(options.max_reconnect_backoff));
+  args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, reconnect_ms);
+  // The initial backoff (1 s by default) must not exceed the cap.
+  args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, std::min(reconnect_ms, 1000));
 
   std::shared_ptr<grpc::ChannelCredentials> credentials;
   if (options.tls.enabled) {

@@ -58,6 +58,10 @@ struct ChannelOptions {
   absl::Duration initial_backoff = absl::Milliseconds(100);
   absl::Duration max_backoff = absl::Seconds(2);
   double backoff_multiplier = 2.0;
+  // Longest wait between reconnection attempts to a peer that is down. gRPC's default grows to
+  // 120 s, so a peer back after a 10 s outage went unnoticed for several more seconds
+  // (tests/fault/fault_under_load_test.cc); capping it finds a restarted peer within ~1 s.
+  absl::Duration max_reconnect_backoff = absl::Seconds(1);
 };
 
 // The service config MakeChannel installs, as JSON (exposed for tests and debugging).

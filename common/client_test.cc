@@ -85,6 +85,10 @@ TEST(MakeChannelTest, InvalidOptionsNameTheField) {
   options.max_attempts = 9;
   EXPECT_THAT(std::string(MakeChannel(options).status().message()), HasSubstr("max_attempts"));
   options.max_attempts = 3;
+  options.max_reconnect_backoff = absl::Seconds(600);
+  EXPECT_THAT(std::string(MakeChannel(options).status().message()),
+              HasSubstr("max_reconnect_backoff"));
+  options.max_reconnect_backoff = absl::Seconds(1);
   options.tls.enabled = true;
   options.tls.cert_path = "/x.pem";
   EXPECT_THAT(std::string(MakeChannel(options).status().message()), HasSubstr("tls.key_path"));

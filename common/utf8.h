@@ -50,6 +50,15 @@ inline bool IsValidUtf8(absl::string_view text) {
   return true;
 }
 
+// At most `limit` bytes of `text`, cut back to a UTF-8 character boundary so a cap never leaves
+// half a character (notes, prompts, log excerpts).
+inline absl::string_view Utf8Prefix(absl::string_view text, size_t limit) {
+  if (text.size() <= limit) return text;
+  size_t end = limit;
+  while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;
+  return text.substr(0, end);
+}
+
 }  // namespace ibgraphrag::common
 
 #endif  // IBGRAPHRAG_COMMON_UTF8_H_

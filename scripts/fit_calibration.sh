@@ -7,7 +7,10 @@
 #
 #   scripts/fit_calibration.sh [--base=artifacts] [--port=57790] [--if_missing]
 #
-# --if_missing does nothing when a calibration version exists already (scripts/start.sh uses it).
+# --if_missing does nothing when the newest calibration version is current: fitted on this build's
+# signal semantics (features_version, kept in step with reasoner::kCalibrationFeaturesVersion)
+# and on the newest kg / alignment / retriever versions under the base (the versions its
+# manifest records); otherwise it refits (scripts/start.sh uses it).
 # Environment: IBGR_BIN (default build/bin), IBGR_DATA_DIR (default ../shared/data).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,9 +27,37 @@ for arg in "$@"; do
 done
 BIN="${IBGR_BIN:-build/bin}"
 DATA_DIR="${IBGR_DATA_DIR:-$PWD/../shared/data}"
-if [[ $IF_MISSING == 1 ]] && compgen -G "$BASE/calibration/[1-9]*/manifest.json" >/dev/null; then
-  echo "fit_calibration: $BASE/calibration has a version; nothing to do"
-  exit 0
+FEATURES_VERSION=2  # reasoner::kCalibrationFeaturesVersion
+# Prints why the newest calibration is stale (nothing when it is current).
+calibration_staleness() {
+  python3 - "$BASE" "$FEATURES_VERSION" <<'PY'
+import json, os, sys
+base, features = sys.argv[1], int(sys.argv[2])
+def newest(kind):
+    d = os.path.join(base, kind)
+    vs = [int(v) for v in (os.listdir(d) if os.path.isdir(d) else [])
+          if v.isdigit() and os.path.isfile(os.path.join(d, v, "manifest.json"))]
+    return str(max(vs)) if vs else ""
+cal = newest("calibration")
+if not cal:
+    print("no calibration version"); sys.exit()
+m = json.load(open(os.path.join(base, "calibration", cal, "manifest.json")))
+if int(m.get("features_version", 0)) != features:
+    print(f"calibration/{cal} has features_version {m.get('features_version', 0)}, not {features}")
+for field, kind in (("kg_version", "kg"), ("alignment_bundle_version", "alignment"),
+                    ("retriever_model_version", "retriever")):
+    recorded, current = m.get(field, ""), newest(kind)
+    if recorded and current and recorded != current:
+        print(f"calibration/{cal} was fitted on {kind} {recorded}, the newest is {current}")
+PY
+}
+if [[ $IF_MISSING == 1 ]]; then
+  STALE="$(calibration_staleness)"
+  if [[ -z $STALE ]]; then
+    echo "fit_calibration: $BASE/calibration is current; nothing to do"
+    exit 0
+  fi
+  echo "fit_calibration: refitting: $STALE"
 fi
 
 LOG="$(mktemp -t ibgr-fit-calibration.XXXXXX.log)"

@@ -44,17 +44,16 @@ absl::StatusOr<std::unique_ptr<EncoderTraitMapper>> EncoderTraitMapper::Create(
   return mapper;
 }
 
-std::vector<std::optional<kgstore::import_::TraitMatch>> EncoderTraitMapper::NearestNames(
-    absl::Span<const std::string> texts) const {
+absl::StatusOr<std::vector<std::optional<kgstore::import_::TraitMatch>>>
+EncoderTraitMapper::NearestNames(absl::Span<const std::string> texts) const {
   std::vector<std::optional<kgstore::import_::TraitMatch>> matches(texts.size());
   if (texts.empty()) return matches;
   std::vector<float> queries(texts.size() * static_cast<size_t>(encoder_->dim()));
-  if (!encoder_->EncodeBatch(texts, absl::MakeSpan(queries)).ok()) return matches;
-  absl::StatusOr<std::vector<std::vector<NameHit>>> hits = index_->Search(queries, 1);
-  if (!hits.ok()) return matches;
-  for (size_t i = 0; i < texts.size() && i < hits->size(); ++i) {
-    if ((*hits)[i].empty() || (*hits)[i][0].similarity < options_.min_cosine) continue;
-    const NameHit& best = (*hits)[i][0];
+  IBGR_RETURN_IF_ERROR(encoder_->EncodeBatch(texts, absl::MakeSpan(queries)));
+  IBGR_ASSIGN_OR_RETURN(const std::vector<std::vector<NameHit>> hits, index_->Search(queries, 1));
+  for (size_t i = 0; i < texts.size() && i < hits.size(); ++i) {
+    if (hits[i].empty() || hits[i][0].similarity < options_.min_cosine) continue;
+    const NameHit& best = hits[i][0];
     matches[i] = kgstore::import_::TraitMatch{
         best.entry, best.similarity * options_.confidence_scale, "encoder"};
   }
@@ -62,11 +61,14 @@ std::vector<std::optional<kgstore::import_::TraitMatch>> EncoderTraitMapper::Nea
 }
 
 std::optional<kgstore::import_::TraitMatch> EncoderTraitMapper::Map(absl::string_view trait) const {
-  return MapBatch({std::string(trait)})[0];
+  absl::StatusOr<std::vector<std::optional<kgstore::import_::TraitMatch>>> matches =
+      MapBatch({std::string(trait)});
+  if (!matches.ok()) return std::nullopt;
+  return (*matches)[0];
 }
 
-std::vector<std::optional<kgstore::import_::TraitMatch>> EncoderTraitMapper::MapBatch(
-    absl::Span<const std::string> traits) const {
+absl::StatusOr<std::vector<std::optional<kgstore::import_::TraitMatch>>>
+EncoderTraitMapper::MapBatch(absl::Span<const std::string> traits) const {
   std::vector<std::optional<kgstore::import_::TraitMatch>> matches(traits.size());
   std::vector<std::string> rest;  // stripped texts the names did not map
   std::vector<size_t> rest_index;
@@ -77,7 +79,8 @@ std::vector<std::optional<kgstore::import_::TraitMatch>> EncoderTraitMapper::Map
     rest.emplace_back(text);
     rest_index.push_back(i);
   }
-  std::vector<std::optional<kgstore::import_::TraitMatch>> nearest = NearestNames(rest);
+  IBGR_ASSIGN_OR_RETURN(std::vector<std::optional<kgstore::import_::TraitMatch>> nearest,
+                        NearestNames(rest));
   for (size_t j = 0; j < rest.size(); ++j) matches[rest_index[j]] = std::move(nearest[j]);
   return matches;
 }

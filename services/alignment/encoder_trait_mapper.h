@@ -38,18 +38,20 @@ class EncoderTraitMapper final : public kgstore::import_::TraitMapper {
   static absl::StatusOr<std::unique_ptr<EncoderTraitMapper>> Create(
       const kgstore::KgBuilder& builder, std::shared_ptr<const TextEncoder> encoder,
       const EncoderTraitMapperOptions& options);
+  // One trait; an encoder or index error reads as no match here (MapBatch reports it).
   std::optional<kgstore::import_::TraitMatch> Map(absl::string_view trait) const override;
   // Names first for each trait, then one batched encoder search for the rest (FAISS turns a
-  // batch into a matrix product; single queries are scalar loops).
-  std::vector<std::optional<kgstore::import_::TraitMatch>> MapBatch(
+  // batch into a matrix product; single queries are scalar loops). Encoder and index errors are
+  // returned, not swallowed.
+  absl::StatusOr<std::vector<std::optional<kgstore::import_::TraitMatch>>> MapBatch(
       absl::Span<const std::string> traits) const override;
 
  private:
   EncoderTraitMapper(const kgstore::KgBuilder& builder, std::shared_ptr<const TextEncoder> encoder,
                      const EncoderTraitMapperOptions& options);
 
-  // The encoder match of each text (nullopt below the threshold or on an encoder error).
-  std::vector<std::optional<kgstore::import_::TraitMatch>> NearestNames(
+  // The encoder match of each text (nullopt below the threshold).
+  absl::StatusOr<std::vector<std::optional<kgstore::import_::TraitMatch>>> NearestNames(
       absl::Span<const std::string> texts) const;
 
   kgstore::import_::NameTraitMapper names_;

@@ -1,6 +1,8 @@
 #include "services/alignment/encoder_trait_mapper.h"
 
 #include <memory>
+#include <string>
+#include <utility>
 
 #include "gtest/gtest.h"
 
@@ -39,6 +41,34 @@ TEST_F(EncoderTraitMapperTest, NamesFirstThenNearestDoNameAboveTheThreshold) {
   EXPECT_FALSE((*mapper)->Map("B cell non-Hodgkin lymphoma").has_value());
   EXPECT_FALSE((*mapper)->Map("Keloids").has_value());
   EXPECT_FALSE((*mapper)->Map("Height").has_value());
+}
+
+// Encodes like the wrapped encoder for its first `good_calls` calls, then fails.
+class FailingEncoder final : public TextEncoder {
+ public:
+  FailingEncoder(std::shared_ptr<const TextEncoder> inner, int good_calls)
+      : inner_(std::move(inner)), good_calls_(good_calls) {}
+  const std::string& id() const override { return inner_->id(); }
+  int dim() const override { return inner_->dim(); }
+  absl::Status EncodeBatch(absl::Span<const std::string> texts,
+                           absl::Span<float> out) const override {
+    if (calls_++ >= good_calls_) return absl::UnavailableError("encoder went away");
+    return inner_->EncodeBatch(texts, out);
+  }
+
+ private:
+  std::shared_ptr<const TextEncoder> inner_;
+  int good_calls_;
+  mutable int calls_ = 0;
+};
+
+TEST_F(EncoderTraitMapperTest, EncoderErrorsAreReturnedNotReadAsNoMatch) {
+  auto failing = std::make_shared<FailingEncoder>(encoder_, /*good_calls=*/1);  // the index
+  auto mapper = EncoderTraitMapper::Create(builder_, failing, EncoderTraitMapperOptions());
+  ASSERT_TRUE(mapper.ok()) << mapper.status();
+  const auto batch = (*mapper)->MapBatch({"Uterine fibroids"});
+  EXPECT_EQ(batch.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_FALSE((*mapper)->Map("Uterine fibroids").has_value());
 }
 
 TEST_F(EncoderTraitMapperTest, RejectsAMissingEncoderAndAGraphWithoutDiseases) {

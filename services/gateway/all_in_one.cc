@@ -93,6 +93,11 @@ absl::StatusOr<std::unique_ptr<AllInOne>> AllInOne::Start(const AllInOneOptions&
   retrieve.torch_threads = options.torch_threads;
   retrieve.default_variant = options.retriever_scorer;
   retrieve.retriever.ontology.enabled = options.ontology_expansion;
+  if (!options.ontology_expansion) {
+    common::LogWarning(
+        "all-in-one: --ontology_expansion=false: models trained with expansion are served "
+        "without it (train/serve mismatch)");
+  }
   IBGR_ASSIGN_OR_RETURN(suite->retriever_, retriever::RetrieverServer::BuildAndStart(retrieve));
   if (!suite->retriever_->model_error().empty()) {
     common::LogWarning(

@@ -43,7 +43,9 @@ struct AllInOneOptions {
   int torch_threads = 1;
   // Retriever scorer variant for requests naming none (--scorer); unset = the model's default.
   std::optional<retriever::ScorerVariant> retriever_scorer;
-  // Retriever ontology expansion of topic entities along is_a (--ontology_expansion).
+  // Retriever ontology expansion of topic entities along is_a (--ontology_expansion): allowed
+  // when true (the served model's manifest then decides: train/serve parity); false forces it
+  // off, a train/serve mismatch logged at start (for measuring the effect).
   bool ontology_expansion = true;
 };
 

@@ -38,8 +38,9 @@ ABSL_FLAG(std::string, calibration, "auto",
 ABSL_FLAG(std::string, device, "auto", "retriever scoring device: auto, cpu or cuda:N");
 ABSL_FLAG(int, torch_threads, 1, "LibTorch intra-op threads of the retriever");
 ABSL_FLAG(bool, ontology_expansion, true,
-          "retriever: expand topic entities along Disease Ontology / HPO is_a (subtypes' facts "
-          "join the evidence with their is_a chain)");
+          "retriever: allow expanding topic entities along Disease Ontology / HPO is_a (subtypes' "
+          "facts join the evidence with their is_a chain) when the served model's manifest was "
+          "trained with it; false forces it off (a logged train/serve mismatch, for measuring)");
 ABSL_FLAG(std::string, alignment_llm_backend, "",
           "reasoner backend of alignment's MSCA LLM selection step: empty = the reasoner's "
           "default backend, else its first; \"none\" = no LLM step");

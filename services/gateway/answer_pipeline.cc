@@ -101,6 +101,7 @@ AnswerPipeline::AnswerPipeline(const PipelineConfig& config, const Upstreams& up
   modes_.emplace(std::string(kModeKgRank), std::make_unique<KgRankMode>(config.kg_rank));
   modes_.emplace(std::string(kModeKgRag), std::make_unique<KgRagMode>(config.kg_rag));
   modes_.emplace(std::string(kModeGive), std::make_unique<GiveMode>(config.give));
+  modes_.emplace(std::string(kModeIllama), std::make_unique<IllamaMode>(config.illama));
 }
 
 AnswerPipeline::~AnswerPipeline() = default;

@@ -30,6 +30,7 @@
 #include "ibgraphrag/v1/reasoner.grpc.pb.h"
 #include "ibgraphrag/v1/retriever.grpc.pb.h"
 #include "services/gateway/modes/give_mode.h"
+#include "services/gateway/modes/illama_mode.h"
 #include "services/gateway/modes/kg_rag_mode.h"
 #include "services/gateway/modes/kg_rank_mode.h"
 #include "services/gateway/modes/pipeline_mode.h"
@@ -81,6 +82,8 @@ struct PipelineConfig {
   KgRagOptions kg_rag;
   // PipelineOptions.mode "give" (modes/give_mode.h).
   GiveOptions give;
+  // PipelineOptions.mode "illama" (modes/illama_mode.h).
+  IllamaOptions illama;
 };
 
 // Receives AnswerStream's progress; called on the handler thread, in order.

@@ -22,109 +22,40 @@
 #include "ibgraphrag/v1/gateway.grpc.pb.h"
 #include "services/gateway/api_keys.h"
 #include "services/gateway/testing/small_suite.h"
-#include "tests/test_util/subprocess.h"
+#include "tests/test_util/small_suite_fixture.h"
 
 namespace ibgraphrag::gateway {
 namespace {
 
 namespace pb = ibgraphrag::v1;
 using ::ibgraphrag::common::Sha256Hex;
-using ::ibgraphrag::common::test_util::FakeOpenAiServer;
 using ::ibgraphrag::common::test_util::FakeResponse;
-using ::ibgraphrag::common::test_util::MakeTempDir;
-using ::ibgraphrag::testing::BinDir;
-using ::ibgraphrag::testing::Subprocess;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
 constexpr char kKey[] = "s3cret-clinic-key";
 constexpr char kFloodKey[] = "flood-key";
 
-struct Service {
-  std::unique_ptr<Subprocess> process;
-  int port = 0;
-};
-
-class GatewayIntegrationTest : public ::testing::Test {
+class GatewayIntegrationTest : public ::ibgraphrag::testing::SmallSuiteOnLoopback {
  protected:
   static void SetUpTestSuite() {
-    dir_ = new std::string(MakeTempDir("gateway-it"));
-    base_ = new std::string(*dir_ + "/art");
-    testing::PublishSmallSuite(*base_);
-    if (::testing::Test::HasFatalFailure()) return;
-    auto fake = FakeOpenAiServer::Start();
-    ASSERT_TRUE(fake.ok()) << fake.status();
-    fake_ = fake->release();
-    fake_->SetDefault(
-        FakeResponse::Completion("ans: A\nwhy: (Metformin, drug treats disease, "
-                                 "type 2 diabetes mellitus)"));
-    const std::string reasoner_config = *dir_ + "/reasoner.textproto";
-    common::test_util::WriteFileOrDie(
-        reasoner_config,
-        absl::StrCat("server { termination_grace_seconds: 0 drain_deadline_seconds: 1 }\n"
-                     "backends {\n  name: \"llm\"\n  base_url: \"",
-                     fake_->base_url(),
-                     "\"\n  model: \"fake-model\"\n  timeout_seconds: 2\n  max_retries: 0\n}\n"));
-    keys_file_ = new std::string(*dir_ + "/api_keys");
-    common::test_util::WriteFileOrDie(*keys_file_,
-                                      absl::StrCat("# test keys\nclinic:", Sha256Hex(kKey),
-                                                   "\nflood:", Sha256Hex(kFloodKey), "\n"));
-
-    kgstore_ = Launch("kgstore", {"--base=" + *base_, "--read_only"});
-    alignment_ = Launch("alignment", {"--base=" + *base_});
-    retriever_ = Launch("retriever", {"--base=" + *base_, "--device=cpu",
-                                      absl::StrCat("--kgstore=127.0.0.1:", kgstore_->port)});
-    reasoner_ = Launch("reasoner", {"--config=" + reasoner_config});
-    gateway_ = Launch("gateway", {absl::StrCat("--alignment=127.0.0.1:", alignment_->port),
-                                  absl::StrCat("--retriever=127.0.0.1:", retriever_->port),
-                                  absl::StrCat("--reasoner=127.0.0.1:", reasoner_->port),
-                                  absl::StrCat("--kgstore=127.0.0.1:", kgstore_->port),
-                                  "--api_keys_file=" + *keys_file_, "--rate_limit_qps=20",
-                                  "--rate_limit_burst=20"});
-  }
-
-  static Service* Launch(const std::string& name, std::vector<std::string> args) {
-    std::vector<std::string> argv = {BinDir() + "/" + name, "--host=127.0.0.1", "--port=0",
-                                     "--metrics_port=-1"};
-    argv.insert(argv.end(), args.begin(), args.end());
-    auto process = Subprocess::Start(argv, *dir_ + "/" + name + ".log");
-    EXPECT_TRUE(process.ok()) << process.status();
-    if (!process.ok()) return nullptr;
-    auto* service = new Service;
-    service->process = std::make_unique<Subprocess>(std::move(*process));
-    auto port = service->process->WaitForReadyPort(name, absl::Seconds(60));
-    EXPECT_TRUE(port.ok()) << name << ": " << port.status();
-    if (port.ok()) service->port = *port;
-    return service;
+    StartSuite("gateway-it", [](const std::string& dir) {
+      keys_file_ = new std::string(dir + "/api_keys");
+      common::test_util::WriteFileOrDie(*keys_file_,
+                                        absl::StrCat("# test keys\nclinic:", Sha256Hex(kKey),
+                                                     "\nflood:", Sha256Hex(kFloodKey), "\n"));
+      return std::vector<std::string>{"--api_keys_file=" + *keys_file_, "--rate_limit_qps=20",
+                                      "--rate_limit_burst=20"};
+    });
   }
 
   static void TearDownTestSuite() {
-    for (Service** s : {&gateway_, &reasoner_, &retriever_, &alignment_, &kgstore_}) {
-      delete *s;
-      *s = nullptr;
-    }
-    if (fake_ != nullptr) fake_->Stop();
-    delete fake_;
-    fake_ = nullptr;
+    StopSuite();
+    delete keys_file_;
+    keys_file_ = nullptr;
   }
 
-  void SetUp() override {
-    ASSERT_NE(gateway_, nullptr);
-    ASSERT_NE(gateway_->port, 0);
-    stub_ = pb::GatewayService::NewStub(grpc::CreateChannel(
-        absl::StrCat("127.0.0.1:", gateway_->port), grpc::InsecureChannelCredentials()));
-  }
-
-  static pb::AnswerRequest DiabetesQuestion() {
-    pb::AnswerRequest request;
-    request.set_question("Which drug treats type 2 diabetes mellitus?");
-    request.add_options("Metformin");
-    request.add_options("Polyuria");
-    request.set_task(pb::TASK_MULTIPLE_CHOICE);
-    // tau 0 keeps every linked candidate: the test is about the flow, not MSCA calibration.
-    request.mutable_pipeline()->set_tau(0.0f);
-    return request;
-  }
+  static pb::AnswerRequest DiabetesQuestion() { return testing::SmallSuiteDiabetesQuestion(); }
 
   grpc::Status Ask(const pb::AnswerRequest& request, pb::AnswerResponse* response,
                    const std::string& key = kKey, int deadline_ms = 15000) {
@@ -149,27 +80,10 @@ class GatewayIntegrationTest : public ::testing::Test {
     return false;
   }
 
-  static std::string* dir_;
-  static std::string* base_;
   static std::string* keys_file_;
-  static FakeOpenAiServer* fake_;
-  static Service* kgstore_;
-  static Service* alignment_;
-  static Service* retriever_;
-  static Service* reasoner_;
-  static Service* gateway_;
-  std::unique_ptr<pb::GatewayService::Stub> stub_;
 };
 
-std::string* GatewayIntegrationTest::dir_ = nullptr;
-std::string* GatewayIntegrationTest::base_ = nullptr;
 std::string* GatewayIntegrationTest::keys_file_ = nullptr;
-FakeOpenAiServer* GatewayIntegrationTest::fake_ = nullptr;
-Service* GatewayIntegrationTest::kgstore_ = nullptr;
-Service* GatewayIntegrationTest::alignment_ = nullptr;
-Service* GatewayIntegrationTest::retriever_ = nullptr;
-Service* GatewayIntegrationTest::reasoner_ = nullptr;
-Service* GatewayIntegrationTest::gateway_ = nullptr;
 
 TEST_F(GatewayIntegrationTest, AnswersWithEntitiesEvidenceTimingsAndVersions) {
   pb::AnswerResponse response;
@@ -333,7 +247,7 @@ TEST_F(GatewayIntegrationTest, ZDegradesWhenServicesFail) {
   EXPECT_FALSE(response.answer().used_llm());
 
   // Retriever killed: shortest-path evidence from kgstore, flagged.
-  ASSERT_TRUE(retriever_->process->Stop(SIGKILL, absl::Seconds(5)).ok());
+  ASSERT_TRUE(suite_->Kill("retriever").ok());
   response.Clear();
   status = Ask(DiabetesQuestion(), &response);
   ASSERT_TRUE(status.ok()) << status.error_message();
@@ -342,7 +256,7 @@ TEST_F(GatewayIntegrationTest, ZDegradesWhenServicesFail) {
   EXPECT_EQ(response.answer().option_index(), 0);
 
   // Reasoner killed: the gateway answers extractively, flagged.
-  ASSERT_TRUE(reasoner_->process->Stop(SIGKILL, absl::Seconds(5)).ok());
+  ASSERT_TRUE(suite_->Kill("reasoner").ok());
   response.Clear();
   status = Ask(DiabetesQuestion(), &response);
   ASSERT_TRUE(status.ok()) << status.error_message();
@@ -351,17 +265,17 @@ TEST_F(GatewayIntegrationTest, ZDegradesWhenServicesFail) {
   EXPECT_EQ(response.answer().option_index(), 0);
 
   // Alignment killed: no entities, no grounded answer.
-  ASSERT_TRUE(alignment_->process->Stop(SIGKILL, absl::Seconds(5)).ok());
+  ASSERT_TRUE(suite_->Kill("alignment").ok());
   response.Clear();
   status = Ask(DiabetesQuestion(), &response);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::UNAVAILABLE) << status.error_message();
   EXPECT_THAT(status.error_message(), HasSubstr("alignment"));
 
   // The gateway itself stays up and healthy, and drains on SIGTERM.
-  auto exit = gateway_->process->Stop(SIGTERM, absl::Seconds(30));
+  auto exit = suite_->process("gateway").Stop(SIGTERM, absl::Seconds(30));
   ASSERT_TRUE(exit.ok()) << exit.status();
   EXPECT_EQ(*exit, 0);
-  const std::string log = gateway_->process->ReadLog();
+  const std::string log = suite_->process("gateway").ReadLog();
   EXPECT_THAT(log, HasSubstr("\"msg\":\"gateway: audit\""));
   EXPECT_THAT(log, Not(HasSubstr("type 2 diabetes")));  // question text never logged
 }

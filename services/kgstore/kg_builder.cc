@@ -2,13 +2,16 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
+#include <tuple>
 #include <utility>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "common/utf8.h"
 
 namespace ibgraphrag::kgstore {
 namespace {
@@ -19,11 +22,29 @@ absl::string_view AbslView(std::string_view s) { return absl::string_view(s.data
 
 // The first kMaxTripleNoteBytes of `note`, cut at a UTF-8 character boundary.
 std::string CapNote(std::string_view note) {
-  if (note.size() <= kMaxTripleNoteBytes) return std::string(note);
-  size_t end = kMaxTripleNoteBytes;
-  while (end > 0 && (static_cast<unsigned char>(note[end]) & 0xC0) == 0x80) --end;
-  return std::string(note.substr(0, end));
+  return std::string(common::Utf8Prefix(AbslView(note), kMaxTripleNoteBytes));
 }
+
+// Appends `note` to the "; "-joined notes of a triple: exact repeats are skipped, and a note
+// that no longer fits in kMaxTripleNoteBytes is dropped rather than cut.
+void AppendNote(std::string_view note, std::string* joined) {
+  if (joined->empty()) {
+    *joined = CapNote(note);
+    return;
+  }
+  // Notes are short ("GWAS p=3e-12; trait 'type 2 diabetes'"); skip exact repeats.
+  for (absl::string_view part : absl::StrSplit(*joined, "; ")) {
+    if (part == AbslView(note)) return;
+  }
+  if (joined->size() + 2 + note.size() > kMaxTripleNoteBytes) return;
+  absl::StrAppend(joined, "; ", AbslView(note));
+}
+
+uint64_t HashValue(std::string_view value) { return std::hash<std::string_view>()(value); }
+
+// (entity, attribute kind, value hash) of a synonym, xref or definition.
+using AttributeKey = std::tuple<EntityId, uint8_t, uint64_t>;
+using AttributeKeys = absl::flat_hash_set<AttributeKey>;
 
 // Licence words split at spaces and '-', lower-cased: "CC BY-NC-SA 4.0" -> cc, by, nc, sa, 4.0.
 bool LicenseHasWord(std::string_view license, absl::string_view word) {
@@ -157,8 +178,8 @@ void DropExcludedEntities(const absl::flat_hash_set<std::string>& excluded_names
     if (!keep[e.id]) continue;
     new_id[e.id] = static_cast<EntityId>(entities.size());
     e.id = new_id[e.id];
-    // A kept entity no longer claims a dropped source (its names and xrefs stay: they are not
-    // attributed per source).
+    // A kept entity no longer claims a dropped source (KgBuilder::Finish(filter) has already
+    // stripped the synonyms, xrefs and definitions only dropped sources gave).
     e.sources.erase(
         std::remove_if(e.sources.begin(), e.sources.end(),
                        [&](const std::string& s) { return excluded_names.contains(s); }),
@@ -175,11 +196,22 @@ void DropExcludedEntities(const absl::flat_hash_set<std::string>& excluded_names
 
 }  // namespace
 
-bool LicenseFilter::Keeps(std::string_view license) const {
-  const absl::string_view shown = license.empty() ? "unknown" : AbslView(license);
+std::string NormalizeLicense(std::string_view license) {
+  std::vector<absl::string_view> words =
+      absl::StrSplit(AbslView(license), absl::ByAnyChar(" \t\r\n"), absl::SkipEmpty());
+  if (!words.empty() && absl::StartsWithIgnoreCase(words[0], "cc0")) {
+    // "CC0", "CC0 1.0", "CC0-1.0", "cc0 1.0 universal": one public-domain dedication.
+    return "CC0";
+  }
+  return absl::StrJoin(words, " ");
+}
+
+bool LicenseFilter::Keeps(std::string_view raw_license) const {
+  const std::string license = NormalizeLicense(raw_license);
+  const absl::string_view shown = license.empty() ? "unknown" : absl::string_view(license);
   if (!allow.empty()) {
     const bool allowed = std::any_of(allow.begin(), allow.end(), [&](const std::string& a) {
-      return absl::EqualsIgnoreCase(a, shown);
+      return absl::EqualsIgnoreCase(NormalizeLicense(a), shown);
     });
     if (!allowed) return false;
   }
@@ -277,21 +309,33 @@ std::optional<EntityId> KgBuilder::Resolve(std::string_view any_id) const {
 
 bool KgBuilder::AddAlias(EntityId id, std::string_view alias_id) {
   auto [it, inserted] = by_external_id_.emplace(std::string(alias_id), id);
-  if (!inserted) return it->second == id;
-  data_.entities[id].xrefs.emplace_back(alias_id);
+  if (!inserted && it->second != id) return false;
+  // A canonical id re-asserted as an alias is no xref; a re-asserted xref gains an attribution.
+  if (inserted) data_.entities[id].xrefs.emplace_back(alias_id);
+  if (inserted || data_.entities[id].external_id != alias_id) {
+    Attribute(id, AttributeKind::kXref, alias_id);
+  }
   return true;
 }
 
 void KgBuilder::AddSynonym(EntityId id, std::string_view synonym) {
   Entity& e = data_.entities[id];
   if (synonym.empty() || synonym == e.name) return;
+  Attribute(id, AttributeKind::kSynonym, synonym);
   if (std::find(e.synonyms.begin(), e.synonyms.end(), synonym) != e.synonyms.end()) return;
   e.synonyms.emplace_back(synonym);
 }
 
 void KgBuilder::SetDefinition(EntityId id, std::string_view definition) {
+  if (definition.empty()) return;
+  Attribute(id, AttributeKind::kDefinition, definition);
   Entity& e = data_.entities[id];
-  if (e.definition.empty()) e.definition = std::string(definition);
+  if (e.definition.empty()) {
+    e.definition = std::string(definition);
+  } else if (e.definition != definition) {
+    offered_definitions_.emplace_back(id,
+                                      std::make_pair(attribute_source_, std::string(definition)));
+  }
 }
 
 void KgBuilder::AddEntitySource(EntityId id, std::string_view source) {
@@ -317,11 +361,12 @@ RelationId KgBuilder::AddRelation(std::string_view name, std::string_view head_t
   return id;
 }
 
-SourceId KgBuilder::AddSource(std::string_view name, std::string_view license) {
-  std::string key = absl::StrCat(AbslView(name), "\t", AbslView(license));
+SourceId KgBuilder::AddSource(std::string_view name, std::string_view raw_license) {
+  std::string license = NormalizeLicense(raw_license);
+  std::string key = absl::StrCat(AbslView(name), "\t", license);
   if (auto it = source_by_key_.find(key); it != source_by_key_.end()) return it->second;
   const auto id = static_cast<SourceId>(data_.sources.size());
-  data_.sources.push_back(SourceInfo{std::string(name), std::string(license)});
+  data_.sources.push_back(SourceInfo{std::string(name), std::move(license)});
   source_by_key_.emplace(std::move(key), id);
   return id;
 }
@@ -340,53 +385,119 @@ KgBuilder::BuildGroup KgBuilder::GroupWith(BuildGroup group, SourceId source) {
   return it->second;
 }
 
-void KgBuilder::MergeInto(uint32_t index, SourceId source, float score, std::string_view note) {
-  Triple& t = data_.triples[index];
-  const BuildGroup before = t.provenance;
-  t.provenance = GroupWith(before, source);
-  if (before != 0 && t.provenance != before) ++merges_;
-  // NaN compares false, so a real score always replaces "none" and "none" never replaces one.
-  float& kept = scores_[index];
-  if (!std::isnan(score) && (std::isnan(kept) || score > kept)) kept = score;
-  if (note.empty()) return;
-  std::string& joined = notes_[index];
-  if (joined.empty()) {
-    joined = CapNote(note);
-    return;
-  }
-  // Notes are short ("GWAS p=3e-12; trait 'type 2 diabetes'"); skip exact repeats.
-  for (absl::string_view part : absl::StrSplit(joined, "; ")) {
-    if (part == AbslView(note)) return;
-  }
-  if (joined.size() + 2 + note.size() > kMaxTripleNoteBytes) return;
-  absl::StrAppend(&joined, "; ", AbslView(note));
-}
-
 bool KgBuilder::AddTriple(EntityId head, RelationId relation, EntityId tail, SourceId source,
                           float score, std::string_view note) {
   if (head == tail) return false;
   const uint64_t ends = (static_cast<uint64_t>(head) << 32) | tail;
   const auto next = static_cast<uint32_t>(data_.triples.size());
   auto [it, added] = triple_index_.emplace(std::make_pair(ends, relation), next);
-  if (added) {
-    data_.triples.push_back(Triple{head, relation, tail, 0});
-    scores_.push_back(kNoTripleScore);
+  if (added) data_.triples.push_back(Triple{head, relation, tail, 0});
+  Triple& t = data_.triples[it->second];
+  const BuildGroup before = t.provenance;
+  t.provenance = GroupWith(before, source);
+  if (before != 0 && t.provenance != before) ++merges_;
+  if (!std::isnan(score) || !note.empty()) {
+    Contribution& c = contributions_.emplace_back(Contribution{it->second, source, score});
+    if (!note.empty()) {
+      c.note = static_cast<int32_t>(contribution_notes_.size());
+      contribution_notes_.emplace_back(note);
+    }
   }
-  MergeInto(it->second, source, score, note);
   return added;
 }
 
-KgData KgBuilder::Finish() {
+void KgBuilder::MergeContributions(const std::vector<bool>& keep) {
+  scores_.assign(data_.triples.size(), kNoTripleScore);
+  notes_.clear();
+  for (const Contribution& c : contributions_) {
+    if (c.source < keep.size() && !keep[c.source]) continue;
+    // NaN compares false, so a real score always replaces "none" and "none" never replaces one.
+    float& kept = scores_[c.triple];
+    if (!std::isnan(c.score) && (std::isnan(kept) || c.score > kept)) kept = c.score;
+    if (c.note >= 0) AppendNote(contribution_notes_[c.note], &notes_[c.triple]);
+  }
+}
+
+KgData KgBuilder::FinishKeeping(const std::vector<bool>& keep_source) {
+  MergeContributions(keep_source);
+  StripExcludedAttributes(keep_source);
   KgData out = std::move(data_);
   SortAndNumber(groups_, scores_, &notes_, &out);
   Reset();
   return out;
 }
 
+KgData KgBuilder::Finish() { return FinishKeeping(std::vector<bool>(data_.sources.size(), true)); }
+
 KgData KgBuilder::Finish(const LicenseFilter& filter) {
-  KgData out = Finish();
+  std::vector<bool> keep(data_.sources.size(), true);
+  for (size_t s = 0; s < keep.size(); ++s) keep[s] = filter.Keeps(data_.sources[s].license);
+  KgData out = FinishKeeping(keep);
   ApplyLicenseFilter(filter, &out);
   return out;
+}
+
+void KgBuilder::SetAttributeSource(std::string_view source_name) {
+  if (source_name.empty()) {
+    attribute_source_ = 0;
+    return;
+  }
+  auto [it, added] = attribute_source_index_.emplace(
+      std::string(source_name), static_cast<uint16_t>(attribute_sources_.size()));
+  if (added) attribute_sources_.emplace_back(source_name);
+  attribute_source_ = it->second;
+}
+
+void KgBuilder::Attribute(EntityId id, AttributeKind kind, std::string_view value) {
+  attributions_.push_back(Attribution{id, kind, attribute_source_, HashValue(value)});
+}
+
+void KgBuilder::StripExcludedAttributes(const std::vector<bool>& keep_source) {
+  // An attribute source is excluded when it names a triple source none of whose licences is kept.
+  absl::flat_hash_map<std::string, bool> name_kept;
+  for (size_t s = 0; s < data_.sources.size(); ++s) {
+    name_kept[data_.sources[s].name] |= s >= keep_source.size() || keep_source[s];
+  }
+  std::vector<bool> excluded(attribute_sources_.size(), false);
+  bool any_excluded = false;
+  for (size_t i = 1; i < attribute_sources_.size(); ++i) {
+    const auto it = name_kept.find(attribute_sources_[i]);
+    excluded[i] = it != name_kept.end() && !it->second;
+    any_excluded = any_excluded || excluded[i];
+  }
+  if (!any_excluded) return;
+  AttributeKeys given, kept;
+  absl::flat_hash_set<EntityId> touched;
+  for (const Attribution& a : attributions_) {
+    const AttributeKey key{a.entity, static_cast<uint8_t>(a.kind), a.value_hash};
+    given.insert(key);
+    if (!excluded[a.source]) {
+      kept.insert(key);
+    } else {
+      touched.insert(a.entity);
+    }
+  }
+  auto dropped = [&](EntityId id, AttributeKind kind, std::string_view value) {
+    const AttributeKey key{id, static_cast<uint8_t>(kind), HashValue(value)};
+    return given.contains(key) && !kept.contains(key);
+  };
+  for (EntityId id : touched) {
+    Entity& e = data_.entities[id];
+    for (auto [list, kind] : {std::make_pair(&e.synonyms, AttributeKind::kSynonym),
+                              std::make_pair(&e.xrefs, AttributeKind::kXref)}) {
+      list->erase(std::remove_if(list->begin(), list->end(),
+                                 [&](const std::string& v) { return dropped(id, kind, v); }),
+                  list->end());
+    }
+    if (!e.definition.empty() && dropped(id, AttributeKind::kDefinition, e.definition)) {
+      e.definition.clear();
+      for (const auto& [entity, offer] : offered_definitions_) {
+        if (entity != id || excluded[offer.first]) continue;
+        e.definition = offer.second;
+        break;
+      }
+    }
+  }
 }
 
 void ApplyLicenseFilter(const LicenseFilter& filter, KgData* kg) {
@@ -407,6 +518,13 @@ void KgBuilder::Reset() {
   groups_.assign(1, {});
   group_by_members_.clear();
   group_plus_source_.clear();
+  contributions_.clear();
+  contribution_notes_.clear();
+  attributions_.clear();
+  offered_definitions_.clear();
+  attribute_sources_.assign(1, "");
+  attribute_source_index_.clear();
+  attribute_source_ = 0;
   scores_.clear();
   notes_.clear();
   merges_ = 0;

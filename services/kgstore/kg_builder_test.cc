@@ -130,9 +130,9 @@ TEST(KgBuilderTest, ExcludingNcDropsNcOnlyTriplesAndEntitiesAndKeepsSharedFacts)
   const KgData kg = f.builder.Finish(filter);
   ASSERT_EQ(kg.triples.size(), 1u);
   EXPECT_THAT(SourcesOf(kg, 0), ElementsAre("gwas-catalog (CC BY 4.0)"));
-  // Score and note are per triple (merged), so they stay with the kept triple.
-  EXPECT_FLOAT_EQ(TripleScoreAt(kg, 0), 0.7f);
-  EXPECT_EQ(TripleNoteAt(kg, 0), "gwas; sider");
+  // Scores and notes are kept per source until Finish: the dropped SIDER's 0.7 and note go.
+  EXPECT_FLOAT_EQ(TripleScoreAt(kg, 0), 0.5f);
+  EXPECT_EQ(TripleNoteAt(kg, 0), "gwas");
   // nausea and metformin were only known from SIDER and nothing kept touches them.
   std::vector<std::string> ids;
   for (const Entity& e : kg.entities) ids.push_back(e.external_id);
@@ -141,6 +141,54 @@ TEST(KgBuilderTest, ExcludingNcDropsNcOnlyTriplesAndEntitiesAndKeepsSharedFacts)
   EXPECT_EQ(kg.triples[0].tail, 1u);
   for (const SourceInfo& s : kg.sources) EXPECT_NE(s.name, "sider");
   EXPECT_EQ(kg.license_filter, "exclude=nc");
+}
+
+TEST(KgBuilderTest, ExcludedSourceOnlyScoreAndNoteLeaveNoTrace) {
+  TwoFacts f;
+  f.builder.AddTriple(f.gene, f.associates, f.disease, f.sider, 0.9f, "sider says so");
+  f.builder.AddTriple(f.gene, f.associates, f.disease, f.gwas);
+  LicenseFilter filter;
+  filter.exclude = {"NC"};
+  const KgData kg = f.builder.Finish(filter);
+  ASSERT_EQ(kg.triples.size(), 1u);
+  EXPECT_TRUE(std::isnan(TripleScoreAt(kg, 0)));
+  EXPECT_EQ(TripleNoteAt(kg, 0), "");
+}
+
+TEST(KgBuilderTest, ExcludedSourcesDefinitionXrefsAndSynonymsAreStripped) {
+  TwoFacts f;
+  f.builder.SetAttributeSource("sider");
+  f.builder.SetDefinition(f.drug, "NC description");
+  f.builder.AddAlias(f.drug, "STITCH:CID1");
+  f.builder.AddAlias(f.drug, "PubChem:4091");
+  f.builder.AddSynonym(f.drug, "glucophage");
+  f.builder.SetAttributeSource("gwas-catalog");
+  f.builder.SetDefinition(f.drug, "kept description");
+  f.builder.AddAlias(f.drug, "PubChem:4091");  // also given by a kept source: stays
+  f.builder.SetAttributeSource("");
+  f.builder.AddSynonym(f.drug, "dimethylbiguanide");  // no source named: stays
+  f.builder.AddEntitySource(f.drug, "gwas-catalog");
+  LicenseFilter filter;
+  filter.exclude = {"NC"};
+  const KgData kg = f.builder.Finish(filter);
+  const Entity* drug = nullptr;
+  for (const Entity& e : kg.entities) {
+    if (e.external_id == "DrugBank:DB00331") drug = &e;
+  }
+  ASSERT_NE(drug, nullptr);
+  EXPECT_EQ(drug->definition, "kept description");
+  EXPECT_THAT(drug->xrefs, ElementsAre("PubChem:4091"));
+  EXPECT_THAT(drug->synonyms, ElementsAre("dimethylbiguanide"));
+}
+
+TEST(KgBuilderTest, UnfilteredFinishKeepsEveryAttribute) {
+  TwoFacts f;
+  f.builder.SetAttributeSource("sider");
+  f.builder.SetDefinition(f.drug, "NC description");
+  f.builder.AddAlias(f.drug, "STITCH:CID1");
+  const KgData kg = f.builder.Finish();
+  EXPECT_EQ(kg.entities.at(f.drug).definition, "NC description");
+  EXPECT_THAT(kg.entities.at(f.drug).xrefs, ElementsAre("STITCH:CID1"));
 }
 
 TEST(KgBuilderTest, KeptEntitiesStopClaimingDroppedSources) {
@@ -169,6 +217,25 @@ TEST(KgBuilderTest, AllowListKeepsOnlyNamedLicences) {
   EXPECT_TRUE(filter.Keeps(""));
   EXPECT_FALSE(filter.Keeps("CC0"));
   EXPECT_EQ(kg.license_filter, "allow=cc by 4.0|unknown");
+}
+
+TEST(KgBuilderTest, LicencesAreStoredAndMatchedNormalised) {
+  EXPECT_EQ(NormalizeLicense("CC0 1.0"), "CC0");
+  EXPECT_EQ(NormalizeLicense(" cc0-1.0 "), "CC0");
+  EXPECT_EQ(NormalizeLicense("CC BY  4.0 "), "CC BY 4.0");
+  EXPECT_EQ(NormalizeLicense(""), "");
+  TwoFacts f;
+  const SourceId pid = f.builder.AddSource("pathways", "CC0 1.0");
+  EXPECT_EQ(f.builder.AddSource("pathways", "CC0"), pid);  // one source, one spelling
+  f.builder.AddTriple(f.gene, f.associates, f.disease, pid);
+  LicenseFilter filter;
+  filter.allow = {"CC0"};
+  const KgData kg = f.builder.Finish(filter);
+  ASSERT_EQ(kg.triples.size(), 1u);  // PID's "CC0 1.0" pathways are not silently dropped
+  EXPECT_THAT(SourcesOf(kg, 0), ElementsAre("pathways (CC0)"));
+  LicenseFilter published_spelling;
+  published_spelling.allow = {"cc0 1.0"};
+  EXPECT_TRUE(published_spelling.Keeps("CC0"));
 }
 
 TEST(KgBuilderTest, ExcludePatternMatchesWholeWordsOnly) {

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <filesystem>
 #include <functional>
+#include <limits>
 #include <utility>
 
 #include "absl/strings/numbers.h"
@@ -70,6 +71,15 @@ absl::Status LoadProvenance(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* meta,
                         read_optional(internal::kMetaSourceLicenses, &value));
   if (have_licenses) {
     IBGR_ASSIGN_OR_RETURN(licenses, internal::DecodeStringList(value));
+    if (licenses.size() != names.size()) {
+      return absl::DataLossError(
+          absl::StrCat("corrupt metadata 'source_licenses': ", licenses.size(), " licences for ",
+                       names.size(), " sources in 'sources'"));
+    }
+  }
+  if (names.size() > size_t{std::numeric_limits<SourceId>::max()} + 1) {
+    return absl::DataLossError(absl::StrCat("corrupt metadata 'sources': ", names.size(),
+                                            " sources, more than the limit of 65536"));
   }
   sources->clear();
   for (size_t i = 0; i < names.size(); ++i) {
@@ -84,9 +94,13 @@ absl::Status LoadProvenance(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* meta,
       provenance->push_back({static_cast<SourceId>(i)});
     }
   }
-  for (const std::vector<SourceId>& group : *provenance) {
-    for (SourceId s : group) {
-      if (s >= sources->size()) return absl::DataLossError("provenance names an unknown source");
+  for (size_t g = 0; g < provenance->size(); ++g) {
+    for (SourceId s : (*provenance)[g]) {
+      if (s >= sources->size()) {
+        return absl::DataLossError(absl::StrCat("corrupt metadata 'provenance': group ", g,
+                                                " names source ", s, " of ", sources->size(),
+                                                " in 'sources'"));
+      }
     }
   }
   return absl::OkStatus();
@@ -576,6 +590,11 @@ std::vector<SourceInfo> KgStore::sources() const {
 std::vector<std::vector<SourceId>> KgStore::provenance() const {
   absl::ReaderMutexLock lock(&mu_);
   return provenance_;
+}
+
+KgStore::ProvenanceTables KgStore::provenance_tables() const {
+  absl::ReaderMutexLock lock(&mu_);
+  return ProvenanceTables{sources_, provenance_};
 }
 
 absl::StatusOr<std::vector<TripleAnnotation>> KgStore::GetTripleAnnotations(

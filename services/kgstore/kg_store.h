@@ -301,6 +301,13 @@ class KgStore {
   std::vector<SourceInfo> sources() const;  // SourceId -> name, licence
   // ProvenanceId -> sorted SourceIds (Triple::provenance indexes it).
   std::vector<std::vector<SourceId>> provenance() const;
+  // Both tables copied under one lock, so every group's ids index `sources` even while an
+  // ingest appends to them (two separate calls could see different generations).
+  struct ProvenanceTables {
+    std::vector<SourceInfo> sources;
+    std::vector<std::vector<SourceId>> groups;
+  };
+  ProvenanceTables provenance_tables() const;
   KgCounts counts() const;                                        // live: includes ingested data
   const SnapshotManifest& manifest() const { return manifest_; }  // as built; immutable
   KgStoreStats stats() const;

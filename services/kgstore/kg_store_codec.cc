@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -276,13 +277,31 @@ std::string EncodeProvenance(const std::vector<std::vector<SourceId>>& groups) {
 }
 
 absl::StatusOr<std::vector<std::vector<SourceId>>> DecodeProvenance(std::string_view text) {
+  // Metadata is untrusted input: every id is range-checked before it narrows to 16 bits.
+  auto corrupt = [](absl::string_view why) {
+    return absl::DataLossError(absl::StrCat("corrupt metadata 'provenance': ", why));
+  };
   json j = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded() || !j.is_array()) return absl::DataLossError("corrupt provenance groups");
-  try {
-    return j.get<std::vector<std::vector<SourceId>>>();
-  } catch (const std::exception& e) {
-    return absl::DataLossError(absl::StrCat("corrupt provenance groups: ", e.what()));
+  if (j.is_discarded() || !j.is_array()) return corrupt("not a JSON array");
+  if (j.size() > kMaxProvenanceGroups) {
+    return corrupt(
+        absl::StrCat(j.size(), " groups, more than the limit of ", kMaxProvenanceGroups));
   }
+  std::vector<std::vector<SourceId>> groups(j.size());
+  for (size_t g = 0; g < j.size(); ++g) {
+    const json& group = j[g];
+    if (!group.is_array() || group.empty()) {
+      return corrupt(absl::StrCat("group ", g, " is not a non-empty array"));
+    }
+    for (const json& id : group) {
+      if (!id.is_number_unsigned() || id.get<uint64_t>() > std::numeric_limits<SourceId>::max()) {
+        return corrupt(
+            absl::StrCat("group ", g, " names source '", id.dump(), "', not an id in [0, 65535]"));
+      }
+      groups[g].push_back(static_cast<SourceId>(id.get<uint64_t>()));
+    }
+  }
+  return groups;
 }
 
 std::string EncodeAdjacencyValue(ProvenanceId group, float score, std::string_view note) {

@@ -27,6 +27,7 @@
 #include "common/status_macros.h"
 #include "rocksdb/db.h"
 #include "rocksdb/write_batch.h"
+#include "services/kgstore/kg_builder.h"
 #include "services/kgstore/kg_store.h"
 #include "services/kgstore/kg_store_codec.h"
 
@@ -231,6 +232,7 @@ class KgStore::IngestPlanner {
   absl::flat_hash_map<std::string, EntityId> store_cache_;  // kInvalidEntity = absent
   absl::flat_hash_map<std::string, RelationId> batch_relations_;
   absl::flat_hash_map<std::string, ProvenanceId> group_by_source_key_;  // name '\t' licence
+  absl::flat_hash_map<std::string, SourceId> source_by_key_;            // stored sources, same key
   absl::flat_hash_set<TripleKey> seen_;
 };
 
@@ -348,21 +350,31 @@ absl::Status KgStore::IngestPlanner::PlanRelations(const std::vector<Relation>& 
 
 absl::StatusOr<ProvenanceId> KgStore::IngestPlanner::GroupFor(size_t i, const IngestTriple& t) {
   const std::string& source_name = t.source.empty() ? kDefaultIngestSource : t.source;
+  const std::string license = NormalizeLicense(t.license);
+  std::string key = absl::StrCat(source_name, "\t", license);
+  if (auto it = group_by_source_key_.find(key); it != group_by_source_key_.end()) {
+    return it->second;
+  }
+  // A stored source that so far only appears in merged groups keeps its id: only its singleton
+  // group is new.
+  const auto stored = source_by_key_.find(key);
   const size_t known = store_.sources_.size() + plan_.new_sources.size();
   const size_t groups = store_.provenance_.size() + plan_.new_groups.size();
-  auto [it, added] = group_by_source_key_.emplace(absl::StrCat(source_name, "\t", t.license),
-                                                  static_cast<ProvenanceId>(groups));
-  if (added) {
-    if (known >= 65536 || groups >= kMaxProvenanceGroups) {
-      group_by_source_key_.erase(it);
-      return absl::InvalidArgumentError(
-          absl::StrCat("triples[", i, "].source '", source_name, "' would exceed the limit of ",
-                       "65536 sources / ", kMaxProvenanceGroups, " provenance groups"));
-    }
-    plan_.new_sources.push_back(SourceInfo{source_name, t.license});
-    plan_.new_groups.push_back({static_cast<SourceId>(known)});
+  if ((stored == source_by_key_.end() && known >= 65536) || groups >= kMaxProvenanceGroups) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("triples[", i, "].source '", source_name, "' would exceed the limit of ",
+                     "65536 sources / ", kMaxProvenanceGroups, " provenance groups"));
   }
-  return it->second;
+  SourceId source = 0;
+  if (stored != source_by_key_.end()) {
+    source = stored->second;
+  } else {
+    source = static_cast<SourceId>(known);
+    plan_.new_sources.push_back(SourceInfo{source_name, license});
+  }
+  plan_.new_groups.push_back({source});
+  group_by_source_key_.emplace(std::move(key), static_cast<ProvenanceId>(groups));
+  return static_cast<ProvenanceId>(groups);
 }
 
 absl::Status KgStore::IngestPlanner::PlanTriple(size_t i, const IngestTriple& t,
@@ -407,6 +419,11 @@ absl::Status KgStore::IngestPlanner::PlanTriple(size_t i, const IngestTriple& t,
 absl::Status KgStore::IngestPlanner::PlanTriples(const std::vector<IngestTriple>& triples) {
   // A stored source is reused through its singleton group (snapshots built from one source per
   // fact have one per source; a source only ever seen merged gets a new singleton group).
+  for (size_t s = 0; s < store_.sources_.size(); ++s) {
+    const SourceInfo& source = store_.sources_[s];
+    source_by_key_.emplace(absl::StrCat(source.name, "\t", source.license),
+                           static_cast<SourceId>(s));
+  }
   for (size_t g = 0; g < store_.provenance_.size(); ++g) {
     if (store_.provenance_[g].size() != 1) continue;
     const SourceInfo& source = store_.sources_[store_.provenance_[g][0]];
@@ -562,7 +579,7 @@ absl::Status KgStore::WriteIngest(const std::string& batch_id, IngestPlan* plan)
          std::to_string(plan->marker.generation));
   wb.Put(cf_[internal::kCfMeta], std::string(internal::kMetaCounts),
          internal::EncodeCounts(plan->new_counts));
-  if (!plan->new_sources.empty()) PutProvenanceMeta(*plan, &wb);
+  if (!plan->new_groups.empty()) PutProvenanceMeta(*plan, &wb);
   wb.Put(cf_[internal::kCfBatches], batch_id, internal::EncodeIngestMarker(plan->marker));
   rocksdb::WriteOptions write_options;
   write_options.sync = true;

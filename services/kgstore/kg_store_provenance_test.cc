@@ -3,10 +3,12 @@
 // snapshots without provenance metadata still open.
 #include <cmath>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "absl/strings/str_join.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "rocksdb/db.h"
@@ -41,6 +43,15 @@ KgData ProvenanceKg() {
   b.AddTriple(gene, associates, disease, diseases, 0.8f, "z=4.1");
   b.AddTriple(drug, causes, nausea, sider);
   return b.Finish();
+}
+
+// The store of snapshot 1 under `base`, opened afresh (the ingest log replayed).
+std::unique_ptr<KgStore> Reopen(const std::string& base) {
+  KgStoreOptions options;
+  options.snapshot_dir = SnapshotDir(base, 1);
+  auto reopened = KgStore::Open(options);
+  EXPECT_TRUE(reopened.ok()) << reopened.status();
+  return reopened.ok() ? *std::move(reopened) : nullptr;
 }
 
 IngestTriple Fact(std::string head, std::string relation, std::string tail) {
@@ -160,16 +171,47 @@ TEST(KgStoreProvenanceTest, IngestKeepsLicenceScoreAndNoteOfNewTriples) {
   }
 
   // Reopening replays the ingest log with the same provenance.
-  const std::string dir = SnapshotDir(tmp.path(), 1);
   store.reset();
-  KgStoreOptions options;
-  options.snapshot_dir = dir;
-  auto reopened = KgStore::Open(options);
-  ASSERT_TRUE(reopened.ok()) << reopened.status();
-  EXPECT_EQ((*reopened)->sources().size(), 5u);
+  const std::unique_ptr<KgStore> reopened = Reopen(tmp.path());
+  ASSERT_NE(reopened, nullptr);
+  EXPECT_EQ(reopened->sources().size(), 5u);
   // {gwas, diseases}, {sider}, then the singleton groups of the two new sources.
-  EXPECT_EQ((*reopened)->provenance().size(), 4u);
-  EXPECT_EQ((*reopened)->counts().triples_by_license.at("CC0"), 1);
+  EXPECT_EQ(reopened->provenance().size(), 4u);
+  EXPECT_EQ(reopened->counts().triples_by_license.at("CC0"), 1);
+}
+
+TEST(KgStoreProvenanceTest, IngestReusesAStoredSourceSeenOnlyInMergedGroups) {
+  ScratchDir tmp;
+  auto store = WriteAndOpen(ProvenanceKg(), tmp.path());
+  ASSERT_NE(store, nullptr);
+  // gwas-catalog is stored, but only inside the merged group {gwas, diseases}.
+  IngestBatch batch;
+  batch.batch_id = "gwas-extra";
+  IngestTriple t = Fact("DrugBank:DB00331", "gene associated with disease", "DOID:9352");
+  t.source = "gwas-catalog";
+  t.license = "CC BY 4.0";
+  batch.triples.push_back(t);
+  // A published licence spelling is stored normalised ("CC0 1.0" -> "CC0").
+  IngestTriple pid = Fact("Entrez:3630", "drug causes side effect", "UMLS:C0027497");
+  pid.source = "pathways";
+  pid.license = "CC0 1.0";
+  batch.triples.push_back(pid);
+  auto result = store->Ingest(batch);
+  ASSERT_TRUE(result.ok()) << result.status();
+  std::vector<std::string> sources;
+  for (const SourceInfo& s : store->sources()) sources.push_back(s.name + "|" + s.license);
+  EXPECT_THAT(sources, ElementsAre("gwas-catalog|CC BY 4.0", "jensenlab-diseases|CC BY 4.0",
+                                   "sider|CC BY-NC-SA 4.0", "pathways|CC0"));
+  // {gwas, diseases}, {sider}, then the new singleton groups {gwas} and {pathways}.
+  EXPECT_THAT(store->provenance(),
+              ElementsAre(ElementsAre(0, 1), ElementsAre(2), ElementsAre(0), ElementsAre(3)));
+  EXPECT_EQ(store->counts().triples_by_source.at("gwas-catalog"), 2);
+
+  store.reset();
+  const std::unique_ptr<KgStore> reopened = Reopen(tmp.path());
+  ASSERT_NE(reopened, nullptr);
+  EXPECT_EQ(reopened->sources().size(), 4u);
+  EXPECT_EQ(reopened->provenance().size(), 4u);
 }
 
 TEST(KgStoreProvenanceTest, IngestRejectsOverlongNotesAndInfiniteScoresNamingTheField) {
@@ -191,28 +233,75 @@ TEST(KgStoreProvenanceTest, IngestRejectsOverlongNotesAndInfiniteScoresNamingThe
   EXPECT_THAT(result.status().message(), ::testing::HasSubstr("triples[0].score"));
 }
 
+// Overwrites (or with nullopt deletes) one metadata key of the snapshot in `dir`.
+void SetMeta(const std::string& dir, std::string_view key, std::optional<std::string> value) {
+  rocksdb::DB* raw = nullptr;
+  std::vector<rocksdb::ColumnFamilyHandle*> handles;
+  ASSERT_TRUE(
+      rocksdb::DB::Open(internal::MakeDbOptions(), dir + "/db",
+                        internal::MakeColumnFamilyDescriptors(rocksdb::NewLRUCache(1 << 20)),
+                        &handles, &raw)
+          .ok());
+  std::unique_ptr<rocksdb::DB> db(raw);
+  auto* meta = handles[internal::kCfMeta];
+  const std::string k(key);
+  if (value.has_value()) {
+    ASSERT_TRUE(db->Put(rocksdb::WriteOptions(), meta, k, *value).ok());
+  } else {
+    ASSERT_TRUE(db->Delete(rocksdb::WriteOptions(), meta, k).ok());
+  }
+  for (auto* h : handles) db->DestroyColumnFamilyHandle(h);
+}
+
+TEST(KgStoreProvenanceTest, CorruptProvenanceMetadataFailsOpenWithDataLossNamingTheKey) {
+  struct Case {
+    std::string_view key;
+    std::string value;
+    std::string expected;
+  };
+  const std::string too_many_groups =
+      "[" + absl::StrJoin(std::vector<std::string>(kMaxProvenanceGroups + 1, "[0]"), ",") + "]";
+  const std::vector<Case> cases = {
+      {internal::kMetaProvenance, "[[0,1],[70000]]", "not an id in [0, 65535]"},
+      {internal::kMetaProvenance, "[[0],[-1]]", "not an id in [0, 65535]"},
+      {internal::kMetaProvenance, "[[0],[]]", "group 1 is not a non-empty array"},
+      {internal::kMetaProvenance, "[[0],[7]]", "group 1 names source 7 of 3"},
+      {internal::kMetaProvenance, too_many_groups, "more than the limit of 65536"},
+      {internal::kMetaSourceLicenses, "[\"CC0\"]", "1 licences for 3 sources"},
+  };
+  for (const Case& c : cases) {
+    ScratchDir tmp;
+    const std::string dir = SnapshotDir(tmp.path(), 1);
+    { ASSERT_NE(WriteAndOpen(ProvenanceKg(), tmp.path()), nullptr); }
+    SetMeta(dir, c.key, c.value);
+    KgStoreOptions options;
+    options.snapshot_dir = dir;
+    options.read_only = true;
+    auto store = KgStore::Open(options);
+    ASSERT_FALSE(store.ok()) << c.value.substr(0, 40);
+    EXPECT_EQ(store.status().code(), absl::StatusCode::kDataLoss);
+    EXPECT_THAT(store.status().message(), ::testing::HasSubstr(std::string(c.key)));
+    EXPECT_THAT(store.status().message(), ::testing::HasSubstr(c.expected));
+  }
+}
+
+TEST(KgStoreProvenanceTest, AdjacencyValuesOfThreeToFiveBytesAreDataLoss) {
+  for (size_t size : {0, 1, 3, 4, 5}) {
+    const auto decoded = internal::DecodeAdjacencyValue(std::string(size, '\0'));
+    EXPECT_EQ(decoded.status().code(), absl::StatusCode::kDataLoss) << size;
+  }
+  EXPECT_TRUE(internal::DecodeAdjacencyValue(std::string(2, '\0')).ok());
+  EXPECT_TRUE(internal::DecodeAdjacencyValue(std::string(6, '\0')).ok());
+}
+
 // A snapshot written before provenance groups existed has only source names in its metadata and
 // a 2-byte source id per edge; it opens with one singleton group per source, licences unknown.
 TEST(KgStoreProvenanceTest, SnapshotWithoutProvenanceMetadataOpensWithSingletonGroups) {
   ScratchDir tmp;
   const std::string dir = SnapshotDir(tmp.path(), 1);
   { ASSERT_NE(WriteAndOpen(testing::SmallKg(), tmp.path()), nullptr); }
-  {
-    rocksdb::DB* raw = nullptr;
-    std::vector<rocksdb::ColumnFamilyHandle*> handles;
-    ASSERT_TRUE(
-        rocksdb::DB::Open(internal::MakeDbOptions(), dir + "/db",
-                          internal::MakeColumnFamilyDescriptors(rocksdb::NewLRUCache(1 << 20)),
-                          &handles, &raw)
-            .ok());
-    std::unique_ptr<rocksdb::DB> db(raw);
-    auto* meta = handles[internal::kCfMeta];
-    ASSERT_TRUE(
-        db->Delete(rocksdb::WriteOptions(), meta, std::string(internal::kMetaProvenance)).ok());
-    ASSERT_TRUE(
-        db->Delete(rocksdb::WriteOptions(), meta, std::string(internal::kMetaSourceLicenses)).ok());
-    for (auto* h : handles) db->DestroyColumnFamilyHandle(h);
-  }
+  SetMeta(dir, internal::kMetaProvenance, std::nullopt);
+  SetMeta(dir, internal::kMetaSourceLicenses, std::nullopt);
   KgStoreOptions options;
   options.snapshot_dir = dir;
   options.read_only = true;

@@ -1,6 +1,7 @@
 #include "services/kgstore/kgstore_service_impl.h"
 
 #include <algorithm>
+#include <limits>
 #include <vector>
 
 #include "absl/strings/numbers.h"
@@ -134,13 +135,18 @@ struct ProvenanceFields {
   RepeatedPtrField<pb::ProvenanceGroup>* groups;
 };
 
+// Triple::provenance of a requested triple the KG lacks: it gets an empty group, not group 0's.
+constexpr ProvenanceId kNoProvenance = std::numeric_limits<ProvenanceId>::max();
+
 // Fills, for `triples` in column order: the first source and the provenance group of each
 // triple, every source with its licence, and the groups used (renumbered densely in first-use
-// order so a response carries only what it refers to).
+// order so a response carries only what it refers to). Triples with kNoProvenance (or a group
+// the tables lack) point at one empty group, with source 0.
 void AddSources(const KgStore& store, absl::Span<const Triple> triples,
                 const ProvenanceFields& out) {
-  const std::vector<SourceInfo> sources = store.sources();
-  const std::vector<std::vector<SourceId>> provenance = store.provenance();
+  const KgStore::ProvenanceTables tables = store.provenance_tables();
+  const std::vector<SourceInfo>& sources = tables.sources;
+  const std::vector<std::vector<SourceId>>& provenance = tables.groups;
   for (const SourceInfo& s : sources) {
     *out.source_names->Add() = s.name;
     pb::SourceRef* ref = out.source_refs->Add();
@@ -152,10 +158,15 @@ void AddSources(const KgStore& store, absl::Span<const Triple> triples,
   RepeatedField<uint32_t>* group = out.columns->mutable_provenance();
   first->Reserve(static_cast<int>(triples.size()));
   group->Reserve(static_cast<int>(triples.size()));
+  int64_t empty_group = -1;
   for (const Triple& t : triples) {
-    if (t.provenance >= provenance.size()) {  // cannot happen on a validated store
+    if (t.provenance >= provenance.size()) {  // missing triple (or an unvalidated group id)
+      if (empty_group < 0) {
+        empty_group = out.groups->size();
+        out.groups->Add();
+      }
       first->Add(0);
-      group->Add(0);
+      group->Add(static_cast<uint32_t>(empty_group));
       continue;
     }
     int64_t& g = response_group[t.provenance];
@@ -530,7 +541,7 @@ grpc::Status KgStoreServiceImpl::GetTripleProvenance(grpc::ServerContext*,
     *cols->mutable_relation() = in.relation();
     *cols->mutable_tail() = in.tail();
     for (int i = 0; i < n; ++i) {
-      triples[i].provenance = annotations[i].provenance;
+      triples[i].provenance = annotations[i].found ? annotations[i].provenance : kNoProvenance;
       if (!annotations[i].found) response->add_missing(static_cast<uint32_t>(i));
       cols->add_score(annotations[i].score);
       cols->add_note(std::move(annotations[i].note));

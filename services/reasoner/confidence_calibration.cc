@@ -102,7 +102,7 @@ absl::StatusOr<TaskCalibration> FitTask(Task task, const std::vector<Calibration
     x.push_back(CalibrationFeatures(e.signals));
     y.push_back(e.correct ? 1 : 0);
     correct.push_back(e.correct);
-    raw.push_back(std::clamp(e.raw_confidence, 0.0, 1.0));
+    raw.push_back(std::clamp(FiniteOrZero(e.raw_confidence), 0.0, 1.0));
     if (std::find(datasets.begin(), datasets.end(), e.dataset) == datasets.end()) {
       datasets.push_back(e.dataset);
     }
@@ -186,14 +186,16 @@ const std::vector<std::string>& CalibrationFeatureNames() {
   return *kNames;
 }
 
+double FiniteOrZero(double value) { return std::isfinite(value) ? value : 0.0; }
+
 std::vector<double> CalibrationFeatures(const ExtractiveSignals& s) {
   const double supported_share =
       s.num_options > 0 ? static_cast<double>(s.options_supported) / s.num_options : 0.0;
   const double connected_share =
       s.topics_present > 0 ? static_cast<double>(s.topics_connected) / s.topics_present : 0.0;
   return {1.0,
-          std::log1p(std::max(s.top_support, 0.0)),
-          std::clamp(s.margin, 0.0, 1.0),
+          std::log1p(std::max(FiniteOrZero(s.top_support), 0.0)),
+          std::clamp(FiniteOrZero(s.margin), 0.0, 1.0),
           supported_share,
           connected_share,
           s.exception_question ? 1.0 : 0.0,
@@ -266,7 +268,7 @@ std::vector<ReliabilityBin> ReliabilityBins(const std::vector<double>& confidenc
     out[b].upper = static_cast<double>(b + 1) / out.size();
   }
   for (size_t i = 0; i < confidence.size() && i < correct.size(); ++i) {
-    const double c = std::clamp(confidence[i], 0.0, 1.0);
+    const double c = std::clamp(FiniteOrZero(confidence[i]), 0.0, 1.0);
     const size_t b = std::min(out.size() - 1, static_cast<size_t>(c * out.size()));
     ++out[b].count;
     sum_confidence[b] += c;
@@ -295,8 +297,10 @@ double ChooseThreshold(const std::vector<double>& probability, const std::vector
                        double target_accuracy, int min_committed) {
   std::vector<size_t> order(probability.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(),
-                   [&](size_t a, size_t b) { return probability[a] > probability[b]; });
+  // NaN as 0: a NaN in the comparator would break strict weak ordering (undefined behaviour).
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return FiniteOrZero(probability[a]) > FiniteOrZero(probability[b]);
+  });
   // Walk down the probabilities; the threshold at position k commits the first k + 1 (and any
   // ties with the k-th, handled by only considering the last of a run of equal values).
   double best = kNeverCommit;
@@ -305,8 +309,8 @@ double ChooseThreshold(const std::vector<double>& probability, const std::vector
   for (size_t k = 0; k < order.size(); ++k) {
     ++committed;
     right += correct[order[k]] ? 1 : 0;
-    const double p = probability[order[k]];
-    if (k + 1 < order.size() && probability[order[k + 1]] == p) continue;
+    const double p = FiniteOrZero(probability[order[k]]);
+    if (k + 1 < order.size() && FiniteOrZero(probability[order[k + 1]]) == p) continue;
     if (committed >= min_committed &&
         static_cast<double>(right) >= target_accuracy * committed - 1e-12) {
       best = p;
@@ -418,6 +422,12 @@ absl::StatusOr<CalibrationModel> LoadCalibrationVersion(const std::string& dir) 
                                                    manifest.format_version(), ", this build reads ",
                                                    kCalibrationFormatVersion));
   }
+  if (manifest.features_version() != kCalibrationFeaturesVersion) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(manifest_path, ": features_version ", manifest.features_version(),
+                     ", this build computes signals version ", kCalibrationFeaturesVersion,
+                     "; refit (scripts/fit_calibration.sh) or serve --calibration=none"));
+  }
   const std::string model_path = (fs::path(dir) / kCalibrationFile).string();
   IBGR_ASSIGN_OR_RETURN(const std::string json, common::ReadFileToString(model_path));
   if (common::Sha256Hex(json) != manifest.calibration_sha256()) {
@@ -454,7 +464,8 @@ absl::StatusOr<std::shared_ptr<const CalibrationModel>> LoadCalibrationSpec(
 
 absl::StatusOr<int64_t> PublishCalibration(const std::string& base,
                                            const ConfidenceCalibration& calibration,
-                                           const std::string& created_by) {
+                                           const std::string& created_by,
+                                           const CalibrationFitVersions& fit_on) {
   if (base.empty()) return absl::InvalidArgumentError("base: required");
   IBGR_RETURN_IF_ERROR(CalibrationModel::FromProto(calibration, "calibration").status());
   common::VersionedArtifactDir artifacts({base, kCalibrationKind, "calibration", ""});
@@ -467,6 +478,10 @@ absl::StatusOr<int64_t> PublishCalibration(const std::string& base,
   manifest.set_created_at(absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", absl::Now(), absl::UTCTimeZone()));
   manifest.set_created_by(created_by);
   manifest.set_calibration_sha256(common::Sha256Hex(json));
+  manifest.set_features_version(kCalibrationFeaturesVersion);
+  manifest.set_kg_version(fit_on.kg_version);
+  manifest.set_alignment_bundle_version(fit_on.alignment_bundle_version);
+  manifest.set_retriever_model_version(fit_on.retriever_model_version);
   const fs::path tmp = staging.dir();
   IBGR_RETURN_IF_ERROR(common::WriteStringToFileAtomic((tmp / kCalibrationFile).string(), json));
   // The manifest last: it marks the version complete once published.
@@ -490,8 +505,11 @@ void ApplyCalibration(const CalibrationModel& model, const ReasonRequest& reques
     return;
   }
   const double p = CalibrationModel::Probability(*task, result->signals);
-  result->confidence = p;
-  if (IsCommitted(*result) && p < task->threshold()) Abstain(request, p, task->threshold(), result);
+  result->confidence = FiniteOrZero(p);
+  // Written so that a NaN probability withdraws the answer: `p < threshold` is false for NaN.
+  if (IsCommitted(*result) && !(p >= task->threshold())) {
+    Abstain(request, p, task->threshold(), result);
+  }
 }
 
 }  // namespace ibgraphrag::reasoner

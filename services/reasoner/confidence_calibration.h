@@ -33,6 +33,16 @@ inline constexpr char kCalibrationFile[] = "calibration.json";
 // Reliability bins of the expected calibration error: 15 equal-width bins over [0, 1].
 inline constexpr int kEceBins = 15;
 
+// Meaning of the signals the features are computed from; bumped when the extractive backend
+// computes a signal differently (2: topics counted as question-entity groups, exception questions
+// described by their candidate). Recorded in the manifest; a version fitted on other semantics is
+// not served (LoadCalibrationVersion refuses it).
+inline constexpr int kCalibrationFeaturesVersion = 2;
+
+// `value`, or 0 when it is NaN or infinite: signals and confidences arrive over the wire, and a
+// NaN would compare false everywhere (never abstain, break sorting, index bins out of range).
+double FiniteOrZero(double value);
+
 // Feature names, in weight order after the intercept: log1p(top support), margin, share of
 // options supported, share of present topic entities connected to the candidate, exception
 // question (0/1), log1p(evidence triples).
@@ -67,7 +77,8 @@ struct ReliabilityBin {
   double mean_confidence = 0.0;  // 0 when empty
   double accuracy = 0.0;         // share right; 0 when empty
 };
-// `bins` equal-width bins over [0, 1]; confidences outside are clamped. Sizes must match.
+// `bins` equal-width bins over [0, 1]; confidences outside are clamped, non-finite ones count
+// as 0. Sizes must match.
 std::vector<ReliabilityBin> ReliabilityBins(const std::vector<double>& confidence,
                                             const std::vector<bool>& correct, int bins = kEceBins);
 // Expected calibration error: sum over bins of count / n * |accuracy - mean confidence|; 0 for
@@ -138,18 +149,29 @@ class CalibrationModel {
 // for a missing file, INVALID_ARGUMENT from FromProto.
 absl::StatusOr<CalibrationModel> LoadCalibrationFile(const std::string& path);
 // Reads `<dir>/manifest.json` and `<dir>/calibration.json` of a version directory, checking the
-// format version and the model's SHA-256 (DATA_LOSS on mismatch). Label "calibration/<version>".
+// format version, the model's SHA-256 (DATA_LOSS on mismatch) and the features version
+// (FAILED_PRECONDITION when fitted on other signal semantics: refit). Label
+// "calibration/<version>".
 absl::StatusOr<CalibrationModel> LoadCalibrationVersion(const std::string& dir);
 // `spec`: "none" (nullptr), "auto" (the newest version under `<base>/calibration`, nullptr when
 // there is none), a version directory, or a calibration.json file.
 absl::StatusOr<std::shared_ptr<const CalibrationModel>> LoadCalibrationSpec(
     const std::string& spec, const std::string& base);
 
+// The served artifact versions the fit answers came from (recorded in the manifest).
+struct CalibrationFitVersions {
+  std::string kg_version;
+  std::string alignment_bundle_version;
+  std::string retriever_model_version;
+};
+
 // Publishes `calibration` (checked with FromProto first) as the next version under
-// `<base>/calibration/`; returns the version.
+// `<base>/calibration/`, its manifest recording kCalibrationFeaturesVersion and `fit_on`;
+// returns the version.
 absl::StatusOr<int64_t> PublishCalibration(const std::string& base,
                                            const artifacts::v1::ConfidenceCalibration& calibration,
-                                           const std::string& created_by);
+                                           const std::string& created_by,
+                                           const CalibrationFitVersions& fit_on = {});
 
 // Calibrates an extractive `result` in place: raw_confidence keeps the raw support, confidence
 // becomes p(candidate right) (0 without a candidate), `calibration` the model's label, and a

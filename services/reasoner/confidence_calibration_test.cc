@@ -3,6 +3,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -214,6 +215,27 @@ TEST(CalibrationArtifactTest, CorruptFilesGiveClearErrors) {
             absl::StatusCode::kNotFound);
 }
 
+TEST(CalibrationArtifactTest, ManifestRecordsWhatItWasFitOnAndStaleFeaturesAreRefused) {
+  const std::string base = common::test_util::MakeTempDir("calibration_fit_on");
+  auto fitted = FitCalibration(SeparatedExamples(), {});
+  ASSERT_TRUE(fitted.ok());
+  ASSERT_TRUE(PublishCalibration(base, *fitted, "test", {"3", "2", "5"}).ok());
+  const std::string manifest_path = base + "/calibration/1/manifest.json";
+  artifacts::v1::CalibrationManifest manifest;
+  ASSERT_TRUE(common::JsonToProto(*common::ReadFileToString(manifest_path), "m", &manifest).ok());
+  EXPECT_EQ(manifest.features_version(), kCalibrationFeaturesVersion);
+  EXPECT_EQ(manifest.kg_version(), "3");
+  EXPECT_EQ(manifest.alignment_bundle_version(), "2");
+  EXPECT_EQ(manifest.retriever_model_version(), "5");
+  ASSERT_TRUE(LoadCalibrationSpec("auto", base).ok());
+  // A calibration fitted on the signals of an older build (features_version 0 or 1).
+  manifest.set_features_version(1);
+  ASSERT_TRUE(common::WriteStringToFileAtomic(manifest_path, common::ProtoToJson(manifest)).ok());
+  auto stale = LoadCalibrationSpec("auto", base);
+  EXPECT_EQ(stale.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(stale.status().message(), HasSubstr("features_version 1"));
+}
+
 // An evidence edge between two named entities whose ids are their names prefixed with "id:".
 EvidenceTriple Edge(const std::string& from, const std::string& relation, const std::string& to,
                     double score) {
@@ -255,6 +277,37 @@ TEST(ExtractiveSignalsTest, DescribeTheChoice) {
   EXPECT_EQ(s.topics_connected, 1);
   EXPECT_EQ(s.evidence_count, 3);
   EXPECT_FALSE(s.exception_question);
+}
+
+TEST(ExtractiveSignalsTest, CountQuestionEntityGroupsNotOptionTopics) {
+  // The gateway sends option entities as topics too: they are no question entities.
+  ReasonRequest request = MiRequest();
+  request.topic_entities.push_back({"id:Aspirin", "aspirin"});
+  request.topic_entities.push_back({"id:Metformin", "metformin"});
+  const ReasonResult result =
+      ReasonExtractively(request, Task::kMultipleChoice, ExtractiveOptions());
+  const ExtractiveSignals& s = result.signals;
+  EXPECT_EQ(s.topics_present, 1);
+  EXPECT_EQ(s.topics_connected, 1);
+  EXPECT_LE(s.topics_connected, s.topics_present);
+}
+
+TEST(ExtractiveSignalsTest, ExceptionQuestionsDescribeTheUnsupportedCandidate) {
+  ReasonRequest request = MiRequest();
+  request.question = "Which drug is not used to treat myocardial infarction?";
+  request.options = {"Aspirin", "Metformin", "Levothyroxine"};
+  const ReasonResult result =
+      ReasonExtractively(request, Task::kMultipleChoice, ExtractiveOptions());
+  const ExtractiveSignals& s = result.signals;
+  ASSERT_EQ(result.option_index, 2);
+  EXPECT_TRUE(s.exception_question);
+  EXPECT_EQ(s.candidate_index, 2);
+  EXPECT_DOUBLE_EQ(s.top_support, 0.0);  // Levothyroxine's, not aspirin's
+  EXPECT_GT(s.runner_up_support, 0.0);   // the best other option: aspirin
+  EXPECT_DOUBLE_EQ(s.margin, 0.0);
+  EXPECT_EQ(s.options_supported, 2);
+  EXPECT_EQ(s.topics_present, 1);
+  EXPECT_EQ(s.topics_connected, 0);
 }
 
 // A model with p = sigmoid(bias) for every answer.
@@ -312,6 +365,43 @@ TEST(ApplyCalibrationTest, FactVerificationAbstainsAsUnknown) {
   EXPECT_EQ(result.fact_label, FactLabel::kUnknown);
   EXPECT_TRUE(result.abstained);
   EXPECT_THAT(result.rationale, HasSubstr("SUPPORTED"));
+}
+
+TEST(CalibrationNanTest, BinsThresholdsAndFeaturesReadNonFiniteValuesAsZero) {
+  const double nan = std::nan("");
+  const double inf = std::numeric_limits<double>::infinity();
+  const std::vector<ReliabilityBin> bins =
+      ReliabilityBins({nan, 0.95, -inf}, {true, true, false}, /*bins=*/10);
+  ASSERT_EQ(bins.size(), 10u);
+  EXPECT_EQ(bins[0].count, 2);  // NaN and -inf in the lowest bin, not an out-of-range index
+  EXPECT_EQ(bins[9].count, 1);
+  EXPECT_TRUE(std::isfinite(ExpectedCalibrationError({nan, 0.5}, {true, false})));
+  // Twelve right at 0.9, NaN probabilities (read as 0) wrong: the threshold is 0.9, finite.
+  std::vector<double> p(12, 0.9);
+  std::vector<bool> correct(12, true);
+  for (int i = 0; i < 12; ++i) {
+    p.push_back(nan);
+    correct.push_back(false);
+  }
+  EXPECT_DOUBLE_EQ(ChooseThreshold(p, correct, /*target_accuracy=*/0.9, /*min_committed=*/10), 0.9);
+  ExtractiveSignals signals;
+  signals.top_support = nan;
+  signals.margin = inf;
+  for (double feature : CalibrationFeatures(signals)) EXPECT_TRUE(std::isfinite(feature));
+  EXPECT_EQ(FiniteOrZero(nan), 0.0);
+  EXPECT_EQ(FiniteOrZero(-inf), 0.0);
+  EXPECT_EQ(FiniteOrZero(0.25), 0.25);
+}
+
+TEST(ApplyCalibrationTest, NonFiniteSignalsGiveAFiniteProbabilityAndAbstainBelowIt) {
+  const ReasonRequest request = MiRequest();
+  ReasonResult result = ReasonExtractively(request, Task::kMultipleChoice, ExtractiveOptions());
+  result.signals.top_support = std::nan("");
+  result.signals.margin = std::nan("");
+  ApplyCalibration(ConstantModel(/*bias=*/-1.0, /*threshold=*/0.5), request, &result);
+  EXPECT_TRUE(std::isfinite(result.confidence));
+  EXPECT_TRUE(result.abstained);
+  EXPECT_EQ(result.option_index, -1);
 }
 
 TEST(ReasonerCalibrationTest, ReportsUncalibratedWithoutAModelAndCalibratedWithOne) {

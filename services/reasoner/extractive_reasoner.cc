@@ -378,49 +378,16 @@ ReasonResult BaseResult() {
   return result;
 }
 
-// Calibration signals (reasoner_types.h ExtractiveSignals). The topic entity whose reach chain
-// `node` hangs on (itself when a topic); -1 when none.
-int RootTopic(const EvidenceGraph& graph, int node) {
-  for (int guard = 0; guard < 16 && node >= 0; ++guard) {
-    if (graph.nodes[node].topic) return node;
-    const int via = graph.reach.via[node];
-    if (via < 0) return -1;
-    const auto [head, tail] = graph.ends[via];
-    node = head == node ? tail : head;
+// Calibration signals (reasoner_types.h ExtractiveSignals).
+// Distinct topic groups among the nodes whose flag is set in `touched` (all topics when null).
+int CountTopicGroups(const EvidenceGraph& graph, const std::vector<bool>* touched) {
+  absl::flat_hash_set<int> groups;
+  for (size_t n = 0; n < graph.nodes.size(); ++n) {
+    if (graph.nodes[n].topic && (touched == nullptr || (*touched)[n])) {
+      groups.insert(graph.nodes[n].topic_group);
+    }
   }
-  return -1;
-}
-
-int CountTopics(const EvidenceGraph& graph) {
-  int count = 0;
-  for (const Node& node : graph.nodes) count += node.topic ? 1 : 0;
-  return count;
-}
-
-// Signals of a multiple-choice answer whose options rank as `order` (best first); `from_nodes`
-// are the reached ends of the best option's supporting triples.
-ExtractiveSignals ChoiceSignals(const ReasonRequest& request, const EvidenceGraph& graph,
-                                const std::vector<double>& support, const std::vector<int>& order,
-                                const std::vector<int>& from_nodes) {
-  ExtractiveSignals signals;
-  signals.present = true;
-  signals.task = Task::kMultipleChoice;
-  signals.num_options = static_cast<int>(support.size());
-  signals.top_support = support[order[0]];
-  signals.runner_up_support = support.size() > 1 ? support[order[1]] : 0.0;
-  if (signals.top_support > 0.0) {
-    signals.margin = (signals.top_support - signals.runner_up_support) / signals.top_support;
-    signals.candidate_index = order[0];
-  }
-  for (double s : support) signals.options_supported += s > 0.0 ? 1 : 0;
-  signals.topics_present = CountTopics(graph);
-  absl::flat_hash_set<int> roots;
-  for (int from : from_nodes) {
-    if (const int root = RootTopic(graph, from); root >= 0) roots.insert(root);
-  }
-  signals.topics_connected = static_cast<int>(roots.size());
-  signals.evidence_count = static_cast<int>(request.evidence.size());
-  return signals;
+  return static_cast<int>(groups.size());
 }
 
 std::string RenderPath(const ReasonRequest& request, const EvidenceGraph& graph,
@@ -478,8 +445,14 @@ double OptionSupport(const EvidenceGraph& graph, const Reach& reach,
 
 // The question entities in the evidence and, per option, how many of them its support reaches.
 struct Connections {
+  // Question entities the ranking counts (0 when prefer_connected_to_all is off), and per option
+  // the connection count the ranking uses.
   int entities = 0;
   std::vector<int> per_option;
+  // For the calibration signals, whatever the ranking does: the question-entity groups in the
+  // evidence and, per option, how many of them reach it.
+  int question_groups = 0;
+  std::vector<int> groups_reaching;
 };
 
 // Question entities: the topic groups no option names (the gateway sends option entities as
@@ -500,20 +473,49 @@ Connections TopicsConnected(const EvidenceGraph& graph,
     }
   }
   for (int g : named) groups.erase(g);
-  out.entities = options.prefer_connected_to_all ? static_cast<int>(groups.size()) : 0;
-  if (out.entities < 2) {
-    for (size_t o = 0; o < support.size(); ++o) out.per_option[o] = support[o] > 0.0 ? 1 : 0;
-    return out;
-  }
+  out.question_groups = static_cast<int>(groups.size());
+  out.groups_reaching.assign(support.size(), 0);
   for (int group : groups) {
     const Reach reach = TopicReach(graph, group, options);
     for (size_t o = 0; o < support.size(); ++o) {
       if (support[o] > 0.0 && OptionSupport(graph, reach, matches[o], options, nullptr) > 0.0) {
-        ++out.per_option[o];
+        ++out.groups_reaching[o];
       }
     }
   }
+  out.entities = options.prefer_connected_to_all ? out.question_groups : 0;
+  for (size_t o = 0; o < support.size(); ++o) {
+    out.per_option[o] = out.entities >= 2 ? out.groups_reaching[o] : (support[o] > 0.0 ? 1 : 0);
+  }
   return out;
+}
+
+// Signals of a multiple-choice answer, describing option `subject` (the best-ranked option, or
+// an exception question's unsupported one): its support against the best other option's, and
+// the question-entity groups reaching it. `candidate` is `subject` when it is an answer, else -1.
+ExtractiveSignals ChoiceSignals(const ReasonRequest& request, const std::vector<double>& support,
+                                int subject, int candidate, const Connections& connections) {
+  ExtractiveSignals signals;
+  signals.present = true;
+  signals.task = Task::kMultipleChoice;
+  signals.num_options = static_cast<int>(support.size());
+  for (double s : support) signals.options_supported += s > 0.0 ? 1 : 0;
+  signals.topics_present = connections.question_groups;
+  signals.evidence_count = static_cast<int>(request.evidence.size());
+  signals.candidate_index = candidate;
+  if (subject < 0) return signals;
+  signals.top_support = support[subject];
+  for (size_t o = 0; o < support.size(); ++o) {
+    if (static_cast<int>(o) != subject) {
+      signals.runner_up_support = std::max(signals.runner_up_support, support[o]);
+    }
+  }
+  if (signals.top_support > 0.0) {
+    signals.margin =
+        std::max(0.0, (signals.top_support - signals.runner_up_support) / signals.top_support);
+  }
+  signals.topics_connected = connections.groups_reaching[subject];
+  return signals;
 }
 
 ReasonResult MultipleChoice(const ReasonRequest& request, const EvidenceGraph& graph,
@@ -542,11 +544,8 @@ ReasonResult MultipleChoice(const ReasonRequest& request, const EvidenceGraph& g
   // The runner-up competes only when it is connected to as many entities as the winner.
   const double second_support =
       num_options > 1 && connected[order[1]] == connected[best] ? support[order[1]] : 0.0;
-  std::vector<int> best_from;
-  for (const Contribution& c : contributions[best]) best_from.push_back(c.from);
-  result.signals = ChoiceSignals(request, graph, support, order, best_from);
-  // With two or more question entities: how many of them the winner is connected to (ONTO).
-  if (connections.entities >= 2) result.signals.topics_connected = connected[best];
+  result.signals =
+      ChoiceSignals(request, support, best, best_support > 0.0 ? best : -1, connections);
 
   auto explain = [&](int o, absl::string_view heading) {
     std::vector<Contribution> list = contributions[o];
@@ -584,8 +583,10 @@ ReasonResult MultipleChoice(const ReasonRequest& request, const EvidenceGraph& g
       }
     }
     result.low_confidence = true;
+    // The signals describe the option answered (the unsupported one), not the best supported.
+    const int candidate = unsupported_count == 1 ? unsupported : -1;
+    result.signals = ChoiceSignals(request, support, candidate, candidate, connections);
     result.signals.exception_question = true;
-    result.signals.candidate_index = unsupported_count == 1 ? unsupported : -1;
     if (unsupported_count == 1) {
       result.option_index = unsupported;
       result.option_letter = OptionLetter(unsupported);
@@ -709,16 +710,17 @@ ExtractiveSignals VerdictSignals(const ReasonRequest& request, const EvidenceGra
   signals.candidate_label = agree > contradict   ? FactLabel::kSupported
                             : contradict > agree ? FactLabel::kRefuted
                                                  : FactLabel::kUnknown;
-  signals.topics_present = CountTopics(graph);
-  absl::flat_hash_set<int> touched;
+  // Both counted in claim-entity groups, like multiple choice's question entities.
+  signals.topics_present = CountTopicGroups(graph, nullptr);
+  std::vector<bool> touched(graph.nodes.size(), false);
   for (const auto* list : {&agreeing, &contradicting}) {
     for (const auto& [score, t] : *list) {
       const auto [head, tail] = graph.ends[t];
-      if (graph.nodes[head].topic) touched.insert(head);
-      if (graph.nodes[tail].topic) touched.insert(tail);
+      touched[head] = true;
+      touched[tail] = true;
     }
   }
-  signals.topics_connected = static_cast<int>(touched.size());
+  signals.topics_connected = CountTopicGroups(graph, &touched);
   signals.evidence_count = static_cast<int>(request.evidence.size());
   return signals;
 }

@@ -63,6 +63,9 @@ absl::StatusOr<std::unique_ptr<Reasoner>> Reasoner::Create(ReasonerOptions optio
   if (options.default_evidence_token_budget <= 0) {
     return absl::InvalidArgumentError("default_evidence_token_budget must be positive");
   }
+  if (options.max_caller_prompt_tokens <= 0) {
+    return absl::InvalidArgumentError("max_caller_prompt_tokens must be positive");
+  }
   if (options.stop_sequences.size() > 4) {
     return absl::InvalidArgumentError(absl::StrCat(
         "stop_sequences has ", options.stop_sequences.size(), " entries; the limit is 4"));
@@ -129,10 +132,27 @@ ReasonResult Reasoner::RunExtractive(const ReasonRequest& request, Task task) co
   return result;
 }
 
+absl::Status Reasoner::CheckCallerPrompt(const CallerPrompt& prompt) const {
+  if (prompt.version.empty()) return absl::OkStatus();
+  if (!options_.accept_caller_prompts) {
+    return absl::FailedPreconditionError(
+        "caller_prompt: this reasoner does not accept caller prompts (accept_caller_prompts is "
+        "false); leave caller_prompt unset");
+  }
+  const int tokens = ApproxTokens(prompt.system) + ApproxTokens(prompt.user);
+  if (tokens > options_.max_caller_prompt_tokens) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "caller_prompt: about ", tokens, " tokens (system + user, bytes / 4); the limit is ",
+        options_.max_caller_prompt_tokens, " (max_caller_prompt_tokens)"));
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<ReasonResult> Reasoner::Run(const ReasonRequest& request, absl::Time deadline,
                                            const TokenCallback* on_token) const {
   const absl::Time start = absl::Now();
   IBGR_RETURN_IF_ERROR(ValidateRequest(request, options_.limits, backend_names_));
+  IBGR_RETURN_IF_ERROR(CheckCallerPrompt(request.caller_prompt));
   const Task task = ResolveTask(request);
   if (options_.log_patient_text) {
     Log(absl::StrCat("reason request_id=", request.request_id, " question=", request.question));

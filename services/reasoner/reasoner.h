@@ -42,6 +42,13 @@ struct ReasonerOptions {
   int64_t seed = 0;
   // Stop sequences sent with every LLM request (at most 4).
   std::vector<std::string> stop_sequences;
+  // Whether requests may bring their own prompt (caller_prompt; the gateway's modes do). The
+  // reasoner is reachable only by the gateway (mTLS, NetworkPolicies); false refuses such
+  // requests (FAILED_PRECONDITION) where that does not hold.
+  bool accept_caller_prompts = true;
+  // Largest caller prompt (system + user) in approximate tokens (bytes / 4): the budget the
+  // reasoner's own prompts keep through evidence_token_budget, which a caller prompt bypasses.
+  int max_caller_prompt_tokens = 32768;
   ValidationLimits limits;
   ExtractiveOptions extractive;
   // Calibrated confidence and abstention of extractive answers (confidence_calibration.h);
@@ -88,6 +95,8 @@ class Reasoner {
                                       const LlmClient& client, absl::Time deadline,
                                       const TokenCallback* on_token) const;
   ReasonResult RunExtractive(const ReasonRequest& request, Task task) const;
+  // accept_caller_prompts and max_caller_prompt_tokens: FAILED_PRECONDITION / INVALID_ARGUMENT.
+  absl::Status CheckCallerPrompt(const CallerPrompt& prompt) const;
   void Log(absl::string_view line) const;
 
   const ReasonerOptions options_;

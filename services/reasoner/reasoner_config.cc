@@ -240,6 +240,10 @@ absl::Status ValidateReasonerConfig(const cfg::ReasonerConfig& config) {
                                     config.default_evidence_token_budget(), 1,
                                     kMaxEvidenceTokenBudget));
   }
+  if (config.has_max_caller_prompt_tokens()) {
+    IBGR_RETURN_IF_ERROR(CheckRange("max_caller_prompt_tokens", config.max_caller_prompt_tokens(),
+                                    1, kMaxEvidenceTokenBudget));
+  }
   if (config.stop_sequences_size() > kMaxStopSequences) {
     return Invalid("stop_sequences", absl::StrCat(config.stop_sequences_size(),
                                                   " entries; the limit is ", kMaxStopSequences));
@@ -306,6 +310,12 @@ absl::StatusOr<ReasonerServer::Options> ReasonerServerOptionsFromConfig(
                                 : LlmFailurePolicy::kFallBackToExtractive;
   if (config.has_default_evidence_token_budget()) {
     reasoner.default_evidence_token_budget = config.default_evidence_token_budget();
+  }
+  if (config.has_accept_caller_prompts()) {
+    reasoner.accept_caller_prompts = config.accept_caller_prompts();
+  }
+  if (config.has_max_caller_prompt_tokens()) {
+    reasoner.max_caller_prompt_tokens = config.max_caller_prompt_tokens();
   }
   reasoner.seed = config.seed();
   reasoner.stop_sequences.assign(config.stop_sequences().begin(), config.stop_sequences().end());

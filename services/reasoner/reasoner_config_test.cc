@@ -196,6 +196,20 @@ TEST(ReasonerConfigTest, ExtractiveOntologySettingsAreMappedAndChecked) {
   EXPECT_THAT(depth.status().message(), HasSubstr("extractive.max_subtype_depth"));
 }
 
+TEST(ReasonerConfigTest, CallerPromptSettingsAreMappedAndChecked) {
+  const ReasonerOptions defaults = ReasonerServerOptionsFromConfig(cfg::ReasonerConfig())->reasoner;
+  EXPECT_TRUE(defaults.accept_caller_prompts);
+  EXPECT_EQ(defaults.max_caller_prompt_tokens, 32768);
+  auto options = ReasonerServerOptionsFromConfig(
+      Parse("accept_caller_prompts: false max_caller_prompt_tokens: 2000"));
+  ASSERT_TRUE(options.ok()) << options.status();
+  EXPECT_FALSE(options->reasoner.accept_caller_prompts);
+  EXPECT_EQ(options->reasoner.max_caller_prompt_tokens, 2000);
+  auto zero = ReasonerServerOptionsFromConfig(Parse("max_caller_prompt_tokens: 0"));
+  EXPECT_EQ(zero.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(zero.status().message(), HasSubstr("max_caller_prompt_tokens"));
+}
+
 TEST(ReasonerConfigTest, ApiKeySourcesAreCheckedAtStart) {
   const std::string dir = common::test_util::MakeTempDir("reasoner-config");
   const std::string key_path = dir + "/reasoner_config_test.key";

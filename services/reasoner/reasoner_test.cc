@@ -173,6 +173,28 @@ INSTANTIATE_TEST_SUITE_P(
       return param_info.param.name;
     });
 
+TEST_F(ReasonerTest, CallerPromptsAreBoundedAndCanBeSwitchedOff) {
+  ReasonRequest request = McqRequest("fake");
+  request.caller_prompt = {"mode.v1", "", std::string(4 * 1000 + 1, 'x')};  // ~1001 tokens
+  options_.max_caller_prompt_tokens = 1000;
+  auto too_long = MakeReasoner()->Reason(request, Deadline());
+  EXPECT_EQ(too_long.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(too_long.status().message(), HasSubstr("caller_prompt"));
+  EXPECT_THAT(too_long.status().message(), HasSubstr("max_caller_prompt_tokens"));
+  EXPECT_THAT(too_long.status().message(), HasSubstr("1000"));
+
+  request.caller_prompt.user = std::string(4 * 1000, 'x');
+  options_.accept_caller_prompts = false;
+  auto refused = MakeReasoner()->Reason(request, Deadline());
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(refused.status().message(), HasSubstr("accept_caller_prompts"));
+  EXPECT_TRUE(server_->requests().empty());  // nothing was relayed to the LLM
+
+  request.caller_prompt = {};  // the reasoner's own prompt is still served
+  request.backend = "";
+  EXPECT_TRUE(MakeReasoner()->Reason(request, Deadline()).ok());
+}
+
 TEST_F(ReasonerTest, AnswersExtractivelyByDefault) {
   auto reasoner = MakeReasoner();
   auto result = reasoner->Reason(McqRequest(""), Deadline());

@@ -134,10 +134,11 @@ struct Degradation {
 struct ExtractiveSignals {
   bool present = false;
   Task task = Task::kUnspecified;
-  // Support of the candidate answer (multiple choice: the best option's; fact verification: the
+  // Support of the candidate answer (multiple choice: the candidate option's, i.e. the best
+  // option's, or 0 for an exception question's unsupported option; fact verification: the
   // larger of agreeing and contradicting weight), >= 0.
   double top_support = 0.0;
-  // The runner-up's support (second-best option; the smaller of agree / contradict), >= 0.
+  // The runner-up's support (the best other option; the smaller of agree / contradict), >= 0.
   double runner_up_support = 0.0;
   // (top - runner-up) / top in [0, 1]; 0 when top is 0.
   double margin = 0.0;
@@ -145,8 +146,10 @@ struct ExtractiveSignals {
   int options_supported = 0;
   // Options of the question (fact verification: 2, SUPPORTED or REFUTED).
   int num_options = 0;
-  // Topic entities found in the evidence, and those among them the candidate's supporting
-  // evidence starts from (fact verification: claim entities touched by a deciding triple).
+  // Both in question-entity groups (a topic entity and its same-name stand-ins count once):
+  // those found in the evidence (multiple choice: topic groups no option names), and those among
+  // them whose reach supports the candidate (fact verification: claim entities touched by a
+  // deciding triple). Feature semantics version 2 (kCalibrationFeaturesVersion).
   int topics_present = 0;
   int topics_connected = 0;
   // Evidence triples in the request.

@@ -51,6 +51,21 @@ using TripleKey = std::tuple<uint32_t, uint32_t, uint32_t>;
 // hub parent's other children (the topic's siblings) are not near-topic.
 absl::Status AddAnchorFacts(SubgraphSource& source, const OntologyExpansion& ontology,
                             const CandidateSetOptions& options, CandidateSubgraph* sg) {
+  // The subtypes' facts are read first, so a failed read leaves `sg` untouched.
+  SubgraphRequest request;
+  for (const OntologyAnchor& a : ontology.anchors) {
+    if (a.subtype && request.seed_ids.size() < static_cast<size_t>(kgstore::kMaxSubgraphSeeds)) {
+      request.seed_ids.push_back(a.id);
+    }
+  }
+  CandidateSubgraph facts;
+  if (!request.seed_ids.empty()) {
+    request.max_hops = 1;
+    request.max_triples = std::max(1, options.ontology.max_anchor_triples);
+    request.max_fanout_per_node = options.max_fanout_per_node;
+    request.deadline = options.deadline;
+    IBGR_ASSIGN_OR_RETURN(facts, source.Extract(request));
+  }
   absl::flat_hash_set<uint32_t> anchors;
   for (const OntologyAnchor& a : ontology.anchors) {
     if (a.subtype) anchors.insert(a.id);
@@ -68,18 +83,6 @@ absl::Status AddAnchorFacts(SubgraphSource& source, const OntologyExpansion& ont
     sg->hops.push_back(1);
   };
   for (const OntologyAnchor& a : ontology.anchors) append(a.head, a.relation, a.tail);
-  SubgraphRequest request;
-  for (const OntologyAnchor& a : ontology.anchors) {
-    if (a.subtype && request.seed_ids.size() < static_cast<size_t>(kgstore::kMaxSubgraphSeeds)) {
-      request.seed_ids.push_back(a.id);
-    }
-  }
-  if (request.seed_ids.empty()) return absl::OkStatus();
-  request.max_hops = 1;
-  request.max_triples = std::max(1, options.ontology.max_anchor_triples);
-  request.max_fanout_per_node = options.max_fanout_per_node;
-  request.deadline = options.deadline;
-  IBGR_ASSIGN_OR_RETURN(CandidateSubgraph facts, source.Extract(request));
   for (size_t i = 0; i < facts.heads.size(); ++i) {
     append(facts.heads[i], facts.relations[i], facts.tails[i]);
   }
@@ -198,6 +201,24 @@ absl::StatusOr<CandidateSet> CandidateSetFromSubgraph(CandidateSubgraph sg,
   return set;
 }
 
+namespace {
+
+// Step 0, optional: the walk's failure (the KG unreachable for it, its deadline share spent, an
+// is_a relation gone after a KG swap) skips expansion, with the reason in `*skipped`, rather
+// than failing the retrieval. Caller errors (unknown topics) fail the topic subgraph call that
+// follows as well, which reports them.
+OntologyExpansion ExpansionOrSkip(SubgraphSource& source, absl::Span<const uint32_t> topic_ids,
+                                  absl::Span<const std::string> topic_external_ids,
+                                  const CandidateSetOptions& options, std::string* skipped) {
+  absl::StatusOr<OntologyExpansion> walked =
+      ExpandOntology(source, topic_ids, topic_external_ids, options.ontology, options.deadline);
+  if (walked.ok()) return *std::move(walked);
+  *skipped = walked.status().ToString();
+  return OntologyExpansion();
+}
+
+}  // namespace
+
 absl::StatusOr<CandidateSet> BuildCandidateSet(SubgraphSource& source,
                                                absl::Span<const uint32_t> topic_ids,
                                                absl::Span<const std::string> topic_external_ids,
@@ -210,21 +231,26 @@ absl::StatusOr<CandidateSet> BuildCandidateSet(SubgraphSource& source,
   request.max_triples = options.max_candidates;
   request.max_fanout_per_node = options.max_fanout_per_node;
   request.deadline = options.deadline;
-  IBGR_ASSIGN_OR_RETURN(
-      const OntologyExpansion ontology,
-      ExpandOntology(source, topic_ids, topic_external_ids, options.ontology, options.deadline));
+  std::string skipped;
+  OntologyExpansion ontology =
+      ExpansionOrSkip(source, topic_ids, topic_external_ids, options, &skipped);
   if (!ontology.topic_ids.empty()) {  // the walk resolved the external ids already
     request.seed_ids = ontology.topic_ids;
     request.seed_external_ids.clear();
   }
   IBGR_ASSIGN_OR_RETURN(CandidateSubgraph sg, source.Extract(request));
   if (!ontology.anchors.empty()) {
-    IBGR_RETURN_IF_ERROR(AddAnchorFacts(source, ontology, options, &sg));
+    const absl::Status added = AddAnchorFacts(source, ontology, options, &sg);
+    if (!added.ok()) {  // the subgraph is unexpanded still: serve it so
+      skipped = added.ToString();
+      ontology.anchors.clear();
+    }
   }
   const double extract_ms = MsSince(t0);
   IBGR_ASSIGN_OR_RETURN(CandidateSet set,
                         CandidateSetFromSubgraph(std::move(sg), options, &ontology));
   set.extract_ms = extract_ms;
+  set.ontology_skipped = std::move(skipped);
   return set;
 }
 

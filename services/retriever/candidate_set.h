@@ -55,8 +55,8 @@ struct CandidateSetOptions {
   DdeOptions dde;
   // Compute the kPriorFeatureDim structure features (models with prior_dim > 0).
   bool with_structure_features = true;
-  // Step 0. On by default for serving and training alike (the trainer builds its candidates
-  // with these defaults), so a model sees the candidates it is served with.
+  // Step 0. On by default in training (recorded in the manifest); serving expands only for a
+  // model whose manifest records it, so a model sees the candidates it was trained on.
   OntologyOptions ontology;
   // The subgraph call gives up after this.
   absl::Time deadline = absl::InfiniteFuture();
@@ -85,6 +85,9 @@ struct CandidateSet {
   int64_t subgraph_triples = 0;  // extracted, before pruning
   bool truncated = false;        // the subgraph hit max_candidates
   std::string kg_version;
+  // Why step 0 was skipped (its status, as text) when the walk or the subtypes' facts read
+  // failed: the set is then the unexpanded one. Empty when expansion ran or was off.
+  std::string ontology_skipped;
   double extract_ms = 0;   // wall time of the subgraph call
   double features_ms = 0;  // wall time of steps 2-4
 
@@ -92,8 +95,9 @@ struct CandidateSet {
 };
 
 // Steps 1-4. The topic entities are `topic_ids` plus `topic_external_ids` (resolved by the
-// source). The source's errors are returned unchanged (NOT_FOUND for unknown topics,
-// UNAVAILABLE / DEADLINE_EXCEEDED); INVALID_ARGUMENT for max_scored < 0 or bad DDE rounds.
+// source). The topic subgraph call's errors are returned unchanged (NOT_FOUND for unknown
+// topics, UNAVAILABLE / DEADLINE_EXCEEDED); step 0's errors skip expansion instead
+// (CandidateSet::ontology_skipped); INVALID_ARGUMENT for max_scored < 0 or bad DDE rounds.
 absl::StatusOr<CandidateSet> BuildCandidateSet(SubgraphSource& source,
                                                absl::Span<const uint32_t> topic_ids,
                                                absl::Span<const std::string> topic_external_ids,

@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/grpc_status.h"
+#include "common/status_macros.h"
 #include "grpcpp/client_context.h"
 
 namespace ibgraphrag::retriever {
@@ -19,6 +20,30 @@ GrpcSubgraphSource::GrpcSubgraphSource(std::shared_ptr<grpc::Channel> channel)
     : stub_(pb::KgStoreService::NewStub(std::move(channel))) {}
 
 absl::StatusOr<CandidateSubgraph> GrpcSubgraphSource::Extract(const SubgraphRequest& request) {
+  absl::StatusOr<CandidateSubgraph> out = ExtractOnce(request);
+  if (out.ok() || !absl::IsInvalidArgument(out.status()) || request.allow_relations.empty()) {
+    return out;
+  }
+  // A relation name from before a KG swap (KnownRelations answered from the old version): read
+  // the names anew and retry once with those the KG still has; none left -> the first error.
+  absl::Status refreshed = RefreshRelationNames(request.deadline);
+  if (!refreshed.ok()) return out;
+  SubgraphRequest retry = request;
+  {
+    absl::MutexLock lock(&mu_);
+    retry.allow_relations.clear();
+    for (const std::string& name : request.allow_relations) {
+      if (relation_names_.contains(name)) retry.allow_relations.push_back(name);
+    }
+  }
+  if (retry.allow_relations.empty() ||
+      retry.allow_relations.size() == request.allow_relations.size()) {
+    return out;
+  }
+  return ExtractOnce(retry);
+}
+
+absl::StatusOr<CandidateSubgraph> GrpcSubgraphSource::ExtractOnce(const SubgraphRequest& request) {
   pb::ExtractSubgraphRequest req;
   for (uint32_t id : request.seed_ids) req.add_seed_ids(id);
   for (const std::string& id : request.seed_external_ids) req.add_seed_external_ids(id);
@@ -60,24 +85,27 @@ absl::StatusOr<std::vector<std::string>> GrpcSubgraphSource::KnownRelations(
     absl::MutexLock lock(&mu_);
     fresh = !names_version_.empty() && (seen_version_.empty() || seen_version_ == names_version_);
   }
-  if (!fresh) {
-    grpc::ClientContext ctx;
-    SetDeadline(deadline, &ctx);
-    pb::StatsResponse resp;
-    const grpc::Status status = stub_->Stats(&ctx, pb::StatsRequest(), &resp);
-    if (!status.ok()) return common::FromGrpcStatus(status);
-    absl::MutexLock lock(&mu_);
-    relation_names_.clear();
-    for (const auto& [name, count] : resp.triples_by_relation()) relation_names_.insert(name);
-    names_version_ = resp.kg_version().empty() ? "unversioned" : resp.kg_version();
-    seen_version_ = names_version_;
-  }
+  if (!fresh) IBGR_RETURN_IF_ERROR(RefreshRelationNames(deadline));
   std::vector<std::string> known;
   absl::MutexLock lock(&mu_);
   for (const std::string& name : names) {
     if (relation_names_.contains(name)) known.push_back(name);
   }
   return known;
+}
+
+absl::Status GrpcSubgraphSource::RefreshRelationNames(absl::Time deadline) {
+  grpc::ClientContext ctx;
+  SetDeadline(deadline, &ctx);
+  pb::StatsResponse resp;
+  const grpc::Status status = stub_->Stats(&ctx, pb::StatsRequest(), &resp);
+  if (!status.ok()) return common::FromGrpcStatus(status);
+  absl::MutexLock lock(&mu_);
+  relation_names_.clear();
+  for (const auto& [name, count] : resp.triples_by_relation()) relation_names_.insert(name);
+  names_version_ = resp.kg_version().empty() ? "unversioned" : resp.kg_version();
+  seen_version_ = names_version_;
+  return absl::OkStatus();
 }
 
 absl::StatusOr<std::vector<EntityInfo>> GrpcSubgraphSource::Describe(absl::Span<const uint32_t> ids,

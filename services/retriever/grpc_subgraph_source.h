@@ -21,10 +21,13 @@ class GrpcSubgraphSource : public SubgraphSource {
   // `channel` to a KgStoreService (common::MakeChannel: retries UNAVAILABLE with backoff).
   explicit GrpcSubgraphSource(std::shared_ptr<grpc::Channel> channel);
 
+  // An INVALID_ARGUMENT answer to a request with allow_relations (a name the KG lost in a swap
+  // since KnownRelations cached it) refreshes the names and retries once with the known ones.
   absl::StatusOr<CandidateSubgraph> Extract(const SubgraphRequest& request) override;
   absl::StatusOr<std::vector<EntityInfo>> Describe(absl::Span<const uint32_t> ids,
                                                    absl::Time deadline) override;
-  // From kgstore's Stats, fetched once per KG version (a new version seen by Extract refreshes).
+  // From kgstore's Stats, cached per KG version: a new version seen by Extract, or an Extract
+  // refused for an unknown allowed relation, refreshes.
   absl::StatusOr<std::vector<std::string>> KnownRelations(absl::Span<const std::string> names,
                                                           absl::Time deadline) override;
   // One GetTripleProvenance call. A kgstore without that method (UNIMPLEMENTED) yields empty
@@ -35,6 +38,10 @@ class GrpcSubgraphSource : public SubgraphSource {
                                                              absl::Time deadline) override;
 
  private:
+  absl::StatusOr<CandidateSubgraph> ExtractOnce(const SubgraphRequest& request);
+  // Reads the relation names and the KG version from kgstore's Stats.
+  absl::Status RefreshRelationNames(absl::Time deadline);
+
   std::unique_ptr<ibgraphrag::v1::KgStoreService::Stub> stub_;
   absl::Mutex mu_;
   // The KG version `relation_names_` was read from (empty: not read yet), and the newest

@@ -34,8 +34,10 @@ ABSL_FLAG(std::string, kgstore_tls_server_name, "",
 ABSL_FLAG(std::string, device, "auto", "scoring device: auto, cpu or cuda:N");
 ABSL_FLAG(int, torch_threads, 1, "LibTorch intra-op threads");
 ABSL_FLAG(bool, ontology_expansion, true,
-          "expand topic entities along Disease Ontology / HPO is_a (subtypes' facts join the "
-          "evidence with their is_a chain); requests may turn it off");
+          "allow expanding topic entities along Disease Ontology / HPO is_a (subtypes' facts join "
+          "the evidence with their is_a chain) when the served model's manifest was trained with "
+          "it; false forces it off (a logged train/serve mismatch, for measuring); requests may "
+          "turn it off");
 ABSL_FLAG(int, watch_seconds, 0, "poll for newer model versions this often (0 = never)");
 ABSL_FLAG(std::string, encoder, "",
           "text encoder: hash-ngram, trained (newest <base>/encoder/) or an encoder id; a model "
@@ -72,6 +74,11 @@ absl::Status Run() {
   options.device = absl::GetFlag(FLAGS_device);
   options.torch_threads = absl::GetFlag(FLAGS_torch_threads);
   options.retriever.ontology.enabled = absl::GetFlag(FLAGS_ontology_expansion);
+  if (!options.retriever.ontology.enabled) {
+    ibgraphrag::common::LogWarning(
+        "--ontology_expansion=false: models trained with expansion are served without it "
+        "(train/serve mismatch)");
+  }
   if (absl::GetFlag(FLAGS_watch_seconds) < 0) {
     return absl::InvalidArgumentError("--watch_seconds: must be >= 0");
   }

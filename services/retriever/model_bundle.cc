@@ -183,6 +183,11 @@ int TrainedMaxScored(const RetrieverManifest& manifest) {
   return 0;
 }
 
+bool TrainedOntologyExpansion(const RetrieverManifest& manifest) {
+  auto it = manifest.training.find("ontology_expansion");
+  return it != manifest.training.end() && it->second == "true";
+}
+
 common::VersionedArtifactDir RetrieverArtifacts(const std::string& base) {
   return common::VersionedArtifactDir(
       {base, "retriever", "retriever model", "(train one with `ibgr artifacts build`)"});

@@ -93,6 +93,10 @@ int TrainedCandidateCap(const RetrieverManifest& manifest);
 // The prior pruning a model was trained with (CandidateSetOptions::max_scored): the manifest's
 // training["max_scored"], else 0 (models from before pruning saw every candidate).
 int TrainedMaxScored(const RetrieverManifest& manifest);
+// Whether a model was trained with ontology expansion (CandidateSetOptions::ontology): the
+// manifest's training["ontology_expansion"] == "true"; false when absent (models from before
+// expansion existed saw unexpanded candidate sets, and serving must build the same ones).
+bool TrainedOntologyExpansion(const RetrieverManifest& manifest);
 
 std::string RetrieverManifestToJson(const RetrieverManifest& manifest);
 // DATA_LOSS naming the field for malformed JSON (never throws).

@@ -27,8 +27,9 @@
 namespace ibgraphrag::retriever {
 
 struct OntologyOptions {
-  // Expand at all (RetrieveRequest.ontology_expansion and the servers' --ontology_expansion
-  // turn it off, to measure its effect).
+  // Expand at all. Serving sets it from the served model's manifest (TrainedOntologyExpansion:
+  // train/serve parity); RetrieveRequest.ontology_expansion and the servers'
+  // --ontology_expansion can only turn it off (retriever.h, Retriever::Options::ontology).
   bool enabled = true;
   // The is_a relations walked (head = subtype, tail = parent); those the KG lacks are skipped,
   // and a KG with none of them is not expanded.

@@ -121,6 +121,7 @@ absl::StatusOr<std::shared_ptr<const RetrieverModel>> RetrieverModel::FromParts(
   model->version_ = std::move(version);
   model->candidate_cap_ = TrainedCandidateCap(model->version_.manifest);
   model->max_scored_ = TrainedMaxScored(model->version_.manifest);
+  model->ontology_expansion_ = TrainedOntologyExpansion(model->version_.manifest);
   IBGR_ASSIGN_OR_RETURN(const HeldScorers held,
                         ScorersDefaultFirst(model->version_, options.default_variant));
   for (const auto& [variant, params] : held) {
@@ -388,6 +389,17 @@ absl::StatusOr<RetrieveLimits> CheckRetrieveQuery(const RetrieveQuery& query,
   return limits;
 }
 
+// Train/serve parity: a served model expands only when its manifest says it was trained so;
+// the server's option and the request can turn expansion off, never on. Without a model (only
+// SHORTEST_PATH) the server's option decides.
+bool ExpandOntologyFor(const Retriever::Options& options, const RetrieveQuery& query,
+                       const RetrieverModel* model) {
+  bool enabled = options.ontology.enabled;
+  if (model != nullptr) enabled = enabled && model->ontology_expansion();
+  if (query.ontology_expansion.has_value()) enabled = enabled && *query.ontology_expansion;
+  return enabled;
+}
+
 // The candidate set around the topic entities (candidate_set.h: the same one the trainer
 // builds), the subgraph call within the subgraph budget. Records the "subgraph" and "dde"
 // (all feature work) stages.
@@ -412,7 +424,7 @@ absl::StatusOr<CandidateSet> FetchCandidates(SubgraphSource& source,
   co.with_structure_features =
       co.with_dde && model->scorer_config(*result->scorer_variant).prior_dim > 0;
   co.ontology = options.ontology;
-  if (query.ontology_expansion.has_value()) co.ontology.enabled = *query.ontology_expansion;
+  co.ontology.enabled = ExpandOntologyFor(options, query, model);
   co.deadline = std::min(query.deadline, absl::Now() + options.subgraph_budget);
   absl::StatusOr<CandidateSet> set =
       BuildCandidateSet(source, query.topic_ids, query.topic_external_ids, co);
@@ -425,6 +437,10 @@ absl::StatusOr<CandidateSet> FetchCandidates(SubgraphSource& source,
   result->subgraph_entities = static_cast<int64_t>(set->graph.nodes.size());
   result->topic_ids = set->topic_ids;
   result->ontology_anchors = static_cast<int64_t>(set->anchors.size());
+  if (!set->ontology_skipped.empty()) {
+    result->skipped_steps.push_back(absl::StrCat("ontology expansion: ", set->ontology_skipped));
+    result->timings_ms.push_back({"ontology_skipped", 0});
+  }
   return set;
 }
 
@@ -619,9 +635,9 @@ absl::Status DescribeResult(SubgraphSource& source, absl::Time deadline, Candida
 }
 
 // Where each selected triple comes from (sources, licences, score, note): one batched read for the
-// returned triples only, never for the candidates.
-absl::Status DescribeTripleSources(SubgraphSource& source, absl::Time deadline,
-                                   RetrieveResult* result) {
+// returned triples only, never for the candidates. A failed read is recorded in
+// result->skipped_steps, never fails the retrieval.
+void DescribeTripleSources(SubgraphSource& source, absl::Time deadline, RetrieveResult* result) {
   const absl::Time t0 = absl::Now();
   const size_t n = result->triples.size();
   std::vector<uint32_t> heads(n), relations(n), tails(n);
@@ -632,10 +648,16 @@ absl::Status DescribeTripleSources(SubgraphSource& source, absl::Time deadline,
   }
   absl::StatusOr<std::vector<TripleSources>> sources =
       source.DescribeTriples(heads, relations, tails, deadline);
-  if (!sources.ok()) return MapSourceError(sources.status());
+  if (!sources.ok()) {
+    // Provenance is annotation: the evidence stands without it (empty sources per triple).
+    result->triple_sources.assign(n, TripleSources());
+    result->skipped_steps.push_back(
+        absl::StrCat("provenance: ", MapSourceError(sources.status()).ToString()));
+    result->timings_ms.push_back({"provenance_skipped", MsSince(t0)});
+    return;
+  }
   result->triple_sources = *std::move(sources);
   result->timings_ms.push_back({"provenance", MsSince(t0)});
-  return absl::OkStatus();
 }
 
 }  // namespace
@@ -667,7 +689,7 @@ absl::StatusOr<RetrieveResult> Retriever::Retrieve(const RetrieveQuery& query) c
                         ScoreCandidates(model.get(), query, cs, &result));
   SelectTopTriples(limits, cs, scores, &result);
   IBGR_RETURN_IF_ERROR(DescribeResult(*source_, query.deadline, &cs, &result));
-  IBGR_RETURN_IF_ERROR(DescribeTripleSources(*source_, query.deadline, &result));
+  DescribeTripleSources(*source_, query.deadline, &result);
   result.timings_ms.push_back({"retrieve", MsSince(start)});
   return result;
 }

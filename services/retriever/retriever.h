@@ -100,6 +100,9 @@ class RetrieverModel {
   int candidate_cap() const { return candidate_cap_; }
   // The prior pruning the scorers were trained with (TrainedMaxScored, read at load).
   int max_scored() const { return max_scored_; }
+  // Whether the scorers were trained on ontology-expanded candidate sets
+  // (TrainedOntologyExpansion, read at load): serving expands only then.
+  bool ontology_expansion() const { return ontology_expansion_; }
   // Scores with the fused loop on CPU, LibTorch ops on CUDA (or when forced): the default
   // variant, or `variant` (which must be held: ResolveVariant).
   absl::Status Score(const CandidateBatch& batch, absl::Span<float> out) const {
@@ -125,6 +128,7 @@ class RetrieverModel {
   bool use_torch_ = false;
   int candidate_cap_ = 0;
   int max_scored_ = 0;
+  bool ontology_expansion_ = false;
 };
 
 // The hot-swappable model being served (common/servable_holder.h).
@@ -144,7 +148,8 @@ struct RetrieveQuery {
   // IBRP: the scorer variant; unset = the model's default.
   std::optional<ScorerVariant> scorer_variant;
   // Expand the topic entities along is_a (ontology_expansion.h); unset = the server's setting
-  // (Retriever::Options::ontology.enabled).
+  // (Retriever::Options::ontology.enabled and the served model's manifest). It can only turn
+  // expansion off: true never expands for a model trained without it.
   std::optional<bool> ontology_expansion;
   absl::Time deadline = absl::InfiniteFuture();
 };
@@ -188,6 +193,11 @@ struct RetrieveResult {
   // Subtypes and parents of the topic entities whose facts joined the candidates (0 when
   // ontology expansion is off or the KG has no is_a relation).
   int64_t ontology_anchors = 0;
+  // Optional steps that failed and were skipped rather than failing the retrieval, each
+  // "<step>: <status>" (steps: "ontology expansion", "provenance"). Each also shows in
+  // `timings_ms` as "<step>_skipped" (ontology_skipped, provenance_skipped), which the
+  // RetrieveResponse carries.
+  std::vector<std::string> skipped_steps;
 };
 
 struct ScoreTriplesQuery {
@@ -209,8 +219,10 @@ class Retriever {
     // before pruning existed), so serving prunes exactly as training did. SHORTEST_PATH and
     // COSINE rank every candidate.
     int max_scored_candidates = -1;
-    // Ontology expansion of the topic entities along is_a (ontology_expansion.h; on by
-    // default). The trainer's candidate sets use the same defaults.
+    // Ontology expansion of the topic entities along is_a (ontology_expansion.h). With a model
+    // loaded, its manifest decides (TrainedOntologyExpansion: train/serve parity) and
+    // `ontology.enabled` can only turn expansion off (false: a logged train/serve mismatch, for
+    // measuring the effect); without one (SHORTEST_PATH only) `ontology.enabled` decides.
     OntologyOptions ontology;
   };
 

@@ -74,6 +74,7 @@ absl::StatusOr<std::unique_ptr<RetrieverServer>> RetrieverServer::BuildAndStart(
       options.retriever, std::move(source), server->models_->shared_holder(),
       [models = server->models_.get()] { return models->load_status(); });
   server->service_ = std::make_unique<RetrieverServiceImpl>(server->retriever_.get());
+  server->LoadDocuments(options);
 
   common::ServerRunner::Options runner_options = options.server;
   if (runner_options.service_name.empty()) runner_options.service_name = "retriever";
@@ -91,7 +92,31 @@ absl::StatusOr<std::unique_ptr<RetrieverServer>> RetrieverServer::BuildAndStart(
                      {{"error", loaded.status().ToString()}});
   }
   server->models_->StartWatching();
+  server->documents_->StartWatching();
   return server;
+}
+
+void RetrieverServer::LoadDocuments(const Options& options) {
+  common::ServableManager<const SubgraphDocuments>::Options manager;
+  manager.artifacts = DocumentsArtifacts(options.base_path).options();
+  manager.watch_interval = options.watch_interval;
+  manager.log_name = "retriever documents";
+  documents_ = std::make_unique<common::ServableManager<const SubgraphDocuments>>(
+      std::move(manager),
+      [](const std::string& dir, int64_t) { return SubgraphDocuments::Load(dir); },
+      [](const std::shared_ptr<const SubgraphDocuments>& docs, int64_t version) {
+        common::LogInfo("retriever: serving subgraph documents",
+                        {{"version", version},
+                         {"documents", docs->size()},
+                         {"encoder", docs->manifest().encoder_id()}});
+      });
+  service_->SetDocuments(documents_->shared_holder(),
+                         [docs = documents_.get()] { return docs->load_status(); });
+  absl::StatusOr<bool> loaded = documents_->ReloadIfNewer();
+  if (!loaded.ok()) {
+    common::LogInfo("retriever: no subgraph documents (illama mode unavailable)",
+                    {{"error", loaded.status().ToString()}});
+  }
 }
 
 absl::Status RetrieverServer::RegisterVariantCounters() {
@@ -133,6 +158,7 @@ void RetrieverServer::WaitForTermination() {
 
 void RetrieverServer::Shutdown() {
   if (models_ != nullptr) models_->StopWatching();
+  if (documents_ != nullptr) documents_->StopWatching();
   if (runner_ != nullptr) runner_->Shutdown();
 }
 

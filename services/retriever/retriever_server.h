@@ -91,6 +91,8 @@ class RetrieverServer {
   static absl::StatusOr<std::shared_ptr<SubgraphSource>> OpenKgSource(const Options& options,
                                                                       RetrieverServer* server);
   void OnModelSwap(const RetrieverModel& model);
+  // Creates the documents manager and loads the newest version (absent or broken: logged).
+  void LoadDocuments(const Options& options);
   // ibgr_retriever_ibrp_requests_total{variant}, counted by the service.
   absl::Status RegisterVariantCounters();
 
@@ -98,6 +100,9 @@ class RetrieverServer {
   // Resolves, loads and hot-swaps model versions; the retriever reads its holder.
   std::unique_ptr<common::ServableManager<const RetrieverModel>> models_;
   std::unique_ptr<Retriever> retriever_;
+  // ILlama subgraph documents, `<base_path>/documents/<version>/` (newest; optional: without
+  // them only RetrieveDocuments fails, FAILED_PRECONDITION).
+  std::unique_ptr<common::ServableManager<const SubgraphDocuments>> documents_;
   std::unique_ptr<RetrieverServiceImpl> service_;
   std::unique_ptr<common::ServerRunner> runner_;
   // ibgr_retriever_model_version: the served version (0 until one is loaded).

@@ -191,4 +191,73 @@ grpc::Status RetrieverServiceImpl::ScoreTriples(grpc::ServerContext*,
   return grpc::Status::OK;
 }
 
+void RetrieverServiceImpl::SetDocuments(
+    std::shared_ptr<const common::ServableHolder<const SubgraphDocuments>> holder,
+    std::function<absl::Status()> load_status) {
+  documents_ = std::move(holder);
+  documents_status_ = std::move(load_status);
+}
+
+grpc::Status RetrieverServiceImpl::RetrieveDocuments(grpc::ServerContext*,
+                                                     const pb::RetrieveDocumentsRequest* request,
+                                                     pb::RetrieveDocumentsResponse* response) {
+  std::shared_ptr<const SubgraphDocuments> documents =
+      documents_ != nullptr ? documents_->Get() : nullptr;
+  if (documents == nullptr) {
+    const absl::Status why = documents_status_ ? documents_status_() : absl::OkStatus();
+    return common::ToGrpcStatus(absl::FailedPreconditionError(
+        absl::StrCat("no documents artifact; run ibgr docs build",
+                     why.ok() ? "" : absl::StrCat(" (", why.message(), ")"))));
+  }
+  DocumentsQuery query;
+  query.question = request->question();
+  query.top_n = static_cast<int>(std::min<uint32_t>(request->top_n(), kMaxDocumentsTopN + 1));
+  query.rerank_k = static_cast<int>(std::min<uint32_t>(request->rerank_k(), kMaxDocumentsTopN + 1));
+  query.topic_ids.assign(request->topic_entity_ids().begin(), request->topic_entity_ids().end());
+  absl::StatusOr<DocumentsResult> result =
+      ::ibgraphrag::retriever::RetrieveDocuments(*documents, *retriever_, query);
+  if (!result.ok()) return common::ToGrpcStatus(result.status());
+  ToProto(*documents, *result, response);
+  return grpc::Status::OK;
+}
+
+namespace {
+
+void FillEntityRef(const SubgraphDocuments& documents, uint32_t id, pb::EntityRef* ref) {
+  const DocumentEntity& entity = documents.Entity(id);
+  ref->set_id(id);
+  ref->set_external_id(entity.external_id);
+  ref->set_name(entity.name);
+  ref->set_type(entity.type);
+}
+
+}  // namespace
+
+void ToProto(const SubgraphDocuments& documents, const DocumentsResult& result,
+             pb::RetrieveDocumentsResponse* response) {
+  for (const RankedDocument& ranked : result.documents) {
+    pb::SubgraphDocument* out = response->add_documents();
+    out->set_index(ranked.document);
+    out->set_text(documents.Text(ranked.document));
+    out->set_dense_score(ranked.dense_score);
+    out->set_rerank_score(ranked.rerank_score);
+    bool center = true;
+    for (const DocumentTriple& t : documents.Triples(ranked.document)) {
+      pb::EvidenceTriple* triple = out->add_triples();
+      FillEntityRef(documents, t.head, triple->mutable_head());
+      triple->set_relation(documents.RelationName(t.relation));
+      FillEntityRef(documents, t.tail, triple->mutable_tail());
+      triple->set_score(ranked.rerank_score);
+      triple->set_hop(center ? 1 : 2);  // the centre, then its neighbourhood
+      center = false;
+    }
+  }
+  const auto& manifest = documents.manifest();
+  response->set_documents_version(absl::StrCat(manifest.version()));
+  response->set_kg_version(manifest.kg_version());
+  response->set_encoder_id(manifest.encoder_id());
+  response->set_reranked_by(result.reranked ? "trained_scorer" : "dense");
+  response->set_model_version(result.model_version);
+}
+
 }  // namespace ibgraphrag::retriever

@@ -8,8 +8,10 @@
 #include <atomic>
 
 #include "absl/status/statusor.h"
+#include "common/servable_holder.h"
 #include "ibgraphrag/v1/retriever.grpc.pb.h"
 #include "prometheus/counter.h"
+#include "services/retriever/document_retrieval.h"
 #include "services/retriever/retriever.h"
 
 namespace ibgraphrag::retriever {
@@ -26,12 +28,23 @@ class RetrieverServiceImpl final : public ibgraphrag::v1::RetrieverService::Serv
                             const ibgraphrag::v1::ScoreTriplesRequest* request,
                             ibgraphrag::v1::ScoreTriplesResponse* response) override;
 
+  grpc::Status RetrieveDocuments(grpc::ServerContext* context,
+                                 const ibgraphrag::v1::RetrieveDocumentsRequest* request,
+                                 ibgraphrag::v1::RetrieveDocumentsResponse* response) override;
+
+  // The documents artifact RetrieveDocuments searches (ILlama mode) and why none is loaded;
+  // unset = FAILED_PRECONDITION "no documents artifact". Set once, before serving.
+  void SetDocuments(std::shared_ptr<const common::ServableHolder<const SubgraphDocuments>> holder,
+                    std::function<absl::Status()> load_status);
+
   // IBRP requests answered, by scorer variant (ibgr_retriever_ibrp_requests_total{variant});
   // null counters count nothing. Set once, when the metrics registry exists.
   void SetVariantCounters(prometheus::Counter* residual, prometheus::Counter* plain);
 
  private:
   const Retriever* retriever_;
+  std::shared_ptr<const common::ServableHolder<const SubgraphDocuments>> documents_;
+  std::function<absl::Status()> documents_status_;
   std::array<std::atomic<prometheus::Counter*>, 2> variant_counters_{};
 };
 
@@ -42,6 +55,10 @@ absl::StatusOr<RetrieveQuery> FromProto(const ibgraphrag::v1::RetrieveRequest& r
 // The proto's variant (UNSPECIFIED = unset) and back.
 absl::StatusOr<std::optional<ScorerVariant>> ScorerVariantFromProto(int variant);
 ibgraphrag::v1::ScorerVariant ScorerVariantToProto(std::optional<ScorerVariant> variant);
+// Documents result -> proto response (each document's triples as evidence, names from the
+// artifact).
+void ToProto(const SubgraphDocuments& documents, const DocumentsResult& result,
+             ibgraphrag::v1::RetrieveDocumentsResponse* response);
 // Core result -> proto response.
 void ToProto(const RetrieveResult& result, const std::string& device,
              ibgraphrag::v1::RetrieveResponse* response);

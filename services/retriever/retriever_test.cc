@@ -4,9 +4,12 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <fstream>
 #include <memory>
 #include <set>
 
+#include "common/file_util.h"
+#include "common/status_macros.h"
 #include "common/test_util/temp_dir.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -369,6 +372,23 @@ class RetrieverOntologyTest : public ::testing::Test {
     return q;
   }
 
+  // A published residual model whose manifest records training.ontology_expansion =
+  // `trained_with_expansion` (empty: no record, as models from before expansion).
+  absl::StatusOr<std::shared_ptr<const RetrieverModel>> LoadModel(
+      const std::string& trained_with_expansion, int64_t version = 1) {
+    testing::PublishTestVersion(dir_.path(), OntologyKg(), 32, 16, version, /*residual=*/true);
+    const std::string path = RetrieverVersionDir(dir_.path(), version) + "/" + kManifestFile;
+    IBGR_ASSIGN_OR_RETURN(const std::string json, common::ReadFileToString(path));
+    IBGR_ASSIGN_OR_RETURN(RetrieverManifest manifest, RetrieverManifestFromJson(json));
+    if (!trained_with_expansion.empty()) {
+      manifest.training["ontology_expansion"] = trained_with_expansion;
+    }
+    std::ofstream(path, std::ios::trunc) << RetrieverManifestToJson(manifest);
+    return RetrieverModel::Load(RetrieverVersionDir(dir_.path(), version),
+                                RetrieverModel::Options{"cpu", false},
+                                HashNgramEmbedder(32).value());
+  }
+
   static bool HasEntity(const RetrieveResult& r, absl::string_view name) {
     return std::any_of(r.triples.begin(), r.triples.end(), [&](const ScoredTriple& t) {
       return r.entities.at(t.head).name == name || r.entities.at(t.tail).name == name;
@@ -412,10 +432,7 @@ TEST_F(RetrieverOntologyTest, ExpansionOffLeavesTheDeepSubtypesFactOut) {
 }
 
 TEST_F(RetrieverOntologyTest, TrainedScorerSeesTheSubtypesFactsToo) {
-  testing::PublishTestVersion(dir_.path(), OntologyKg(), 32, 16, 1, /*residual=*/true);
-  auto model =
-      RetrieverModel::Load(RetrieverVersionDir(dir_.path(), 1),
-                           RetrieverModel::Options{"cpu", false}, HashNgramEmbedder(32).value());
+  auto model = LoadModel(/*trained_with_expansion=*/"true");
   ASSERT_TRUE(model.ok()) << model.status();
   Retriever retriever(Retriever::Options(), source_, *model);
   RetrieveQuery q = Query();
@@ -424,6 +441,141 @@ TEST_F(RetrieverOntologyTest, TrainedScorerSeesTheSubtypesFactsToo) {
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_TRUE(HasEntity(*r, "HNF1A"));
   EXPECT_EQ(r->topic_ids, std::vector<uint32_t>{0});
+}
+
+TEST_F(RetrieverOntologyTest, AModelTrainedWithoutExpansionIsServedWithout) {
+  int64_t version = 0;
+  for (const std::string recorded : {"", "false"}) {
+    auto model = LoadModel(recorded, ++version);
+    ASSERT_TRUE(model.ok()) << model.status();
+    EXPECT_FALSE((*model)->ontology_expansion());
+    Retriever retriever(Retriever::Options(), source_, *model);
+    for (const ScoringMode mode : {ScoringMode::kIbrp, ScoringMode::kShortestPath}) {
+      RetrieveQuery q = Query();
+      q.mode = mode;
+      q.ontology_expansion = true;  // a request cannot turn it on
+      auto r = retriever.Retrieve(q);
+      ASSERT_TRUE(r.ok()) << r.status();
+      EXPECT_EQ(r->ontology_anchors, 0) << "recorded \"" << recorded << "\"";
+      EXPECT_FALSE(HasEntity(*r, "HNF1A"));
+    }
+  }
+}
+
+TEST_F(RetrieverOntologyTest, TheServerOptionForcesExpansionOffForAModelTrainedWithIt) {
+  auto model = LoadModel("true");
+  ASSERT_TRUE(model.ok()) << model.status();
+  EXPECT_TRUE((*model)->ontology_expansion());
+  Retriever::Options options;
+  options.ontology.enabled = false;
+  Retriever retriever(options, source_, *model);
+  RetrieveQuery q = Query();
+  q.mode = ScoringMode::kIbrp;
+  auto r = retriever.Retrieve(q);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->ontology_anchors, 0);
+  EXPECT_FALSE(HasEntity(*r, "HNF1A"));
+}
+
+// The KG in process, with the optional reads failing on demand: the is_a walk (the only
+// Extract calls restricted to relations), the subtypes' facts (the unrestricted Extract after
+// the topic subgraph's) and the triples' provenance.
+class FlakySource : public SubgraphSource {
+ public:
+  FlakySource(std::shared_ptr<SubgraphSource> kg, bool fail_walk, bool fail_provenance,
+              bool fail_anchor_facts = false)
+      : kg_(std::move(kg)),
+        fail_walk_(fail_walk),
+        fail_provenance_(fail_provenance),
+        fail_anchor_facts_(fail_anchor_facts) {}
+  absl::StatusOr<CandidateSubgraph> Extract(const SubgraphRequest& request) override {
+    if (fail_walk_ && !request.allow_relations.empty()) {
+      return absl::UnavailableError("kgstore restarting");
+    }
+    if (request.allow_relations.empty() && ++unrestricted_calls_ == 2 && fail_anchor_facts_) {
+      return absl::DeadlineExceededError("subtypes' facts timed out");
+    }
+    return kg_->Extract(request);
+  }
+  absl::StatusOr<std::vector<EntityInfo>> Describe(absl::Span<const uint32_t> ids,
+                                                   absl::Time deadline) override {
+    return kg_->Describe(ids, deadline);
+  }
+  absl::StatusOr<std::vector<std::string>> KnownRelations(absl::Span<const std::string> names,
+                                                          absl::Time deadline) override {
+    return kg_->KnownRelations(names, deadline);
+  }
+  absl::StatusOr<std::vector<TripleSources>> DescribeTriples(absl::Span<const uint32_t> heads,
+                                                             absl::Span<const uint32_t> relations,
+                                                             absl::Span<const uint32_t> tails,
+                                                             absl::Time deadline) override {
+    if (fail_provenance_) return absl::DeadlineExceededError("provenance read timed out");
+    return kg_->DescribeTriples(heads, relations, tails, deadline);
+  }
+
+ private:
+  std::shared_ptr<SubgraphSource> kg_;
+  bool fail_walk_, fail_provenance_, fail_anchor_facts_;
+  int unrestricted_calls_ = 0;
+};
+
+bool HasStage(const RetrieveResult& r, absl::string_view stage) {
+  return std::any_of(r.timings_ms.begin(), r.timings_ms.end(),
+                     [&](const auto& t) { return t.first == stage; });
+}
+
+TEST_F(RetrieverOntologyTest, AFailedIsAWalkSkipsExpansionAndSaysSo) {
+  Retriever retriever(Retriever::Options(),
+                      std::make_shared<FlakySource>(source_, /*fail_walk=*/true, false), nullptr,
+                      "none");
+  auto r = retriever.Retrieve(Query());
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->ontology_anchors, 0);
+  EXPECT_FALSE(HasEntity(*r, "HNF1A"));
+  EXPECT_TRUE(HasEntity(*r, "INS"));  // the unexpanded evidence
+  EXPECT_THAT(r->skipped_steps,
+              ElementsAre(AllOf(HasSubstr("ontology expansion"), HasSubstr("kgstore restarting"))));
+  EXPECT_TRUE(HasStage(*r, "ontology_skipped"));
+}
+
+TEST_F(RetrieverOntologyTest, AFailedSubtypesFactsReadServesTheUnexpandedSubgraph) {
+  Retriever retriever(Retriever::Options(),
+                      std::make_shared<FlakySource>(source_, false, false,
+                                                    /*fail_anchor_facts=*/true),
+                      nullptr, "none");
+  auto r = retriever.Retrieve(Query());
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->ontology_anchors, 0);
+  EXPECT_FALSE(HasEntity(*r, "HNF1A"));
+  // Exactly the unexpanded retrieval: no chain link added, no hop changed.
+  RetrieveQuery off = Query();
+  off.ontology_expansion = false;
+  auto unexpanded = retriever_->Retrieve(off);
+  ASSERT_TRUE(unexpanded.ok()) << unexpanded.status();
+  EXPECT_EQ(r->subgraph_triples, unexpanded->subgraph_triples);
+  ASSERT_EQ(r->triples.size(), unexpanded->triples.size());
+  for (size_t i = 0; i < r->triples.size(); ++i) {
+    EXPECT_EQ(r->triples[i].head, unexpanded->triples[i].head);
+    EXPECT_EQ(r->triples[i].tail, unexpanded->triples[i].tail);
+    EXPECT_EQ(r->triples[i].hop, unexpanded->triples[i].hop);
+  }
+  EXPECT_THAT(r->skipped_steps, ElementsAre(AllOf(HasSubstr("ontology expansion"),
+                                                  HasSubstr("subtypes' facts timed out"))));
+}
+
+TEST_F(RetrieverOntologyTest, AFailedProvenanceReadKeepsTheEvidenceAndSaysSo) {
+  Retriever retriever(Retriever::Options(),
+                      std::make_shared<FlakySource>(source_, false, /*fail_provenance=*/true),
+                      nullptr, "none");
+  auto r = retriever.Retrieve(Query());
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_TRUE(HasEntity(*r, "HNF1A"));
+  ASSERT_EQ(r->triple_sources.size(), r->triples.size());
+  for (const TripleSources& t : r->triple_sources) EXPECT_TRUE(t.sources.empty());
+  EXPECT_THAT(r->skipped_steps,
+              ElementsAre(AllOf(HasSubstr("provenance"), HasSubstr("provenance read timed out"))));
+  EXPECT_TRUE(HasStage(*r, "provenance_skipped"));
+  EXPECT_FALSE(HasStage(*r, "provenance"));
 }
 
 TEST_F(RetrieverOntologyTest, PruningKeepsTheIsAChains) {

@@ -77,8 +77,8 @@ ABSL_FLAG(int, max_scored, -1,
           "(0 = all; -1 = 500 in training, recorded in the manifest; with --evaluate, the "
           "evaluated model's recorded value, as the server does)");
 ABSL_FLAG(bool, ontology_expansion, true,
-          "expand topic entities along DO / HPO is_a when building candidate sets (the servers' "
-          "default; keep it equal to the server's --ontology_expansion)");
+          "expand topic entities along DO / HPO is_a when building candidate sets; recorded in "
+          "the manifest (training.ontology_expansion), which the servers follow");
 ABSL_FLAG(std::string, scorer, "residual",
           "scorer variant: residual (shortest-path prior logit + learned MLP correction) or plain "
           "(the paper's MLP from a random start); with --evaluate, the variant evaluated");

@@ -93,13 +93,16 @@ absl::StatusOr<std::vector<TripleSources>> InProcessSubgraphSource::DescribeTrip
   }
   IBGR_ASSIGN_OR_RETURN(std::vector<kgstore::TripleAnnotation> annotations,
                         store_->GetTripleAnnotations(triples));
-  const std::vector<kgstore::SourceInfo> sources = store_->sources();
-  const std::vector<std::vector<kgstore::SourceId>> groups = store_->provenance();
+  // One lock for both tables: separate copies could disagree after a concurrent ingest.
+  const kgstore::KgStore::ProvenanceTables tables = store_->provenance_tables();
+  const std::vector<kgstore::SourceInfo>& sources = tables.sources;
+  const std::vector<std::vector<kgstore::SourceId>>& groups = tables.groups;
   std::vector<TripleSources> out(heads.size());
   for (size_t i = 0; i < annotations.size(); ++i) {
     kgstore::TripleAnnotation& a = annotations[i];
     if (!a.found || a.provenance >= groups.size()) continue;
     for (kgstore::SourceId s : groups[a.provenance]) {
+      if (s >= sources.size()) continue;  // a validated store never has one
       out[i].sources.push_back(sources[s].name);
       out[i].licenses.push_back(sources[s].license);
     }

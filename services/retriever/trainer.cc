@@ -549,6 +549,8 @@ class EpochSelector {
     v.manifest.scorer = params.config;
     v.manifest.dde = options_.dde;
     v.manifest.version = 0;
+    // Validation serves the model as the server will: expansion follows the manifest.
+    v.manifest.training["ontology_expansion"] = options_.ontology_expansion ? "true" : "false";
     v.params = params;
     v.entities = entities_;
     v.relations = relations_;

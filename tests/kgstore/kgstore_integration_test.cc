@@ -333,6 +333,33 @@ TEST_F(KgStoreIntegrationTest, SubgraphTriplesCarryProvenanceAndTripleProvenance
     EXPECT_EQ(names(presp, presp.triples().provenance(i)), names(resp, t.provenance(i))) << i;
     EXPECT_EQ(presp.triples().note(i), t.note(i));
   }
+  // The missing triple claims no source (it used to inherit group 0's).
+  EXPECT_EQ(presp.provenance(presp.triples().provenance(n)).sources_size(), 0);
+  EXPECT_EQ(presp.triples().note(n), "");
+}
+
+TEST_F(KgStoreIntegrationTest, GetTripleProvenanceRejectsRaggedAndOversizedRequests) {
+  auto call = [&](const pb::GetTripleProvenanceRequest& req) {
+    grpc::ClientContext ctx;
+    SetDeadline(&ctx);
+    pb::GetTripleProvenanceResponse resp;
+    return stub_->GetTripleProvenance(&ctx, req, &resp);
+  };
+  pb::GetTripleProvenanceRequest ragged;
+  ragged.mutable_triples()->add_head(0);
+  ragged.mutable_triples()->add_relation(0);
+  grpc::Status status = call(ragged);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(status.error_message(), HasSubstr("lengths differ"));
+  pb::GetTripleProvenanceRequest oversized;
+  for (int i = 0; i <= 10'000; ++i) {
+    oversized.mutable_triples()->add_head(0);
+    oversized.mutable_triples()->add_relation(0);
+    oversized.mutable_triples()->add_tail(1);
+  }
+  status = call(oversized);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(status.error_message(), HasSubstr("at most 10000"));
 }
 
 TEST_F(KgStoreIntegrationTest, MetricsEndpointPassesPromtool) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -22,7 +23,10 @@ bool EligibleCorrect(const ItemOutcome& o) {
   return Committed(o) ? o.correct : o.candidate_correct;
 }
 
-double Confidence(const ItemOutcome& o) { return std::clamp(o.confidence, 0.0, 1.0); }
+// A non-finite confidence (a broken server) counts as 0, never reaching the sort or the bins.
+double Confidence(const ItemOutcome& o) {
+  return std::clamp(reasoner::FiniteOrZero(o.confidence), 0.0, 1.0);
+}
 
 std::string Percent(double rate) { return absl::StrFormat("%.1f%%", 100.0 * rate); }
 
@@ -36,7 +40,8 @@ std::vector<size_t> RankEligible(const std::vector<ItemOutcome>& outcomes) {
     const double ca = Confidence(outcomes[a]);
     const double cb = Confidence(outcomes[b]);
     if (ca != cb) return ca > cb;
-    return outcomes[a].raw_confidence > outcomes[b].raw_confidence;
+    return reasoner::FiniteOrZero(outcomes[a].raw_confidence) >
+           reasoner::FiniteOrZero(outcomes[b].raw_confidence);
   });
   return order;
 }
@@ -63,7 +68,22 @@ std::vector<CoveragePoint> CoverageCurve(const std::vector<ItemOutcome>& outcome
 
 }  // namespace
 
-reasoner::ExtractiveSignals SignalsFromProto(const v1::ExtractiveSignals& p) {
+absl::Status CheckCalibrationFitScope(bool fit, bool grid, bool grid_mode) {
+  if (!fit || (!grid && !grid_mode)) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(
+      "--fit_calibration cannot be combined with ", grid ? "--grid" : "--grid_mode",
+      ": it would pool answers of several configs/modes; fit on the base config alone"));
+}
+
+absl::StatusOr<reasoner::ExtractiveSignals> SignalsFromProto(const v1::ExtractiveSignals& p) {
+  for (const auto& [name, value] : {std::pair<const char*, double>{"top_support", p.top_support()},
+                                    {"runner_up_support", p.runner_up_support()},
+                                    {"margin", p.margin()}}) {
+    if (!std::isfinite(value)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("Answer.signals.", name, ": ", value, " is not finite"));
+    }
+  }
   reasoner::ExtractiveSignals s;
   s.present = true;
   s.task = p.task() == v1::TASK_FACT_VERIFICATION ? reasoner::Task::kFactVerification

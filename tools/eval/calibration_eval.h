@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "nlohmann/json.hpp"
 #include "services/reasoner/confidence_calibration.h"
 #include "tools/eval/eval_metrics.h"
@@ -74,8 +75,15 @@ std::string CalibrationMarkdown(const std::vector<CalibrationRun>& runs);
 std::vector<reasoner::CalibrationExample> CalibrationExamples(
     const std::string& dataset, const std::vector<ItemOutcome>& outcomes);
 
-// The proto signals as the reasoner's struct (for fitting on the client).
-reasoner::ExtractiveSignals SignalsFromProto(const v1::ExtractiveSignals& signals);
+// `ibgr eval --fit_calibration` fits on the answers of one pipeline config: answers of other
+// configs or modes (--grid, --grid_mode) have other signal distributions, and pooling them would
+// fit none of them. INVALID_ARGUMENT naming the flags when `fit` comes with `grid` or `grid_mode`.
+absl::Status CheckCalibrationFitScope(bool fit, bool grid, bool grid_mode);
+
+// The proto signals as the reasoner's struct (for fitting on the client). INVALID_ARGUMENT naming
+// the field when a support or the margin is NaN or infinite (they come over the wire; a NaN
+// feature would poison the fit).
+absl::StatusOr<reasoner::ExtractiveSignals> SignalsFromProto(const v1::ExtractiveSignals& signals);
 
 }  // namespace ibgraphrag::eval
 

@@ -1,5 +1,6 @@
 #include "tools/eval/calibration_eval.h"
 
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -112,6 +113,45 @@ TEST(CalibrationEvalTest, ExamplesComeFromAnswersWithACandidate) {
   EXPECT_TRUE(examples[0].correct);
   EXPECT_FALSE(examples[1].correct);
   EXPECT_EQ(examples[0].dataset, "set");
+}
+
+TEST(CalibrationEvalTest, NonFiniteSignalsAreRejectedAndLeaveNoFitExample) {
+  v1::AnswerResponse response = Response(1, 0.9, false);
+  response.mutable_answer()->mutable_signals()->set_margin(std::nan(""));
+  const absl::StatusOr<reasoner::ExtractiveSignals> signals =
+      SignalsFromProto(response.answer().signals());
+  EXPECT_EQ(signals.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(signals.status().message(), HasSubstr("signals.margin"));
+  const ItemOutcome outcome = ScoreAnswer(McItem(1), response, 1);
+  EXPECT_TRUE(outcome.correct);  // the answer itself still counts
+  EXPECT_FALSE(outcome.has_signals);
+  EXPECT_TRUE(CalibrationExamples("set", {outcome}).empty());
+}
+
+TEST(CalibrationEvalTest, NonFiniteConfidenceCountsAsZero) {
+  std::vector<ItemOutcome> outcomes;
+  for (int i = 0; i < 20; ++i) {
+    const double confidence = i % 2 == 0 ? std::nan("") : 0.8;
+    outcomes.push_back(ScoreAnswer(McItem(1), Response(1, confidence, false), 1));
+    outcomes.back().raw_confidence = std::nan("");
+  }
+  const CalibrationSummary s = SummarizeCalibration(outcomes);
+  EXPECT_EQ(s.committed, 20);
+  EXPECT_EQ(s.bins.front().count, 10);  // the NaN ones, as confidence 0
+  EXPECT_TRUE(std::isfinite(s.ece_committed));
+  ASSERT_FALSE(s.curve.empty());
+  EXPECT_EQ(s.curve.back().committed, 20);
+}
+
+TEST(CalibrationEvalTest, FittingRefusesGridAndGridMode) {
+  EXPECT_TRUE(CheckCalibrationFitScope(/*fit=*/true, false, false).ok());
+  EXPECT_TRUE(CheckCalibrationFitScope(/*fit=*/false, true, true).ok());
+  const absl::Status grid = CheckCalibrationFitScope(true, /*grid=*/true, false);
+  EXPECT_EQ(grid.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(grid.message(), HasSubstr("--fit_calibration"));
+  EXPECT_THAT(grid.message(), HasSubstr("--grid"));
+  const absl::Status mode = CheckCalibrationFitScope(true, false, /*grid_mode=*/true);
+  EXPECT_THAT(mode.message(), HasSubstr("--grid_mode"));
 }
 
 TEST(CalibrationEvalTest, ReportsCarryRecordsAndTables) {

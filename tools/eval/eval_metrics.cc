@@ -89,9 +89,12 @@ void ScoreCalibration(const QaItem& item, const v1::Answer& answer, ItemOutcome*
       answer.calibration().empty() ? answer.confidence() : answer.raw_confidence();
   outcome->calibration = answer.calibration();
   outcome->calibration_abstained = answer.abstained();
-  outcome->has_signals = answer.has_signals();
-  if (!outcome->has_signals) return;
-  outcome->signals = SignalsFromProto(answer.signals());
+  if (!answer.has_signals()) return;
+  // Non-finite signals are dropped (the answer still counts; it is just no fit example).
+  absl::StatusOr<reasoner::ExtractiveSignals> signals = SignalsFromProto(answer.signals());
+  if (!signals.ok()) return;
+  outcome->has_signals = true;
+  outcome->signals = *std::move(signals);
   v1::Answer candidate;
   candidate.set_option_index(answer.signals().candidate_index());
   candidate.set_label(answer.signals().candidate_label());
@@ -135,6 +138,7 @@ ItemOutcome ScoreAnswer(const QaItem& item, const v1::AnswerResponse& response, 
   outcome.low_confidence = answer.low_confidence();
   outcome.insufficient_evidence = answer.insufficient_evidence();
   ScoreCalibration(item, answer, &outcome);
+  outcome.versions = response.versions();
   return outcome;
 }
 

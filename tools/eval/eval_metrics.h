@@ -63,6 +63,8 @@ struct ItemOutcome {
   // The extractive backend's signals (has_signals = Answer.signals was set) and whether their
   // candidate answer is right.
   bool has_signals = false;
+  // The served artifact versions the answer reports (recorded with a fitted calibration).
+  v1::ArtifactVersions versions;
   reasoner::ExtractiveSignals signals;
   bool candidate_correct = false;
 };

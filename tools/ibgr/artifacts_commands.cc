@@ -24,6 +24,7 @@
 #include "services/retriever/model_bundle.h"
 #include "tools/ibgr/align_commands.h"
 #include "tools/ibgr/cli_common.h"
+#include "tools/ibgr/docs_commands.h"
 #include "tools/ibgr/kg_commands.h"
 
 ABSL_DECLARE_FLAG(std::string, base);
@@ -141,6 +142,24 @@ std::optional<std::string> RetrieverModelProblem(const std::string& base,
   return std::nullopt;
 }
 
+// 5. ILlama's subgraph documents, embedded with the retriever model's encoder (docs build).
+int EnsureDocuments(const std::string& base, const std::string& kg_version,
+                    const std::string& encoder_id) {
+  if (DocumentsCurrent(base, kg_version, encoder_id)) {
+    std::printf("documents for KG version %s exist (nothing to do)\n", kg_version.c_str());
+    return 0;
+  }
+  std::printf("building the subgraph documents (illama mode)\n");
+  // Optional for serving: only the illama mode needs them, so a KG they cannot be built from
+  // (no entity of a centre type) leaves the rest of the suite ready, and says so.
+  if (DocsBuild({}) != 0) {
+    std::fprintf(stderr,
+                 "warning: no subgraph documents; the illama mode answers FAILED_PRECONDITION "
+                 "until `ibgr docs build` succeeds\n");
+  }
+  return 0;
+}
+
 }  // namespace
 
 int ArtifactsBuild(const std::vector<std::string>& args) {
@@ -184,7 +203,7 @@ int ArtifactsBuild(const std::vector<std::string>& args) {
   std::optional<std::string> problem = RetrieverModelProblem(base, kg_version, *encoder_id);
   if (!problem.has_value()) {
     std::printf("retriever model exists for KG version %s (nothing to do)\n", kg_version.c_str());
-    return 0;
+    return EnsureDocuments(base, kg_version, *encoder_id);
   }
   std::printf("training the retriever model: %s\n", problem->c_str());
   std::vector<std::string> argv = {SelfDir() + "/retriever_train", "--base=" + base,
@@ -208,7 +227,7 @@ int ArtifactsBuild(const std::vector<std::string>& args) {
     std::fprintf(stderr, "error: after training: %s\n", problem->c_str());
     return 1;
   }
-  return 0;
+  return EnsureDocuments(base, kg_version, *encoder_id);
 }
 
 }  // namespace ibgraphrag::cli

@@ -34,8 +34,8 @@ ABSL_FLAG(std::string, scorer, "",
           "empty = the retriever's default");
 ABSL_FLAG(std::string, backend, "", "ask/eval: reasoner backend (default: the gateway's)");
 ABSL_FLAG(std::string, mode, "",
-          "ask/eval: retrieval/reasoning mode, PipelineOptions.mode (ibgraphrag, kg_rank, kg_rag "
-          "or give; "
+          "ask/eval: retrieval/reasoning mode, PipelineOptions.mode (ibgraphrag, kg_rank, kg_rag, "
+          "give or illama; "
           "default: ibgraphrag; docs/modes.md)");
 ABSL_FLAG(int64_t, deadline_ms, 30000, "ask/eval: deadline of each call in milliseconds");
 ABSL_FLAG(bool, stream, false, "ask: use AnswerStream and print stages and tokens as they come");

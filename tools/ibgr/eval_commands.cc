@@ -177,6 +177,8 @@ absl::Status CheckCalibrationFlags(eval::QaSplit split) {
     }
     return absl::OkStatus();
   }
+  IBGR_RETURN_IF_ERROR(eval::CheckCalibrationFitScope(
+      /*fit=*/true, absl::GetFlag(FLAGS_grid), !absl::GetFlag(FLAGS_grid_mode).empty()));
   // Reports are made on the test split; fitting on it (or on all, which contains it) would tune
   // on the questions the figures are reported on.
   if (split == eval::QaSplit::kTest || split == eval::QaSplit::kAll) {
@@ -195,7 +197,8 @@ absl::Status CheckCalibrationFlags(eval::QaSplit split) {
 
 // Fits the calibration on the examples, writes it, and publishes it when asked.
 absl::Status FitAndWriteCalibration(const std::vector<reasoner::CalibrationExample>& examples,
-                                    const eval::ReportMeta& meta) {
+                                    const eval::ReportMeta& meta,
+                                    const reasoner::CalibrationFitVersions& fit_on) {
   reasoner::CalibrationFitOptions options;
   options.target_accuracy_multiple_choice = absl::GetFlag(FLAGS_calibration_target_mc);
   options.target_accuracy_fact_verification = absl::GetFlag(FLAGS_calibration_target_fv);
@@ -217,7 +220,7 @@ absl::Status FitAndWriteCalibration(const std::vector<reasoner::CalibrationExamp
   std::fprintf(stderr, "wrote %s\n", path.c_str());
   if (const std::string base = absl::GetFlag(FLAGS_calibration_base); !base.empty()) {
     IBGR_ASSIGN_OR_RETURN(const int64_t version,
-                          reasoner::PublishCalibration(base, calibration, meta.command));
+                          reasoner::PublishCalibration(base, calibration, meta.command, fit_on));
     std::fprintf(stderr, "published %s/%s/%lld\n", base.c_str(), reasoner::kCalibrationKind,
                  static_cast<long long>(version));
   }
@@ -292,6 +295,7 @@ int Eval(const std::vector<std::string>& args) {
   std::vector<eval::RunSummary> summaries;
   std::vector<eval::CalibrationRun> calibration_runs;
   std::vector<reasoner::CalibrationExample> calibration_examples;
+  reasoner::CalibrationFitVersions fit_on;
   int answered = 0;
   for (const eval::QaDataset& dataset : datasets) {
     for (const eval::PipelineConfig& config : *configs) {
@@ -315,6 +319,13 @@ int Eval(const std::vector<std::string>& args) {
       summaries.push_back(summary);
       calibration_runs.push_back(
           eval::MakeCalibrationRun(dataset.name, config.Label(), dataset.items, *outcomes));
+      // The versions the first answered question reports: what the calibration is fitted on.
+      for (const eval::ItemOutcome& o : *outcomes) {
+        if (fit_on.kg_version.empty() && o.code == absl::StatusCode::kOk) {
+          fit_on = {o.versions.kg_version(), o.versions.alignment_bundle_version(),
+                    o.versions.retriever_model_version()};
+        }
+      }
       for (reasoner::CalibrationExample& example :
            eval::CalibrationExamples(dataset.name, *outcomes)) {
         calibration_examples.push_back(std::move(example));
@@ -338,7 +349,8 @@ int Eval(const std::vector<std::string>& args) {
     return 1;
   }
   if (!absl::GetFlag(FLAGS_fit_calibration).empty()) {
-    if (auto s = FitAndWriteCalibration(calibration_examples, meta); !s.ok()) return Fail(s);
+    const absl::Status fit = FitAndWriteCalibration(calibration_examples, meta, fit_on);
+    if (!fit.ok()) return Fail(fit);
   }
   return 0;
 }

@@ -256,7 +256,13 @@ int KgBuild(const std::vector<std::string>& args) {
   options.data_dir =
       absl::GetFlag(FLAGS_data_dir).empty() ? DefaultDataDir() : absl::GetFlag(FLAGS_data_dir);
   options.strict = absl::GetFlag(FLAGS_strict);
-  if (const double min_cosine = absl::GetFlag(FLAGS_gwas_trait_min_cosine); min_cosine > 0) {
+  options.license_filter = LicenseFilterFromFlags();
+  const double min_cosine = absl::GetFlag(FLAGS_gwas_trait_min_cosine);
+  if (!(min_cosine >= 0 && min_cosine <= 1)) {  // NaN fails too
+    return Fail(absl::InvalidArgumentError(absl::StrCat("--gwas_trait_min_cosine=", min_cosine,
+                                                        " is outside [0, 1] (0 = names only)")));
+  }
+  if (min_cosine > 0) {
     options.trait_mapper_factory = EncoderTraitMapperFactory(static_cast<float>(min_cosine));
   }
   const absl::Time start = absl::Now();
@@ -266,7 +272,7 @@ int KgBuild(const std::vector<std::string>& args) {
   KgData kg;
   std::string created_by;
   if (*explicit_sources) {
-    kg = builder.Finish();
+    kg = builder.Finish(options.license_filter);
     created_by = "ibgr kg build (explicit sources)";
   } else {
     std::printf("building the embedded default KG from %s\n", options.data_dir.c_str());
@@ -277,11 +283,9 @@ int KgBuild(const std::vector<std::string>& args) {
     std::printf("%s", kgstore::import_::FormatGwasTraitCounts(gwas_counts).c_str());
     created_by = "ibgr kg build (embedded default from " + options.data_dir + ")";
   }
-  if (const kgstore::LicenseFilter filter = LicenseFilterFromFlags(); !filter.empty()) {
-    const size_t before = kg.triples.size();
-    kgstore::ApplyLicenseFilter(filter, &kg);
-    std::printf("licence filter %s: %zu of %zu triples kept\n", kg.license_filter.c_str(),
-                kg.triples.size(), before);
+  if (!kg.license_filter.empty()) {
+    std::printf("licence filter %s applied: %zu triples kept\n", kg.license_filter.c_str(),
+                kg.triples.size());
   }
   std::printf("imported in %.1f s\n%s", SecondsSince(start),
               kgstore::import_::FormatKgSummary(kg).c_str());

@@ -10,6 +10,7 @@
 #include "tools/ibgr/artifacts_commands.h"
 #include "tools/ibgr/ask_commands.h"
 #include "tools/ibgr/cli_common.h"
+#include "tools/ibgr/docs_commands.h"
 #include "tools/ibgr/encoder_commands.h"
 #include "tools/ibgr/eval_commands.h"
 #include "tools/ibgr/kg_commands.h"
@@ -43,7 +44,12 @@ const std::map<std::string, Entry>& Commands() {
       {"artifacts build",
        {ibgraphrag::cli::ArtifactsBuild,
         "build what is missing or stale under --base: KG snapshot, alignment bundle, "
-        "retriever model"}},
+        "retriever model, subgraph documents"}},
+      {"docs build",
+       {ibgraphrag::cli::DocsBuild,
+        "ILlama subgraph documents (centre triple + one-hop neighbourhood as sentences) of the "
+        "newest KG, embedded with the retriever model's encoder, FAISS-indexed: "
+        "<base>/documents/<version>/ (--max_documents, --docs_*)"}},
       {"encoder train",
        {ibgraphrag::cli::EncoderTrain,
         "train the name encoder on the lexicon's synonyms (split by concept) and publish "

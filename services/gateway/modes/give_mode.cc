@@ -193,6 +193,16 @@ bool GiveMode::CheckLinks(const ModeCall& call, const PipelineStages& stages,
                           const std::vector<Link>& candidates, Knowledge* knowledge) const {
   const absl::Time window_end = absl::Now() + (call.deadline - absl::Now()) * options_.check_share;
   for (size_t i = 0; i < candidates.size(); ++i) {
+    // A spent window leaves the rest unchecked (a check issued now could only time out, and
+    // would eat the answers' time); the LLM answered so far, so the answers still use it.
+    const absl::Time now = absl::Now();
+    if (now >= window_end) {
+      AddModeDegradation(call.response, kModeGive,
+                         absl::StrCat(candidates.size() - i, " of ", candidates.size(),
+                                      " candidate links were not checked: the check window (",
+                                      options_.check_share, " of the time left) was spent"));
+      break;
+    }
     const Link& link = candidates[i];
     pb::AnswerRequest request = call.request;
     request.clear_options();
@@ -210,7 +220,8 @@ bool GiveMode::CheckLinks(const ModeCall& call, const PipelineStages& stages,
       prompt.set_system(kCheckPrompt);
       prompt.set_user(absl::StrCat("Statement: ", LinkLine(link)));
     }
-    const double share = absl::FDivDuration(window_end - absl::Now(), call.deadline - absl::Now()) /
+    // now < window_end <= deadline: both durations are positive.
+    const double share = absl::FDivDuration(window_end - now, call.deadline - now) /
                          static_cast<double>(candidates.size() - i);
     pb::AnswerResponse out;
     const grpc::Status status =

@@ -229,8 +229,13 @@ KgRagMode::Context KgRagMode::Retrieve(const ModeCall& call, const PipelineStage
     retrieve.set_max_hops(1);
     retrieve.set_max_candidates(options_.max_candidates);
     retrieve.set_mode(pb::SCORING_MODE_COSINE);
-    const absl::Duration budget =
-        std::max(absl::ZeroDuration(), (until - absl::Now()) / (strategy.nodes.size() - n));
+    const absl::Duration budget = (until - absl::Now()) / (strategy.nodes.size() - n);
+    if (budget <= absl::ZeroDuration()) {  // the window is spent: no doomed calls
+      AddModeDegradation(call.response, kModeKgRag,
+                         absl::StrCat("strategy ", strategy.name, ": ", strategy.nodes.size() - n,
+                                      " entities not retrieved: the retrieval window was spent"));
+      break;
+    }
     std::unique_ptr<grpc::ClientContext> child = common::MakeChildContext(call.context, budget);
     pb::RetrieveResponse retrieved;
     const grpc::Status status = stages.Retriever().Retrieve(child.get(), retrieve, &retrieved);
@@ -271,6 +276,15 @@ KgRagMode::Selection KgRagMode::SelectContexts(const ModeCall& call,
   const absl::Time until = absl::Now() + (call.deadline - absl::Now()) * options_.retrieve_share;
   std::vector<Context> contexts;
   for (size_t i = 0; i < strategies.size(); ++i) {
+    // A spent retrieval window leaves the remaining strategies out (their calls could only time
+    // out) and keeps the rest of the deadline for the answer.
+    if (absl::Now() >= until) {
+      AddModeDegradation(call.response, kModeKgRag,
+                         absl::StrCat(strategies.size() - i, " of ", strategies.size(),
+                                      " retrieval strategies were not run: the retrieval window (",
+                                      options_.retrieve_share, " of the time left) was spent"));
+      break;
+    }
     const absl::Time share = absl::Now() + (until - absl::Now()) / (strategies.size() - i);
     contexts.push_back(Retrieve(call, stages, strategies[i], share));
     contexts.back().quality = ContextQuality(contexts.back().text, call.request, diseases);

@@ -15,6 +15,8 @@
 #include "absl/time/clock.h"
 #include "common/client.h"
 #include "common/text_words.h"
+#include "common/utf8.h"
+#include "services/gateway/request_validation.h"
 
 namespace ibgraphrag::gateway {
 namespace pb = ibgraphrag::v1;
@@ -176,8 +178,15 @@ std::string KgRankMode::ExpandedQuery(const ModeCall& call, const PipelineStages
                                      "', not an LLM; triples ranked against the question only"));
     return call.request.question();
   }
-  return absl::StrCat(call.request.question(), "\n", draft.answer().text(), "\n",
-                      draft.answer().rationale());
+  const std::string expanded = absl::StrCat(call.request.question(), "\n", draft.answer().text(),
+                                            "\n", draft.answer().rationale());
+  // The retriever refuses questions over its limit (the gateway's, 16 KiB): a long rationale
+  // would fail every per-entity retrieval, so the query is cut at a character boundary.
+  if (expanded.size() <= kMaxQuestionBytes) return expanded;
+  Flag(call.response, absl::StrCat("answer expansion: the expanded query (", expanded.size(),
+                                   " bytes) was cut to the retriever's ", kMaxQuestionBytes,
+                                   "-byte question limit"));
+  return std::string(common::Utf8Prefix(expanded, kMaxQuestionBytes));
 }
 
 // KG-Rank's entity step: the LLM lists the question's medical terms (one "ans:" item each) and
@@ -203,7 +212,8 @@ std::vector<uint32_t> KgRankMode::RankingEntities(const ModeCall& call,
   }
   // The terms, one per line, are aligned as a text of their own (mentions map to KG entities).
   pb::AnswerRequest terms;
-  terms.set_question(absl::StrJoin(extracted.answer().answers(), "\n").substr(0, 16 * 1024));
+  terms.set_question(std::string(
+      common::Utf8Prefix(absl::StrJoin(extracted.answer().answers(), "\n"), kMaxQuestionBytes)));
   *terms.mutable_pipeline() = call.request.pipeline();
   pb::AnswerResponse mapped;
   status = stages.Align(ModeCall{call.context, call.deadline, terms, &mapped, nullptr});

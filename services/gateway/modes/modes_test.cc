@@ -14,6 +14,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "common/test_util/fake_openai_server.h"
+#include "common/utf8.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "ibgraphrag/v1/alignment.grpc.pb.h"
@@ -173,7 +174,7 @@ class ModeTest : public ::testing::Test {
 
   grpc::Status Run(const pb::AnswerRequest& request, pb::AnswerResponse* response,
                    PipelineSink* sink = nullptr) {
-    PipelineConfig config;
+    PipelineConfig config = config_;
     config.kg_rank.mmr_top_k = 2;
     Upstreams upstreams;
     upstreams.alignment = services_->InProcessChannel(grpc::ChannelArguments());
@@ -195,6 +196,7 @@ class ModeTest : public ::testing::Test {
     return nlohmann::json::parse(requests[index].body);
   }
 
+  PipelineConfig config_;  // what Run() answers with (kg_rank.mmr_top_k = 2)
   std::unique_ptr<FakeOpenAiServer> llm_;
   std::unique_ptr<reasoner::ReasonerServer> reasoner_;
   FakeAlignment alignment_;
@@ -333,6 +335,27 @@ TEST_F(KgRankModeTest, DegradesWithNamedReasonsWhenTheLlmFails) {
                                  "was answered by 'extractive'"));
   EXPECT_THAT(reasons, HasSubstr("kg_rank: answer expansion skipped"));
   EXPECT_THAT(reasons, HasSubstr("llm: backend 'fake'"));
+}
+
+TEST_F(KgRankModeTest, CutsALongExpandedQueryToTheRetrieversQuestionLimit) {
+  llm_->Enqueue(FakeResponse::Completion("ans: myocardial infarction"));
+  std::string rationale;  // 2-byte characters, so a byte cut could split one
+  while (rationale.size() < 2 * kMaxQuestionBytes) rationale += "\xC3\xA9";
+  llm_->Enqueue(FakeResponse::Completion(absl::StrCat(rationale, "\nans: B) Aspirin")));
+  llm_->Enqueue(FakeResponse::Completion("ans: B) Aspirin"));
+  pb::AnswerResponse response;
+  const grpc::Status status = Answer("fake", &response);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  const std::vector<pb::RetrieveRequest> calls = retriever_.requests();
+  ASSERT_FALSE(calls.empty());
+  EXPECT_THAT(calls[0].question(), HasSubstr(kQuestion));
+  for (const pb::RetrieveRequest& r : calls) {
+    EXPECT_LE(r.question().size(), kMaxQuestionBytes);
+    EXPECT_TRUE(common::IsValidUtf8(r.question()));
+  }
+  EXPECT_EQ(response.evidence_size(), 2);
+  EXPECT_THAT(DegradedReasons(response),
+              HasSubstr("was cut to the retriever's 16384-byte question limit"));
 }
 
 TEST_F(KgRankModeTest, KeepsTheMmrOrderWhenReRankingFails) {
@@ -615,6 +638,37 @@ TEST_F(GiveModeTest, WithoutAnLlmKeepsOnlyKgLinksAndSaysSo) {
   EXPECT_EQ(response.llm_calls(), 0u);
   EXPECT_THAT(DegradedReasons(response),
               HasSubstr("give: no LLM answered: only the 2 links present in the KG are kept"));
+}
+
+TEST_F(GiveModeTest, ASpentCheckWindowStopsTheChecksButNotTheAnswers) {
+  config_.give.check_share = 0;  // the window is spent before the first check
+  llm_->SetHandler(GiveLlm);
+  pb::AnswerResponse response;
+  const grpc::Status status = Answer("fake", &response);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  EXPECT_TRUE(UserPrompts("Name the relation").empty());
+  EXPECT_TRUE(UserPrompts("whether the statement is true").empty());
+  EXPECT_EQ(UserPrompts("Answer the question with the knowledge").size(), 3u);
+  EXPECT_EQ(response.llm_calls(), 3u);
+  EXPECT_EQ(response.answer().option_letter(), "B");
+  const std::string reasons = DegradedReasons(response);
+  EXPECT_THAT(reasons, HasSubstr("give: 7 of 7 candidate links were not checked: the check "
+                                 "window (0 of the time left) was spent"));
+  EXPECT_THAT(reasons, Not(HasSubstr("no LLM answered")));
+}
+
+TEST_F(KgRagModeTest, ASpentRetrievalWindowSkipsTheStrategiesButStillAnswers) {
+  config_.kg_rag.retrieve_share = 0;  // the window is spent before the first strategy
+  llm_->SetDefault(FakeResponse::Completion("{\"answer\": \"HLA-B\"}"));
+  pb::AnswerResponse response;
+  const grpc::Status status = Run(GeneQuestion("fake"), &response);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  EXPECT_TRUE(retriever_.requests().empty());
+  EXPECT_EQ(response.evidence_size(), 0);
+  EXPECT_THAT(DegradedReasons(response),
+              HasSubstr("kg_rag: 6 of 6 retrieval strategies were not run: the retrieval window "
+                        "(0 of the time left) was spent"));
+  EXPECT_EQ(response.answer().option_letter(), "A");
 }
 
 TEST(PipelineModeTest, RejectsAnUnknownModeNamingTheFieldAndTheAllowedValues) {

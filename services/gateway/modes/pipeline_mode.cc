@@ -10,8 +10,8 @@
 namespace ibgraphrag::gateway {
 
 const std::vector<absl::string_view>& ModeNames() {
-  static const auto* const kNames =
-      new std::vector<absl::string_view>{kModeIbGraphRag, kModeKgRank, kModeKgRag, kModeGive};
+  static const auto* const kNames = new std::vector<absl::string_view>{
+      kModeIbGraphRag, kModeKgRank, kModeKgRag, kModeGive, kModeIllama};
   return *kNames;
 }
 

@@ -26,6 +26,7 @@ inline constexpr absl::string_view kModeIbGraphRag = "ibgraphrag";
 inline constexpr absl::string_view kModeKgRank = "kg_rank";
 inline constexpr absl::string_view kModeKgRag = "kg_rag";
 inline constexpr absl::string_view kModeGive = "give";
+inline constexpr absl::string_view kModeIllama = "illama";
 
 // The modes a request may name, default first.
 const std::vector<absl::string_view>& ModeNames();

@@ -6,7 +6,10 @@
 
 #include <string>
 
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 #include "gtest/gtest.h"
+#include "ibgraphrag/v1/gateway.pb.h"
 #include "services/alignment/bundle.h"
 #include "services/alignment/lexicon.h"
 #include "services/alignment/text_encoder.h"
@@ -32,6 +35,27 @@ inline void PublishSmallSuite(const std::string& base) {
       alignment::BuildAlignmentBundle(alignment::LexiconFromKg(kg, "test"), **encoder, build);
   ASSERT_TRUE(bundle.ok()) << bundle.status();
   retriever::testing::PublishTestVersion(base, kg, /*text_dim=*/256, /*hidden=*/32);
+}
+
+// The multiple-choice question the small suite answers (option A, Metformin, is right).
+inline ibgraphrag::v1::AnswerRequest SmallSuiteDiabetesQuestion() {
+  ibgraphrag::v1::AnswerRequest request;
+  request.set_question("Which drug treats type 2 diabetes mellitus?");
+  request.add_options("Metformin");
+  request.add_options("Polyuria");
+  request.set_task(ibgraphrag::v1::TASK_MULTIPLE_CHOICE);
+  // tau 0 keeps every linked candidate: the tests are about the flow, not MSCA calibration.
+  request.mutable_pipeline()->set_tau(0.0f);
+  return request;
+}
+
+// A reasoner config whose "llm" backend is the fake server at `llm_base_url`: a 2 s timeout and
+// no retries, so a misbehaving LLM degrades an answer quickly; no drain grace, so kills are fast.
+inline std::string SmallSuiteReasonerConfig(absl::string_view llm_base_url) {
+  return absl::StrCat(
+      "server { termination_grace_seconds: 0 drain_deadline_seconds: 1 }\n"
+      "backends {\n  name: \"llm\"\n  base_url: \"",
+      llm_base_url, "\"\n  model: \"fake-model\"\n  timeout_seconds: 2\n  max_retries: 0\n}\n");
 }
 
 }  // namespace ibgraphrag::gateway::testing

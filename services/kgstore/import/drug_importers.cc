@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -68,6 +69,8 @@ absl::Status ImportDrugBankDrugs(const std::string& path, KgBuilder& builder,
   IBGR_ASSIGN_OR_RETURN(std::vector<common::DelimitedRecord> records,
                         common::ParseDelimitedText(text, path, '\t'));
   RowContext ctx(kSource, path, options);
+  builder.SetAttributeSource(BuilderArg(kSource));  // descriptions and InChIKeys are DrugBank's
+  absl::Cleanup no_attribute_source = [&] { builder.SetAttributeSource(""); };
   const std::vector<std::string> expected = {"drugbank_id", "name", "type"};
   if (records.empty() || records[0].fields.size() < expected.size() ||
       !std::equal(expected.begin(), expected.end(), records[0].fields.begin())) {
@@ -260,7 +263,9 @@ absl::Status ImportBindingDb(const std::string& path, KgBuilder& builder,
       [&](const std::vector<absl::string_view>& f, RowContext& ctx) -> absl::Status {
         if (!IsDrugBankId(f[0])) return ctx.Malformed("drugbank_id is not a DrugBank id");
         double affinity_nm = 0;
-        if (!absl::SimpleAtod(f[2], &affinity_nm) || affinity_nm <= 0) {
+        // SimpleAtod accepts "nan" and "inf"; neither is an affinity.
+        if (!absl::SimpleAtod(f[2], &affinity_nm) || !std::isfinite(affinity_nm) ||
+            affinity_nm <= 0) {
           return ctx.Malformed("affinity_nM is not a positive number");
         }
         const std::optional<EntityId> gene = GeneFromEntrez(builder, f[1], f[8], kSource);

@@ -111,7 +111,9 @@ TEST(DrugImportersTest, TargetSourcesMergeIntoOneBindsTripleWithScoresAndNotes) 
             "drugbank_approved\tgene_symbol\n"
             "DB00014\t2147\t100\t1\tChEMBL\t1\tGoserelin\t1\tF2\n"
             "DB00035\t552\t1\t1\tBindingDB\t1\tDesmopressin\t1\tAVPR1A\n"
-            "DB00035\t553\t-3\t1\tBindingDB\t1\tDesmopressin\t1\tAVPR1B\n");
+            "DB00035\t553\t-3\t1\tBindingDB\t1\tDesmopressin\t1\tAVPR1B\n"
+            "DB00035\t554\tnan\t1\tBindingDB\t1\tDesmopressin\t1\tAVPR2\n"
+            "DB00035\t555\tinf\t1\tBindingDB\t1\tDesmopressin\t1\tAVPR3\n");
   KgBuilder builder;
   AddBackbone(builder);
   ASSERT_TRUE(ImportDrugBankProteins(proteins, builder, ImportOptions()).ok());
@@ -131,7 +133,9 @@ TEST(DrugImportersTest, TargetSourcesMergeIntoOneBindsTripleWithScoresAndNotes) 
   EXPECT_FLOAT_EQ(TripleScoreAt(kg, strong), 1.0f);
   EXPECT_THAT(TripleSources(kg, strong), ElementsAre("bindingdb (CC BY 3.0)"));
   EXPECT_EQ(FindReport(kg, "drugbank-proteins")->unmapped_ids, 1);  // the E. coli enzyme
-  EXPECT_EQ(FindReport(kg, "bindingdb")->rows_skipped, 1);
+  // A negative, a NaN and an infinite affinity are malformed, never a score.
+  EXPECT_EQ(FindReport(kg, "bindingdb")->rows_skipped, 3);
+  EXPECT_LT(FindTriple(kg, "DrugBank:DB00035", "drug binds gene", "Entrez:554"), 0);
 }
 
 TEST(DrugImportersTest, ClassesAndIndicationsUseHetionetRelations) {

@@ -182,7 +182,7 @@ absl::StatusOr<KgData> BuildEmbeddedKg(const ImportOptions& options, GwasTraitCo
   IBGR_RETURN_IF_ERROR(ImportDisGeNet(file(kDisGeNet), builder, options));
   IBGR_RETURN_IF_ERROR(ImportIssue14Facts(file, builder, options, gwas_counts));
   IBGR_RETURN_IF_ERROR(ImportAbbreviations(file(kAbbreviations), builder, options));
-  return builder.Finish();
+  return builder.Finish(options.license_filter);
 }
 
 std::string FormatKgSummary(const KgData& kg) {

@@ -5,6 +5,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/strings/match.h"
 #include "common/file_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -94,11 +95,13 @@ TEST_F(EmbeddedKgTest, Issue14SourcesJoinGenesAndDrugsAcrossIdSchemes) {
   using testing_util::FindTriple;
   using testing_util::TripleSources;
   // Entrez <-> STRING <-> UniProt on one gene node.
+  const Entity* cdk2 = nullptr;
   for (const Entity& e : kg_->entities) {
-    if (e.external_id != "Entrez:1017") continue;
-    EXPECT_THAT(e.xrefs, Contains("STRING:9606.ENSP00000266970"));
-    EXPECT_THAT(e.xrefs, Contains("UniProt:P24941"));
+    if (e.external_id == "Entrez:1017") cdk2 = &e;
   }
+  ASSERT_NE(cdk2, nullptr) << "Entrez:1017 is missing from the embedded KG";
+  EXPECT_THAT(cdk2->xrefs, Contains("STRING:9606.ENSP00000266970"));
+  EXPECT_THAT(cdk2->xrefs, Contains("UniProt:P24941"));
   // SIDER rows keyed by STITCH ids land on the DrugBank compound and merge with Hetionet's CcSE.
   const int64_t side_effect =
       FindTriple(*kg_, "STITCH:CID100002244", "drug causes side effect", "UMLS:C1565489");
@@ -139,6 +142,41 @@ TEST_F(EmbeddedKgTest, SummaryListsTypesRelationsAndSources) {
   EXPECT_THAT(summary, HasSubstr("disgenet"));
   EXPECT_THAT(summary, HasSubstr("unmapped"));
   std::printf("%s", summary.c_str());  // the figures for the build log
+}
+
+// Aspirin is a Hetionet compound that DrugBank (CC BY-NC 4.0) describes and SIDER (CC BY-NC-SA
+// 4.0) gives STITCH/PubChem ids: without NC sources none of that may remain.
+TEST_F(EmbeddedKgTest, ExcludingNcLeavesNoNcDescriptionsOrXrefsOnKeptEntities) {
+  auto has_prefix = [](const Entity& e, absl::string_view prefix) {
+    for (const std::string& x : e.xrefs) {
+      if (absl::StartsWith(x, prefix)) return true;
+    }
+    return false;
+  };
+  auto aspirin_in = [](const KgData& kg) -> const Entity* {
+    for (const Entity& e : kg.entities) {
+      if (e.external_id == "DrugBank:DB00945") return &e;
+    }
+    return nullptr;
+  };
+  const Entity* all = aspirin_in(*kg_);
+  ASSERT_NE(all, nullptr);
+  ASSERT_FALSE(all->definition.empty());  // the test means something only if these are there
+  ASSERT_TRUE(has_prefix(*all, "InChIKey:"));
+  ASSERT_TRUE(has_prefix(*all, "STITCH:"));
+
+  ImportOptions options;
+  options.data_dir = testing_util::DataDir();
+  options.license_filter.exclude = {"NC"};
+  absl::StatusOr<KgData> filtered = BuildEmbeddedKg(options);
+  ASSERT_TRUE(filtered.ok()) << filtered.status();
+  const Entity* kept = aspirin_in(*filtered);
+  ASSERT_NE(kept, nullptr);  // Hetionet (CC0) still has it
+  EXPECT_EQ(kept->definition, "");
+  EXPECT_FALSE(has_prefix(*kept, "InChIKey:"));
+  EXPECT_FALSE(has_prefix(*kept, "STITCH:"));
+  EXPECT_FALSE(has_prefix(*kept, "PubChem:"));
+  for (const SourceInfo& s : filtered->sources) EXPECT_FALSE(absl::StrContains(s.license, "NC"));
 }
 
 TEST(EmbeddedKgMissingDataTest, MissingDataDirIsNotFoundNamingTheFile) {

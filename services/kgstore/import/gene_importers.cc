@@ -106,7 +106,9 @@ absl::Status ImportDiseasesChannel(const std::string& path, absl::string_view ch
       path, spec, builder, options,
       [&](const std::vector<absl::string_view>& f, RowContext& ctx) -> absl::Status {
         double confidence = 0;
-        if (!absl::SimpleAtod(f[6], &confidence) || confidence < 0 || confidence > 5) {
+        // SimpleAtod accepts "nan" and "inf"; they must not become scores.
+        if (!absl::SimpleAtod(f[6], &confidence) || !std::isfinite(confidence) || confidence < 0 ||
+            confidence > 5) {
           return ctx.Malformed("confidence is not a number in 0..5");
         }
         if (!absl::StartsWith(f[0], "ENSP")) return ctx.Malformed("protein id is not an ENSP id");
@@ -215,6 +217,12 @@ absl::Status ImportGoAnnotations(const std::string& path, KgBuilder& builder,
         const std::vector<absl::string_view> symbols = SplitList(f[7]);
         if (ids.size() != symbols.size()) {
           return ctx.Malformed("gene_ids and gene_symbols differ in length");
+        }
+        // The whole row is validated first: a malformed row adds nothing.
+        for (absl::string_view id : ids) {
+          if (!IsDigits(absl::StripAsciiWhitespace(id))) {
+            return ctx.Malformed(absl::StrCat("gene id '", id, "' is not a number"));
+          }
         }
         const RelationId relation = AddKnownRelation(builder, GoRelationName(f[2]));
         const EntityId term = AddEntityFromSource(builder, f[0], f[2], f[1], kSource);

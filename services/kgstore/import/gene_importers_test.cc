@@ -54,6 +54,20 @@ TEST(GeneImportersTest, HgncFamiliesCreateFamiliesAndKeepSymbols) {
   EXPECT_THAT(report->errors, ElementsAre(HasSubstr("families.tsv:4: family_id is not a number")));
 }
 
+// The backbone, the Entrez -> STRING map `map_tsv` and the DISEASES knowledge channel `rows`.
+KgData ImportKnowledgeChannel(const std::string& name, const std::string& map_tsv,
+                              const std::string& rows) {
+  const std::string map_path = TempPath(name + "-string.txt");
+  WriteFile(map_path, "#Entrez_Gene_ID\tSTRING_Locus_ID\n" + map_tsv);
+  const std::string path = TempPath(name + "-knowledge.tsv.gz");
+  WriteGzipFile(path, rows);
+  KgBuilder builder;
+  AddBackbone(builder);
+  EXPECT_TRUE(ImportStringGeneMap(map_path, builder, ImportOptions()).ok());
+  EXPECT_TRUE(ImportDiseasesChannel(path, "knowledge", builder, ImportOptions()).ok());
+  return builder.Finish();
+}
+
 TEST(GeneImportersTest, DiseasesChannelJoinsStringIdsAndSkipsRootsAndLowConfidence) {
   const std::string map_path = TempPath("string.txt");
   WriteFile(map_path,
@@ -125,7 +139,8 @@ TEST(GeneImportersTest, PathwaysUseHetionetIdsAndOneSourcePerLicence) {
   const int64_t pid =
       FindTriple(kg, "Entrez:1017", "gene participates in pathway", "PathwayCommons:PC7_10399");
   ASSERT_GE(pid, 0);
-  EXPECT_THAT(TripleSources(kg, pid), ElementsAre("pathways-pid (CC0 1.0)"));
+  // Published as "CC0 1.0", stored as "CC0" like every other CC0 source.
+  EXPECT_THAT(TripleSources(kg, pid), ElementsAre("pathways-pid (CC0)"));
   const int64_t wp =
       FindTriple(kg, "Entrez:7157", "gene participates in pathway", "WikiPathways:WP100_r1");
   ASSERT_GE(wp, 0);
@@ -154,6 +169,31 @@ TEST(GeneImportersTest, GoAnnotationsPickTheRelationByDomainAndCheckListLengths)
   EXPECT_EQ(report->rows_skipped, 2);
   EXPECT_THAT(report->errors, ElementsAre(HasSubstr("go.tsv:4: gene_ids and gene_symbols differ"),
                                           HasSubstr("go.tsv:5: unknown go_domain 'some_domain'")));
+}
+
+TEST(GeneImportersTest, NanAndInfiniteConfidencesAreMalformedNotScores) {
+  const KgData kg =
+      ImportKnowledgeChannel("nan", "1017\t9606.ENSP00000266970\n",
+                             "ENSP00000266970\tCDK2\tDOID:9999\tLung cancer\tGHR\tCURATED\tnan\n"
+                             "ENSP00000266970\tCDK2\tDOID:9352\tT2D\tGHR\tCURATED\tinf\n");
+  EXPECT_EQ(FindReport(kg, "diseases-knowledge")->rows_skipped, 2);
+  EXPECT_TRUE(kg.triples.empty());
+}
+
+TEST(GeneImportersTest, GoRowWithABadGeneIdMidListAddsNothing) {
+  const std::string path = TempPath("go-bad-id.tsv");
+  WriteFile(path,
+            "go_id\tgo_name\tgo_domain\ttax_id\tannotation_type\tsize\tgene_ids\tgene_symbols\n"
+            "GO:0005634\tnucleus\tcellular_component\t9606\tdirect\t3\t7157|x12|1017\t"
+            "TP53|BAD|CDK2\n");
+  KgBuilder builder;
+  AddBackbone(builder);
+  ASSERT_TRUE(ImportGoAnnotations(path, builder, ImportOptions()).ok());
+  const KgData kg = builder.Finish();
+  EXPECT_TRUE(kg.triples.empty());  // TP53's triple, before the bad id, is not kept either
+  const SourceReport* report = FindReport(kg, "go-annotations");
+  EXPECT_EQ(report->rows_skipped, 1);
+  EXPECT_THAT(report->errors, ElementsAre(HasSubstr("gene id 'x12' is not a number")));
 }
 
 TEST(GeneImportersTest, StrictModeStopsAtTheFirstMalformedRowNamingFileAndLine) {

@@ -15,6 +15,7 @@
 #include "common/delimited_reader.h"
 #include "common/status_macros.h"
 #include "common/text_words.h"
+#include "common/utf8.h"
 #include "services/kgstore/import/line_reader.h"
 
 namespace ibgraphrag::kgstore::import_ {
@@ -176,7 +177,7 @@ std::string FormatGwasTraitCounts(const GwasTraitCounts& counts) {
   return out;
 }
 
-std::vector<std::optional<TraitMatch>> TraitMapper::MapBatch(
+absl::StatusOr<std::vector<std::optional<TraitMatch>>> TraitMapper::MapBatch(
     absl::Span<const std::string> traits) const {
   std::vector<std::optional<TraitMatch>> matches;
   matches.reserve(traits.size());
@@ -246,7 +247,7 @@ absl::StatusOr<std::vector<std::string>> DistinctTraits(const std::string& path)
 absl::StatusOr<absl::flat_hash_map<std::string, std::optional<TraitMatch>>> MapTraits(
     const std::string& path, const TraitMapper& mapper, GwasTraitCounts& counts) {
   IBGR_ASSIGN_OR_RETURN(const std::vector<std::string> traits, DistinctTraits(path));
-  std::vector<std::optional<TraitMatch>> matches = mapper.MapBatch(traits);
+  IBGR_ASSIGN_OR_RETURN(std::vector<std::optional<TraitMatch>> matches, mapper.MapBatch(traits));
   absl::flat_hash_map<std::string, std::optional<TraitMatch>> by_trait;
   for (size_t i = 0; i < traits.size() && i < matches.size(); ++i) {
     by_trait.emplace(traits[i], matches[i]);
@@ -267,7 +268,7 @@ void CountTrait(absl::string_view trait, const std::optional<TraitMatch>& match,
 
 std::string GwasNote(absl::string_view trait, const TraitMatch& match, const KgBuilder& builder,
                      absl::string_view p_value) {
-  if (trait.size() > kMaxTraitInNote) trait = trait.substr(0, kMaxTraitInNote);
+  trait = common::Utf8Prefix(trait, kMaxTraitInNote);  // never half a character
   return absl::StrFormat("GWAS trait '%s' -> %s (%s, %.2f); p=%s", trait,
                          builder.entity(match.entity).external_id, match.method, match.confidence,
                          p_value);

@@ -36,8 +36,10 @@ class TraitMapper {
   virtual ~TraitMapper() = default;
   // The best disease for `trait`, or nullopt when none passes the mapper's threshold.
   virtual std::optional<TraitMatch> Map(absl::string_view trait) const = 0;
-  // Map() of each trait. Mappers that search vectors override it to search all at once.
-  virtual std::vector<std::optional<TraitMatch>> MapBatch(
+  // Map() of each trait. Mappers that search vectors override it to search all at once; their
+  // encoder or index errors come back here (the GWAS import fails with them) instead of reading
+  // as "no match".
+  virtual absl::StatusOr<std::vector<std::optional<TraitMatch>>> MapBatch(
       absl::Span<const std::string> traits) const;
 };
 

@@ -1,10 +1,12 @@
 #include "services/kgstore/import/gwas_importer.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/utf8.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "services/kgstore/import/import_test_util.h"
@@ -118,6 +120,36 @@ TEST_F(GwasImporterTest, CatalogMapsTraitsAndKeepsTheMappingOnTheEdge) {
   EXPECT_EQ(report->rows_read, 7);
   EXPECT_EQ(report->rows_skipped, 1);
   EXPECT_EQ(report->unmapped_ids, 3);  // Height, the row without gene, the unknown gene
+}
+
+// Maps every trait to one disease, so a test can choose trait texts freely.
+class EverythingIs final : public TraitMapper {
+ public:
+  explicit EverythingIs(EntityId disease) : disease_(disease) {}
+  std::optional<TraitMatch> Map(absl::string_view) const override {
+    return TraitMatch{disease_, 0.5f, "test"};
+  }
+
+ private:
+  EntityId disease_;
+};
+
+TEST_F(GwasImporterTest, LongTraitsAreCutInTheNoteAtACharacterBoundary) {
+  const std::string path = TempPath("catalog-utf8.tsv.gz");
+  std::string header =
+      "DATE ADDED TO CATALOG\tPUBMEDID\tFIRST AUTHOR\tDATE\tJOURNAL\tLINK\tSTUDY\tDISEASE/TRAIT";
+  for (int i = 8; i < 36; ++i) absl::StrAppend(&header, "\tC", i);
+  // "é" takes bytes 59 and 60: a 60-byte cut would keep half of it.
+  const std::string trait = std::string(59, 'a') + "\xc3\xa9 and more";
+  WriteGzipFile(path, absl::StrCat(header, "\n", CatalogRow(trait, "3953", "3E-8", "x")));
+  const EverythingIs mapper(t2d_);
+  ASSERT_TRUE(ImportGwasCatalog(path, mapper, builder_, ImportOptions(), nullptr).ok());
+  const KgData kg = builder_.Finish();
+  const int64_t i = FindTriple(kg, "DOID:9352", "disease associated with gene", "Entrez:3953");
+  ASSERT_GE(i, 0);
+  const std::string note(TripleNoteAt(kg, i));
+  EXPECT_TRUE(common::IsValidUtf8(note)) << note;
+  EXPECT_THAT(note, HasSubstr("GWAS trait '" + std::string(59, 'a') + "' -> DOID:9352"));
 }
 
 TEST_F(GwasImporterTest, CuratedAssociationsScoreByLocusConfidence) {

@@ -52,7 +52,17 @@ struct Metaedge {
   std::string source_kind;
   std::string target_kind;
   RelationId relation = 0;
+  SourceId source = 0;  // "hetionet" under this metaedge's licence
 };
+
+// The licence of a metaedge's edges. Hetionet is published as CC0, but its compiled edges come
+// from resources under their own licences: where one upstream is known it decides (CcSE is
+// SIDER 4.1's side effects: CC BY-NC-SA 4.0). Other metaedges mix resources (DaG, GiG, GpPW,
+// binding) or come from Hetionet's own work and stay "CC0"; docs/kgstore.md names this caveat.
+absl::string_view MetaedgeLicense(absl::string_view abbreviation) {
+  if (abbreviation == "CcSE") return "CC BY-NC-SA 4.0";
+  return "CC0";
+}
 
 // "Compound - treats - Disease" or "Gene > regulates > Gene" -> {source kind, verb, target kind}.
 bool SplitMetaedge(absl::string_view metaedge, std::string* source, std::string* verb,
@@ -159,10 +169,10 @@ absl::Status ImportHetionetEdges(const std::string& edges_path, const std::strin
         m.source_kind = source_kind;
         m.target_kind = target_kind;
         m.relation = AddKnownRelation(builder, name, head_type, tail_type);
+        m.source = builder.AddSource(BuilderArg(kSource), BuilderArg(MetaedgeLicense(f[1])));
         return absl::OkStatus();
       }));
 
-  const SourceId source = builder.AddSource(BuilderArg(kSource), BuilderArg("CC0"));
   TabularSpec spec;
   spec.source = "hetionet-edges";
   spec.min_fields = 3;
@@ -187,7 +197,7 @@ absl::Status ImportHetionetEdges(const std::string& edges_path, const std::strin
           ctx.Unmapped();
           return absl::OkStatus();
         }
-        builder.AddTriple(*head, m.relation, *tail, source);
+        builder.AddTriple(*head, m.relation, *tail, m.source);
         return absl::OkStatus();
       });
 }

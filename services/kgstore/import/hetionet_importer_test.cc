@@ -152,12 +152,14 @@ TEST(HetionetAloneTest, DiseaseGeneRowsKeepTheirLicenceAndMergeWithHetionetEdges
       ImportHetionetDiseaseGene(DataFile("kg/hetionet-DaG-association.tsv"), builder, options)
           .ok());
   const KgData kg = builder.Finish();
-  std::set<std::string> dag_licenses;
+  std::set<std::string> dag_licenses, hetionet_licenses;
   for (const SourceInfo& s : kg.sources) {
     if (s.name == "hetionet-dag") dag_licenses.insert(s.license);
-    if (s.name == "hetionet") EXPECT_EQ(s.license, "CC0");
+    if (s.name == "hetionet") hetionet_licenses.insert(s.license);
   }
   EXPECT_EQ(dag_licenses, (std::set<std::string>{"", "CC BY 4.0", "ODbL 1.0"}));
+  // CcSE edges are SIDER's side effects (see SideEffectEdgesCarrySidersLicence).
+  EXPECT_EQ(hetionet_licenses, (std::set<std::string>{"CC0", "CC BY-NC-SA 4.0"}));
   const SourceReport& dag = kg.reports.back();
   EXPECT_GT(dag.triples_merged, 0);
   const KgCounts counts = CountKg(kg);
@@ -174,6 +176,20 @@ TEST(HetionetAloneTest, DiseaseGeneRowsKeepTheirLicenceAndMergeWithHetionetEdges
               ::testing::IsSupersetOf({"hetionet-dag (CC BY 4.0)", "hetionet-dag (ODbL 1.0)"}));
   // DOAF publishes no licence: the 1,087 unlicensed rows that name it stay (also) unknown.
   EXPECT_EQ(counts.triples_by_license.at("unknown"), 1'087);
+}
+
+TEST_F(HetionetTest, SideEffectEdgesCarrySidersLicence) {
+  const KgCounts counts = CountKg(*kg_);
+  const std::string side_effect(HetionetRelationName("CcSE"));
+  // Every CcSE edge and nothing else is under SIDER's NC licence.
+  EXPECT_EQ(counts.triples_by_license.at("CC BY-NC-SA 4.0"),
+            counts.triples_by_relation.at(side_effect));
+  for (size_t i = 0; i < kg_->triples.size(); ++i) {
+    const bool is_side_effect = kg_->relations[kg_->triples[i].relation].name == side_effect;
+    for (SourceId s : kg_->provenance[kg_->triples[i].provenance]) {
+      EXPECT_EQ(kg_->sources[s].license == "CC BY-NC-SA 4.0", is_side_effect);
+    }
+  }
 }
 
 TEST_F(HetionetTest, MergingIntoDoConceptsOnlyFoldsAliasedEndpoints) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -218,6 +219,12 @@ absl::Status ImportTabularFile(const std::string& path, const TabularSpec& spec,
   LineReader& reader = **reader_or;
   RowContext ctx(spec.source, path, options);
   ctx.set_line(&reader);
+  // Synonyms, xrefs and definitions the rows add are this file's, for licence filtering.
+  const std::string previous_attribute_source = builder.attribute_source();
+  builder.SetAttributeSource(BuilderArg(spec.source));
+  absl::Cleanup restore_attribute_source = [&] {
+    builder.SetAttributeSource(BuilderArg(previous_attribute_source));
+  };
   const size_t triples_before = builder.num_triples();
   const int64_t merges_before = builder.num_merges();
   bool header_pending = spec.has_header;

@@ -59,6 +59,9 @@ struct ImportOptions {
   // time the GWAS Catalog is imported. Empty: NameTraitMapper (names, synonyms, word overlap).
   // `ibgr kg build` may inject an encoder-backed one; this library stays free of alignment code.
   TraitMapperFactory trait_mapper_factory;
+  // Licence filter BuildEmbeddedKg applies at KgBuilder::Finish (empty = keep everything), so
+  // excluded sources leave no scores, notes, synonyms, xrefs or definitions behind.
+  LicenseFilter license_filter;
 };
 
 // Per-file bookkeeping handed to row callbacks.

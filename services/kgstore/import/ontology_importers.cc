@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
@@ -147,6 +148,8 @@ absl::Status ImportObo(const std::string& path, const OboImportSpec& spec, KgBui
   const size_t triples_before = builder.num_triples();
   const int64_t merges_before = builder.num_merges();
   auto wanted = [&](const OboTerm& t) { return absl::StartsWith(t.id, spec.id_prefix); };
+  builder.SetAttributeSource(BuilderArg(spec.source));  // for licence filtering of synonyms etc.
+  absl::Cleanup no_attribute_source = [&] { builder.SetAttributeSource(""); };
   // Canonical ids first, so an xref naming another term's id never captures that id.
   std::vector<EntityId> ids(terms.size(), kInvalidEntity);
   for (size_t i = 0; i < terms.size(); ++i) {

@@ -1,0 +1,98 @@
+#include "services/retriever/document_retrieval.h"
+
+#include <algorithm>
+#include <memory>
+
+#include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
+
+namespace ibgraphrag::retriever {
+namespace {
+
+absl::Status CheckDocumentsQuery(const DocumentsQuery& query) {
+  if (query.question.empty() || query.question.size() > kMaxQuestionBytes) {
+    return absl::InvalidArgumentError(absl::StrCat("question: ", query.question.size(),
+                                                   " bytes, must be 1..", kMaxQuestionBytes));
+  }
+  if (query.top_n < 1 || query.top_n > kMaxDocumentsTopN) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("top_n: ", query.top_n, ", must be 1..", kMaxDocumentsTopN));
+  }
+  if (query.rerank_k < 1 || query.rerank_k > query.top_n) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("rerank_k: ", query.rerank_k, ", must be 1..top_n (", query.top_n, ")"));
+  }
+  if (query.topic_ids.size() > static_cast<size_t>(kMaxTopicEntities)) {
+    return absl::InvalidArgumentError(absl::StrCat("topic_entity_ids: ", query.topic_ids.size(),
+                                                   ", at most ", kMaxTopicEntities));
+  }
+  return absl::OkStatus();
+}
+
+// Re-ranks `ranked` by the trained scorer's best triple score per document.
+absl::Status RerankByScorer(const SubgraphDocuments& documents, const Retriever& retriever,
+                            const DocumentsQuery& query, std::vector<RankedDocument>* ranked) {
+  ScoreTriplesQuery score;
+  score.question = query.question;
+  score.topic_ids = query.topic_ids;
+  for (const RankedDocument& d : *ranked) {
+    for (const DocumentTriple& t : documents.Triples(d.document)) {
+      score.heads.push_back(t.head);
+      score.relations.push_back(t.relation);
+      score.tails.push_back(t.tail);
+    }
+  }
+  IBGR_ASSIGN_OR_RETURN(std::vector<float> scores, retriever.ScoreTriples(score));
+  size_t next = 0;
+  for (RankedDocument& d : *ranked) {
+    float best = 0;
+    for (size_t i = 0; i < documents.Triples(d.document).size(); ++i) {
+      best = std::max(best, scores[next++]);
+    }
+    d.rerank_score = best;
+  }
+  std::stable_sort(ranked->begin(), ranked->end(),
+                   [](const RankedDocument& a, const RankedDocument& b) {
+                     return a.rerank_score > b.rerank_score;
+                   });
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<DocumentsResult> RetrieveDocuments(const SubgraphDocuments& documents,
+                                                  const Retriever& retriever,
+                                                  const DocumentsQuery& in) {
+  DocumentsQuery query = in;
+  if (query.top_n == 0) query.top_n = kDefaultDocumentsTopN;
+  if (query.rerank_k == 0) query.rerank_k = std::min(kDefaultDocumentsRerankK, query.top_n);
+  IBGR_RETURN_IF_ERROR(CheckDocumentsQuery(query));
+  const std::shared_ptr<const RetrieverModel> model = retriever.model();
+  if (model == nullptr) {
+    return absl::FailedPreconditionError(
+        "no retriever model loaded: its encoder embeds the question for the documents search");
+  }
+  if (model->embedder().id != documents.manifest().encoder_id()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "documents artifact was built with encoder '", documents.manifest().encoder_id(),
+        "', the served model uses '", model->embedder().id, "' (rebuild: ibgr docs build)"));
+  }
+  const std::vector<float> embedding = model->embedder().embed(query.question);
+  IBGR_ASSIGN_OR_RETURN(std::vector<DocumentHit> hits, documents.Search(embedding, query.top_n));
+  DocumentsResult result;
+  for (const DocumentHit& hit : hits) {
+    result.documents.push_back({hit.document, hit.similarity, hit.similarity});
+  }
+  if (!query.topic_ids.empty() && !result.documents.empty()) {
+    const absl::Status reranked = RerankByScorer(documents, retriever, query, &result.documents);
+    // A scorer failure (an entity the model predates) keeps the dense order, as documented.
+    result.reranked = reranked.ok();
+    if (result.reranked) result.model_version = model->version();
+  }
+  if (result.documents.size() > static_cast<size_t>(query.rerank_k)) {
+    result.documents.resize(query.rerank_k);
+  }
+  return result;
+}
+
+}  // namespace ibgraphrag::retriever

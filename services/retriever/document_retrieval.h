@@ -1,0 +1,56 @@
+// ILlama's document retrieval (paper 003, §3.1.4 and §3.2) over a loaded SubgraphDocuments:
+// dense search by the served model's encoder, then re-ranking. Plain C++; the service's
+// RetrieveDocuments RPC translates to and from it.
+#ifndef IBGRAPHRAG_SERVICES_RETRIEVER_DOCUMENT_RETRIEVAL_H_
+#define IBGRAPHRAG_SERVICES_RETRIEVER_DOCUMENT_RETRIEVAL_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "services/retriever/retriever.h"
+#include "services/retriever/subgraph_documents.h"
+
+namespace ibgraphrag::retriever {
+
+// RetrieveDocuments limits (the paper's values are the defaults).
+inline constexpr int kDefaultDocumentsTopN = 50;
+inline constexpr int kDefaultDocumentsRerankK = 10;
+inline constexpr int kMaxDocumentsTopN = 1000;
+
+struct DocumentsQuery {
+  // UTF-8, at most kMaxQuestionBytes. Patient data: never logged.
+  std::string question;
+  // Question entities for the re-ranker, 0..kMaxTopicEntities.
+  std::vector<uint32_t> topic_ids;
+  int top_n = 0;     // 1..kMaxDocumentsTopN; 0 = 50
+  int rerank_k = 0;  // 1..top_n; 0 = 10
+};
+
+struct RankedDocument {
+  uint32_t document = 0;
+  float dense_score = 0;
+  float rerank_score = 0;
+};
+
+struct DocumentsResult {
+  std::vector<RankedDocument> documents;  // best first
+  // True when the trained scorer re-ranked; false = dense order.
+  bool reranked = false;
+  std::string model_version;
+};
+
+// ILlama's retrieval: the question embedded by the served model's encoder (FAILED_PRECONDITION
+// when no model is loaded or its encoder is not the documents'), dense top_n, then re-ranked to
+// rerank_k. The paper's cross-encoder re-ranker is not available here; the retriever's trained
+// scorer rates every triple of the top_n documents for the question and its entities, and a
+// document scores its best triple (ties: dense order). Without topic entities (the scorer's DDE
+// features need them) the dense order is kept.
+absl::StatusOr<DocumentsResult> RetrieveDocuments(const SubgraphDocuments& documents,
+                                                  const Retriever& retriever,
+                                                  const DocumentsQuery& query);
+
+}  // namespace ibgraphrag::retriever
+
+#endif  // IBGRAPHRAG_SERVICES_RETRIEVER_DOCUMENT_RETRIEVAL_H_

@@ -1,0 +1,190 @@
+// ILlama's subgraph documents on the small hand-made KG: the artifact build (deterministic, round
+// trip, corrupt files refused at load) and RetrieveDocuments over gRPC from the real retriever
+// server (dense search by the model's encoder, trained-scorer re-ranking).
+#include "services/retriever/subgraph_documents.h"
+
+#include <grpcpp/grpcpp.h>
+
+#include <chrono>
+#include <fstream>
+#include <memory>
+#include <string>
+
+#include "absl/strings/match.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "ibgraphrag/v1/retriever.grpc.pb.h"
+#include "services/kgstore/kg_store_test_util.h"
+#include "services/retriever/alignment_embedder.h"
+#include "services/retriever/retriever_server.h"
+#include "services/retriever/retriever_test_util.h"
+
+namespace ibgraphrag::retriever {
+namespace {
+
+namespace pb = ::ibgraphrag::v1;
+namespace kt = kgstore::testing;
+using ::testing::HasSubstr;
+
+constexpr int kDim = 32;
+
+class SubgraphDocumentsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    store_ = kt::WriteAndOpen(kt::SmallKg(), dir_.path());
+    ASSERT_NE(store_, nullptr);
+  }
+  absl::StatusOr<artifacts::v1::DocumentsManifest> Build(const std::string& base) {
+    return BuildSubgraphDocuments(*store_, HashNgramEmbedder(kDim).value(), options_, base);
+  }
+  std::string VersionDir() const { return DocumentsArtifacts(dir_.path()).VersionDir(1); }
+
+  kt::ScratchDir dir_;
+  std::unique_ptr<kgstore::KgStore> store_;
+  DocumentsBuildOptions options_;
+};
+
+TEST_F(SubgraphDocumentsTest, OneDocumentPerCentreTripleOfEachDisease) {
+  auto manifest = Build(dir_.path());
+  ASSERT_TRUE(manifest.ok()) << manifest.status();
+  // Diabetes has 7 edges, obesity 2, the isolated disease none: 9 centres.
+  EXPECT_EQ(manifest->num_documents(), 9);
+  EXPECT_EQ(manifest->version(), 1);
+  EXPECT_EQ(manifest->kg_version(), "1");
+  EXPECT_EQ(manifest->encoder_id(), HashNgramEmbedder(kDim)->id);
+  EXPECT_EQ(manifest->file_sha256_size(), 5);
+
+  auto docs = SubgraphDocuments::Load(VersionDir());
+  ASSERT_TRUE(docs.ok()) << docs.status();
+  ASSERT_EQ((*docs)->size(), 9);
+  // Document 0: diabetes' first out edge as centre, its other edges and the far end's.
+  const auto triples = (*docs)->Triples(0);
+  ASSERT_GE(triples.size(), 2u);
+  EXPECT_EQ(triples[0].head, kt::kDiabetes);
+  EXPECT_LE(triples.size(), 1u + options_.max_neighbors);
+  const std::string text = (*docs)->Text(0);
+  EXPECT_TRUE(absl::StartsWith(text, "Type 2 diabetes mellitus associates ")) << text;
+  EXPECT_THAT(text, HasSubstr("Pioglitazone treats type 2 diabetes mellitus."));
+  EXPECT_EQ((*docs)->Entity(kt::kMetformin).external_id, "DrugBank:DB00331");
+}
+
+TEST_F(SubgraphDocumentsTest, BuildIsDeterministic) {
+  auto first = Build(dir_.path() + "/a");
+  auto second = Build(dir_.path() + "/b");
+  ASSERT_TRUE(first.ok() && second.ok());
+  for (const auto& [file, digest] : first->file_sha256()) {
+    EXPECT_EQ(second->file_sha256().at(file), digest) << file;
+  }
+}
+
+TEST_F(SubgraphDocumentsTest, CorruptIndexIsRefusedAtLoad) {
+  ASSERT_TRUE(Build(dir_.path()).ok());
+  std::ofstream(VersionDir() + "/index.faiss", std::ios::binary | std::ios::trunc) << "garbage";
+  auto docs = SubgraphDocuments::Load(VersionDir());
+  ASSERT_FALSE(docs.ok());
+  EXPECT_EQ(docs.status().code(), absl::StatusCode::kDataLoss);
+  EXPECT_THAT(docs.status().message(), HasSubstr("index.faiss"));
+}
+
+TEST_F(SubgraphDocumentsTest, BadOptionsNameTheField) {
+  options_.centers_per_entity = 0;
+  auto manifest = Build(dir_.path());
+  EXPECT_EQ(manifest.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(manifest.status().message(), HasSubstr("centers_per_entity"));
+  options_.centers_per_entity = 8;
+  options_.center_types = {"planet"};
+  manifest = Build(dir_.path());
+  EXPECT_EQ(manifest.status().code(), absl::StatusCode::kFailedPrecondition);
+}
+
+// The real retriever server over the same KG, with a model and (optionally) the documents.
+class RetrieveDocumentsTest : public SubgraphDocumentsTest {
+ protected:
+  void StartServer() {
+    testing::PublishTestVersion(dir_.path(), kt::SmallKg(), kDim);
+    RetrieverServer::Options options;
+    options.server.listen_host = "127.0.0.1";
+    options.server.port = 0;
+    options.server.metrics_port = -1;
+    options.base_path = dir_.path();
+    options.device = "cpu";
+    options.kg_store = std::shared_ptr<kgstore::KgStore>(std::move(store_));
+    auto server = RetrieverServer::BuildAndStart(options);
+    ASSERT_TRUE(server.ok()) << server.status();
+    server_ = *std::move(server);
+    stub_ = pb::RetrieverService::NewStub(server_->InProcessChannel());
+  }
+  grpc::Status Call(const pb::RetrieveDocumentsRequest& request,
+                    pb::RetrieveDocumentsResponse* response) {
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+    return stub_->RetrieveDocuments(&context, request, response);
+  }
+
+  std::unique_ptr<RetrieverServer> server_;
+  std::unique_ptr<pb::RetrieverService::Stub> stub_;
+};
+
+TEST_F(RetrieveDocumentsTest, FindsTheDocumentOfTheQuestionsEntitiesAndReranks) {
+  ASSERT_TRUE(Build(dir_.path()).ok());
+  StartServer();
+  pb::RetrieveDocumentsRequest request;
+  request.set_question("Does pioglitazone bind PPARG?");
+  request.set_top_n(5);
+  request.set_rerank_k(3);
+  pb::RetrieveDocumentsResponse dense;
+  grpc::Status status = Call(request, &dense);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  ASSERT_EQ(dense.documents_size(), 3);
+  EXPECT_EQ(dense.reranked_by(), "dense");
+  EXPECT_EQ(dense.documents_version(), "1");
+  // The document built around (pioglitazone, treats, diabetes) names both and its neighbour
+  // (pioglitazone, binds, PPARG): the best match for the question.
+  const pb::SubgraphDocument& best = dense.documents(0);
+  EXPECT_THAT(best.text(), HasSubstr("Pioglitazone binds PPARG."));
+  EXPECT_GE(best.dense_score(), dense.documents(1).dense_score());
+  ASSERT_GT(best.triples_size(), 1);
+  EXPECT_EQ(best.triples(0).hop(), 1u);
+  EXPECT_FALSE(best.triples(0).head().name().empty());
+
+  request.add_topic_entity_ids(kt::kPioglitazone);
+  pb::RetrieveDocumentsResponse reranked;
+  status = Call(request, &reranked);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  EXPECT_EQ(reranked.reranked_by(), "trained_scorer");
+  EXPECT_EQ(reranked.model_version(), "1");
+  for (int i = 1; i < reranked.documents_size(); ++i) {
+    EXPECT_GE(reranked.documents(i - 1).rerank_score(), reranked.documents(i).rerank_score());
+  }
+}
+
+TEST_F(RetrieveDocumentsTest, WithoutTheArtifactItIsFailedPrecondition) {
+  StartServer();
+  pb::RetrieveDocumentsRequest request;
+  request.set_question("Does pioglitazone bind PPARG?");
+  pb::RetrieveDocumentsResponse response;
+  const grpc::Status status = Call(request, &response);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_THAT(status.error_message(), HasSubstr("no documents artifact; run ibgr docs build"));
+}
+
+TEST_F(RetrieveDocumentsTest, LimitsAndEncoderMismatchAreNamed) {
+  auto manifest =
+      BuildSubgraphDocuments(*store_, HashNgramEmbedder(64).value(), options_, dir_.path());
+  ASSERT_TRUE(manifest.ok()) << manifest.status();
+  StartServer();
+  pb::RetrieveDocumentsRequest request;
+  request.set_question("Does pioglitazone bind PPARG?");
+  pb::RetrieveDocumentsResponse response;
+  grpc::Status status = Call(request, &response);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_THAT(status.error_message(), HasSubstr("encoder"));
+  request.set_top_n(5);
+  request.set_rerank_k(6);
+  status = Call(request, &response);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(status.error_message(), HasSubstr("rerank_k"));
+}
+
+}  // namespace
+}  // namespace ibgraphrag::retriever
