@@ -6,22 +6,30 @@
 # figures), fits, publishes and stops the server. About 20 s on 2 cores.
 #
 #   scripts/fit_calibration.sh [--base=artifacts] [--port=57790] [--if_missing]
+#                              [--print_staleness] [--print_features_version]
 #
 # --if_missing does nothing when the newest calibration version is current: fitted on this build's
-# signal semantics (features_version, kept in step with reasoner::kCalibrationFeaturesVersion)
-# and on the newest kg / alignment / retriever versions under the base (the versions its
-# manifest records); otherwise it refits (scripts/start.sh uses it).
+# signal semantics (features_version, kept in step with reasoner::kCalibrationFeaturesVersion
+# by tests/scripts/fit_calibration_script_test.cc) and on the newest kg / alignment / retriever
+# versions under the base (the versions its manifest records); otherwise it refits
+# (scripts/start.sh uses it). A manifest that cannot be read, or a check that cannot run, counts
+# as stale: refitting is always safe, serving uncalibrated is not.
+# --print_staleness prints why the newest calibration is stale ("current" when it is not) and
+# exits; --print_features_version prints the features version this script checks and exits.
 # Environment: IBGR_BIN (default build/bin), IBGR_DATA_DIR (default ../shared/data).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BASE="${IBGR_ARTIFACTS:-$PWD/artifacts}"
 PORT=57790
 IF_MISSING=0
+PRINT=""
 for arg in "$@"; do
   case "$arg" in
     --base=*) BASE="${arg#*=}" ;;
     --port=*) PORT="${arg#*=}" ;;
     --if_missing) IF_MISSING=1 ;;
+    --print_staleness) PRINT=staleness ;;
+    --print_features_version) PRINT=features_version ;;
     *) echo "unknown argument: $arg" >&2; exit 2 ;;
   esac
 done
@@ -41,7 +49,14 @@ def newest(kind):
 cal = newest("calibration")
 if not cal:
     print("no calibration version"); sys.exit()
-m = json.load(open(os.path.join(base, "calibration", cal, "manifest.json")))
+try:
+    with open(os.path.join(base, "calibration", cal, "manifest.json")) as f:
+        m = json.load(f)
+    if not isinstance(m, dict):
+        raise ValueError("not a JSON object")
+    int(m.get("features_version", 0))
+except (OSError, ValueError, TypeError) as e:
+    print(f"calibration/{cal}/manifest.json is unreadable ({e})"); sys.exit()
 if int(m.get("features_version", 0)) != features:
     print(f"calibration/{cal} has features_version {m.get('features_version', 0)}, not {features}")
 for field, kind in (("kg_version", "kg"), ("alignment_bundle_version", "alignment"),
@@ -51,8 +66,16 @@ for field, kind in (("kg_version", "kg"), ("alignment_bundle_version", "alignmen
         print(f"calibration/{cal} was fitted on {kind} {recorded}, the newest is {current}")
 PY
 }
+# Under set -e a failing check (python3 missing, a crash) must not abort: it means "refit".
+staleness_or_reason() {
+  calibration_staleness 2>/dev/null || echo "the staleness check failed (python3 missing?)"
+}
+case "$PRINT" in
+  features_version) echo "$FEATURES_VERSION"; exit 0 ;;
+  staleness) STALE="$(staleness_or_reason)"; echo "${STALE:-current}"; exit 0 ;;
+esac
 if [[ $IF_MISSING == 1 ]]; then
-  STALE="$(calibration_staleness)"
+  STALE="$(staleness_or_reason)"
   if [[ -z $STALE ]]; then
     echo "fit_calibration: $BASE/calibration is current; nothing to do"
     exit 0

@@ -418,33 +418,40 @@ void KgBuilder::MergeContributions(const std::vector<bool>& keep) {
   }
 }
 
-KgData KgBuilder::FinishKeeping(const std::vector<bool>& keep_source) {
+KgData KgBuilder::FinishKeeping(const std::vector<bool>& keep_source, const LicenseFilter* filter) {
   MergeContributions(keep_source);
-  StripExcludedAttributes(keep_source);
+  StripExcludedAttributes(ExcludedAttributeSources(keep_source, filter));
   KgData out = std::move(data_);
   SortAndNumber(groups_, scores_, &notes_, &out);
   Reset();
   return out;
 }
 
-KgData KgBuilder::Finish() { return FinishKeeping(std::vector<bool>(data_.sources.size(), true)); }
+KgData KgBuilder::Finish() {
+  return FinishKeeping(std::vector<bool>(data_.sources.size(), true), nullptr);
+}
 
 KgData KgBuilder::Finish(const LicenseFilter& filter) {
   std::vector<bool> keep(data_.sources.size(), true);
   for (size_t s = 0; s < keep.size(); ++s) keep[s] = filter.Keeps(data_.sources[s].license);
-  KgData out = FinishKeeping(keep);
+  KgData out = FinishKeeping(keep, &filter);
   ApplyLicenseFilter(filter, &out);
   return out;
 }
 
-void KgBuilder::SetAttributeSource(std::string_view source_name) {
+void KgBuilder::SetAttributeSource(std::string_view source_name, std::string_view license) {
   if (source_name.empty()) {
     attribute_source_ = 0;
     return;
   }
+  std::string normalized = NormalizeLicense(license);
   auto [it, added] = attribute_source_index_.emplace(
-      std::string(source_name), static_cast<uint16_t>(attribute_sources_.size()));
-  if (added) attribute_sources_.emplace_back(source_name);
+      absl::StrCat(absl::string_view(source_name.data(), source_name.size()), "\t", normalized),
+      static_cast<uint16_t>(attribute_sources_.size()));
+  if (added) {
+    attribute_sources_.emplace_back(source_name);
+    attribute_source_licenses_.push_back(std::move(normalized));
+  }
   attribute_source_ = it->second;
 }
 
@@ -452,20 +459,29 @@ void KgBuilder::Attribute(EntityId id, AttributeKind kind, std::string_view valu
   attributions_.push_back(Attribution{id, kind, attribute_source_, HashValue(value)});
 }
 
-void KgBuilder::StripExcludedAttributes(const std::vector<bool>& keep_source) {
-  // An attribute source is excluded when it names a triple source none of whose licences is kept.
+std::vector<bool> KgBuilder::ExcludedAttributeSources(const std::vector<bool>& keep_source,
+                                                      const LicenseFilter* filter) const {
+  std::vector<bool> excluded(attribute_sources_.size(), false);
+  if (filter == nullptr || filter->empty()) return excluded;
+  // Without a licence of its own, an attribute source is excluded when it names a triple source
+  // none of whose licences is kept.
   absl::flat_hash_map<std::string, bool> name_kept;
   for (size_t s = 0; s < data_.sources.size(); ++s) {
     name_kept[data_.sources[s].name] |= s >= keep_source.size() || keep_source[s];
   }
-  std::vector<bool> excluded(attribute_sources_.size(), false);
-  bool any_excluded = false;
   for (size_t i = 1; i < attribute_sources_.size(); ++i) {
+    if (!attribute_source_licenses_[i].empty()) {
+      excluded[i] = !filter->Keeps(attribute_source_licenses_[i]);
+      continue;
+    }
     const auto it = name_kept.find(attribute_sources_[i]);
     excluded[i] = it != name_kept.end() && !it->second;
-    any_excluded = any_excluded || excluded[i];
   }
-  if (!any_excluded) return;
+  return excluded;
+}
+
+void KgBuilder::StripExcludedAttributes(const std::vector<bool>& excluded) {
+  if (std::find(excluded.begin(), excluded.end(), true) == excluded.end()) return;
   AttributeKeys given, kept;
   absl::flat_hash_set<EntityId> touched;
   for (const Attribution& a : attributions_) {
@@ -523,6 +539,7 @@ void KgBuilder::Reset() {
   attributions_.clear();
   offered_definitions_.clear();
   attribute_sources_.assign(1, "");
+  attribute_source_licenses_.assign(1, "");
   attribute_source_index_.clear();
   attribute_source_ = 0;
   scores_.clear();

@@ -56,9 +56,16 @@ class KgBuilder {
   // Names the source (an entity source name, "drugbank-drugs") the following AddAlias /
   // AddSynonym / SetDefinition calls come from; "" = none. Finish(filter) then strips the xrefs,
   // synonyms and definitions that only excluded sources gave (values given without a source, or
-  // also by a kept source, stay). ImportTabularFile sets it for the file it reads.
-  void SetAttributeSource(std::string_view source_name);
+  // also by a kept source, stay). A source given with its `license` is excluded when the filter
+  // refuses that licence, so an attribute-only source (xrefs, synonyms, no triples) is filtered
+  // too; without one it is excluded only when it names a triple source none of whose licences
+  // is kept. ImportTabularFile sets it for the file it reads.
+  void SetAttributeSource(std::string_view source_name, std::string_view license);
+  void SetAttributeSource(std::string_view source_name) { SetAttributeSource(source_name, ""); }
   const std::string& attribute_source() const { return attribute_sources_[attribute_source_]; }
+  const std::string& attribute_source_license() const {
+    return attribute_source_licenses_[attribute_source_];
+  }
   // Makes `alias_id` resolve to `id` and records it as an xref. An alias already bound to another
   // entity keeps its first binding (returns false) so merges stay deterministic.
   bool AddAlias(EntityId id, std::string_view alias_id);
@@ -126,8 +133,12 @@ class KgBuilder {
   void Attribute(EntityId id, AttributeKind kind, std::string_view value);
   // Scores and notes per triple from the contributions of sources with keep[source] set.
   void MergeContributions(const std::vector<bool>& keep);
-  void StripExcludedAttributes(const std::vector<bool>& keep_source);
-  KgData FinishKeeping(const std::vector<bool>& keep_source);
+  // Which attribute sources `filter` excludes (by their own licence, else by their triple
+  // sources' licences); nullptr = none.
+  std::vector<bool> ExcludedAttributeSources(const std::vector<bool>& keep_source,
+                                             const LicenseFilter* filter) const;
+  void StripExcludedAttributes(const std::vector<bool>& excluded);
+  KgData FinishKeeping(const std::vector<bool>& keep_source, const LicenseFilter* filter);
   void Reset();
 
   KgData data_;
@@ -145,8 +156,9 @@ class KgBuilder {
   std::vector<Attribution> attributions_;  // in call order
   // (entity, definition) offered, in call order, with the attribute source that offered it.
   std::vector<std::pair<EntityId, std::pair<uint16_t, std::string>>> offered_definitions_;
-  std::vector<std::string> attribute_sources_{""};  // index 0 = none
-  absl::flat_hash_map<std::string, uint16_t> attribute_source_index_;
+  std::vector<std::string> attribute_sources_{""};          // index 0 = none
+  std::vector<std::string> attribute_source_licenses_{""};  // parallel, normalised; "" = unknown
+  absl::flat_hash_map<std::string, uint16_t> attribute_source_index_;  // name '\t' licence
   uint16_t attribute_source_ = 0;
   std::vector<float> scores_;                         // parallel to data_.triples, set by Finish
   absl::flat_hash_map<uint32_t, std::string> notes_;  // triple index -> joined notes, by Finish

@@ -45,6 +45,20 @@ struct TwoFacts {
   }
 };
 
+KgData FinishExcludingNc(KgBuilder& builder) {
+  LicenseFilter filter;
+  filter.exclude = {"NC"};
+  return builder.Finish(filter);
+}
+
+// Looked up by external id: a licence filter renumbers entities.
+const Entity* FindEntity(const KgData& kg, const std::string& external_id) {
+  for (const Entity& e : kg.entities) {
+    if (e.external_id == external_id) return &e;
+  }
+  return nullptr;
+}
+
 TEST(KgBuilderTest, DuplicateFactFromTwoSourcesIsOneTripleWithBothSources) {
   TwoFacts f;
   EXPECT_TRUE(f.builder.AddTriple(f.gene, f.associates, f.disease, f.gwas, 0.4f, "p=3e-12"));
@@ -168,17 +182,41 @@ TEST(KgBuilderTest, ExcludedSourcesDefinitionXrefsAndSynonymsAreStripped) {
   f.builder.SetAttributeSource("");
   f.builder.AddSynonym(f.drug, "dimethylbiguanide");  // no source named: stays
   f.builder.AddEntitySource(f.drug, "gwas-catalog");
-  LicenseFilter filter;
-  filter.exclude = {"NC"};
-  const KgData kg = f.builder.Finish(filter);
-  const Entity* drug = nullptr;
-  for (const Entity& e : kg.entities) {
-    if (e.external_id == "DrugBank:DB00331") drug = &e;
-  }
+  const KgData kg = FinishExcludingNc(f.builder);
+  const Entity* drug = FindEntity(kg, "DrugBank:DB00331");
   ASSERT_NE(drug, nullptr);
   EXPECT_EQ(drug->definition, "kept description");
   EXPECT_THAT(drug->xrefs, ElementsAre("PubChem:4091"));
   EXPECT_THAT(drug->synonyms, ElementsAre("dimethylbiguanide"));
+}
+
+TEST(KgBuilderTest, AttributeOnlySourceIsFilteredByItsOwnLicence) {
+  TwoFacts f;
+  // Like drugbank-drugs or do-xrefs: attributes only, no triple source of that name.
+  f.builder.SetAttributeSource("nc-xrefs", "CC BY-NC 4.0");
+  f.builder.SetDefinition(f.drug, "NC description");
+  f.builder.AddAlias(f.drug, "STITCH:CID1");
+  f.builder.AddSynonym(f.drug, "glucophage");
+  f.builder.SetAttributeSource("cc0-xrefs", "CC0 1.0");
+  f.builder.AddAlias(f.drug, "PubChem:4091");
+  f.builder.SetAttributeSource("");
+  f.builder.AddTriple(f.drug, f.associates, f.disease, f.gwas);
+  const KgData kg = FinishExcludingNc(f.builder);
+  const Entity* drug = FindEntity(kg, "DrugBank:DB00331");
+  ASSERT_NE(drug, nullptr);
+  EXPECT_EQ(drug->definition, "");
+  EXPECT_THAT(drug->xrefs, ElementsAre("PubChem:4091"));
+  EXPECT_TRUE(drug->synonyms.empty());
+}
+
+TEST(KgBuilderTest, AttributeSourceLicenceIsRestoredWithItsName) {
+  KgBuilder builder;
+  builder.SetAttributeSource("do-xrefs", "CC0 1.0");
+  EXPECT_EQ(builder.attribute_source(), "do-xrefs");
+  EXPECT_EQ(builder.attribute_source_license(), "CC0");
+  builder.SetAttributeSource("");
+  EXPECT_EQ(builder.attribute_source(), "");
+  EXPECT_EQ(builder.attribute_source_license(), "");
 }
 
 TEST(KgBuilderTest, UnfilteredFinishKeepsEveryAttribute) {

@@ -418,16 +418,18 @@ absl::Status KgStore::IngestPlanner::PlanTriple(size_t i, const IngestTriple& t,
 
 absl::Status KgStore::IngestPlanner::PlanTriples(const std::vector<IngestTriple>& triples) {
   // A stored source is reused through its singleton group (snapshots built from one source per
-  // fact have one per source; a source only ever seen merged gets a new singleton group).
+  // fact have one per source; a source only ever seen merged gets a new singleton group). Stored
+  // licences are keyed normalised like GroupFor's, so a snapshot written before licences were
+  // normalised ("CC0 1.0") does not gain a duplicate source.
   for (size_t s = 0; s < store_.sources_.size(); ++s) {
     const SourceInfo& source = store_.sources_[s];
-    source_by_key_.emplace(absl::StrCat(source.name, "\t", source.license),
+    source_by_key_.emplace(absl::StrCat(source.name, "\t", NormalizeLicense(source.license)),
                            static_cast<SourceId>(s));
   }
   for (size_t g = 0; g < store_.provenance_.size(); ++g) {
     if (store_.provenance_[g].size() != 1) continue;
     const SourceInfo& source = store_.sources_[store_.provenance_[g][0]];
-    group_by_source_key_.emplace(absl::StrCat(source.name, "\t", source.license),
+    group_by_source_key_.emplace(absl::StrCat(source.name, "\t", NormalizeLicense(source.license)),
                                  static_cast<ProvenanceId>(g));
   }
   std::vector<std::string> unknown;

@@ -62,6 +62,12 @@ IngestTriple Fact(std::string head, std::string relation, std::string tail) {
   return t;
 }
 
+IngestTriple Sourced(IngestTriple t, std::string source, std::string license) {
+  t.source = std::move(source);
+  t.license = std::move(license);
+  return t;
+}
+
 TEST(KgStoreProvenanceTest, SnapshotKeepsSourcesLicencesGroupsScoresAndNotes) {
   ScratchDir tmp;
   auto store = WriteAndOpen(ProvenanceKg(), tmp.path());
@@ -212,6 +218,26 @@ TEST(KgStoreProvenanceTest, IngestReusesAStoredSourceSeenOnlyInMergedGroups) {
   ASSERT_NE(reopened, nullptr);
   EXPECT_EQ(reopened->sources().size(), 4u);
   EXPECT_EQ(reopened->provenance().size(), 4u);
+}
+
+TEST(KgStoreProvenanceTest, IngestMatchesAStoredSourceWhoseLicenceWasNotNormalised) {
+  ScratchDir tmp;
+  KgData kg = ProvenanceKg();
+  // As a snapshot written before licences were normalised stores it.
+  ASSERT_EQ(kg.sources[2].name, "sider");
+  kg.sources[2].license = "CC0 1.0";
+  auto store = WriteAndOpen(std::move(kg), tmp.path());
+  ASSERT_NE(store, nullptr);
+  IngestBatch batch;
+  batch.batch_id = "sider-extra";
+  batch.triples.push_back(Sourced(
+      Fact("DrugBank:DB00331", "gene associated with disease", "DOID:9352"), "sider", "CC0 1.0"));
+  auto result = store->Ingest(batch);
+  ASSERT_TRUE(result.ok()) << result.status();
+  // The stored source and its singleton group {sider} are reused, not duplicated.
+  EXPECT_EQ(store->sources().size(), 3u);
+  EXPECT_THAT(store->provenance(), ElementsAre(ElementsAre(0, 1), ElementsAre(2)));
+  EXPECT_EQ(store->counts().triples_by_source.at("sider"), 2);
 }
 
 TEST(KgStoreProvenanceTest, IngestRejectsOverlongNotesAndInfiniteScoresNamingTheField) {

@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 #include "common/status_macros.h"
 
 namespace ibgraphrag::retriever {
@@ -29,33 +30,63 @@ absl::Status CheckDocumentsQuery(const DocumentsQuery& query) {
   return absl::OkStatus();
 }
 
-// Re-ranks `ranked` by the trained scorer's best triple score per document.
+// Documents of `ranked` (a prefix) whose triples fit kMaxRerankTriples.
+size_t RerankPrefix(const SubgraphDocuments& documents, const std::vector<RankedDocument>& ranked) {
+  size_t triples = 0, count = 0;
+  for (; count < ranked.size(); ++count) {
+    triples += documents.Triples(ranked[count].document).size();
+    if (triples > static_cast<size_t>(kMaxRerankTriples)) break;
+  }
+  return count;
+}
+
+// Re-ranks the leading documents of `ranked` that fit kMaxRerankTriples by the trained scorer's
+// best triple score per document; the rest follow in dense order.
 absl::Status RerankByScorer(const SubgraphDocuments& documents, const Retriever& retriever,
+                            const std::shared_ptr<const RetrieverModel>& model,
                             const DocumentsQuery& query, std::vector<RankedDocument>* ranked) {
+  const size_t rerank = RerankPrefix(documents, *ranked);
+  if (rerank == 0) return absl::OkStatus();
   ScoreTriplesQuery score;
   score.question = query.question;
   score.topic_ids = query.topic_ids;
-  for (const RankedDocument& d : *ranked) {
-    for (const DocumentTriple& t : documents.Triples(d.document)) {
+  for (size_t d = 0; d < rerank; ++d) {
+    for (const DocumentTriple& t : documents.Triples((*ranked)[d].document)) {
       score.heads.push_back(t.head);
       score.relations.push_back(t.relation);
       score.tails.push_back(t.tail);
     }
   }
-  IBGR_ASSIGN_OR_RETURN(std::vector<float> scores, retriever.ScoreTriples(score));
+  IBGR_ASSIGN_OR_RETURN(std::vector<float> scores, retriever.ScoreTriples(score, model));
   size_t next = 0;
-  for (RankedDocument& d : *ranked) {
+  float lowest = 0;
+  for (size_t d = 0; d < rerank; ++d) {
     float best = 0;
-    for (size_t i = 0; i < documents.Triples(d.document).size(); ++i) {
+    for (size_t i = 0; i < documents.Triples((*ranked)[d].document).size(); ++i) {
       best = std::max(best, scores[next++]);
     }
-    d.rerank_score = best;
+    (*ranked)[d].rerank_score = best;
+    lowest = d == 0 ? best : std::min(lowest, best);
   }
-  std::stable_sort(ranked->begin(), ranked->end(),
+  // Documents past the cap rank after every re-ranked one, in dense order.
+  for (size_t d = rerank; d < ranked->size(); ++d) (*ranked)[d].rerank_score = lowest;
+  std::stable_sort(ranked->begin(), ranked->begin() + rerank,
                    [](const RankedDocument& a, const RankedDocument& b) {
                      return a.rerank_score > b.rerank_score;
                    });
   return absl::OkStatus();
+}
+
+// Why the trained scorer must not re-rank these documents now (empty: it may).
+std::string WhyDense(const SubgraphDocuments& documents, const RetrieverModel& model,
+                     const DocumentsQuery& query) {
+  if (documents.manifest().kg_version() != model.manifest().kg_version) {
+    return absl::StrCat("documents built from KG ", documents.manifest().kg_version(),
+                        ", the model from KG ", model.manifest().kg_version,
+                        " (rebuild: ibgr docs build)");
+  }
+  if (absl::Now() >= query.deadline) return "deadline reached before re-ranking";
+  return "";
 }
 
 }  // namespace
@@ -84,9 +115,17 @@ absl::StatusOr<DocumentsResult> RetrieveDocuments(const SubgraphDocuments& docum
     result.documents.push_back({hit.document, hit.similarity, hit.similarity});
   }
   if (!query.topic_ids.empty() && !result.documents.empty()) {
-    const absl::Status reranked = RerankByScorer(documents, retriever, query, &result.documents);
-    // A scorer failure (an entity the model predates) keeps the dense order, as documented.
-    result.reranked = reranked.ok();
+    result.dense_reason = WhyDense(documents, *model, query);
+    if (result.dense_reason.empty()) {
+      const absl::Status reranked =
+          RerankByScorer(documents, retriever, model, query, &result.documents);
+      // A scorer failure (an entity the model predates) keeps the dense order, as documented.
+      result.reranked = reranked.ok();
+      if (!reranked.ok()) {
+        result.dense_reason = absl::StrCat("trained scorer failed: ", reranked.message());
+        for (RankedDocument& d : result.documents) d.rerank_score = d.dense_score;
+      }
+    }
     if (result.reranked) result.model_version = model->version();
   }
   if (result.documents.size() > static_cast<size_t>(query.rerank_k)) {

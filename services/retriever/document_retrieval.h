@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
 #include "services/retriever/retriever.h"
 #include "services/retriever/subgraph_documents.h"
 
@@ -18,6 +19,10 @@ namespace ibgraphrag::retriever {
 inline constexpr int kDefaultDocumentsTopN = 50;
 inline constexpr int kDefaultDocumentsRerankK = 10;
 inline constexpr int kMaxDocumentsTopN = 1000;
+// Triples the re-ranker scores at most per request: top_n 1000 x 65 triples would be ~65k (the
+// scorer's own cap is kMaxScoreTriples); past this the leading documents that fit are re-ranked
+// and the rest follow in dense order.
+inline constexpr int kMaxRerankTriples = 8192;
 
 struct DocumentsQuery {
   // UTF-8, at most kMaxQuestionBytes. Patient data: never logged.
@@ -26,6 +31,8 @@ struct DocumentsQuery {
   std::vector<uint32_t> topic_ids;
   int top_n = 0;     // 1..kMaxDocumentsTopN; 0 = 50
   int rerank_k = 0;  // 1..top_n; 0 = 10
+  // Past it the dense order is kept rather than re-ranking (the caller's RPC deadline).
+  absl::Time deadline = absl::InfiniteFuture();
 };
 
 struct RankedDocument {
@@ -38,15 +45,21 @@ struct DocumentsResult {
   std::vector<RankedDocument> documents;  // best first
   // True when the trained scorer re-ranked; false = dense order.
   bool reranked = false;
+  // Why the dense order was kept when topic entities were given (empty otherwise): the scorer
+  // failed, the deadline passed, or the documents' KG version is not the model's.
+  std::string dense_reason;
   std::string model_version;
 };
 
 // ILlama's retrieval: the question embedded by the served model's encoder (FAILED_PRECONDITION
 // when no model is loaded or its encoder is not the documents'), dense top_n, then re-ranked to
 // rerank_k. The paper's cross-encoder re-ranker is not available here; the retriever's trained
-// scorer rates every triple of the top_n documents for the question and its entities, and a
-// document scores its best triple (ties: dense order). Without topic entities (the scorer's DDE
-// features need them) the dense order is kept.
+// scorer (the same pinned model version that embedded the question) rates every triple of the
+// top_n documents (at most kMaxRerankTriples) for the question and its entities, and a document
+// scores its best triple (ties: dense order). The dense order is kept, with dense_reason, without
+// topic entities (the scorer's DDE features need them), when the documents were built from
+// another KG version than the model's (their triple ids would name other entities), past the
+// deadline, or when the scorer fails.
 absl::StatusOr<DocumentsResult> RetrieveDocuments(const SubgraphDocuments& documents,
                                                   const Retriever& retriever,
                                                   const DocumentsQuery& query);

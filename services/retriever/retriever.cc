@@ -695,6 +695,11 @@ absl::StatusOr<RetrieveResult> Retriever::Retrieve(const RetrieveQuery& query) c
 }
 
 absl::StatusOr<std::vector<float>> Retriever::ScoreTriples(const ScoreTriplesQuery& query) const {
+  return ScoreTriples(query, models_->Get());
+}
+
+absl::StatusOr<std::vector<float>> Retriever::ScoreTriples(
+    const ScoreTriplesQuery& query, const std::shared_ptr<const RetrieverModel>& model) const {
   if (query.question.size() > kMaxQuestionBytes) {
     return absl::InvalidArgumentError(
         absl::StrCat("question: ", query.question.size(), " bytes, at most ", kMaxQuestionBytes));
@@ -707,7 +712,6 @@ absl::StatusOr<std::vector<float>> Retriever::ScoreTriples(const ScoreTriplesQue
   }
   IBGR_RETURN_IF_ERROR(CheckRange(
       "triples", static_cast<int>(std::min<size_t>(m, kMaxScoreTriples + 1)), 1, kMaxScoreTriples));
-  const std::shared_ptr<const RetrieverModel> model = models_->Get();
   if (model == nullptr) {
     return absl::FailedPreconditionError(
         absl::StrCat("no retriever model loaded (", ModelError(), ")"));

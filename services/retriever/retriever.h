@@ -244,6 +244,10 @@ class Retriever {
 
   // Scores caller-given triples with the trained model (scores[i] for triple i).
   absl::StatusOr<std::vector<float>> ScoreTriples(const ScoreTriplesQuery& query) const;
+  // The same with a model the caller already pinned (FAILED_PRECONDITION when null), so one
+  // request embeds and scores with one model version even across a reload.
+  absl::StatusOr<std::vector<float>> ScoreTriples(
+      const ScoreTriplesQuery& query, const std::shared_ptr<const RetrieverModel>& model) const;
 
  private:
   // Why no model is loaded, for error messages.

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
 #include "common/grpc_status.h"
 #include "common/status_macros.h"
 
@@ -198,7 +199,7 @@ void RetrieverServiceImpl::SetDocuments(
   documents_status_ = std::move(load_status);
 }
 
-grpc::Status RetrieverServiceImpl::RetrieveDocuments(grpc::ServerContext*,
+grpc::Status RetrieverServiceImpl::RetrieveDocuments(grpc::ServerContext* context,
                                                      const pb::RetrieveDocumentsRequest* request,
                                                      pb::RetrieveDocumentsResponse* response) {
   std::shared_ptr<const SubgraphDocuments> documents =
@@ -214,6 +215,7 @@ grpc::Status RetrieverServiceImpl::RetrieveDocuments(grpc::ServerContext*,
   query.top_n = static_cast<int>(std::min<uint32_t>(request->top_n(), kMaxDocumentsTopN + 1));
   query.rerank_k = static_cast<int>(std::min<uint32_t>(request->rerank_k(), kMaxDocumentsTopN + 1));
   query.topic_ids.assign(request->topic_entity_ids().begin(), request->topic_entity_ids().end());
+  query.deadline = absl::FromChrono(context->deadline());
   absl::StatusOr<DocumentsResult> result =
       ::ibgraphrag::retriever::RetrieveDocuments(*documents, *retriever_, query);
   if (!result.ok()) return common::ToGrpcStatus(result.status());
@@ -256,7 +258,10 @@ void ToProto(const SubgraphDocuments& documents, const DocumentsResult& result,
   response->set_documents_version(absl::StrCat(manifest.version()));
   response->set_kg_version(manifest.kg_version());
   response->set_encoder_id(manifest.encoder_id());
-  response->set_reranked_by(result.reranked ? "trained_scorer" : "dense");
+  // "dense (<why>)" when topic entities were given but the scorer could not re-rank.
+  std::string reranked_by = result.reranked ? "trained_scorer" : "dense";
+  if (!result.dense_reason.empty()) absl::StrAppend(&reranked_by, " (", result.dense_reason, ")");
+  response->set_reranked_by(reranked_by);
   response->set_model_version(result.model_version);
 }
 

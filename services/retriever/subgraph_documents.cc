@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <iterator>
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/ascii.h"
@@ -71,7 +72,7 @@ absl::StatusOr<std::vector<kgstore::Triple>> EdgesOf(const kgstore::KgStore& sto
 }
 
 // The documents' triples: per entity of a centre type (id order), its strided centre triples,
-// each followed by neighbours at its head, then at its tail.
+// each followed by neighbours at that entity, then at the centre's other end.
 struct DocumentSet {
   std::vector<uint32_t> offsets = {0};
   std::vector<DocumentTriple> triples;
@@ -199,6 +200,50 @@ absl::Status ParseTriple(absl::string_view field, DocumentTriple* t) {
   return absl::OkStatus();
 }
 
+// The manifest must list exactly the version's files: a missing entry would skip its check and
+// an extra one is a path this loader must not open (a "../../dev/zero" key would hang it).
+absl::Status CheckFileDigests(const av1::DocumentsManifest& manifest, const std::string& dir) {
+  constexpr const char* kFiles[] = {kDocumentsFile, kEntitiesFile, kRelationsFile, kIndexFile,
+                                    kIndexRowsFile};
+  for (const auto& [file, digest] : manifest.file_sha256()) {
+    if (std::find_if(std::begin(kFiles), std::end(kFiles),
+                     [&](const char* known) { return file == known; }) == std::end(kFiles)) {
+      return absl::DataLossError(absl::StrCat(dir, "/manifest.json: file_sha256 names '", file,
+                                              "', not a documents artifact file"));
+    }
+  }
+  for (const char* file : kFiles) {
+    auto it = manifest.file_sha256().find(file);
+    if (it == manifest.file_sha256().end()) {
+      return absl::DataLossError(
+          absl::StrCat(dir, "/manifest.json: file_sha256 has no entry for ", file));
+    }
+    IBGR_ASSIGN_OR_RETURN(std::string actual, common::Sha256HexOfFile(dir + "/" + file));
+    if (actual != it->second) {
+      return absl::DataLossError(absl::StrCat(dir, "/", file, ": SHA-256 ", actual,
+                                              " differs from the manifest's ", it->second));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// index_rows.bin maps FAISS rows to documents: every entry must name a document, each once, or
+// a search hit would index past the documents.
+absl::Status CheckRowMap(const std::vector<alignment::NameRef>& rows, int64_t num_documents,
+                         const std::string& dir) {
+  std::vector<bool> seen(static_cast<size_t>(num_documents), false);
+  for (size_t row = 0; row < rows.size(); ++row) {
+    const uint32_t document = rows[row].entry;
+    if (static_cast<int64_t>(document) >= num_documents || seen[document]) {
+      return absl::DataLossError(absl::StrCat(dir, "/", kIndexRowsFile, ": row ", row,
+                                              " names document ", document, " (", num_documents,
+                                              " documents, each once)"));
+    }
+    seen[document] = true;
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 common::VersionedArtifactDir DocumentsArtifacts(const std::string& base) {
@@ -304,13 +349,7 @@ absl::StatusOr<std::shared_ptr<const SubgraphDocuments>> SubgraphDocuments::Load
         dir, ": documents format_version ", docs->manifest_.format_version(), ", this build reads ",
         kDocumentsFormatVersion, " (rebuild: ibgr docs build)"));
   }
-  for (const auto& [file, digest] : docs->manifest_.file_sha256()) {
-    IBGR_ASSIGN_OR_RETURN(std::string actual, common::Sha256HexOfFile(dir + "/" + file));
-    if (actual != digest) {
-      return absl::DataLossError(absl::StrCat(dir, "/", file, ": SHA-256 ", actual,
-                                              " differs from the manifest's ", digest));
-    }
-  }
+  IBGR_RETURN_IF_ERROR(CheckFileDigests(docs->manifest_, dir));
   IBGR_RETURN_IF_ERROR(docs->ReadTables(dir));
   alignment::CandidateIndexOptions index_options;
   index_options.search_omp_threads = 1;
@@ -327,11 +366,13 @@ absl::StatusOr<std::shared_ptr<const SubgraphDocuments>> SubgraphDocuments::Load
                                             docs->index_->dim(), " dims, the documents ",
                                             docs->size(), " of ", docs->manifest_.dim()));
   }
+  IBGR_RETURN_IF_ERROR(CheckRowMap(docs->index_->row_refs(), docs->size(), dir));
   return docs;
 }
 
 absl::Span<const DocumentTriple> SubgraphDocuments::Triples(uint32_t document) const {
-  if (document + 1 >= offsets_.size()) return {};
+  // size_t: document + 1 must not wrap for 0xFFFFFFFF.
+  if (static_cast<size_t>(document) + 1 >= offsets_.size()) return {};
   return absl::MakeConstSpan(triples_).subspan(offsets_[document],
                                                offsets_[document + 1] - offsets_[document]);
 }

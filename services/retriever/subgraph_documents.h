@@ -1,9 +1,11 @@
 // ILlama's subgraph documents (paper 003, §3.1 and appendix B): a centre triple and its one-hop
-// neighbourhood (triples at the centre's head and tail), each triple written as a sentence, the
-// sentences of one subgraph forming one document. Built offline into the versioned artifact
-// `<base>/documents/<version>/` with the suite's encoder and a FAISS inner-product index over the
-// unit document embeddings (alignment::CandidateIndex, exact IndexFlatIP: the paper's maximum
-// inner product search), then searched by the retriever's RetrieveDocuments.
+// neighbourhood (up to max_neighbors / 2 triples at the centre's entity end, the centre-type
+// entity it was chosen for, which may be its head or its tail, the rest at the other end), each
+// triple written as a sentence, the sentences of one subgraph forming one document. Built
+// offline into the versioned artifact `<base>/documents/<version>/` with the suite's encoder and
+// a FAISS inner-product index over the unit document embeddings (alignment::CandidateIndex:
+// exact IndexFlatIP, the paper's maximum inner product search, or HNSW; kAuto picks HNSW above
+// 50,000 documents), then searched by the retriever's RetrieveDocuments.
 //
 // Version directory:
 //   manifest.json    artifacts.v1.DocumentsManifest (kg version, encoder id, counts, SHA-256)
@@ -40,7 +42,7 @@ struct DocumentsBuildOptions {
   // Centre triples per entity, evenly strided over its edges (all relations get a share).
   int centers_per_entity = 8;
   // Neighbour triples per document (paper: all; capped so a document stays near the paper's
-  // ~130 tokens), half from the centre's head, the rest from its tail.
+  // ~130 tokens), half at the centre's entity end, the rest at its other end.
   int max_neighbors = 8;
   // Documents at most (entities in id order); 0 = no cap.
   int64_t max_documents = 150000;
@@ -94,7 +96,8 @@ absl::StatusOr<artifacts::v1::DocumentsManifest> BuildSubgraphDocuments(
 class SubgraphDocuments {
  public:
   // NOT_FOUND for a missing file, DATA_LOSS naming the file for a SHA-256 mismatch or a
-  // malformed file, FAILED_PRECONDITION for another format version.
+  // malformed file (also a manifest whose file_sha256 is not exactly the five files, and a row
+  // map entry naming no document), FAILED_PRECONDITION for another format version.
   static absl::StatusOr<std::shared_ptr<const SubgraphDocuments>> Load(const std::string& dir);
 
   const artifacts::v1::DocumentsManifest& manifest() const { return manifest_; }

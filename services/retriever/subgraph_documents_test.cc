@@ -7,10 +7,13 @@
 
 #include <chrono>
 #include <fstream>
+#include <functional>
 #include <memory>
 #include <string>
 
 #include "absl/strings/match.h"
+#include "common/file_util.h"
+#include "common/proto_json.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "ibgraphrag/v1/retriever.grpc.pb.h"
@@ -86,6 +89,66 @@ TEST_F(SubgraphDocumentsTest, CorruptIndexIsRefusedAtLoad) {
   EXPECT_THAT(docs.status().message(), HasSubstr("index.faiss"));
 }
 
+// Rewrites the published manifest with `edit` applied (the loader must not trust it).
+void EditManifest(const std::string& dir,
+                  const std::function<void(artifacts::v1::DocumentsManifest*)>& edit) {
+  artifacts::v1::DocumentsManifest manifest;
+  auto json = common::ReadFileToString(dir + "/manifest.json");
+  ASSERT_TRUE(json.ok()) << json.status();
+  ASSERT_TRUE(common::JsonToProto(*json, "manifest", &manifest).ok());
+  edit(&manifest);
+  ASSERT_TRUE(
+      common::WriteStringToFileAtomic(dir + "/manifest.json", common::ProtoToJson(manifest)).ok());
+}
+
+TEST_F(SubgraphDocumentsTest, RowMapNamingNoDocumentIsRefusedEvenWithAMatchingHash) {
+  ASSERT_TRUE(Build(dir_.path()).ok());
+  const std::string rows = VersionDir() + "/index_rows.bin";
+  {
+    // Row 0's document entry becomes 0xFFFFFFFF; the manifest is re-hashed to match.
+    std::fstream file(rows, std::ios::binary | std::ios::in | std::ios::out);
+    const char ones[4] = {'\xff', '\xff', '\xff', '\xff'};
+    file.write(ones, 4);
+  }
+  EditManifest(VersionDir(), [&](artifacts::v1::DocumentsManifest* m) {
+    (*m->mutable_file_sha256())["index_rows.bin"] = common::Sha256HexOfFile(rows).value();
+  });
+  auto docs = SubgraphDocuments::Load(VersionDir());
+  ASSERT_FALSE(docs.ok());
+  EXPECT_EQ(docs.status().code(), absl::StatusCode::kDataLoss);
+  EXPECT_THAT(docs.status().message(),
+              HasSubstr("index_rows.bin: row 0 names document 4294967295"));
+}
+
+TEST_F(SubgraphDocumentsTest, ManifestMustHashExactlyTheArtifactsFiles) {
+  ASSERT_TRUE(Build(dir_.path()).ok());
+  EditManifest(VersionDir(), [](artifacts::v1::DocumentsManifest* m) { m->clear_file_sha256(); });
+  auto docs = SubgraphDocuments::Load(VersionDir());
+  ASSERT_FALSE(docs.ok());
+  EXPECT_EQ(docs.status().code(), absl::StatusCode::kDataLoss);
+  EXPECT_THAT(docs.status().message(), HasSubstr("file_sha256 has no entry for documents.tsv"));
+
+  ASSERT_TRUE(Build(dir_.path() + "/b").ok());
+  const std::string dir = DocumentsArtifacts(dir_.path() + "/b").VersionDir(1);
+  // A key outside the version directory is never opened (/dev/zero would never finish hashing).
+  EditManifest(dir, [](artifacts::v1::DocumentsManifest* m) {
+    (*m->mutable_file_sha256())["../../../../../../dev/zero"] = "00";
+  });
+  docs = SubgraphDocuments::Load(dir);
+  ASSERT_FALSE(docs.ok());
+  EXPECT_EQ(docs.status().code(), absl::StatusCode::kDataLoss);
+  EXPECT_THAT(docs.status().message(), HasSubstr("not a documents artifact file"));
+}
+
+TEST_F(SubgraphDocumentsTest, OutOfRangeDocumentHasNoTriples) {
+  ASSERT_TRUE(Build(dir_.path()).ok());
+  auto docs = SubgraphDocuments::Load(VersionDir());
+  ASSERT_TRUE(docs.ok()) << docs.status();
+  EXPECT_TRUE((*docs)->Triples(0xFFFFFFFFu).empty());
+  EXPECT_TRUE((*docs)->Triples(9).empty());
+  EXPECT_EQ((*docs)->Text(0xFFFFFFFFu), "");
+}
+
 TEST_F(SubgraphDocumentsTest, BadOptionsNameTheField) {
   options_.centers_per_entity = 0;
   auto manifest = Build(dir_.path());
@@ -153,8 +216,34 @@ TEST_F(RetrieveDocumentsTest, FindsTheDocumentOfTheQuestionsEntitiesAndReranks) 
   ASSERT_TRUE(status.ok()) << status.error_message();
   EXPECT_EQ(reranked.reranked_by(), "trained_scorer");
   EXPECT_EQ(reranked.model_version(), "1");
-  for (int i = 1; i < reranked.documents_size(); ++i) {
-    EXPECT_GE(reranked.documents(i - 1).rerank_score(), reranked.documents(i).rerank_score());
+  ASSERT_EQ(reranked.documents_size(), 3);
+  for (int i = 0; i < reranked.documents_size(); ++i) {
+    // The score is the trained scorer's, not the dense similarity carried over.
+    EXPECT_NE(reranked.documents(i).rerank_score(), reranked.documents(i).dense_score()) << i;
+    if (i > 0) {
+      EXPECT_GE(reranked.documents(i - 1).rerank_score(), reranked.documents(i).rerank_score());
+    }
+  }
+}
+
+TEST_F(RetrieveDocumentsTest, DocumentsOfAnotherKgVersionKeepTheDenseOrderAndSayWhy) {
+  ASSERT_TRUE(Build(dir_.path()).ok());
+  EditManifest(VersionDir(), [](artifacts::v1::DocumentsManifest* m) { m->set_kg_version("7"); });
+  StartServer();
+  pb::RetrieveDocumentsRequest request;
+  request.set_question("Does pioglitazone bind PPARG?");
+  request.set_top_n(5);
+  request.set_rerank_k(3);
+  request.add_topic_entity_ids(kt::kPioglitazone);
+  pb::RetrieveDocumentsResponse response;
+  const grpc::Status status = Call(request, &response);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  EXPECT_EQ(response.reranked_by(),
+            "dense (documents built from KG 7, the model from KG 1 (rebuild: ibgr docs build))");
+  EXPECT_EQ(response.model_version(), "");
+  ASSERT_EQ(response.documents_size(), 3);
+  for (const pb::SubgraphDocument& document : response.documents()) {
+    EXPECT_EQ(document.rerank_score(), document.dense_score());
   }
 }
 

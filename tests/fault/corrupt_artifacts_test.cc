@@ -1,10 +1,10 @@
 // Corrupt artifacts are refused at open, naming the file: every file of a KG snapshot, an
-// alignment bundle, a retriever model version and a trained encoder artifact in turn gets a bit
-// flip, a truncation and a deletion, and the loader the server uses must refuse the version with
-// a message naming that file. (The unit tests cover one truncation per artifact; this sweeps
-// every file and every kind of damage.) Then a running kgstore and alignment server, watching
-// their artifact folders, are shown a corrupt newer version: they keep serving the current one
-// and log the refusal.
+// alignment bundle, a retriever model version, a documents version and a trained encoder artifact
+// in turn gets a bit flip, a truncation and a deletion, and the loader the server uses must
+// refuse the version with a message naming that file. (The unit tests cover one truncation per
+// artifact; this sweeps every file and every kind of damage.) Then a running kgstore and
+// alignment server, watching their artifact folders, are shown a corrupt newer version: they
+// keep serving the current one and log the refusal.
 #include <grpcpp/grpcpp.h>
 #include <signal.h>
 
@@ -17,6 +17,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "common/file_util.h"
+#include "common/proto_json.h"
 #include "common/test_util/test_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -26,6 +27,7 @@
 #include "services/gateway/testing/small_suite.h"
 #include "services/kgstore/kg_store.h"
 #include "services/retriever/model_bundle.h"
+#include "services/retriever/subgraph_documents.h"
 #include "tests/test_util/kgstore_client.h"
 #include "tests/test_util/subprocess.h"
 
@@ -208,6 +210,32 @@ TEST_F(CorruptArtifactsTest, TrainedEncoderDamageIsRefusedNamingTheFile) {
       "encoder", *dir,
       [](const std::string& d) { return alignment::TrainedNameEncoder::Open(d).status(); },
       SweepRules());
+}
+
+TEST_F(CorruptArtifactsTest, DocumentsArtifactDamageIsRefusedNamingTheFile) {
+  const std::string base = MakeTempDir("corrupt-documents");
+  gateway::testing::PublishSmallSuite(base, /*with_documents=*/true);
+  ASSERT_FALSE(HasFatalFailure());
+  const std::string good = retriever::DocumentsArtifacts(base).VersionDir(1);
+  const Opener open = [](const std::string& dir) {
+    return retriever::SubgraphDocuments::Load(dir).status();
+  };
+  ExpectEveryDamageRefused("documents", good, open, SweepRules());
+
+  // A manifest that lists no digests must not skip the checks it would have named.
+  const std::string stripped = MakeTempDir("corrupt-documents-stripped") + "/1";
+  fs::copy(good, stripped, fs::copy_options::recursive);
+  absl::StatusOr<std::string> json = common::ReadFileToString(stripped + "/manifest.json");
+  ASSERT_TRUE(json.ok()) << json.status();
+  artifacts::v1::DocumentsManifest manifest;
+  ASSERT_TRUE(common::JsonToProto(*json, "manifest", &manifest).ok());
+  manifest.clear_file_sha256();
+  ASSERT_TRUE(
+      common::WriteStringToFileAtomic(stripped + "/manifest.json", common::ProtoToJson(manifest))
+          .ok());
+  const absl::Status status = open(stripped);
+  EXPECT_EQ(status.code(), absl::StatusCode::kDataLoss) << status;
+  EXPECT_THAT(std::string(status.message()), HasSubstr("file_sha256 has no entry"));
 }
 
 // Publishes `staged` (a complete version directory built elsewhere) as `<kind_dir>/<version>` by

@@ -171,7 +171,9 @@ void FaultUnderLoadTest::KillAndRestartUnderLoad(const std::string& service,
   const absl::Time killed = absl::Now();
   absl::SleepFor(hole);  // the load runs against the hole
   const absl::Time restarting = absl::Now();
-  ASSERT_TRUE(suite_->Restart(service).ok());
+  // Restart returns once the NEW process logged "ready" (its port is bound and serving).
+  const absl::Status restarted = suite_->Restart(service);
+  ASSERT_TRUE(restarted.ok()) << service << ": " << restarted;
   const absl::Time serving = absl::Now();
   absl::StatusOr<absl::Duration> recovery = WaitUndegraded(DiabetesQuestion(), kRecoveryBound);
   EXPECT_TRUE(recovery.ok()) << service << ": " << recovery.status();

@@ -42,7 +42,7 @@ class QuestionLogSecurityTest : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = common::test_util::MakeTempDir("security-logs");
-    gateway::testing::PublishSmallSuite(dir_ + "/art");
+    gateway::testing::PublishSmallSuite(dir_ + "/art", /*with_documents=*/true);
     ASSERT_FALSE(HasFatalFailure());
     auto fake = FakeOpenAiServer::Start();
     ASSERT_TRUE(fake.ok()) << fake.status();
@@ -84,7 +84,7 @@ class QuestionLogSecurityTest : public ::testing::Test {
 };
 
 TEST_F(QuestionLogSecurityTest, NoLogOfAnyServiceHasTheQuestionOrOptions) {
-  for (const std::string mode : {"", "kg_rank", "kg_rag", "give"}) {
+  for (const std::string mode : {"", "kg_rank", "kg_rag", "give", "illama"}) {
     const grpc::Status status = Ask(MarkedQuestion(kMarker, mode), kKey);
     EXPECT_TRUE(status.ok()) << "mode '" << mode << "': " << status.error_message();
     EXPECT_TRUE(AskStreamingWithKey(*stub_, MarkedQuestion(kMarker, mode), kKey).ok())

@@ -40,7 +40,8 @@ absl::Status DistributedSuite::Launch(const std::string& service, std::vector<st
   std::vector<std::string> argv = {BinDir() + "/" + service, "--host=127.0.0.1",
                                    absl::StrCat("--port=", port), "--metrics_port=-1"};
   argv.insert(argv.end(), flags.begin(), flags.end());
-  // One log per service, appended across restarts, so a test can read what each run logged.
+  // One log per service, appended across restarts, so a test can read what each run logged;
+  // the ready wait only reads the lines the new process wrote.
   absl::StatusOr<Subprocess> process =
       Subprocess::Start(argv, absl::StrCat(options_.dir, "/", service, ".log"));
   if (!process.ok()) return process.status();

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -31,6 +32,10 @@ std::string DataDir() {
 absl::StatusOr<Subprocess> Subprocess::Start(const std::vector<std::string>& argv,
                                              const std::string& log_path) {
   if (argv.empty()) return absl::InvalidArgumentError("argv: empty");
+  // The log may hold an earlier run's lines (a restart reuses it); remember where ours start so
+  // waiting for "ready" cannot match the previous process's line.
+  struct stat st {};
+  const size_t log_offset = stat(log_path.c_str(), &st) == 0 ? static_cast<size_t>(st.st_size) : 0;
   const pid_t pid = fork();
   if (pid < 0) return absl::InternalError("fork failed");
   if (pid == 0) {
@@ -46,11 +51,14 @@ absl::StatusOr<Subprocess> Subprocess::Start(const std::vector<std::string>& arg
     execv(args[0], args.data());
     _exit(127);
   }
-  return Subprocess(pid, log_path);
+  return Subprocess(pid, log_path, log_offset);
 }
 
 Subprocess::Subprocess(Subprocess&& other) noexcept
-    : pid_(other.pid_), log_path_(std::move(other.log_path_)), exit_code_(other.exit_code_) {
+    : pid_(other.pid_),
+      log_path_(std::move(other.log_path_)),
+      log_offset_(other.log_offset_),
+      exit_code_(other.exit_code_) {
   other.pid_ = -1;
 }
 
@@ -59,6 +67,7 @@ Subprocess& Subprocess::operator=(Subprocess&& other) noexcept {
     if (pid_ > 0) (void)Stop(SIGKILL, absl::Seconds(5));
     pid_ = other.pid_;
     log_path_ = std::move(other.log_path_);
+    log_offset_ = other.log_offset_;
     exit_code_ = other.exit_code_;
     other.pid_ = -1;
   }
@@ -74,6 +83,11 @@ std::string Subprocess::ReadLog() const {
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
+}
+
+std::string Subprocess::ReadOwnLog() const {
+  std::string log = ReadLog();
+  return log.size() > log_offset_ ? log.substr(log_offset_) : std::string();
 }
 
 bool Subprocess::Running() {
@@ -92,7 +106,7 @@ absl::StatusOr<std::string> Subprocess::WaitForLogLine(const std::string& needle
                                                        absl::Duration timeout) {
   const absl::Time deadline = absl::Now() + timeout;
   while (absl::Now() < deadline) {
-    const std::string log = ReadLog();
+    const std::string log = ReadOwnLog();
     for (absl::string_view line : absl::StrSplit(log, '\n')) {
       if (line.find(needle) != absl::string_view::npos) return std::string(line);
     }

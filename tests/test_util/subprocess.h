@@ -29,23 +29,29 @@ class Subprocess {
 
   pid_t pid() const { return pid_; }
   const std::string& log_path() const { return log_path_; }
-  // Waits until a log line contains `needle` and returns that line; DEADLINE_EXCEEDED after
-  // `timeout`, FAILED_PRECONDITION (with the log tail) when the process exits first.
+  // Waits until a line this process logged contains `needle` and returns that line (lines an
+  // earlier process appended to the same log are skipped); DEADLINE_EXCEEDED after `timeout`,
+  // FAILED_PRECONDITION (with the log tail) when the process exits first.
   absl::StatusOr<std::string> WaitForLogLine(const std::string& needle, absl::Duration timeout);
   // Waits for the JSON log line with "msg":"<service>: ready" and returns its "port" field.
   absl::StatusOr<int> WaitForReadyPort(const std::string& service, absl::Duration timeout);
   // Sends `signal` and waits for exit; returns the exit status as from waitpid.
   absl::StatusOr<int> Stop(int signal, absl::Duration timeout);
-  // The whole log so far.
+  // The whole log so far (including earlier processes' runs appended to the same file).
   std::string ReadLog() const;
+  // Only what this process has logged so far.
+  std::string ReadOwnLog() const;
   bool Running();
   // Exit code once the process has been reaped (128 + signal when killed); -1 before.
   int exit_code() const { return exit_code_; }
 
  private:
-  Subprocess(pid_t pid, std::string log_path) : pid_(pid), log_path_(std::move(log_path)) {}
+  Subprocess(pid_t pid, std::string log_path, size_t log_offset)
+      : pid_(pid), log_path_(std::move(log_path)), log_offset_(log_offset) {}
   pid_t pid_ = -1;
   std::string log_path_;
+  // Size of the log when this process started: its own output begins there.
+  size_t log_offset_ = 0;
   int exit_code_ = -1;
 };
 

@@ -5,6 +5,7 @@
 
 #include "absl/flags/declare.h"
 #include "absl/flags/flag.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "common/file_util.h"
@@ -43,8 +44,9 @@ int Fail(const absl::Status& status) {
   return 1;
 }
 
-// The encoder id of the newest retriever model: documents must embed like the served questions.
-absl::StatusOr<std::string> ServedEncoderId(const std::string& base) {
+// The newest retriever model's manifest: documents must embed like the served questions and
+// name the triple ids of the KG snapshot the model was trained on.
+absl::StatusOr<retriever::RetrieverManifest> ServedModel(const std::string& base) {
   absl::StatusOr<std::string> dir = retriever::ResolveRetrieverDir(base, std::nullopt);
   if (!dir.ok()) {
     return absl::FailedPreconditionError(
@@ -54,17 +56,29 @@ absl::StatusOr<std::string> ServedEncoderId(const std::string& base) {
                      dir.status().message()));
   }
   IBGR_ASSIGN_OR_RETURN(std::string json, common::ReadFileToString(*dir + "/manifest.json"));
-  IBGR_ASSIGN_OR_RETURN(retriever::RetrieverManifest manifest,
-                        retriever::RetrieverManifestFromJson(json));
-  return manifest.encoder_id;
+  return retriever::RetrieverManifestFromJson(json);
+}
+
+// The model's KG snapshot (its kg_version); a model without one (older manifests) uses the
+// newest snapshot.
+absl::StatusOr<std::string> ModelSnapshotDir(const std::string& base,
+                                             const retriever::RetrieverManifest& model) {
+  if (model.kg_version.empty()) return kgstore::ResolveSnapshotDir(base, std::nullopt);
+  int64_t version = 0;
+  if (!absl::SimpleAtoi(model.kg_version, &version)) {
+    return absl::FailedPreconditionError(absl::StrCat("retriever model ", model.version,
+                                                      ": kg_version '", model.kg_version,
+                                                      "' is not a number"));
+  }
+  return kgstore::ResolveSnapshotDir(base, version);
 }
 
 absl::StatusOr<artifacts::v1::DocumentsManifest> BuildDocuments(const std::string& base,
                                                                 const std::string& created_by) {
-  IBGR_ASSIGN_OR_RETURN(std::string encoder_id, ServedEncoderId(base));
+  IBGR_ASSIGN_OR_RETURN(retriever::RetrieverManifest model, ServedModel(base));
   IBGR_ASSIGN_OR_RETURN(retriever::TextEmbedder embedder,
-                        retriever::EmbedderForId(base, encoder_id));
-  IBGR_ASSIGN_OR_RETURN(std::string kg_dir, kgstore::ResolveSnapshotDir(base, std::nullopt));
+                        retriever::EmbedderForId(base, model.encoder_id));
+  IBGR_ASSIGN_OR_RETURN(std::string kg_dir, ModelSnapshotDir(base, model));
   kgstore::KgStoreOptions store_options;
   store_options.snapshot_dir = kg_dir;
   store_options.read_only = true;

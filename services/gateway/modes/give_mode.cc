@@ -68,24 +68,34 @@ std::vector<Group> EntityGroups(const pb::AnswerResponse& response,
   return groups;
 }
 
+// The `top_k` best triples within `hops` of `topics`, in `budget` (shortest-path scoring ranks
+// the triples on topic-topic paths first, so these survive the top-k).
+grpc::Status RetrieveAround(const ModeCall& call, const PipelineStages& stages,
+                            std::vector<uint32_t> topics, int hops, int top_k,
+                            absl::Duration budget, pb::RetrieveResponse* out) {
+  pb::RetrieveRequest retrieve;
+  retrieve.set_question(call.request.question());
+  std::sort(topics.begin(), topics.end());
+  for (uint32_t id : topics) retrieve.add_topic_entity_ids(id);
+  retrieve.set_top_k(top_k);
+  retrieve.set_max_hops(hops);
+  retrieve.set_max_candidates(5000);
+  retrieve.set_mode(pb::SCORING_MODE_SHORTEST_PATH);
+  std::unique_ptr<grpc::ClientContext> child =
+      common::MakeChildContext(call.context, std::max(absl::ZeroDuration(), budget));
+  return stages.Retriever().Retrieve(child.get(), retrieve, out);
+}
+
 // The KG triples among the groups' members (one hop around every member, both ends members).
 grpc::Status KgLinks(const ModeCall& call, const PipelineStages& stages,
                      const absl::flat_hash_map<uint32_t, int>& group_of,
                      std::vector<pb::EvidenceTriple>* out) {
   if (group_of.empty()) return grpc::Status::OK;
-  pb::RetrieveRequest retrieve;
-  retrieve.set_question(call.request.question());
-  for (const auto& [id, group] : group_of) retrieve.add_topic_entity_ids(id);
-  std::sort(retrieve.mutable_topic_entity_ids()->begin(),
-            retrieve.mutable_topic_entity_ids()->end());
-  retrieve.set_top_k(1000);
-  retrieve.set_max_hops(1);
-  retrieve.set_max_candidates(5000);
-  retrieve.set_mode(pb::SCORING_MODE_SHORTEST_PATH);
-  const absl::Duration budget = std::max(absl::ZeroDuration(), (call.deadline - absl::Now()) / 4);
-  std::unique_ptr<grpc::ClientContext> child = common::MakeChildContext(call.context, budget);
+  std::vector<uint32_t> topics;
+  for (const auto& [id, group] : group_of) topics.push_back(id);
   pb::RetrieveResponse retrieved;
-  const grpc::Status status = stages.Retriever().Retrieve(child.get(), retrieve, &retrieved);
+  const grpc::Status status = RetrieveAround(call, stages, std::move(topics), 1, 1000,
+                                             (call.deadline - absl::Now()) / 4, &retrieved);
   if (!status.ok()) return status;
   for (pb::EvidenceTriple& t : *retrieved.mutable_triples()) {
     if (group_of.contains(t.head().id()) && group_of.contains(t.tail().id())) {
@@ -95,10 +105,137 @@ grpc::Status KgLinks(const ModeCall& call, const PipelineStages& stages,
   return grpc::Status::OK;
 }
 
+// Pairs of groups (a < b) no KG link joins, in either direction.
+std::vector<std::pair<int, int>> UnlinkedPairs(int group_count,
+                                               const absl::flat_hash_map<uint32_t, int>& group_of,
+                                               const std::vector<pb::EvidenceTriple>& kg) {
+  std::set<std::pair<int, int>> linked;
+  for (const pb::EvidenceTriple& t : kg) {
+    const int from = group_of.at(t.head().id()), to = group_of.at(t.tail().id());
+    linked.insert({std::min(from, to), std::max(from, to)});
+  }
+  std::vector<std::pair<int, int>> pairs;
+  for (int a = 0; a < group_count; ++a) {
+    for (int b = a + 1; b < group_count; ++b) {
+      if (linked.count({a, b}) == 0) pairs.push_back({a, b});
+    }
+  }
+  return pairs;
+}
+
+// Triples read around an unlinked pair of groups (shortest-path scoring ranks the 2-hop paths
+// between them first): 200 halves the mode's latency against 1000 at a few intermediates fewer
+// (docs/modes.md, give).
+constexpr int kPathTopK = 200;
+
+// A KG entity on 2-hop paths between two groups, with its triples to them.
+struct Intermediate {
+  Member member;
+  float score = 0;  // best triple score to the first group + best to the second
+  std::vector<pb::EvidenceTriple> path;
+};
+
+// The intermediates between groups `a` and `b` in a 2-hop retrieval around their members: the
+// entities outside every group with a KG triple to a member of each, best score first (ties:
+// retrieval order), at most `max`.
+std::vector<Intermediate> FindIntermediates(const pb::RetrieveResponse& retrieved, int a, int b,
+                                            const absl::flat_hash_map<uint32_t, int>& members,
+                                            int max) {
+  struct Seen {
+    Intermediate found;
+    float best[2] = {-1, -1};  // per side; -1: no triple to that group
+  };
+  std::vector<Seen> seen;
+  absl::flat_hash_map<uint32_t, size_t> index;
+  for (const pb::EvidenceTriple& t : retrieved.triples()) {
+    for (const bool member_is_head : {true, false}) {
+      const pb::EntityRef& member = member_is_head ? t.head() : t.tail();
+      const pb::EntityRef& other = member_is_head ? t.tail() : t.head();
+      const auto group = members.find(member.id());
+      if (group == members.end() || (group->second != a && group->second != b)) continue;
+      if (members.contains(other.id())) continue;
+      const auto [it, added] = index.emplace(other.id(), seen.size());
+      if (added) {
+        seen.emplace_back();
+        seen.back().found.member = {other.id(), other.name()};
+      }
+      Seen& s = seen[it->second];
+      float& best = s.best[group->second == a ? 0 : 1];
+      best = std::max(best, t.score());
+      s.found.path.push_back(t);
+    }
+  }
+  std::vector<Intermediate> out;
+  for (Seen& s : seen) {
+    if (s.best[0] < 0 || s.best[1] < 0) continue;
+    s.found.score = s.best[0] + s.best[1];
+    out.push_back(std::move(s.found));
+  }
+  std::stable_sort(out.begin(), out.end(),
+                   [](const Intermediate& x, const Intermediate& y) { return x.score > y.score; });
+  if (static_cast<int>(out.size()) > max) out.resize(static_cast<size_t>(std::max(0, max)));
+  return out;
+}
+
+// Intermediate entity groups (paper 3.4.2): for each pair of groups the KG does not link
+// directly, the KG entities on 2-hop paths between them (one retrieval around both groups'
+// members), each a group of its own; their triples to the two groups join the KG knowledge, so
+// the candidate links to and from them follow as across any two groups. A failed read leaves
+// that pair without intermediates; the answer says how many.
+void AddIntermediateGroups(const ModeCall& call, const PipelineStages& stages,
+                           const GiveOptions& options, std::vector<Group>* groups,
+                           absl::flat_hash_map<uint32_t, int>* group_of,
+                           std::vector<pb::EvidenceTriple>* kg) {
+  const absl::flat_hash_map<uint32_t, int> members = *group_of;  // the question's groups only
+  const std::vector<std::pair<int, int>> pairs =
+      UnlinkedPairs(static_cast<int>(groups->size()), members, *kg);
+  if (pairs.empty() || options.max_intermediates <= 0) return;
+  std::set<std::tuple<uint32_t, std::string, uint32_t>> stated;
+  for (const pb::EvidenceTriple& t : *kg) {
+    stated.insert({t.head().id(), t.relation(), t.tail().id()});
+  }
+  const absl::Time window_end = absl::Now() + (call.deadline - absl::Now()) / 4;
+  size_t failed = 0;
+  grpc::Status last_failure;
+  for (size_t i = 0; i < pairs.size(); ++i) {
+    const auto [a, b] = pairs[i];
+    std::vector<uint32_t> topics;
+    for (const Member& m : (*groups)[a]) topics.push_back(m.id);
+    for (const Member& m : (*groups)[b]) topics.push_back(m.id);
+    pb::RetrieveResponse retrieved;
+    const absl::Duration budget =
+        (window_end - absl::Now()) / static_cast<int64_t>(pairs.size() - i);
+    const grpc::Status status =
+        RetrieveAround(call, stages, std::move(topics), 2, kPathTopK, budget, &retrieved);
+    if (!status.ok()) {
+      ++failed;
+      last_failure = status;
+      continue;
+    }
+    for (Intermediate& x : FindIntermediates(retrieved, a, b, members, options.max_intermediates)) {
+      if (group_of->emplace(x.member.id, static_cast<int>(groups->size())).second) {
+        groups->push_back(Group{x.member});
+      }
+      for (pb::EvidenceTriple& t : x.path) {
+        if (stated.insert({t.head().id(), t.relation(), t.tail().id()}).second) {
+          kg->push_back(std::move(t));
+        }
+      }
+    }
+  }
+  if (failed > 0) {
+    AddModeDegradation(call.response, kModeGive,
+                       absl::StrCat("intermediate groups for ", failed, " of ", pairs.size(),
+                                    " unlinked group pairs could not be read (",
+                                    DescribeStatus(last_failure), ")"));
+  }
+}
+
 // Candidate links: within each group, the queried entity and each added concept (unless the KG
 // links them already); across groups, every relation the KG has from one group to the other,
-// for every member pair it does not already link.
-std::vector<Link> CandidateLinks(const std::vector<Group>& groups,
+// for every member pair it does not already link. Links to and from intermediate groups (index
+// `question_groups` on) come last, so the check cap leaves them out first.
+std::vector<Link> CandidateLinks(const std::vector<Group>& groups, int question_groups,
                                  const absl::flat_hash_map<uint32_t, int>& group_of,
                                  const std::vector<pb::EvidenceTriple>& kg) {
   std::set<std::pair<uint32_t, uint32_t>> linked;                  // either direction
@@ -130,6 +267,9 @@ std::vector<Link> CandidateLinks(const std::vector<Group>& groups,
       }
     }
   }
+  std::stable_partition(candidates.begin(), candidates.end(), [&](const Link& l) {
+    return group_of.at(l.head) < question_groups && group_of.at(l.tail) < question_groups;
+  });
   return candidates;
 }
 
@@ -250,9 +390,11 @@ grpc::Status GiveMode::Run(const ModeCall& call, const PipelineStages& stages) c
   grpc::Status status = AlignStage(align_call, stages);
   if (!status.ok()) return status;
 
-  // Entity groups and the KG links among them.
+  // Entity groups, the KG links among them, then the intermediate groups between the groups
+  // the KG does not link directly.
   absl::Time started = absl::Now();
-  const std::vector<Group> groups = EntityGroups(*call.response, std::move(rejected), options_);
+  std::vector<Group> groups = EntityGroups(*call.response, std::move(rejected), options_);
+  const size_t question_groups = groups.size();
   absl::flat_hash_map<uint32_t, int> group_of;
   for (size_t g = 0; g < groups.size(); ++g) {
     for (const Member& m : groups[g]) group_of.emplace(m.id, static_cast<int>(g));
@@ -263,15 +405,19 @@ grpc::Status GiveMode::Run(const ModeCall& call, const PipelineStages& stages) c
     AddModeDegradation(call.response, kModeGive,
                        absl::StrCat("KG links among the entity groups could not be read (",
                                     DescribeStatus(status), "); none are used"));
+  } else {
+    AddIntermediateGroups(call, stages, options_, &groups, &group_of, &knowledge.kg);
   }
   for (const pb::EvidenceTriple& t : knowledge.kg) *call.response->add_evidence() = t;
   stages.FinishStage(
       call, "retrieve", started,
-      absl::StrCat(groups.size(), " entity groups, ", knowledge.kg.size(), " KG links"));
+      absl::StrCat(question_groups, " entity groups, ", groups.size() - question_groups,
+                   " intermediate groups, ", knowledge.kg.size(), " KG links"));
 
   // Veracity extrapolation: the LLM checks every candidate link (up to max_checks).
   started = absl::Now();
-  std::vector<Link> candidates = CandidateLinks(groups, group_of, knowledge.kg);
+  std::vector<Link> candidates =
+      CandidateLinks(groups, static_cast<int>(question_groups), group_of, knowledge.kg);
   const size_t unchecked = candidates.size() > static_cast<size_t>(options_.max_checks)
                                ? candidates.size() - static_cast<size_t>(options_.max_checks)
                                : 0;

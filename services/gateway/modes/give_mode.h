@@ -1,8 +1,10 @@
 // give: GIVE, graph-inspired veracity extrapolation (He et al., paper 002), on the suite's KG.
 // Entity groups (each question entity with the nearest KG concepts alignment proposed for its
-// mention), the KG links among the groups, candidate links within groups (the LLM names the
-// relation) and across groups (every relation the KG has between the two groups, for every
-// pair of members not already linked), each candidate checked by the LLM with a yes/no prompt;
+// mention), the KG links among the groups, intermediate groups (KG entities on 2-hop paths
+// between two groups the KG does not link directly), candidate links within groups (the LLM
+// names the relation) and across groups, intermediate ones included (every relation the KG has
+// between the two groups, for every pair of members not already linked), each candidate checked
+// by the LLM with a yes/no prompt;
 // then the paper's progressive answer: from the affirmed knowledge, refined with the rejected
 // ("counterfactual") links, refined again with the KG facts. Without an LLM only the links
 // present in the KG are kept, flagged as such. docs/modes.md says what follows the paper and
@@ -24,6 +26,9 @@ struct GiveOptions {
   int max_groups = 4;
   // KG concepts added to each queried entity (n; the paper does best with 1 or 2).
   int group_size = 2;
+  // Intermediate groups per pair of groups the KG does not link directly: at most this many KG
+  // entities on 2-hop paths between the two (best path score first), each its own group.
+  int max_intermediates = 3;
   // LLM checks of candidate links (inner- and inter-group together), at most; the rest are
   // left out and the answer says how many.
   int max_checks = 24;

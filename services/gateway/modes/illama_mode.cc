@@ -9,7 +9,9 @@
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
 #include "absl/time/clock.h"
 #include "common/client.h"
 
@@ -66,6 +68,27 @@ void Flag(pb::AnswerResponse* response, std::string reason) {
   AddModeDegradation(response, kModeIllama, std::move(reason));
 }
 
+// Only a missing documents artifact or a bad request fails the answer; a FAILED_PRECONDITION
+// for a model whose encoder is not the documents' (a new model before `ibgr docs build`) must
+// degrade like any other retrieval failure rather than fail every illama answer.
+bool FailsTheAnswer(const grpc::Status& status) {
+  return status.error_code() == grpc::StatusCode::INVALID_ARGUMENT ||
+         (status.error_code() == grpc::StatusCode::FAILED_PRECONDITION &&
+          absl::StrContains(status.error_message(), "no documents artifact"));
+}
+
+// Why the documents kept their dense order, for the degradation flag.
+std::string WhyDense(const pb::RetrieveDocumentsResponse& documents,
+                     const pb::AnswerResponse& response) {
+  if (response.entities().empty()) return "no aligned entities for the trained re-ranker";
+  // The retriever says "dense (<why>)" when it had entities but could not re-rank.
+  absl::string_view why = documents.reranked_by();
+  if (absl::ConsumePrefix(&why, "dense (") && absl::ConsumeSuffix(&why, ")")) {
+    return std::string(why);
+  }
+  return "the trained re-ranker was unavailable";
+}
+
 }  // namespace
 
 pb::CallerPrompt IllamaPrompt(const pb::AnswerRequest& request,
@@ -109,18 +132,16 @@ grpc::Status IllamaMode::Run(const ModeCall& call, const PipelineStages& stages)
   const absl::Time started = absl::Now();
   pb::RetrieveDocumentsResponse documents;
   status = RetrieveDocuments(call, stages, &documents);
-  if (status.error_code() == grpc::StatusCode::FAILED_PRECONDITION ||
-      status.error_code() == grpc::StatusCode::INVALID_ARGUMENT) {
+  if (FailsTheAnswer(status)) {
     return status;  // no documents artifact (or a bad request): nothing this mode can answer from
   }
   if (!status.ok()) {
+    documents.Clear();  // a partial response must not become evidence
     Flag(call.response, absl::StrCat("document retrieval failed (", DescribeStatus(status),
                                      "); answered without documents"));
   } else if (documents.reranked_by() != "trained_scorer") {
-    Flag(call.response, absl::StrCat("documents in dense order: ",
-                                     call.response->entities().empty()
-                                         ? "no aligned entities for the trained re-ranker"
-                                         : "the trained re-ranker was unavailable"));
+    Flag(call.response,
+         absl::StrCat("documents in dense order: ", WhyDense(documents, *call.response)));
   }
   if (!documents.kg_version().empty()) {
     call.response->mutable_versions()->set_kg_version(documents.kg_version());

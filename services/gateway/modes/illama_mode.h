@@ -30,7 +30,8 @@ struct IllamaOptions {
 class IllamaMode final : public PipelineMode {
  public:
   explicit IllamaMode(const IllamaOptions& options) : options_(options) {}
-  // FAILED_PRECONDITION when the retriever has no documents artifact ("run ibgr docs build").
+  // FAILED_PRECONDITION when the retriever has no documents artifact ("run ibgr docs build");
+  // other retrieval failures (a model whose encoder is not the documents') degrade, flagged.
   grpc::Status Run(const ModeCall& call, const PipelineStages& stages) const override;
 
  private:

@@ -20,6 +20,8 @@
 #include "nlohmann/json.hpp"
 #include "services/gateway/all_in_one.h"
 #include "services/gateway/testing/small_suite.h"
+#include "services/kgstore/kg_store.h"
+#include "services/kgstore/snapshot_manifest.h"
 #include "services/retriever/alignment_embedder.h"
 #include "services/retriever/subgraph_documents.h"
 
@@ -33,17 +35,7 @@ using ::ibgraphrag::common::test_util::ScratchDir;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
-// The small suite's retriever model embeds with the 256-dim hashed n-gram encoder.
-void PublishDocuments(const std::string& base) {
-  kgstore::KgStoreOptions options;
-  options.snapshot_dir = kgstore::SnapshotDir(base, 1);
-  options.read_only = true;
-  auto store = kgstore::KgStore::Open(options);
-  ASSERT_TRUE(store.ok()) << store.status();
-  auto built = retriever::BuildSubgraphDocuments(**store, retriever::HashNgramEmbedder(256).value(),
-                                                 retriever::DocumentsBuildOptions(), base);
-  ASSERT_TRUE(built.ok()) << built.status();
-}
+void PublishDocuments(const std::string& base) { testing::PublishSmallSuiteDocuments(base); }
 
 class IllamaModeTest : public ::testing::Test {
  protected:
@@ -153,6 +145,32 @@ TEST_F(IllamaModeTest, ExtractiveBackendAnswersFromTheDocumentsTriples) {
   }
   EXPECT_TRUE(cites_metformin);
   EXPECT_EQ(response.versions().kg_version(), "1");
+}
+
+// A model whose encoder is not the documents' (published before `ibgr docs build` ran again)
+// must degrade the answer, flagged, not fail every illama question.
+TEST_F(IllamaModeTest, DocumentsOfAnotherEncoderDegradeInsteadOfFailing) {
+  kgstore::KgStoreOptions options;
+  options.snapshot_dir = kgstore::SnapshotDir(dir_.path(), 1);
+  options.read_only = true;
+  auto store = kgstore::KgStore::Open(options);
+  ASSERT_TRUE(store.ok()) << store.status();
+  auto built = retriever::BuildSubgraphDocuments(**store, retriever::HashNgramEmbedder(64).value(),
+                                                 retriever::DocumentsBuildOptions(), dir_.path());
+  ASSERT_TRUE(built.ok()) << built.status();
+  StartSuite();
+  pb::AnswerResponse response;
+  const grpc::Status status = Ask("extractive", &response);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  EXPECT_TRUE(response.evidence().empty());
+  bool flagged = false;
+  for (const pb::Degradation& d : response.degraded()) {
+    if (d.component() != "illama") continue;
+    flagged = true;
+    EXPECT_THAT(d.reason(), HasSubstr("document retrieval failed"));
+    EXPECT_THAT(d.reason(), HasSubstr("encoder"));
+  }
+  EXPECT_TRUE(flagged);
 }
 
 TEST_F(IllamaModeTest, WithoutDocumentsTheModeIsFailedPrecondition) {

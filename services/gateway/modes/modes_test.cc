@@ -657,6 +657,97 @@ TEST_F(GiveModeTest, ASpentCheckWindowStopsTheChecksButNotTheAnswers) {
   EXPECT_THAT(reasons, Not(HasSubstr("no LLM answered")));
 }
 
+// give's intermediate groups: the KG links aspirin's group to myocardial infarction's only
+// through PTGS1 (two hops); Headache hangs off aspirin alone (no intermediate).
+void GiveTwoHopLinks(const pb::RetrieveRequest& request, pb::RetrieveResponse* response) {
+  EXPECT_EQ(request.mode(), pb::SCORING_MODE_SHORTEST_PATH);
+  AddTriple(response, 6, "Acute myocardial infarction", "disease resembles disease", 5,
+            "Myocardial infarction", 0.8f);
+  AddTriple(response, 1, "Aspirin", "drug treats disease", 99, "Headache", 0.7f);
+  if (request.max_hops() < 2) return;
+  AddTriple(response, 1, "Aspirin", "drug inhibits gene", 20, "PTGS1", 0.98f);
+  AddTriple(response, 20, "PTGS1", "gene associated with disease", 5, "Myocardial infarction",
+            0.98f);
+}
+
+// Affirms PTGS1 for acute MI, rejects every other statement, names no relation.
+FakeResponse GiveIntermediateLlm(const RecordedRequest& request) {
+  const nlohmann::json body = nlohmann::json::parse(request.body);
+  const std::string system = body["messages"][0]["content"];
+  const std::string user = body["messages"].back()["content"];
+  if (absl::StrContains(system, "Name the relation")) return FakeResponse::Completion("ans: none");
+  if (absl::StrContains(system, "whether the statement is true")) {
+    return FakeResponse::Completion(
+        absl::StrContains(user, "(PTGS1, gene associated with disease, Acute myocardial")
+            ? "ans: yes"
+            : "ans: no");
+  }
+  return FakeResponse::Completion("Aspirin inhibits PTGS1.\nans: B) Aspirin");
+}
+
+TEST_F(GiveModeTest, ChecksLinksViaAnIntermediateGroupBetweenUnlinkedGroups) {
+  retriever_.SetHandler(GiveTwoHopLinks);
+  llm_->SetHandler(GiveIntermediateLlm);
+  pb::AnswerResponse response;
+  const grpc::Status status = Answer("fake", &response);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+
+  // One 1-hop read of the groups' links, then one 2-hop read around the unlinked pair.
+  const std::vector<pb::RetrieveRequest> reads = retriever_.requests();
+  ASSERT_EQ(reads.size(), 2u);
+  EXPECT_EQ(reads[0].max_hops(), 1);
+  EXPECT_EQ(reads[1].max_hops(), 2);
+  EXPECT_THAT(reads[1].topic_entity_ids(), ::testing::ElementsAre(1, 5, 6, 7, 9));
+
+  // Links to and from the intermediate PTGS1 that the KG does not state, checked yes/no.
+  EXPECT_EQ(UserPrompts("whether the statement is true"),
+            (std::vector<std::string>{
+                "Statement: (Aspirin lysine, drug inhibits gene, PTGS1)",
+                "Statement: (PTGS1, gene associated with disease, Acute myocardial infarction)",
+                "Statement: (PTGS1, gene associated with disease, Myocarditis)"}));
+  const std::vector<std::string> answers = UserPrompts("Answer the question with the knowledge");
+  ASSERT_EQ(answers.size(), 3u);
+  EXPECT_THAT(answers[0], HasSubstr("Affirmative knowledge (links your medical knowledge "
+                                    "confirmed):\n(PTGS1, gene associated with disease, Acute "
+                                    "myocardial infarction)"));
+  EXPECT_THAT(answers[1], HasSubstr("(Aspirin lysine, drug inhibits gene, PTGS1)\n(PTGS1, gene "
+                                    "associated with disease, Myocarditis)"));
+  EXPECT_THAT(answers[2], HasSubstr("(Aspirin, drug inhibits gene, PTGS1)\n(PTGS1, gene "
+                                    "associated with disease, Myocardial infarction)"));
+  EXPECT_THAT(answers[2], Not(HasSubstr("Headache")));
+
+  EXPECT_EQ(response.evidence_size(), 3);  // the groups' link and the 2-hop path
+  EXPECT_EQ(response.answer().option_letter(), "B");
+  EXPECT_EQ(response.llm_calls(), 8u);  // 2 relations, 3 checks, 3 answers
+  EXPECT_EQ(response.degraded_size(), 0) << DegradedReasons(response);
+}
+
+TEST_F(GiveModeTest, WithoutAnLlmKeepsTheIntermediatePathAsKgEvidence) {
+  retriever_.SetHandler(GiveTwoHopLinks);
+  pb::AnswerResponse response;
+  const grpc::Status status = Answer("extractive", &response);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  EXPECT_TRUE(llm_->requests().empty());
+  ASSERT_EQ(response.evidence_size(), 3);
+  EXPECT_EQ(response.evidence(1).tail().name(), "PTGS1");
+  EXPECT_THAT(DegradedReasons(response),
+              HasSubstr("give: no LLM answered: only the 3 links present in the KG are kept"));
+}
+
+TEST_F(GiveModeTest, TheCheckCapCountsTheIntermediateLinks) {
+  config_.give.max_checks = 1;
+  retriever_.SetHandler(GiveTwoHopLinks);
+  llm_->SetHandler(GiveIntermediateLlm);
+  pb::AnswerResponse response;
+  const grpc::Status status = Answer("fake", &response);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  EXPECT_EQ(UserPrompts("Name the relation").size(), 1u);
+  EXPECT_TRUE(UserPrompts("whether the statement is true").empty());
+  EXPECT_EQ(response.llm_calls(), 4u);
+  EXPECT_THAT(DegradedReasons(response),
+              HasSubstr("give: 4 candidate links beyond 1 were not checked"));
+}
+
 TEST_F(KgRagModeTest, ASpentRetrievalWindowSkipsTheStrategiesButStillAnswers) {
   config_.kg_rag.retrieve_share = 0;  // the window is spent before the first strategy
   llm_->SetDefault(FakeResponse::Completion("{\"answer\": \"HLA-B\"}"));

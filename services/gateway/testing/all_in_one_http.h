@@ -72,11 +72,12 @@ class AllInOneHttpTest : public ::testing::Test {
  protected:
   // Makes the temp dir `dir_` (named after `name`), publishes the small suite under <dir_>/art,
   // writes `files` (name, contents) into dir_, and starts the server with `extra_flags`, in
-  // which "$DIR" stands for dir_.
+  // which "$DIR" stands for dir_; `with_documents` publishes the illama mode's documents too.
   static void StartSuite(const std::string& name, const std::vector<std::string>& extra_flags,
-                         const std::vector<std::pair<std::string, std::string>>& files = {}) {
+                         const std::vector<std::pair<std::string, std::string>>& files = {},
+                         bool with_documents = false) {
     dir_ = new std::string(common::test_util::MakeTempDir(name));
-    PublishSmallSuite(*dir_ + "/art");
+    PublishSmallSuite(*dir_ + "/art", with_documents);
     ASSERT_FALSE(::testing::Test::HasFatalFailure());
     for (const auto& [file, contents] : files) {
       common::test_util::WriteFileOrDie(*dir_ + "/" + file, contents);

@@ -1,6 +1,7 @@
 // Artifacts for gateway tests: the small hand-made KG of kgstore's tests (type 2 diabetes,
-// metformin, PPARG, ...), an alignment bundle over its names, and a small trained-shape retriever
-// model, published under one artifact base exactly as `ibgr artifacts build` lays them out.
+// metformin, PPARG, ...), an alignment bundle over its names, a small trained-shape retriever
+// model and (on request) ILlama's subgraph documents, published under one artifact base exactly
+// as `ibgr artifacts build` / `ibgr docs build` lay them out.
 #ifndef IBGRAPHRAG_SERVICES_GATEWAY_TESTING_SMALL_SUITE_H_
 #define IBGRAPHRAG_SERVICES_GATEWAY_TESTING_SMALL_SUITE_H_
 
@@ -16,12 +17,28 @@
 #include "services/kgstore/kg_store.h"
 #include "services/kgstore/kg_store_test_util.h"
 #include "services/kgstore/snapshot_manifest.h"
+#include "services/retriever/alignment_embedder.h"
 #include "services/retriever/retriever_test_util.h"
+#include "services/retriever/subgraph_documents.h"
 
 namespace ibgraphrag::gateway::testing {
 
-// Writes kg/1, alignment/1 and retriever/1 under `base`.
-inline void PublishSmallSuite(const std::string& base) {
+// Publishes the next documents/<version> under `base` from its kg/1, embedded with the small
+// suite's retriever encoder (the 256-dim hashed n-grams) so the illama mode can search it.
+inline void PublishSmallSuiteDocuments(const std::string& base) {
+  kgstore::KgStoreOptions options;
+  options.snapshot_dir = kgstore::SnapshotDir(base, 1);
+  options.read_only = true;
+  auto store = kgstore::KgStore::Open(options);
+  ASSERT_TRUE(store.ok()) << store.status();
+  auto built = retriever::BuildSubgraphDocuments(**store, retriever::HashNgramEmbedder(256).value(),
+                                                 retriever::DocumentsBuildOptions(), base);
+  ASSERT_TRUE(built.ok()) << built.status();
+}
+
+// Writes kg/1, alignment/1 and retriever/1 under `base`, and documents/1 when `with_documents`
+// (off by default: without it the illama mode answers FAILED_PRECONDITION, which tests check).
+inline void PublishSmallSuite(const std::string& base, bool with_documents = false) {
   const kgstore::KgData kg = kgstore::testing::SmallKg();
   kgstore::SnapshotManifestInfo info;
   info.version = 1;
@@ -35,6 +52,7 @@ inline void PublishSmallSuite(const std::string& base) {
       alignment::BuildAlignmentBundle(alignment::LexiconFromKg(kg, "test"), **encoder, build);
   ASSERT_TRUE(bundle.ok()) << bundle.status();
   retriever::testing::PublishTestVersion(base, kg, /*text_dim=*/256, /*hidden=*/32);
+  if (with_documents) PublishSmallSuiteDocuments(base);
 }
 
 // The multiple-choice question the small suite answers (option A, Metformin, is right).

@@ -69,7 +69,8 @@ absl::Status ImportDrugBankDrugs(const std::string& path, KgBuilder& builder,
   IBGR_ASSIGN_OR_RETURN(std::vector<common::DelimitedRecord> records,
                         common::ParseDelimitedText(text, path, '\t'));
   RowContext ctx(kSource, path, options);
-  builder.SetAttributeSource(BuilderArg(kSource));  // descriptions and InChIKeys are DrugBank's
+  // Descriptions and InChIKeys are DrugBank's.
+  builder.SetAttributeSource(BuilderArg(kSource), BuilderArg(kDrugBankLicense));
   absl::Cleanup no_attribute_source = [&] { builder.SetAttributeSource(""); };
   const std::vector<std::string> expected = {"drugbank_id", "name", "type"};
   if (records.empty() || records[0].fields.size() < expected.size() ||

@@ -221,9 +221,11 @@ absl::Status ImportTabularFile(const std::string& path, const TabularSpec& spec,
   ctx.set_line(&reader);
   // Synonyms, xrefs and definitions the rows add are this file's, for licence filtering.
   const std::string previous_attribute_source = builder.attribute_source();
-  builder.SetAttributeSource(BuilderArg(spec.source));
+  const std::string previous_attribute_license = builder.attribute_source_license();
+  builder.SetAttributeSource(BuilderArg(spec.source), BuilderArg(spec.license));
   absl::Cleanup restore_attribute_source = [&] {
-    builder.SetAttributeSource(BuilderArg(previous_attribute_source));
+    builder.SetAttributeSource(BuilderArg(previous_attribute_source),
+                               BuilderArg(previous_attribute_license));
   };
   const size_t triples_before = builder.num_triples();
   const int64_t merges_before = builder.num_merges();

@@ -91,6 +91,9 @@ class RowContext {
 struct TabularSpec {
   // Short source name for reports, entity sources and triple provenance ("hsdn").
   std::string source;
+  // Licence of the source as published; the synonyms, xrefs and definitions the rows add are
+  // filtered by it (KgBuilder::SetAttributeSource). Empty = unknown.
+  std::string license;
   // Rows with fewer fields are malformed.
   size_t min_fields = 1;
   // The first non-comment line is a header (checked against expected_header, then skipped).

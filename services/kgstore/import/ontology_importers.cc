@@ -148,7 +148,8 @@ absl::Status ImportObo(const std::string& path, const OboImportSpec& spec, KgBui
   const size_t triples_before = builder.num_triples();
   const int64_t merges_before = builder.num_merges();
   auto wanted = [&](const OboTerm& t) { return absl::StartsWith(t.id, spec.id_prefix); };
-  builder.SetAttributeSource(BuilderArg(spec.source));  // for licence filtering of synonyms etc.
+  // For licence filtering of synonyms etc.
+  builder.SetAttributeSource(BuilderArg(spec.source), BuilderArg(spec.license));
   absl::Cleanup no_attribute_source = [&] { builder.SetAttributeSource(""); };
   // Canonical ids first, so an xref naming another term's id never captures that id.
   std::vector<EntityId> ids(terms.size(), kInvalidEntity);
@@ -221,6 +222,7 @@ absl::Status ImportDoXrefs(const std::string& path, KgBuilder& builder,
                            const ImportOptions& options) {
   TabularSpec spec;
   spec.source = "do-xrefs";
+  spec.license = "CC0";
   spec.min_fields = 3;
   spec.expected_header = {"id", "label", "xref"};
   spec.unquote_tsv = true;
@@ -245,6 +247,7 @@ absl::Status ImportHpoLaySynonyms(const std::string& path, KgBuilder& builder,
                                   const ImportOptions& options) {
   TabularSpec spec;
   spec.source = "hpo-lay-synonyms";
+  spec.license = "HPO license";
   spec.min_fields = 3;
   spec.expected_header = {"term", "term_label", "layperson"};
   spec.unquote_tsv = true;

@@ -14,6 +14,7 @@ namespace {
 
 using ::testing::Contains;
 using ::testing::HasSubstr;
+using ::testing::Not;
 using testing_util::DataFile;
 
 constexpr char kDoObo[] = "vocab/doid-2024-01-31.obo.gz";
@@ -124,6 +125,28 @@ TEST(HpoOboTest, PhenotypesWithSynonymsAliasesAndLaySynonyms) {
   EXPECT_EQ(kg.relations.size(), 1u);
   EXPECT_EQ(kg.relations[0].name, "phenotype is a subtype of phenotype");
   EXPECT_GT(kg.triples.size(), 15'000u);
+}
+
+TEST(HpoOboTest, LaySynonymsFollowTheHpoLicenceFilter) {
+  // The lay-synonym file adds synonyms only; the phenotype stays because a kept source's triple
+  // touches it, so only the licence of the synonyms' own source can strip them.
+  auto build = [](const LicenseFilter& filter) {
+    KgBuilder builder;
+    const EntityId skull = builder.AddEntity("HP:0002648", "phenotype", "Abnormal calvaria");
+    const EntityId disease = builder.AddEntity("DOID:9352", "disease", "type 2 diabetes");
+    const RelationId has = builder.AddRelation("disease has phenotype", "", "", "");
+    builder.AddTriple(disease, has, skull, builder.AddSource("kept", "CC BY 4.0"));
+    ImportOptions options;
+    EXPECT_TRUE(
+        ImportHpoLaySynonyms(DataFile("vocab/hpo-layperson-synonyms.tsv"), builder, options).ok());
+    KgData kg = builder.Finish(filter);
+    EXPECT_EQ(kg.entities.at(skull).external_id, "HP:0002648");
+    return kg.entities.at(skull).synonyms;
+  };
+  EXPECT_THAT(build(LicenseFilter{}), Contains("Abnormally shaped skull"));
+  LicenseFilter no_hpo;
+  no_hpo.exclude = {"HPO"};
+  EXPECT_THAT(build(no_hpo), Not(Contains("Abnormally shaped skull")));
 }
 
 TEST(OboTest, GenericImporterReportsMalformedStanzasWithFileAndLine) {
