@@ -11,6 +11,7 @@
 #include "common/openai_client.h"
 #include "common/parallel_for.h"
 #include "common/status_macros.h"
+#include "common/utf8.h"
 #include "nlohmann/json.hpp"
 
 namespace ibgraphrag::alignment {
@@ -68,18 +69,6 @@ std::vector<LlmSelectionQuery> PlanLlmSelection(const AlignResult& result, int c
   return queries;
 }
 
-namespace {
-
-// At most `limit` bytes of `text`, cut at a UTF-8 character boundary (the prompt goes into JSON).
-absl::string_view Utf8Prefix(absl::string_view text, size_t limit) {
-  if (text.size() <= limit) return text;
-  size_t end = limit;
-  while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;
-  return text.substr(0, end);
-}
-
-}  // namespace
-
 std::string BuildLlmSelectionPrompt(absl::string_view question, absl::string_view query_entity,
                                     const std::vector<const ScoredEntity*>& candidates,
                                     const Lexicon& lexicon) {
@@ -93,7 +82,8 @@ std::string BuildLlmSelectionPrompt(absl::string_view question, absl::string_vie
   for (size_t i = 0; i < candidates.size(); ++i) {
     const LexiconEntry& e = lexicon.entries[candidates[i]->candidate.entry];
     absl::StrAppend(&prompt, i, ". ", e.name, " (", e.type, "; ", e.external_id, ")");
-    if (!e.definition.empty()) absl::StrAppend(&prompt, ": ", Utf8Prefix(e.definition, 200));
+    if (!e.definition.empty())
+      absl::StrAppend(&prompt, ": ", common::Utf8Prefix(e.definition, 200));
     prompt += "\n";
   }
   absl::StrAppend(

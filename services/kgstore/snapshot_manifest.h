@@ -43,7 +43,7 @@ struct SnapshotManifest {
   std::vector<std::string> source_names;     // SourceId -> name, as in KgData::sources
   std::vector<std::string> source_licenses;  // SourceId -> licence ("" = unknown)
   std::string license_filter;                // KgData::license_filter ("" = none)
-  KgCounts counts;                        // at snapshot time; ingests do not change the manifest
+  KgCounts counts;                           // at snapshot time; ingests do not change the manifest
 };
 
 // Builds the manifest of `kg` (counts, sources) stamped with `info`.
