@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/server_interceptor.h"
 #include "common/server_runner.h"
+#include "common/test_util/status_matchers.h"
 #include "common/test_util/test_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -18,6 +19,7 @@
 namespace ibgraphrag::common {
 namespace {
 
+using ::ibgraphrag::common::test_util::StatusIs;
 using ibgraphrag::common::testdata::EchoRequest;
 using ibgraphrag::common::testdata::EchoResponse;
 using ibgraphrag::common::testdata::EchoTestService;
@@ -33,7 +35,7 @@ std::unique_ptr<ServerRunner> StartEchoServer(test_util::EchoTestServiceImpl* se
   options.service_name = name;
   options.listen_host = "127.0.0.1";
   auto runner = ServerRunner::BuildAndStart(options, {service}, {});
-  EXPECT_TRUE(runner.ok()) << runner.status();
+  EXPECT_OK(runner);
   if (!runner.ok()) return nullptr;
   (*runner)->SetServing(true);
   return std::move(*runner);
@@ -46,7 +48,7 @@ std::shared_ptr<grpc::Channel> ChannelTo(const std::string& target) {
   options.initial_backoff = absl::Milliseconds(10);
   options.max_backoff = absl::Milliseconds(50);
   auto channel = MakeChannel(options);
-  EXPECT_TRUE(channel.ok()) << channel.status();
+  EXPECT_OK(channel);
   return channel.ok() ? *channel : nullptr;
 }
 
@@ -61,7 +63,7 @@ TEST(ServiceConfigTest, RoundRobinAndRetriesOnlyOnUnavailable) {
   ChannelOptions options;
   options.target = "dns:///kgstore-headless:50052";
   auto json_text = ServiceConfigJson(options);
-  ASSERT_TRUE(json_text.ok()) << json_text.status();
+  ASSERT_OK(json_text);
   const nlohmann::json config = nlohmann::json::parse(*json_text);
   EXPECT_TRUE(config["loadBalancingConfig"][0].contains("round_robin"));
   const nlohmann::json& retry = config["methodConfig"][0]["retryPolicy"];
@@ -119,7 +121,7 @@ TEST_F(ClientTest, UnavailableIsRetriedUntilItSucceeds) {
   request.set_fail_first_n(2);
   EchoResponse response;
   const grpc::Status status = CallEcho(stub_.get(), request, &response);
-  ASSERT_TRUE(status.ok()) << status.error_message();
+  ASSERT_OK(status);
   EXPECT_EQ(response.attempts(), 3);
 }
 
@@ -128,7 +130,7 @@ TEST_F(ClientTest, RetriesStopAtMaxAttempts) {
   request.set_key("down");
   request.set_fail_code(static_cast<int>(grpc::StatusCode::UNAVAILABLE));
   EchoResponse response;
-  EXPECT_EQ(CallEcho(stub_.get(), request, &response).error_code(), grpc::StatusCode::UNAVAILABLE);
+  EXPECT_THAT(CallEcho(stub_.get(), request, &response), StatusIs(grpc::StatusCode::UNAVAILABLE));
   EXPECT_EQ(service_.Attempts("down"), 3);
 }
 
@@ -141,7 +143,7 @@ TEST_F(ClientTest, OtherErrorsAreNotRetried) {
     request.set_fail_code(static_cast<int>(code));
     request.set_fail_first_n(1);
     EchoResponse response;
-    EXPECT_EQ(CallEcho(stub_.get(), request, &response).error_code(), code);
+    EXPECT_THAT(CallEcho(stub_.get(), request, &response), StatusIs(code));
     EXPECT_EQ(service_.Attempts(key), 1) << key;
   }
 }
@@ -157,7 +159,7 @@ TEST_F(ClientTest, RoundRobinSpreadsCallsOverEveryAddress) {
   for (int i = 0; i < 500 && (service_.TotalCalls() == 0 || second_service.TotalCalls() == 0);
        ++i) {
     EchoResponse response;
-    ASSERT_TRUE(CallEcho(stub.get(), EchoRequest(), &response).ok());
+    ASSERT_OK(CallEcho(stub.get(), EchoRequest(), &response));
   }
   EXPECT_GT(service_.TotalCalls(), 0);
   EXPECT_GT(second_service.TotalCalls(), 0);
@@ -186,7 +188,7 @@ TEST_F(ForwardingTest, RequestIdPropagatesToTheNextHop) {
   EchoRequest request;
   request.set_budget_ms(5000);
   EchoResponse response;
-  ASSERT_TRUE(upstream_stub_->Forward(&context, request, &response).ok());
+  ASSERT_OK(upstream_stub_->Forward(&context, request, &response));
   EXPECT_EQ(response.request_id(), "trace-42");
 }
 
@@ -195,7 +197,7 @@ TEST_F(ForwardingTest, GeneratedRequestIdPropagatesToTheNextHop) {
   EchoRequest request;
   request.set_budget_ms(5000);
   EchoResponse response;
-  ASSERT_TRUE(upstream_stub_->Forward(&context, request, &response).ok());
+  ASSERT_OK(upstream_stub_->Forward(&context, request, &response));
   EXPECT_THAT(response.request_id(), ::testing::MatchesRegex("[0-9a-f]{32}"));
 }
 
@@ -205,7 +207,7 @@ TEST_F(ForwardingTest, ChildDeadlineIsTheCallersWhenItIsSooner) {
   EchoRequest request;
   request.set_budget_ms(3'600'000);  // An hour: the caller's 20 s must win.
   EchoResponse response;
-  ASSERT_TRUE(upstream_stub_->Forward(&context, request, &response).ok());
+  ASSERT_OK(upstream_stub_->Forward(&context, request, &response));
   // The wire format rounds timeouts up slightly, hence the margin; the 1 h budget did not win.
   EXPECT_THAT(response.deadline_remaining_ms(), AllOf(Gt(0), Le(25'000)));
 }
@@ -216,7 +218,7 @@ TEST_F(ForwardingTest, ChildDeadlineIsTheBudgetWhenItIsSooner) {
   EchoRequest request;
   request.set_budget_ms(10'000);
   EchoResponse response;
-  ASSERT_TRUE(upstream_stub_->Forward(&context, request, &response).ok());
+  ASSERT_OK(upstream_stub_->Forward(&context, request, &response));
   // Margin for the wire format's rounding, as above.
   EXPECT_THAT(response.deadline_remaining_ms(), AllOf(Gt(0), Le(12'500)));
 }
@@ -226,7 +228,7 @@ TEST_F(ForwardingTest, CallerWithoutDeadlineGetsTheBudget) {
   EchoRequest request;
   request.set_budget_ms(10'000);
   EchoResponse response;
-  ASSERT_TRUE(upstream_stub_->Forward(&context, request, &response).ok());
+  ASSERT_OK(upstream_stub_->Forward(&context, request, &response));
   // Margin for the wire format's rounding, as above.
   EXPECT_THAT(response.deadline_remaining_ms(), AllOf(Gt(0), Le(12'500)));
 }
@@ -244,7 +246,7 @@ TEST_F(ForwardingTest, CallerCancellationReachesTheNextHop) {
   ASSERT_TRUE(service_.WaitForHeldCalls(1, absl::Seconds(10)));
   context.TryCancel();
   caller.join();
-  EXPECT_EQ(status.error_code(), grpc::StatusCode::CANCELLED);
+  EXPECT_THAT(status, StatusIs(grpc::StatusCode::CANCELLED));
   // The downstream handler sees the cancellation although only the first hop was cancelled.
   EXPECT_TRUE(service_.WaitForObservedCancellation(absl::Seconds(10)));
 }

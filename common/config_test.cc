@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/logging.h"
+#include "common/test_util/status_matchers.h"
 #include "common/test_util/test_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -12,6 +13,7 @@
 namespace ibgraphrag::common {
 namespace {
 
+using ::ibgraphrag::common::test_util::StatusIs;
 using ibgraphrag::config::v1::ServerConfig;
 using ::testing::HasSubstr;
 
@@ -54,7 +56,7 @@ TEST_F(ConfigTest, LoadsEveryFieldFromATextProtoFile) {
                                "log_level: LOG_LEVEL_WARNING\n"
                                "log_payloads: false\n"));
   auto config = LoadTextProtoConfig<ServerConfig>(path);
-  ASSERT_TRUE(config.ok()) << config.status();
+  ASSERT_OK(config);
   EXPECT_EQ(config->service_name(), "kgstore");
   EXPECT_EQ(config->port(), 50052);
   EXPECT_EQ(config->metrics_port(), 9092);
@@ -63,7 +65,7 @@ TEST_F(ConfigTest, LoadsEveryFieldFromATextProtoFile) {
   ServerRunner::Options defaults;
   defaults.service_name = "default-name";
   auto options = OptionsFromConfig(*config, defaults);
-  ASSERT_TRUE(options.ok()) << options.status();
+  ASSERT_OK(options);
   EXPECT_EQ(options->service_name, "kgstore");
   EXPECT_EQ(options->listen_host, "127.0.0.1");
   EXPECT_EQ(options->port, 50052);
@@ -88,7 +90,7 @@ TEST_F(ConfigTest, UnsetFieldsKeepTheProgramDefaults) {
   defaults.metrics_port = 9093;
   defaults.drain_deadline = absl::Seconds(20);
   auto options = OptionsFromConfig(ServerConfig(), defaults);
-  ASSERT_TRUE(options.ok()) << options.status();
+  ASSERT_OK(options);
   EXPECT_EQ(options->service_name, "retriever");
   EXPECT_EQ(options->listen_host, "0.0.0.0");
   EXPECT_EQ(options->port, 50053);
@@ -101,7 +103,7 @@ TEST_F(ConfigTest, UnsetFieldsKeepTheProgramDefaults) {
   zero_ports.set_port(0);
   zero_ports.set_metrics_port(-1);
   options = OptionsFromConfig(zero_ports, defaults);
-  ASSERT_TRUE(options.ok());
+  ASSERT_OK(options);
   EXPECT_EQ(options->port, 0);
   EXPECT_EQ(options->metrics_port, -1);
 }
@@ -109,26 +111,22 @@ TEST_F(ConfigTest, UnsetFieldsKeepTheProgramDefaults) {
 TEST_F(ConfigTest, SyntaxErrorNamesFileLineAndColumn) {
   const std::string path = WriteConfig("bad.textproto", "port: 50052\nmetrics_port: \"abc\"\n");
   auto config = LoadTextProtoConfig<ServerConfig>(path);
-  ASSERT_FALSE(config.ok());
-  EXPECT_EQ(config.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(std::string(config.status().message()), HasSubstr(path + ":2:"));
-  EXPECT_THAT(std::string(config.status().message()), HasSubstr("metrics_port"));
+  ASSERT_THAT(config,
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       ::testing::AllOf(HasSubstr(path + ":2:"), HasSubstr("metrics_port"))));
 }
 
 TEST_F(ConfigTest, UnknownFieldIsNamedWithItsLine) {
   const std::string path =
       WriteConfig("typo.textproto", "service_name: \"kgstore\"\n\n  prot: 50052\n");
   auto config = LoadTextProtoConfig<ServerConfig>(path);
-  ASSERT_FALSE(config.ok());
-  EXPECT_EQ(config.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(std::string(config.status().message()), HasSubstr(path + ":3:"));
-  EXPECT_THAT(std::string(config.status().message()), HasSubstr("\"prot\""));
+  ASSERT_THAT(config, StatusIs(absl::StatusCode::kInvalidArgument,
+                               ::testing::AllOf(HasSubstr(path + ":3:"), HasSubstr("\"prot\""))));
 }
 
 TEST_F(ConfigTest, MissingFileIsNotFound) {
   auto config = LoadTextProtoConfig<ServerConfig>(dir_ + "/nope.textproto");
-  EXPECT_EQ(config.status().code(), absl::StatusCode::kNotFound);
-  EXPECT_THAT(std::string(config.status().message()), HasSubstr("nope.textproto"));
+  EXPECT_THAT(config, StatusIs(absl::StatusCode::kNotFound, HasSubstr("nope.textproto")));
 }
 
 TEST_F(ConfigTest, EnvironmentOverridesPortsAndSecrets) {
@@ -144,7 +142,7 @@ TEST_F(ConfigTest, EnvironmentOverridesPortsAndSecrets) {
   setenv("IBGR_CFGTEST_LOG_LEVEL", "debug", 1);
   setenv("IBGR_CFGTEST_LOG_PAYLOADS", "", 1);  // Empty = leave alone.
   const absl::Status status = ApplyEnvOverrides(&config, "IBGR_CFGTEST_");
-  ASSERT_TRUE(status.ok()) << status;
+  ASSERT_OK(status);
   EXPECT_EQ(config.port(), 50060);
   EXPECT_EQ(config.metrics_port(), -1);
   EXPECT_EQ(config.listen_host(), "::");
@@ -167,8 +165,7 @@ TEST_F(ConfigTest, UnparsableEnvironmentValueNamesTheVariable) {
   ServerConfig config;
   setenv("IBGR_CFGBAD_PORT", "50o52", 1);
   absl::Status status = ApplyEnvOverrides(&config, "IBGR_CFGBAD_");
-  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(std::string(status.message()), HasSubstr("IBGR_CFGBAD_PORT"));
+  EXPECT_THAT(status, StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("IBGR_CFGBAD_PORT")));
   unsetenv("IBGR_CFGBAD_PORT");
 
   setenv("IBGR_CFGBAD_TLS_REQUIRE_CLIENT_CERT", "maybe", 1);
@@ -250,9 +247,9 @@ TEST_F(ConfigTest, ValidationNamesTheOffendingField) {
     ServerConfig config;
     test_case.mutate(&config, existing);
     const absl::Status status = ValidateServerConfig(config);
-    EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << test_case.name;
-    EXPECT_THAT(std::string(status.message()), HasSubstr(test_case.field)) << test_case.name;
-    EXPECT_EQ(OptionsFromConfig(config).status().code(), absl::StatusCode::kInvalidArgument)
+    EXPECT_THAT(status, StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr(test_case.field)))
+        << test_case.name;
+    EXPECT_THAT(OptionsFromConfig(config), StatusIs(absl::StatusCode::kInvalidArgument))
         << test_case.name;
   }
 }
@@ -260,11 +257,11 @@ TEST_F(ConfigTest, ValidationNamesTheOffendingField) {
 TEST_F(ConfigTest, ApplyLoggingConfigSetsTheGlobalLevelAndPayloadSwitch) {
   ServerConfig config;
   config.set_log_level(ibgraphrag::config::v1::LOG_LEVEL_ERROR);
-  ASSERT_TRUE(ApplyLoggingConfig(config).ok());
+  ASSERT_OK(ApplyLoggingConfig(config));
   EXPECT_EQ(MinLogLevel(), LogLevel::kError);
   EXPECT_FALSE(LogPayloadsEnabled());
   config.set_log_payloads(true);
-  ASSERT_TRUE(ApplyLoggingConfig(config).ok());
+  ASSERT_OK(ApplyLoggingConfig(config));
   EXPECT_TRUE(LogPayloadsEnabled());
   SetMinLogLevel(LogLevel::kInfo);
   SetLogPayloads(false);

@@ -3,12 +3,14 @@
 #include <string>
 #include <vector>
 
+#include "common/test_util/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
 namespace ibgraphrag::common {
 namespace {
 
+using ::ibgraphrag::common::test_util::StatusIs;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
@@ -16,7 +18,7 @@ using ::testing::HasSubstr;
 TEST(ParseDelimitedTextTest, QuotedFieldsKeepCommasQuotesNewlinesAndRecordLines) {
   auto records =
       ParseDelimitedText("a,\"b, \"\"c\"\"\",d\r\n\"multi\nline\",x,\n\nlast\n", "f.csv");
-  ASSERT_TRUE(records.ok()) << records.status();
+  ASSERT_OK(records);
   ASSERT_EQ(records->size(), 3u);
   EXPECT_THAT((*records)[0].fields, ElementsAre("a", "b, \"c\"", "d"));
   EXPECT_EQ((*records)[0].line, 1);
@@ -29,7 +31,7 @@ TEST(ParseDelimitedTextTest, QuotedFieldsKeepCommasQuotesNewlinesAndRecordLines)
 // (Formerly alignment eval's ParseCsvTest.)
 TEST(ParseDelimitedTextTest, LastRecordWithTrailingNewlineAndEmptyLastField) {
   auto records = ParseDelimitedText("a,\"b, \"\"c\"\"\",d\r\n\"multi\nline\",x,\n", "f.csv");
-  ASSERT_TRUE(records.ok()) << records.status();
+  ASSERT_OK(records);
   ASSERT_EQ(records->size(), 2u);
   EXPECT_THAT((*records)[0].fields, ElementsAre("a", "b, \"c\"", "d"));
   EXPECT_THAT((*records)[1].fields, ElementsAre("multi\nline", "x", ""));
@@ -37,21 +39,19 @@ TEST(ParseDelimitedTextTest, LastRecordWithTrailingNewlineAndEmptyLastField) {
 
 TEST(ParseDelimitedTextTest, UnclosedQuoteNamesItsLine) {
   auto records = ParseDelimitedText("a,b\nc,\"open\n...", "f.csv");
-  ASSERT_FALSE(records.ok());
-  EXPECT_EQ(records.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(records.status().message(), HasSubstr("f.csv:2: quoted field is never closed"));
+  ASSERT_THAT(records, StatusIs(absl::StatusCode::kInvalidArgument,
+                                HasSubstr("f.csv:2: quoted field is never closed")));
 }
 
 TEST(ParseDelimitedTextTest, TextAfterClosingQuoteNamesItsLine) {
   auto records = ParseDelimitedText("h1,h2\nok,\"x\"y\n", "g.csv");
-  ASSERT_FALSE(records.ok());
-  EXPECT_EQ(records.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(records.status().message(), HasSubstr("g.csv:2: text after a closing quote"));
+  ASSERT_THAT(records, StatusIs(absl::StatusCode::kInvalidArgument,
+                                HasSubstr("g.csv:2: text after a closing quote")));
 }
 
 TEST(ParseDelimitedTextTest, TabDelimiterAndNoFinalNewline) {
   auto records = ParseDelimitedText("id\tname\n1\t\"a\tb\"\r\n2\t", "t.tsv", '\t');
-  ASSERT_TRUE(records.ok()) << records.status();
+  ASSERT_OK(records);
   ASSERT_EQ(records->size(), 3u);
   EXPECT_THAT((*records)[1].fields, ElementsAre("1", "a\tb"));
   EXPECT_THAT((*records)[2].fields, ElementsAre("2", ""));
@@ -60,7 +60,7 @@ TEST(ParseDelimitedTextTest, TabDelimiterAndNoFinalNewline) {
 
 TEST(ParseDelimitedTextTest, EmptyTextHasNoRecords) {
   auto records = ParseDelimitedText("", "e.csv");
-  ASSERT_TRUE(records.ok());
+  ASSERT_OK(records);
   EXPECT_TRUE(records->empty());
 }
 

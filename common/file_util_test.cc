@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "common/test_util/status_matchers.h"
 #include "common/test_util/temp_dir.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -15,8 +16,11 @@
 namespace ibgraphrag::common {
 namespace {
 
+using ::ibgraphrag::common::test_util::IsOk;
+using ::ibgraphrag::common::test_util::StatusIs;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 std::vector<std::string> FileNamesIn(const std::string& dir) {
   std::vector<std::string> names;
@@ -39,7 +43,7 @@ TEST(ReadFileToStringTest, ReadsEveryByte) {
   contents += std::string(200'000, 'x');  // more than one read chunk
   WritePlainFile(dir.path() + "/f.bin", contents);
   absl::StatusOr<std::string> read = ReadFileToString(dir.path() + "/f.bin");
-  ASSERT_TRUE(read.ok()) << read.status();
+  ASSERT_OK(read);
   EXPECT_EQ(*read, contents);
 }
 
@@ -47,30 +51,29 @@ TEST(ReadFileToStringTest, MissingFileIsNotFoundNamingThePath) {
   test_util::ScratchDir dir("file-util");
   const std::string path = dir.path() + "/absent.txt";
   absl::StatusOr<std::string> read = ReadFileToString(path);
-  EXPECT_EQ(read.status().code(), absl::StatusCode::kNotFound);
-  EXPECT_THAT(read.status().message(), HasSubstr(path));
+  EXPECT_THAT(read, StatusIs(absl::StatusCode::kNotFound, HasSubstr(path)));
 }
 
 TEST(ReadFileToStringTest, FolderIsAnErrorNamingThePath) {
   test_util::ScratchDir dir("file-util");
   absl::StatusOr<std::string> read = ReadFileToString(dir.path());
-  EXPECT_FALSE(read.ok());
+  EXPECT_THAT(read, Not(IsOk()));
   EXPECT_THAT(read.status().message(), HasSubstr(dir.path()));
 }
 
 TEST(ReadFileNamedByFieldTest, ErrorIsInvalidArgumentNamingFieldAndPath) {
   absl::StatusOr<std::string> read = ReadFileNamedByField("tls.cert_path", "/no/such/cert.pem");
-  EXPECT_EQ(read.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(read.status().message(), HasSubstr("tls.cert_path: "));
-  EXPECT_THAT(read.status().message(), HasSubstr("/no/such/cert.pem"));
+  EXPECT_THAT(read, StatusIs(absl::StatusCode::kInvalidArgument,
+                             ::testing::AllOf(HasSubstr("tls.cert_path: "),
+                                              HasSubstr("/no/such/cert.pem"))));
 }
 
 TEST(WriteStringToFileAtomicTest, CreatesThenReplacesAndLeavesNoTempFiles) {
   test_util::ScratchDir dir("file-util");
   const std::string path = dir.path() + "/manifest.json";
-  ASSERT_TRUE(WriteStringToFileAtomic(path, "first version, longer than the second").ok());
+  ASSERT_OK(WriteStringToFileAtomic(path, "first version, longer than the second"));
   EXPECT_EQ(ReadFileToString(path).value(), "first version, longer than the second");
-  ASSERT_TRUE(WriteStringToFileAtomic(path, "second").ok());
+  ASSERT_OK(WriteStringToFileAtomic(path, "second"));
   EXPECT_EQ(ReadFileToString(path).value(), "second");
   EXPECT_THAT(FileNamesIn(dir.path()), ElementsAre("manifest.json"));
 }
@@ -80,15 +83,15 @@ TEST(WriteStringToFileAtomicTest, FailureLeavesTheOldFileAndNoTempFiles) {
   const std::string path = dir.path() + "/target";
   // A folder in the way makes the rename fail after the temp file was written.
   std::filesystem::create_directories(path + "/occupied");
-  EXPECT_FALSE(WriteStringToFileAtomic(path, "data").ok());
+  EXPECT_THAT(WriteStringToFileAtomic(path, "data"), Not(IsOk()));
   EXPECT_THAT(FileNamesIn(dir.path()), ElementsAre("target"));
-  EXPECT_FALSE(WriteStringToFileAtomic(dir.path() + "/no/such/folder/file", "data").ok());
+  EXPECT_THAT(WriteStringToFileAtomic(dir.path() + "/no/such/folder/file", "data"), Not(IsOk()));
 }
 
 TEST(FsyncDirectoryTest, OkForAFolderErrorForAMissingOne) {
   test_util::ScratchDir dir("file-util");
-  EXPECT_TRUE(FsyncDirectory(dir.path()).ok());
-  EXPECT_EQ(FsyncDirectory(dir.path() + "/missing").code(), absl::StatusCode::kNotFound);
+  EXPECT_OK(FsyncDirectory(dir.path()));
+  EXPECT_THAT(FsyncDirectory(dir.path() + "/missing"), StatusIs(absl::StatusCode::kNotFound));
 }
 
 // The vectors come from FIPS 180-4 / NIST's examples (they were the tests of the hand-written
@@ -145,9 +148,9 @@ TEST(Sha256Test, FileDigestEqualsDigestOfItsBytes) {
   const std::string content = "line one\nline two\n" + std::string(100'000, 'z');
   WritePlainFile(path, content);
   absl::StatusOr<std::string> digest = Sha256HexOfFile(path);
-  ASSERT_TRUE(digest.ok()) << digest.status();
+  ASSERT_OK(digest);
   EXPECT_EQ(*digest, Sha256Hex(content));
-  EXPECT_EQ(Sha256HexOfFile(path + ".missing").status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(Sha256HexOfFile(path + ".missing"), StatusIs(absl::StatusCode::kNotFound));
 }
 
 }  // namespace

@@ -222,9 +222,14 @@ std::string HttpErrorJson(const grpc::Status& status, absl::string_view request_
 
 absl::StatusOr<absl::Duration> ParseGrpcTimeout(absl::string_view value) {
   int64_t amount = 0;
-  const bool digits_ok = value.size() >= 2 && value.size() <= 9 &&
-                         absl::SimpleAtoi(value.substr(0, value.size() - 1), &amount) &&
-                         std::isdigit(static_cast<unsigned char>(value[0])) && amount >= 0;
+  // Digits only: SimpleAtoi alone also takes "+5", " 5" and "5\t" (found by fuzz_grpc_timeout).
+  const absl::string_view digits =
+      value.size() >= 2 ? value.substr(0, value.size() - 1) : absl::string_view();
+  const bool digits_ok =
+      value.size() <= 9 && !digits.empty() &&
+      std::all_of(digits.begin(), digits.end(),
+                  [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; }) &&
+      absl::SimpleAtoi(digits, &amount);
   if (digits_ok) {
     switch (value.back()) {
       case 'H':

@@ -3,6 +3,7 @@
 #include <grpcpp/create_channel.h>
 
 #include "common/proto_json.h"
+#include "common/test_util/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "ibgraphrag/v1/gateway.pb.h"
@@ -12,7 +13,10 @@
 namespace ibgraphrag::common {
 namespace {
 
+using ::ibgraphrag::common::test_util::IsOk;
+using ::ibgraphrag::common::test_util::StatusIs;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 TEST(HttpGatewayTest, GrpcCodesMapToTheirHttpStatus) {
   EXPECT_EQ(HttpStatusForGrpcCode(grpc::StatusCode::OK), 200);
@@ -47,7 +51,7 @@ TEST(HttpGatewayTest, ResponseJsonIsCanonicalProto3WithProtoFieldNames) {
   response.mutable_answer()->set_text("fine");
   response.set_request_id("r-1");
   absl::StatusOr<std::string> json = ProtoToJsonLine(response);
-  ASSERT_TRUE(json.ok()) << json.status();
+  ASSERT_OK(json);
   const nlohmann::json parsed = nlohmann::json::parse(*json);
   EXPECT_EQ(parsed["answer"]["text"], "fine");
   EXPECT_EQ(parsed["request_id"], "r-1");  // proto field names, not lowerCamelCase
@@ -61,9 +65,10 @@ TEST(HttpGatewayTest, GrpcTimeoutHeaderParsesGrpcUnits) {
   EXPECT_EQ(*ParseGrpcTimeout("500m"), absl::Milliseconds(500));
   EXPECT_EQ(*ParseGrpcTimeout("1H"), absl::Hours(1));
   EXPECT_EQ(*ParseGrpcTimeout("7n"), absl::Nanoseconds(7));
-  for (const char* bad : {"", "S", "5", "5s", "-1S", "123456789S", "1.5S", "+1S"}) {
+  for (const char* bad :
+       {"", "S", "5", "5s", "-1S", "123456789S", "1.5S", "+1S", "1\tS", " 1S", "9234789\tH"}) {
     auto parsed = ParseGrpcTimeout(bad);
-    ASSERT_FALSE(parsed.ok()) << bad;
+    ASSERT_THAT(parsed, Not(IsOk())) << bad;
     EXPECT_THAT(parsed.status().message(), HasSubstr("Grpc-Timeout"));
   }
 }
@@ -89,16 +94,16 @@ TEST(HttpGatewayTest, StartRefusesServicesWithoutRoutesAndBadOptions) {
   HttpGateway::Options options = LoopbackOptions("ibgraphrag.v1.KgStoreService");
   auto channel = UnusedChannel();
   auto started = HttpGateway::Start(options, channel);
-  ASSERT_FALSE(started.ok());
+  ASSERT_THAT(started, Not(IsOk()));
   EXPECT_THAT(started.status().message(), HasSubstr("no google.api.http annotation"));
   options.services = {"no.such.Service"};
   started = HttpGateway::Start(options, channel);
-  ASSERT_FALSE(started.ok());
+  ASSERT_THAT(started, Not(IsOk()));
   EXPECT_THAT(started.status().message(), HasSubstr("no.such.Service"));
   options.services = {"ibgraphrag.v1.GatewayService"};
   options.port = 70000;
   started = HttpGateway::Start(options, channel);
-  ASSERT_FALSE(started.ok());
+  ASSERT_THAT(started, Not(IsOk()));
   EXPECT_THAT(started.status().message(), HasSubstr("http_port"));
 }
 
@@ -108,13 +113,12 @@ TEST(HttpGatewayTest, StartRefusesUiFilesThatAreNotPlainNamesOrLackAnIndex) {
   auto channel = UnusedChannel();
   options.ui_files = {{"viewer.js", "x"}};
   auto started = HttpGateway::Start(options, channel);
-  ASSERT_FALSE(started.ok());
-  EXPECT_EQ(started.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(started.status().message(), HasSubstr("ui_files: needs an index.html"));
+  ASSERT_THAT(started, StatusIs(absl::StatusCode::kInvalidArgument,
+                                HasSubstr("ui_files: needs an index.html")));
   for (const char* name : {"../index.html", "a/b.js", ".hidden", "", "a b.js", "x.*"}) {
     options.ui_files = {{"index.html", "<html>"}, {name, "x"}};
     started = HttpGateway::Start(options, channel);
-    ASSERT_FALSE(started.ok()) << name;
+    ASSERT_THAT(started, Not(IsOk())) << name;
     EXPECT_THAT(started.status().message(), HasSubstr("is not a plain file name")) << name;
   }
 }

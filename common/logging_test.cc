@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "absl/synchronization/mutex.h"
+#include "common/test_util/status_matchers.h"
 #include "gmock/gmock.h"
 #include "grpc/health/v1/health.pb.h"
 #include "gtest/gtest.h"
@@ -13,6 +14,7 @@
 namespace ibgraphrag::common {
 namespace {
 
+using ::ibgraphrag::common::test_util::StatusIs;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::Not;
@@ -145,9 +147,7 @@ TEST(LogLevelTest, ParsesNamesCaseInsensitivelyAndRejectsOthers) {
   EXPECT_EQ(*ParseLogLevel("Warning"), LogLevel::kWarning);
   EXPECT_EQ(*ParseLogLevel("error"), LogLevel::kError);
   const auto bad = ParseLogLevel("verbose");
-  ASSERT_FALSE(bad.ok());
-  EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(std::string(bad.status().message()), HasSubstr("verbose"));
+  ASSERT_THAT(bad, StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("verbose")));
 }
 
 TEST(LogFormatTest, FormatLogLineDoesNotWrite) {

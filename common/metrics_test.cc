@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "common/test_util/status_matchers.h"
 #include "common/test_util/test_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -9,7 +10,10 @@
 namespace ibgraphrag::common {
 namespace {
 
+using ::ibgraphrag::common::test_util::IsOk;
+using ::ibgraphrag::common::test_util::StatusIs;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 MetricsRegistry::Options LoopbackOptions(int port) {
   MetricsRegistry::Options options;
@@ -25,31 +29,31 @@ void ExpectPromtoolAccepts(const std::string& body) {
   test_util::WriteFileOrDie(path, body);
   int exit_code = -1;
   auto output = test_util::RunCommand("promtool check metrics < " + path, &exit_code);
-  ASSERT_TRUE(output.ok()) << output.status();
+  ASSERT_OK(output);
   EXPECT_EQ(exit_code, 0) << "promtool rejected the exposition:\n" << *output << "\n" << body;
 }
 
 TEST(MetricsRegistryTest, ServesMetricsOverHttpInAFormatPromtoolAccepts) {
-  if (!test_util::HaveProgram("promtool")) GTEST_SKIP() << "promtool is not installed";
+  ASSERT_TRUE(test_util::ProgramInstalled("promtool", "prometheus"));
   auto metrics = MetricsRegistry::Create(LoopbackOptions(0));
-  ASSERT_TRUE(metrics.ok()) << metrics.status();
+  ASSERT_OK(metrics);
   ASSERT_GT((*metrics)->port(), 0);
 
   auto triples = (*metrics)->GetGauge("ibgr_kgstore_triples", "Triples in the loaded snapshot.",
                                       {{"kg_version", "v3"}});
-  ASSERT_TRUE(triples.ok()) << triples.status();
+  ASSERT_OK(triples);
   (*triples)->Set(2250197);
   auto loads = (*metrics)->GetCounter("ibgr_kgstore_snapshot_loads_total", "Snapshot loads.");
-  ASSERT_TRUE(loads.ok()) << loads.status();
+  ASSERT_OK(loads);
   (*loads)->Increment();
   auto latency = (*metrics)->GetHistogram(
       "ibgr_retriever_stage_duration_seconds", "Retriever stage latency in seconds.",
       {{"stage", "score"}}, MetricsRegistry::LatencyBucketsSeconds());
-  ASSERT_TRUE(latency.ok()) << latency.status();
+  ASSERT_OK(latency);
   (*latency)->Observe(0.003);
 
   auto body = test_util::HttpGet((*metrics)->port(), "/metrics");
-  ASSERT_TRUE(body.ok()) << body.status();
+  ASSERT_OK(body);
   EXPECT_THAT(*body, HasSubstr("ibgr_kgstore_triples{kg_version=\"v3\"} 2250197"));
   EXPECT_THAT(*body, HasSubstr("ibgr_kgstore_snapshot_loads_total 1"));
   EXPECT_THAT(
@@ -60,61 +64,62 @@ TEST(MetricsRegistryTest, ServesMetricsOverHttpInAFormatPromtoolAccepts) {
 
 TEST(MetricsRegistryTest, SameNameAndLabelsReturnTheSameSeries) {
   auto metrics = MetricsRegistry::Create(LoopbackOptions(-1));
-  ASSERT_TRUE(metrics.ok());
+  ASSERT_OK(metrics);
   auto first = (*metrics)->GetCounter("ibgr_test_events_total", "Events.", {{"kind", "a"}});
   auto second = (*metrics)->GetCounter("ibgr_test_events_total", "Events.", {{"kind", "a"}});
   auto other = (*metrics)->GetCounter("ibgr_test_events_total", "Events.", {{"kind", "b"}});
-  ASSERT_TRUE(first.ok() && second.ok() && other.ok());
+  ASSERT_OK(first);
+  ASSERT_OK(second);
+  ASSERT_OK(other);
   EXPECT_EQ(*first, *second);
   EXPECT_NE(*first, *other);
 }
 
 TEST(MetricsRegistryTest, BadNamesAndTypeClashesAreInvalidArgument) {
   auto metrics = MetricsRegistry::Create(LoopbackOptions(-1));
-  ASSERT_TRUE(metrics.ok());
+  ASSERT_OK(metrics);
   auto bad_name = (*metrics)->GetGauge("ibgr-bad-name", "Dashes are not allowed.");
-  EXPECT_EQ(bad_name.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(std::string(bad_name.status().message()), HasSubstr("ibgr-bad-name"));
+  EXPECT_THAT(bad_name, StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("ibgr-bad-name")));
 
-  ASSERT_TRUE((*metrics)->GetGauge("ibgr_test_value", "A gauge.").ok());
+  ASSERT_OK((*metrics)->GetGauge("ibgr_test_value", "A gauge."));
   auto clash = (*metrics)->GetCounter("ibgr_test_value", "Now a counter.");
-  EXPECT_EQ(clash.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(clash, StatusIs(absl::StatusCode::kInvalidArgument));
 
   auto bad_label = (*metrics)->GetGauge("ibgr_test_labelled", "Bad label.", {{"bad-label", "x"}});
-  EXPECT_EQ(bad_label.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(bad_label, StatusIs(absl::StatusCode::kInvalidArgument));
 
   auto unsorted = (*metrics)->GetHistogram("ibgr_test_seconds", "Unsorted.", {}, {1.0, 0.5});
-  EXPECT_EQ(unsorted.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(unsorted, StatusIs(absl::StatusCode::kInvalidArgument));
 }
 
 TEST(MetricsRegistryTest, DisabledEndpointStillRecordsAndSerializes) {
   auto metrics = MetricsRegistry::Create(LoopbackOptions(-1));
-  ASSERT_TRUE(metrics.ok());
+  ASSERT_OK(metrics);
   EXPECT_EQ((*metrics)->port(), -1);
   auto gauge = (*metrics)->GetGauge("ibgr_test_ready", "Ready.");
-  ASSERT_TRUE(gauge.ok());
+  ASSERT_OK(gauge);
   (*gauge)->Set(1);
   EXPECT_THAT((*metrics)->Serialize(), HasSubstr("ibgr_test_ready 1"));
 }
 
 TEST(MetricsRegistryTest, PortInUseIsUnavailableAndBadPortIsInvalid) {
   auto first = MetricsRegistry::Create(LoopbackOptions(0));
-  ASSERT_TRUE(first.ok()) << first.status();
+  ASSERT_OK(first);
   auto second = MetricsRegistry::Create(LoopbackOptions((*first)->port()));
-  EXPECT_EQ(second.status().code(), absl::StatusCode::kUnavailable);
-  EXPECT_EQ(MetricsRegistry::Create(LoopbackOptions(70000)).status().code(),
-            absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(second, StatusIs(absl::StatusCode::kUnavailable));
+  EXPECT_THAT(MetricsRegistry::Create(LoopbackOptions(70000)),
+              StatusIs(absl::StatusCode::kInvalidArgument));
 }
 
 TEST(MetricsRegistryTest, StopEndpointClosesThePortButKeepsRecording) {
   auto metrics = MetricsRegistry::Create(LoopbackOptions(0));
-  ASSERT_TRUE(metrics.ok());
+  ASSERT_OK(metrics);
   const int port = (*metrics)->port();
-  ASSERT_TRUE(test_util::HttpGet(port, "/metrics").ok());
+  ASSERT_OK(test_util::HttpGet(port, "/metrics"));
   (*metrics)->StopEndpoint();
-  EXPECT_FALSE(test_util::HttpGet(port, "/metrics").ok());
+  EXPECT_THAT(test_util::HttpGet(port, "/metrics"), Not(IsOk()));
   auto counter = (*metrics)->GetCounter("ibgr_test_after_stop_total", "After stop.");
-  ASSERT_TRUE(counter.ok());
+  ASSERT_OK(counter);
   (*counter)->Increment();
   EXPECT_THAT((*metrics)->Serialize(), HasSubstr("ibgr_test_after_stop_total 1"));
 }

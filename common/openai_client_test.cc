@@ -12,6 +12,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "common/test_util/fake_openai_server.h"
+#include "common/test_util/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
@@ -24,6 +25,7 @@ using ::ibgraphrag::common::test_util::FakeResponse;
 using ::ibgraphrag::common::test_util::HangingLoopbackListener;
 using ::ibgraphrag::common::test_util::LogCapture;
 using ::ibgraphrag::common::test_util::RecordedRequest;
+using ::ibgraphrag::common::test_util::StatusIs;
 using ::ibgraphrag::common::test_util::UnusedLoopbackPort;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
@@ -43,7 +45,7 @@ class OpenAiClientTest : public ::testing::Test {
  protected:
   void SetUp() override {
     auto server = FakeOpenAiServer::Start();
-    ASSERT_TRUE(server.ok()) << server.status();
+    ASSERT_OK(server);
     server_ = *std::move(server);
     config_.name = "fake";
     config_.base_url = server_->base_url();
@@ -55,7 +57,7 @@ class OpenAiClientTest : public ::testing::Test {
 
   std::unique_ptr<OpenAiClient> MakeClient() {
     auto client = OpenAiClient::Create(config_, logs_.Fn());
-    EXPECT_TRUE(client.ok()) << client.status();
+    EXPECT_OK(client);
     return client.ok() ? *std::move(client) : nullptr;
   }
 
@@ -69,7 +71,7 @@ class OpenAiClientTest : public ::testing::Test {
 TEST_F(OpenAiClientTest, PostsAnOpenAiChatCompletionRequest) {
   server_->Enqueue(FakeResponse::Completion("ans: B"));
   auto client = MakeClient();
-  ASSERT_TRUE(client->Complete(SimpleRequest(), Deadline()).ok());
+  ASSERT_OK(client->Complete(SimpleRequest(), Deadline()));
   const auto requests = server_->requests();
   ASSERT_EQ(requests.size(), 1u);
   EXPECT_EQ(requests[0].method, "POST");
@@ -91,7 +93,7 @@ TEST_F(OpenAiClientTest, UsesTheBackendMaxTokensWhenTheRequestLeavesItZero) {
   auto client = MakeClient();
   ChatRequest request = SimpleRequest();
   request.max_tokens = 0;
-  ASSERT_TRUE(client->Complete(request, Deadline()).ok());
+  ASSERT_OK(client->Complete(request, Deadline()));
   EXPECT_EQ(nlohmann::json::parse(server_->requests()[0].body)["max_tokens"], 99);
 }
 
@@ -99,7 +101,7 @@ TEST_F(OpenAiClientTest, ReturnsTheAssistantMessage) {
   server_->Enqueue(FakeResponse::Completion("ans: B) Aspirin\nwhy: evidence"));
   auto client = MakeClient();
   auto response = client->Complete(SimpleRequest(), Deadline());
-  ASSERT_TRUE(response.ok()) << response.status();
+  ASSERT_OK(response);
   EXPECT_EQ(response->content, "ans: B) Aspirin\nwhy: evidence");
   EXPECT_EQ(response->finish_reason, "stop");
   EXPECT_EQ(response->model, "fake-model");
@@ -116,7 +118,7 @@ TEST_F(OpenAiClientTest, StreamsTokensInOrderThenReturnsTheWholeMessage) {
   std::vector<std::string> tokens;
   auto response = client->Complete(SimpleRequest(), Deadline(),
                                    [&tokens](absl::string_view t) { tokens.emplace_back(t); });
-  ASSERT_TRUE(response.ok()) << response.status();
+  ASSERT_OK(response);
   EXPECT_THAT(tokens, ElementsAre("ans", ":", " B", ")", " Aspirin"));
   EXPECT_EQ(response->content, "ans: B) Aspirin");
   EXPECT_EQ(response->finish_reason, "stop");
@@ -131,7 +133,7 @@ TEST_F(OpenAiClientTest, StreamingAcceptsAServerThatAnswersWithPlainJson) {
   std::vector<std::string> tokens;
   auto response = client->Complete(SimpleRequest(), Deadline(),
                                    [&tokens](absl::string_view t) { tokens.emplace_back(t); });
-  ASSERT_TRUE(response.ok()) << response.status();
+  ASSERT_OK(response);
   EXPECT_THAT(tokens, ElementsAre("ans: C"));
 }
 
@@ -141,8 +143,7 @@ TEST_F(OpenAiClientTest, MalformedStreamEventIsInternal) {
   server_->Enqueue(stream);
   auto client = MakeClient();
   auto response = client->Complete(SimpleRequest(), Deadline(), [](absl::string_view) {});
-  EXPECT_EQ(response.status().code(), absl::StatusCode::kInternal);
-  EXPECT_THAT(response.status().message(), HasSubstr("malformed stream event"));
+  EXPECT_THAT(response, StatusIs(absl::StatusCode::kInternal, HasSubstr("malformed stream event")));
 }
 
 TEST_F(OpenAiClientTest, StreamCutBeforeDoneIsUnavailable) {
@@ -151,8 +152,7 @@ TEST_F(OpenAiClientTest, StreamCutBeforeDoneIsUnavailable) {
   server_->Enqueue(stream);
   auto client = MakeClient();
   auto response = client->Complete(SimpleRequest(), Deadline(), [](absl::string_view) {});
-  EXPECT_EQ(response.status().code(), absl::StatusCode::kUnavailable);
-  EXPECT_THAT(response.status().message(), HasSubstr("[DONE]"));
+  EXPECT_THAT(response, StatusIs(absl::StatusCode::kUnavailable, HasSubstr("[DONE]")));
   EXPECT_EQ(server_->request_count(), 1);  // tokens were delivered: no retry
 }
 
@@ -164,8 +164,8 @@ TEST_F(OpenAiClientTest, SlowResponsePastTheDeadlineIsDeadlineExceededWithoutHan
   const absl::Time start = absl::Now();
   auto response = client->Complete(SimpleRequest(), Deadline(absl::Milliseconds(300)));
   const absl::Duration elapsed = absl::Now() - start;
-  EXPECT_EQ(response.status().code(), absl::StatusCode::kDeadlineExceeded);
-  EXPECT_THAT(response.status().message(), HasSubstr("request deadline"));
+  EXPECT_THAT(response,
+              StatusIs(absl::StatusCode::kDeadlineExceeded, HasSubstr("request deadline")));
   EXPECT_LT(elapsed, absl::Seconds(8));  // the deadline, not the server, ended the call
   EXPECT_EQ(server_->request_count(), 1);
 }
@@ -177,8 +177,8 @@ TEST_F(OpenAiClientTest, PerCallTimeoutEndsACallBeforeALaterDeadline) {
   server_->SetDefault(slow);
   auto client = MakeClient();
   auto response = client->Complete(SimpleRequest(), Deadline(absl::Seconds(30)));
-  EXPECT_EQ(response.status().code(), absl::StatusCode::kDeadlineExceeded);
-  EXPECT_THAT(response.status().message(), HasSubstr("backend timeout"));
+  EXPECT_THAT(response,
+              StatusIs(absl::StatusCode::kDeadlineExceeded, HasSubstr("backend timeout")));
 }
 
 TEST_F(OpenAiClientTest, RetriesAfter429AndSucceeds) {
@@ -188,7 +188,7 @@ TEST_F(OpenAiClientTest, RetriesAfter429AndSucceeds) {
   server_->Enqueue(FakeResponse::Completion("ans: D"));
   auto client = MakeClient();
   auto response = client->Complete(SimpleRequest(), Deadline());
-  ASSERT_TRUE(response.ok()) << response.status();
+  ASSERT_OK(response);
   EXPECT_EQ(response->content, "ans: D");
   EXPECT_EQ(response->attempts, 2);
   EXPECT_EQ(server_->request_count(), 2);
@@ -199,9 +199,8 @@ TEST_F(OpenAiClientTest, PersistentServerErrorIsUnavailableAfterBoundedAttempts)
   server_->SetDefault(FakeResponse::Error(500, "model crashed"));
   auto client = MakeClient();
   auto response = client->Complete(SimpleRequest(), Deadline());
-  EXPECT_EQ(response.status().code(), absl::StatusCode::kUnavailable);
-  EXPECT_THAT(response.status().message(), HasSubstr("HTTP 500"));
-  EXPECT_THAT(response.status().message(), HasSubstr("3 attempts"));
+  EXPECT_THAT(response, StatusIs(absl::StatusCode::kUnavailable,
+                                 ::testing::AllOf(HasSubstr("HTTP 500"), HasSubstr("3 attempts"))));
   EXPECT_EQ(server_->request_count(), 3);
 }
 
@@ -210,7 +209,7 @@ TEST_F(OpenAiClientTest, Persistent429IsResourceExhausted) {
   server_->SetDefault(FakeResponse::Error(429, "slow down"));
   auto client = MakeClient();
   auto response = client->Complete(SimpleRequest(), Deadline());
-  EXPECT_EQ(response.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(response, StatusIs(absl::StatusCode::kResourceExhausted));
   EXPECT_EQ(server_->request_count(), 2);
 }
 
@@ -219,8 +218,8 @@ TEST_F(OpenAiClientTest, DoesNotRetryABadRequest) {
   server_->SetDefault(FakeResponse::Error(400, "maximum context length is 4096 tokens"));
   auto client = MakeClient();
   auto response = client->Complete(SimpleRequest(), Deadline());
-  EXPECT_EQ(response.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(response.status().message(), HasSubstr("maximum context length"));
+  EXPECT_THAT(response,
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("maximum context length")));
   EXPECT_EQ(server_->request_count(), 1);
 }
 
@@ -229,12 +228,11 @@ TEST_F(OpenAiClientTest, MapsAuthErrorsToAuthCodes) {
   server_->Enqueue(FakeResponse::Error(403, "no access"));
   server_->Enqueue(FakeResponse::Error(404, "no such model"));
   auto client = MakeClient();
-  EXPECT_EQ(client->Complete(SimpleRequest(), Deadline()).status().code(),
-            absl::StatusCode::kUnauthenticated);
-  EXPECT_EQ(client->Complete(SimpleRequest(), Deadline()).status().code(),
-            absl::StatusCode::kPermissionDenied);
-  EXPECT_EQ(client->Complete(SimpleRequest(), Deadline()).status().code(),
-            absl::StatusCode::kNotFound);
+  EXPECT_THAT(client->Complete(SimpleRequest(), Deadline()),
+              StatusIs(absl::StatusCode::kUnauthenticated));
+  EXPECT_THAT(client->Complete(SimpleRequest(), Deadline()),
+              StatusIs(absl::StatusCode::kPermissionDenied));
+  EXPECT_THAT(client->Complete(SimpleRequest(), Deadline()), StatusIs(absl::StatusCode::kNotFound));
   EXPECT_EQ(server_->request_count(), 3);
 }
 
@@ -242,8 +240,8 @@ TEST_F(OpenAiClientTest, MalformedJsonIsInternalWithAClearMessage) {
   server_->Enqueue(FakeResponse::Raw(200, "{\"choices\": [ {\"message\": "));
   auto client = MakeClient();
   auto response = client->Complete(SimpleRequest(), Deadline());
-  EXPECT_EQ(response.status().code(), absl::StatusCode::kInternal);
-  EXPECT_THAT(response.status().message(), HasSubstr("backend 'fake' returned malformed JSON"));
+  EXPECT_THAT(response, StatusIs(absl::StatusCode::kInternal,
+                                 HasSubstr("backend 'fake' returned malformed JSON")));
   EXPECT_EQ(server_->request_count(), 1);
 }
 
@@ -251,19 +249,17 @@ TEST_F(OpenAiClientTest, JsonWithoutChoicesIsInternal) {
   server_->Enqueue(FakeResponse::Raw(200, "{\"object\": \"list\"}"));
   auto client = MakeClient();
   auto response = client->Complete(SimpleRequest(), Deadline());
-  EXPECT_EQ(response.status().code(), absl::StatusCode::kInternal);
-  EXPECT_THAT(response.status().message(), HasSubstr("choices[0]"));
+  EXPECT_THAT(response, StatusIs(absl::StatusCode::kInternal, HasSubstr("choices[0]")));
 }
 
 TEST_F(OpenAiClientTest, ConnectionRefusedIsUnavailable) {
   auto port = UnusedLoopbackPort();
-  ASSERT_TRUE(port.ok()) << port.status();
+  ASSERT_OK(port);
   config_.base_url = absl::StrCat("http://127.0.0.1:", *port, "/v1");
   config_.max_retries = 1;
   auto client = MakeClient();
   auto response = client->Complete(SimpleRequest(), Deadline());
-  EXPECT_EQ(response.status().code(), absl::StatusCode::kUnavailable);
-  EXPECT_THAT(response.status().message(), HasSubstr("2 attempts"));
+  EXPECT_THAT(response, StatusIs(absl::StatusCode::kUnavailable, HasSubstr("2 attempts")));
 }
 
 TEST_F(OpenAiClientTest, ConnectionClosedWithoutAnswerIsRetried) {
@@ -273,7 +269,7 @@ TEST_F(OpenAiClientTest, ConnectionClosedWithoutAnswerIsRetried) {
   server_->Enqueue(FakeResponse::Completion("ans: A"));
   auto client = MakeClient();
   auto response = client->Complete(SimpleRequest(), Deadline());
-  ASSERT_TRUE(response.ok()) << response.status();
+  ASSERT_OK(response);
   EXPECT_EQ(response->attempts, 2);
 }
 
@@ -284,8 +280,8 @@ TEST_F(OpenAiClientTest, RetryAfterPastTheDeadlineIsNotWaitedFor) {
   auto client = MakeClient();
   const absl::Time start = absl::Now();
   auto response = client->Complete(SimpleRequest(), Deadline(absl::Seconds(2)));
-  EXPECT_EQ(response.status().code(), absl::StatusCode::kUnavailable);
-  EXPECT_THAT(response.status().message(), HasSubstr("deadline comes first"));
+  EXPECT_THAT(response,
+              StatusIs(absl::StatusCode::kUnavailable, HasSubstr("deadline comes first")));
   EXPECT_EQ(server_->request_count(), 1);
   EXPECT_LT(absl::Now() - start, absl::Seconds(2));
 }
@@ -298,7 +294,7 @@ TEST_F(OpenAiClientTest, SendsTheApiKeyAsBearerAndNeverLogsIt) {
   server_->Enqueue(FakeResponse::Completion("ans: A"));
   server_->Enqueue(FakeResponse::Error(401, "invalid key"));
   auto client = MakeClient();
-  ASSERT_TRUE(client->Complete(SimpleRequest(), Deadline()).ok());
+  ASSERT_OK(client->Complete(SimpleRequest(), Deadline()));
   const absl::Status failure = client->Complete(SimpleRequest(), Deadline()).status();
   unsetenv("IBGR_OPENAI_CLIENT_TEST_KEY");
 
@@ -320,9 +316,9 @@ TEST_F(OpenAiClientTest, ReadsTheApiKeyFileOnEveryCallSoRotationTakesEffect) {
   std::ofstream(file) << "first-key\n";
   config_.api_key_file = file.string();
   auto client = MakeClient();
-  ASSERT_TRUE(client->Complete(SimpleRequest(), Deadline()).ok());
+  ASSERT_OK(client->Complete(SimpleRequest(), Deadline()));
   std::ofstream(file, std::ios::trunc) << "  second-key  \n";
-  ASSERT_TRUE(client->Complete(SimpleRequest(), Deadline()).ok());
+  ASSERT_OK(client->Complete(SimpleRequest(), Deadline()));
   std::filesystem::remove(file);
   const auto requests = server_->requests();
   ASSERT_EQ(requests.size(), 2u);
@@ -332,19 +328,18 @@ TEST_F(OpenAiClientTest, ReadsTheApiKeyFileOnEveryCallSoRotationTakesEffect) {
 
 TEST_F(OpenAiClientTest, SendsNoAuthorizationWithoutAKey) {
   auto client = MakeClient();
-  ASSERT_TRUE(client->Complete(SimpleRequest(), Deadline()).ok());
+  ASSERT_OK(client->Complete(SimpleRequest(), Deadline()));
   EXPECT_EQ(server_->requests()[0].Header("authorization"), "");
 }
 
 TEST_F(OpenAiClientTest, MissingKeySourcesFailCreate) {
   config_.api_key_env = "IBGR_OPENAI_CLIENT_TEST_KEY_THAT_IS_NOT_SET";
   auto from_env = OpenAiClient::Create(config_);
-  EXPECT_EQ(from_env.status().code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_THAT(from_env.status().message(),
-              HasSubstr("IBGR_OPENAI_CLIENT_TEST_KEY_THAT_IS_NOT_SET"));
+  EXPECT_THAT(from_env, StatusIs(absl::StatusCode::kFailedPrecondition,
+                                 HasSubstr("IBGR_OPENAI_CLIENT_TEST_KEY_THAT_IS_NOT_SET")));
   config_.api_key_env.clear();
   config_.api_key_file = "/nonexistent/secret/key";
-  EXPECT_EQ(OpenAiClient::Create(config_).status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(OpenAiClient::Create(config_), StatusIs(absl::StatusCode::kFailedPrecondition));
 }
 
 TEST_F(OpenAiClientTest, RejectsBadConfigFields) {
@@ -353,7 +348,7 @@ TEST_F(OpenAiClientTest, RejectsBadConfigFields) {
   EXPECT_THAT(OpenAiClient::Create(config).status().message(), HasSubstr("base_url"));
   config = config_;
   config.name = "";
-  EXPECT_EQ(OpenAiClient::Create(config).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(OpenAiClient::Create(config), StatusIs(absl::StatusCode::kInvalidArgument));
   config = config_;
   config.max_concurrency = 0;
   EXPECT_THAT(OpenAiClient::Create(config).status().message(), HasSubstr("max_concurrency"));
@@ -376,7 +371,7 @@ TEST_F(OpenAiClientTest, RespectsTheConcurrencyLimit) {
     });
   }
   for (std::thread& thread : threads) thread.join();
-  for (const absl::Status& status : results) EXPECT_TRUE(status.ok()) << status;
+  for (const absl::Status& status : results) EXPECT_OK(status);
   EXPECT_EQ(server_->request_count(), 6);
   EXPECT_LE(server_->max_concurrent(), 2);
   EXPECT_GE(server_->max_concurrent(), 1);
@@ -393,8 +388,7 @@ TEST_F(OpenAiClientTest, WaitingForASlotGivesUpAtTheDeadline) {
   std::thread holder([&client] { (void)client->Complete(SimpleRequest(), Deadline()); });
   while (server_->request_count() == 0) absl::SleepFor(absl::Milliseconds(5));
   auto response = client->Complete(SimpleRequest(), Deadline(absl::Milliseconds(100)));
-  EXPECT_EQ(response.status().code(), absl::StatusCode::kDeadlineExceeded);
-  EXPECT_THAT(response.status().message(), HasSubstr("no free slot"));
+  EXPECT_THAT(response, StatusIs(absl::StatusCode::kDeadlineExceeded, HasSubstr("no free slot")));
   EXPECT_EQ(server_->request_count(), 1);
   server_->Stop();  // ends the held call
   holder.join();
@@ -404,9 +398,9 @@ TEST_F(OpenAiClientTest, ReusesTheConnectionAcrossCalls) {
   server_->SetKeepAlive(true);
   auto client = MakeClient();
   for (int i = 0; i < 3; ++i) {
-    ASSERT_TRUE(client->Complete(SimpleRequest(), Deadline()).ok());
+    ASSERT_OK(client->Complete(SimpleRequest(), Deadline()));
   }
-  ASSERT_TRUE(client->Embed({"a"}, Deadline()).status().code() == absl::StatusCode::kDataLoss);
+  ASSERT_THAT(client->Embed({"a"}, Deadline()), StatusIs(absl::StatusCode::kDataLoss));
   EXPECT_EQ(server_->request_count(), 4);
   EXPECT_EQ(server_->connection_count(), 1);
 }
@@ -432,7 +426,7 @@ TEST_F(OpenAiClientTest, EmbedPostsInputsAndOrdersVectorsByIndex) {
   server_->SetHandler(EmbeddingsAnswer);
   auto client = MakeClient();
   auto response = client->Embed({"abc", "", "x"}, Deadline());
-  ASSERT_TRUE(response.ok()) << response.status();
+  ASSERT_OK(response);
   ASSERT_EQ(response->vectors.size(), 3u);
   EXPECT_THAT(response->vectors[0], ElementsAre(3.0f, 1.0f));
   EXPECT_THAT(response->vectors[1], ElementsAre(1.0f, 2.0f));  // "" was sent as " "
@@ -454,7 +448,7 @@ TEST_F(OpenAiClientTest, EmbedRetriesA503ThenSucceeds) {
   server_->SetHandler(EmbeddingsAnswer);
   auto client = MakeClient();
   auto response = client->Embed({"abc"}, Deadline());
-  ASSERT_TRUE(response.ok()) << response.status();
+  ASSERT_OK(response);
   EXPECT_THAT(response->vectors[0], ElementsAre(3.0f, 1.0f));
   EXPECT_EQ(response->attempts, 3);
   EXPECT_EQ(server_->request_count(), 3);
@@ -465,8 +459,7 @@ TEST_F(OpenAiClientTest, EmbedGivesUpOnAPersistent503AsUnavailable) {
   server_->SetDefault(FakeResponse::Error(503, "overloaded"));
   auto client = MakeClient();
   auto response = client->Embed({"abc"}, Deadline());
-  EXPECT_EQ(response.status().code(), absl::StatusCode::kUnavailable);
-  EXPECT_THAT(response.status().message(), HasSubstr("2 attempts"));
+  EXPECT_THAT(response, StatusIs(absl::StatusCode::kUnavailable, HasSubstr("2 attempts")));
   EXPECT_EQ(server_->request_count(), 2);
 }
 
@@ -476,18 +469,17 @@ TEST_F(OpenAiClientTest, MalformedEmbeddingsAreDataLossAndNotRetried) {
   server_->Enqueue(FakeResponse::Raw(200, R"({"data":[{"index":5,"embedding":[1]}]})"));
   server_->Enqueue(FakeResponse::Raw(200, R"({"data":[{"index":0,"embedding":["a"]}]})"));
   auto client = MakeClient();
-  EXPECT_EQ(client->Embed({"a"}, Deadline()).status().code(), absl::StatusCode::kDataLoss);
+  EXPECT_THAT(client->Embed({"a"}, Deadline()), StatusIs(absl::StatusCode::kDataLoss));
   auto count = client->Embed({"a", "b"}, Deadline());
-  EXPECT_EQ(count.status().code(), absl::StatusCode::kDataLoss);
-  EXPECT_THAT(count.status().message(), HasSubstr("1 embeddings for 2 inputs"));
-  EXPECT_EQ(client->Embed({"a"}, Deadline()).status().code(), absl::StatusCode::kDataLoss);
-  EXPECT_EQ(client->Embed({"a"}, Deadline()).status().code(), absl::StatusCode::kDataLoss);
+  EXPECT_THAT(count, StatusIs(absl::StatusCode::kDataLoss, HasSubstr("1 embeddings for 2 inputs")));
+  EXPECT_THAT(client->Embed({"a"}, Deadline()), StatusIs(absl::StatusCode::kDataLoss));
+  EXPECT_THAT(client->Embed({"a"}, Deadline()), StatusIs(absl::StatusCode::kDataLoss));
   EXPECT_EQ(server_->request_count(), 4);
 }
 
 TEST_F(OpenAiClientTest, EmbedToAClosedPortIsUnavailableWithinTheConnectTimeout) {
   auto port = UnusedLoopbackPort();
-  ASSERT_TRUE(port.ok()) << port.status();
+  ASSERT_OK(port);
   config_.base_url = absl::StrCat("http://127.0.0.1:", *port, "/v1");
   config_.connect_timeout = absl::Seconds(1);
   config_.max_retries = 0;
@@ -495,13 +487,12 @@ TEST_F(OpenAiClientTest, EmbedToAClosedPortIsUnavailableWithinTheConnectTimeout)
   const absl::Time start = absl::Now();
   auto response = client->Embed({"a"}, absl::InfiniteFuture());
   EXPECT_LT(absl::Now() - start, config_.connect_timeout);
-  EXPECT_EQ(response.status().code(), absl::StatusCode::kUnavailable);
-  EXPECT_THAT(response.status().message(), HasSubstr("unreachable"));
+  EXPECT_THAT(response, StatusIs(absl::StatusCode::kUnavailable, HasSubstr("unreachable")));
 }
 
 TEST_F(OpenAiClientTest, ConnectThatHangsEndsAtTheConnectTimeoutAsUnavailable) {
   auto listener = HangingLoopbackListener::Create();
-  ASSERT_TRUE(listener.ok()) << listener.status();
+  ASSERT_OK(listener);
   config_.base_url = absl::StrCat("http://127.0.0.1:", (*listener)->port(), "/v1");
   config_.connect_timeout = absl::Milliseconds(300);
   config_.timeout = absl::Seconds(10);
@@ -510,7 +501,7 @@ TEST_F(OpenAiClientTest, ConnectThatHangsEndsAtTheConnectTimeoutAsUnavailable) {
   const absl::Time start = absl::Now();
   auto response = client->Embed({"a"}, Deadline());
   const absl::Duration elapsed = absl::Now() - start;
-  EXPECT_EQ(response.status().code(), absl::StatusCode::kUnavailable) << response.status();
+  EXPECT_THAT(response, StatusIs(absl::StatusCode::kUnavailable));
   EXPECT_GE(elapsed, absl::Milliseconds(250));
   EXPECT_LT(elapsed, absl::Seconds(3));
 }

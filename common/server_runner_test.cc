@@ -20,6 +20,7 @@
 #include "absl/synchronization/mutex.h"
 #include "common/logging.h"
 #include "common/server_interceptor.h"
+#include "common/test_util/status_matchers.h"
 #include "common/test_util/test_util.h"
 #include "gmock/gmock.h"
 #include "grpc/health/v1/health.pb.h"
@@ -30,6 +31,8 @@ namespace ibgraphrag::common {
 namespace {
 
 using grpc::health::v1::HealthCheckResponse;
+using ::ibgraphrag::common::test_util::IsOk;
+using ::ibgraphrag::common::test_util::StatusIs;
 using ibgraphrag::common::testdata::EchoRequest;
 using ibgraphrag::common::testdata::EchoResponse;
 using ibgraphrag::common::testdata::EchoTestService;
@@ -74,7 +77,7 @@ class ServerRunnerTest : public ::testing::Test {
 
   void Start(const ServerRunner::Options& options) {
     auto runner = ServerRunner::BuildAndStart(options, {&service_}, {kEchoService});
-    ASSERT_TRUE(runner.ok()) << runner.status();
+    ASSERT_OK(runner);
     runner_ = std::move(*runner);
     ASSERT_GT(runner_->port(), 0);
     channel_ = grpc::CreateChannel(absl::StrCat("127.0.0.1:", runner_->port()),
@@ -98,7 +101,7 @@ class ServerRunnerTest : public ::testing::Test {
 
   std::string Scrape() {
     auto body = test_util::HttpGet(runner_->metrics_port(), "/metrics");
-    EXPECT_TRUE(body.ok()) << body.status();
+    EXPECT_OK(body);
     return body.ok() ? *body : "";
   }
 
@@ -111,29 +114,29 @@ class ServerRunnerTest : public ::testing::Test {
 TEST_F(ServerRunnerTest, HealthIsNotServingUntilSetServingTrue) {
   for (const std::string name : {"", "ibgr-test", kEchoService}) {
     auto status = test_util::CheckHealth(channel_, name);
-    ASSERT_TRUE(status.ok()) << name << ": " << status.status();
+    ASSERT_OK(status) << name;
     EXPECT_EQ(*status, HealthCheckResponse::NOT_SERVING) << name;
   }
   runner_->SetServing(true);
   for (const std::string name : {"", "ibgr-test", kEchoService}) {
     auto status = test_util::CheckHealth(channel_, name);
-    ASSERT_TRUE(status.ok()) << name << ": " << status.status();
+    ASSERT_OK(status) << name;
     EXPECT_EQ(*status, HealthCheckResponse::SERVING) << name;
   }
   runner_->SetServing(false);
   EXPECT_EQ(*test_util::CheckHealth(channel_, ""), HealthCheckResponse::NOT_SERVING);
   // Names that were never registered are unknown, not silently healthy.
-  EXPECT_EQ(test_util::CheckHealth(channel_, "no.such.Service").status().code(),
-            absl::StatusCode::kNotFound);
+  EXPECT_THAT(test_util::CheckHealth(channel_, "no.such.Service"),
+              StatusIs(absl::StatusCode::kNotFound));
 }
 
 TEST_F(ServerRunnerTest, ReflectionListsTheRegisteredServices) {
   auto services = test_util::ReflectionListServices(channel_);
-  ASSERT_TRUE(services.ok()) << services.status();
+  ASSERT_OK(services);
   EXPECT_THAT(*services, Contains(kEchoService));
   EXPECT_THAT(*services, Contains("grpc.reflection.v1alpha.ServerReflection"));
   auto files = test_util::ReflectionFilesContainingSymbol(channel_, kEchoService);
-  ASSERT_TRUE(files.ok()) << files.status();
+  ASSERT_OK(files);
   ASSERT_FALSE(files->empty());
   EXPECT_EQ(files->front(), "common/testdata/echo_test.proto");
 }
@@ -144,7 +147,7 @@ TEST_F(ServerRunnerTest, CallerRequestIdReachesTheHandlerAndComesBack) {
   EchoRequest request;
   request.set_message("hello");
   EchoResponse response;
-  ASSERT_TRUE(Echo(request, &response, &context).ok());
+  ASSERT_OK(Echo(request, &response, &context));
   EXPECT_EQ(response.message(), "hello");
   EXPECT_EQ(response.request_id(), "req-2f1c9a");
   EXPECT_EQ(MetadataValue(context.GetServerInitialMetadata(), kRequestIdMetadataKey), "req-2f1c9a");
@@ -153,14 +156,14 @@ TEST_F(ServerRunnerTest, CallerRequestIdReachesTheHandlerAndComesBack) {
 TEST_F(ServerRunnerTest, MissingRequestIdIsGeneratedAndReturned) {
   grpc::ClientContext context;
   EchoResponse response;
-  ASSERT_TRUE(Echo(EchoRequest(), &response, &context).ok());
+  ASSERT_OK(Echo(EchoRequest(), &response, &context));
   EXPECT_THAT(response.request_id(), MatchesRegex("[0-9a-f]{32}"));
   EXPECT_EQ(MetadataValue(context.GetServerInitialMetadata(), kRequestIdMetadataKey),
             response.request_id());
 
   grpc::ClientContext second_context;
   EchoResponse second;
-  ASSERT_TRUE(Echo(EchoRequest(), &second, &second_context).ok());
+  ASSERT_OK(Echo(EchoRequest(), &second, &second_context));
   EXPECT_NE(second.request_id(), response.request_id());
 }
 
@@ -168,7 +171,7 @@ TEST_F(ServerRunnerTest, MalformedRequestIdIsReplacedByAGeneratedOne) {
   grpc::ClientContext context;
   context.AddMetadata(kRequestIdMetadataKey, std::string(200, 'a'));
   EchoResponse response;
-  ASSERT_TRUE(Echo(EchoRequest(), &response, &context).ok());
+  ASSERT_OK(Echo(EchoRequest(), &response, &context));
   EXPECT_THAT(response.request_id(), MatchesRegex("[0-9a-f]{32}"));
 }
 
@@ -179,7 +182,7 @@ TEST_F(ServerRunnerTest, RequestIdComesBackOnFailedRpcs) {
   request.set_fail_code(static_cast<int>(grpc::StatusCode::NOT_FOUND));
   EchoResponse response;
   const grpc::Status status = Echo(request, &response, &context);
-  EXPECT_EQ(status.error_code(), grpc::StatusCode::NOT_FOUND);
+  EXPECT_THAT(status, StatusIs(grpc::StatusCode::NOT_FOUND));
   const std::string in_initial =
       MetadataValue(context.GetServerInitialMetadata(), kRequestIdMetadataKey);
   const std::string in_trailing =
@@ -193,12 +196,12 @@ TEST_F(ServerRunnerTest, MetricsCountRequestsByMethodAndCode) {
   for (int i = 0; i < 2; ++i) {
     grpc::ClientContext context;
     EchoResponse response;
-    EXPECT_EQ(Echo(failing, &response, &context).error_code(), grpc::StatusCode::NOT_FOUND);
+    EXPECT_THAT(Echo(failing, &response, &context), StatusIs(grpc::StatusCode::NOT_FOUND));
   }
   {
     grpc::ClientContext context;
     EchoResponse response;
-    EXPECT_TRUE(Echo(EchoRequest(), &response, &context).ok());
+    EXPECT_OK(Echo(EchoRequest(), &response, &context));
   }
   const std::string body = Scrape();
   const std::string labels = absl::StrCat("method=\"Echo\",service=\"", kEchoService, "\"");
@@ -219,14 +222,14 @@ TEST_F(ServerRunnerTest, MetricsCountRequestsByMethodAndCode) {
 }
 
 TEST_F(ServerRunnerTest, RunnerMetricsEndpointPassesPromtool) {
-  if (!test_util::HaveProgram("promtool")) GTEST_SKIP() << "promtool is not installed";
+  ASSERT_TRUE(test_util::ProgramInstalled("promtool", "prometheus"));
   auto extra = runner_->metrics().GetGauge("ibgr_kgstore_triples", "Triples loaded.");
-  ASSERT_TRUE(extra.ok()) << extra.status();
+  ASSERT_OK(extra);
   (*extra)->Set(42);
   grpc::ClientContext context;
   EchoResponse response;
-  ASSERT_TRUE(Echo(EchoRequest(), &response, &context).ok());
-  ASSERT_TRUE(test_util::CheckHealth(channel_, "").ok());
+  ASSERT_OK(Echo(EchoRequest(), &response, &context));
+  ASSERT_OK(test_util::CheckHealth(channel_, ""));
   const std::string body = Scrape();
   EXPECT_THAT(body, HasSubstr("ibgr_kgstore_triples 42"));
   EXPECT_THAT(body, HasSubstr("service=\"grpc.health.v1.Health\""));
@@ -234,7 +237,7 @@ TEST_F(ServerRunnerTest, RunnerMetricsEndpointPassesPromtool) {
   test_util::WriteFileOrDie(path, body);
   int exit_code = -1;
   auto output = test_util::RunCommand("promtool check metrics < " + path, &exit_code);
-  ASSERT_TRUE(output.ok());
+  ASSERT_OK(output);
   EXPECT_EQ(exit_code, 0) << *output << "\n" << body;
 }
 
@@ -248,7 +251,7 @@ TEST_F(ServerRunnerTest, UnknownMethodsShareOneBoundedSeries) {
     EchoResponse response;
     const grpc::Status status = grpc::internal::BlockingUnaryCall<EchoRequest, EchoResponse>(
         channel_.get(), method, &context, request, &response);
-    EXPECT_EQ(status.error_code(), grpc::StatusCode::UNIMPLEMENTED);
+    EXPECT_THAT(status, StatusIs(grpc::StatusCode::UNIMPLEMENTED));
   }
   const std::string body = Scrape();
   EXPECT_THAT(body, Not(HasSubstr("made.up.Service")));
@@ -272,7 +275,7 @@ TEST_F(ServerRunnerTest, AccessLogHasOneStructuredLinePerRpcAndNoPayload) {
   EchoRequest request;
   request.set_message(patient_text);
   EchoResponse response;
-  ASSERT_TRUE(Echo(request, &response, &context).ok());
+  ASSERT_OK(Echo(request, &response, &context));
   ASSERT_EQ(response.message(), patient_text);  // The payload did reach the server.
   SetLogSink(nullptr);
 
@@ -306,9 +309,9 @@ TEST_F(ServerRunnerTest, HealthProbesAreLoggedOnlyAtDebugLevel) {
     absl::MutexLock lock(&mu);
     lines.emplace_back(line);
   });
-  ASSERT_TRUE(test_util::CheckHealth(channel_, "").ok());
+  ASSERT_OK(test_util::CheckHealth(channel_, ""));
   SetMinLogLevel(LogLevel::kDebug);
-  ASSERT_TRUE(test_util::CheckHealth(channel_, "").ok());
+  ASSERT_OK(test_util::CheckHealth(channel_, ""));
   SetLogSink(nullptr);
   absl::MutexLock lock(&mu);
   ASSERT_EQ(lines.size(), 1u);
@@ -342,7 +345,7 @@ TEST_F(ServerRunnerTest, ShutdownLetsInFlightRpcsFinish) {
   service_.ReleaseHeldCalls();
   shutdown.join();
   caller.join();
-  EXPECT_TRUE(held_status.ok()) << held_status.error_message();
+  EXPECT_OK(held_status);
   EXPECT_EQ(held_response.message(), "slow");
 }
 
@@ -363,7 +366,7 @@ TEST_F(ServerRunnerTest, ShutdownCancelsRpcsStillRunningAtTheDrainDeadline) {
   ASSERT_TRUE(service_.WaitForHeldCalls(1, absl::Seconds(10)));
   runner_->Shutdown();  // Returns only after the held handler has returned.
   caller.join();
-  EXPECT_FALSE(held_status.ok());
+  EXPECT_THAT(held_status, Not(IsOk()));
   EXPECT_TRUE(service_.WaitForObservedCancellation(absl::Seconds(10)));
 }
 
@@ -374,9 +377,9 @@ TEST_F(ServerRunnerTest, ShutdownIsIdempotentAndRefusesNewRpcs) {
   grpc::ClientContext context;
   context.set_deadline(In(std::chrono::seconds(5)));
   EchoResponse response;
-  EXPECT_EQ(stub_->Echo(&context, EchoRequest(), &response).error_code(),
-            grpc::StatusCode::UNAVAILABLE);
-  EXPECT_FALSE(test_util::HttpGet(runner_->metrics_port(), "/metrics").ok());
+  EXPECT_THAT(stub_->Echo(&context, EchoRequest(), &response),
+              StatusIs(grpc::StatusCode::UNAVAILABLE));
+  EXPECT_THAT(test_util::HttpGet(runner_->metrics_port(), "/metrics"), Not(IsOk()));
 }
 
 TEST_F(ServerRunnerTest, SigtermReportsNotServingDuringGraceThenDrains) {
@@ -388,7 +391,7 @@ TEST_F(ServerRunnerTest, SigtermReportsNotServingDuringGraceThenDrains) {
   runner_->SetServing(true);
   ASSERT_EQ(*test_util::CheckHealth(channel_, ""), HealthCheckResponse::SERVING);
 
-  ASSERT_TRUE(ServerRunner::InstallTerminationSignalHandlers().ok());
+  ASSERT_OK(ServerRunner::InstallTerminationSignalHandlers());
   std::thread waiter([&] { runner_->WaitForTermination(); });
   ASSERT_EQ(::kill(::getpid(), SIGTERM), 0);
 
@@ -397,7 +400,7 @@ TEST_F(ServerRunnerTest, SigtermReportsNotServingDuringGraceThenDrains) {
   bool saw_not_serving = false;
   for (int i = 0; i < 2000 && !saw_not_serving; ++i) {
     auto status = test_util::CheckHealth(channel_, "");
-    ASSERT_TRUE(status.ok()) << status.status();
+    ASSERT_OK(status);
     saw_not_serving = *status == HealthCheckResponse::NOT_SERVING;
     if (!saw_not_serving) std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
@@ -407,12 +410,12 @@ TEST_F(ServerRunnerTest, SigtermReportsNotServingDuringGraceThenDrains) {
   {
     grpc::ClientContext context;
     EchoResponse response;
-    EXPECT_TRUE(Echo(EchoRequest(), &response, &context).ok());
+    EXPECT_OK(Echo(EchoRequest(), &response, &context));
   }
 
   ASSERT_EQ(::kill(::getpid(), SIGTERM), 0);  // Skips the rest of the grace period.
   waiter.join();
-  EXPECT_EQ(test_util::CheckHealth(channel_, "").status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_THAT(test_util::CheckHealth(channel_, ""), StatusIs(absl::StatusCode::kUnavailable));
 }
 
 TEST_F(ServerRunnerTest, WaitForTerminationReturnsWhenShutdownIsCalledElsewhere) {
@@ -428,7 +431,7 @@ TEST_F(ServerRunnerTest, InProcessChannelReachesTheServicesThroughTheInterceptor
   EchoRequest request;
   request.set_message("in-process");
   EchoResponse response;
-  ASSERT_TRUE(stub->Echo(&context, request, &response).ok());
+  ASSERT_OK(stub->Echo(&context, request, &response));
   EXPECT_EQ(response.message(), "in-process");
   EXPECT_THAT(response.request_id(), MatchesRegex("[0-9a-f]{32}"));
 }
@@ -446,7 +449,7 @@ TEST_F(ServerRunnerTest, BusyPortIsUnavailable) {
   options.port = runner_->port();
   test_util::EchoTestServiceImpl other;
   auto second = ServerRunner::BuildAndStart(options, {&other}, {});
-  EXPECT_EQ(second.status().code(), absl::StatusCode::kUnavailable) << second.status();
+  EXPECT_THAT(second, StatusIs(absl::StatusCode::kUnavailable));
 }
 
 TEST(ServerRunnerOptionsTest, InvalidOptionsAreRejectedNamingTheField) {
@@ -482,8 +485,8 @@ TEST(ServerRunnerOptionsTest, InvalidOptionsAreRejectedNamingTheField) {
     options.listen_host = "127.0.0.1";
     test_case.mutate(&options);
     auto runner = ServerRunner::BuildAndStart(options, {}, {});
-    EXPECT_EQ(runner.status().code(), absl::StatusCode::kInvalidArgument) << test_case.field;
-    EXPECT_THAT(std::string(runner.status().message()), HasSubstr(test_case.field));
+    EXPECT_THAT(runner, StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr(test_case.field)))
+        << test_case.field;
   }
 }
 

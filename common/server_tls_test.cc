@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/client.h"
 #include "common/server_runner.h"
+#include "common/test_util/status_matchers.h"
 #include "common/test_util/test_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -16,12 +17,13 @@ namespace ibgraphrag::common {
 namespace {
 
 using grpc::health::v1::HealthCheckResponse;
+using ::ibgraphrag::common::test_util::StatusIs;
 using ::testing::HasSubstr;
 
 class ServerTlsTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    if (!test_util::HaveProgram("openssl")) return;
+    if (!test_util::HaveProgram("openssl")) return;  // SetUp fails every case.
     auto certs = test_util::MakeTestCertificates(test_util::MakeTempDir());
     if (!certs.ok()) {
       cert_error_ = new std::string(certs.status().ToString());
@@ -31,7 +33,7 @@ class ServerTlsTest : public ::testing::Test {
   }
 
   void SetUp() override {
-    if (!test_util::HaveProgram("openssl")) GTEST_SKIP() << "openssl CLI is not installed";
+    ASSERT_TRUE(test_util::ProgramInstalled("openssl", "openssl"));
     ASSERT_EQ(cert_error_, nullptr) << *cert_error_;
     ASSERT_NE(certs_, nullptr);
   }
@@ -51,7 +53,7 @@ class ServerTlsTest : public ::testing::Test {
       options.tls.require_client_cert = true;
     }
     auto runner = ServerRunner::BuildAndStart(options, {&service_}, {});
-    ASSERT_TRUE(runner.ok()) << runner.status();
+    ASSERT_OK(runner);
     runner_ = std::move(*runner);
     runner_->SetServing(true);
   }
@@ -66,7 +68,7 @@ class ServerTlsTest : public ::testing::Test {
     options.tls.key_path = key;
     options.retry_unavailable = false;
     auto channel = MakeChannel(options);
-    EXPECT_TRUE(channel.ok()) << channel.status();
+    EXPECT_OK(channel);
     return channel.ok() ? *channel : nullptr;
   }
 
@@ -87,14 +89,14 @@ std::string* ServerTlsTest::cert_error_ = nullptr;
 TEST_F(ServerTlsTest, TlsClientConnectsAndVerifiesTheServerCertificateByIp) {
   StartServer(/*require_client_cert=*/false);
   auto status = test_util::CheckHealth(TlsChannel("", ""), "");
-  ASSERT_TRUE(status.ok()) << status.status();
+  ASSERT_OK(status);
   EXPECT_EQ(*status, HealthCheckResponse::SERVING);
 }
 
 TEST_F(ServerTlsTest, PlaintextClientIsRefusedByATlsServer) {
   StartServer(/*require_client_cert=*/false);
-  EXPECT_EQ(test_util::CheckHealth(PlaintextChannel(), "").status().code(),
-            absl::StatusCode::kUnavailable);
+  EXPECT_THAT(test_util::CheckHealth(PlaintextChannel(), ""),
+              StatusIs(absl::StatusCode::kUnavailable));
 }
 
 TEST_F(ServerTlsTest, ClientThatDoesNotTrustTheServerCaIsRefused) {
@@ -105,30 +107,29 @@ TEST_F(ServerTlsTest, ClientThatDoesNotTrustTheServerCaIsRefused) {
   options.tls.ca_cert_path = certs_->rogue_client_cert;  // Not the CA that signed the server.
   options.retry_unavailable = false;
   auto channel = MakeChannel(options);
-  ASSERT_TRUE(channel.ok());
-  EXPECT_EQ(test_util::CheckHealth(*channel, "").status().code(), absl::StatusCode::kUnavailable);
+  ASSERT_OK(channel);
+  EXPECT_THAT(test_util::CheckHealth(*channel, ""), StatusIs(absl::StatusCode::kUnavailable));
 }
 
 TEST_F(ServerTlsTest, MtlsServerAcceptsAClientCertificateFromItsCa) {
   StartServer(/*require_client_cert=*/true);
   auto status = test_util::CheckHealth(TlsChannel(certs_->client_cert, certs_->client_key), "");
-  ASSERT_TRUE(status.ok()) << status.status();
+  ASSERT_OK(status);
   EXPECT_EQ(*status, HealthCheckResponse::SERVING);
 }
 
 TEST_F(ServerTlsTest, MtlsServerRefusesAClientWithoutCertificate) {
   StartServer(/*require_client_cert=*/true);
-  EXPECT_EQ(test_util::CheckHealth(TlsChannel("", ""), "").status().code(),
-            absl::StatusCode::kUnavailable);
+  EXPECT_THAT(test_util::CheckHealth(TlsChannel("", ""), ""),
+              StatusIs(absl::StatusCode::kUnavailable));
 }
 
 TEST_F(ServerTlsTest, MtlsServerRefusesAClientCertificateFromAnotherCa) {
   StartServer(/*require_client_cert=*/true);
-  EXPECT_EQ(
+  EXPECT_THAT(
       test_util::CheckHealth(TlsChannel(certs_->rogue_client_cert, certs_->rogue_client_key), "")
-          .status()
-          .code(),
-      absl::StatusCode::kUnavailable);
+          .status(),
+      StatusIs(absl::StatusCode::kUnavailable));
 }
 
 TEST_F(ServerTlsTest, UnreadableKeyIsInvalidArgumentNamingTheField) {
@@ -138,8 +139,7 @@ TEST_F(ServerTlsTest, UnreadableKeyIsInvalidArgumentNamingTheField) {
   options.tls.cert_path = certs_->server_cert;
   options.tls.key_path = certs_->server_key + ".missing";
   auto runner = ServerRunner::BuildAndStart(options, {&service_}, {});
-  EXPECT_EQ(runner.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(std::string(runner.status().message()), HasSubstr("tls.key_path"));
+  EXPECT_THAT(runner, StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("tls.key_path")));
 }
 
 }  // namespace

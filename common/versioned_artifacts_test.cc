@@ -11,6 +11,7 @@
 #include "absl/time/clock.h"
 #include "common/file_util.h"
 #include "common/servable_holder.h"
+#include "common/test_util/status_matchers.h"
 #include "common/test_util/temp_dir.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -19,6 +20,7 @@ namespace ibgraphrag::common {
 namespace {
 
 namespace fs = std::filesystem;
+using ::ibgraphrag::common::test_util::StatusIs;
 using test_util::ScratchDir;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
@@ -30,9 +32,9 @@ VersionedArtifactDir Models(const std::string& base) {
 // Publishes version `v` holding manifest.json with `content`.
 void PublishVersion(const VersionedArtifactDir& dir, int64_t v, const std::string& content) {
   absl::StatusOr<ArtifactStaging> staging = ArtifactStaging::CreateVersion(dir, v);
-  ASSERT_TRUE(staging.ok()) << staging.status();
-  ASSERT_TRUE(WriteStringToFileAtomic(staging->dir() + "/manifest.json", content).ok());
-  ASSERT_TRUE(staging->Publish().ok());
+  ASSERT_OK(staging);
+  ASSERT_OK(WriteStringToFileAtomic(staging->dir() + "/manifest.json", content));
+  ASSERT_OK(staging->Publish());
 }
 
 TEST(ParseArtifactVersionTest, AcceptsOnlyPositiveDecimalNames) {
@@ -62,14 +64,14 @@ TEST(VersionedArtifactDirTest, ResolveErrorsNameTheVersionAndTheHint) {
   ScratchDir tmp("artifacts");
   const VersionedArtifactDir dir = Models(tmp.path());
   absl::StatusOr<std::string> none = dir.Resolve(std::nullopt);
-  EXPECT_EQ(none.status().code(), absl::StatusCode::kNotFound);
-  EXPECT_THAT(none.status().message(), HasSubstr("no test model under"));
-  EXPECT_THAT(none.status().message(), HasSubstr("(train one)"));
+  EXPECT_THAT(
+      none, StatusIs(absl::StatusCode::kNotFound,
+                     ::testing::AllOf(HasSubstr("no test model under"), HasSubstr("(train one)"))));
   PublishVersion(dir, 2, "{}");
   absl::StatusOr<std::string> pinned = dir.Resolve(5);
-  EXPECT_EQ(pinned.status().code(), absl::StatusCode::kNotFound);
-  EXPECT_THAT(pinned.status().message(), HasSubstr("version 5 not found"));
-  EXPECT_THAT(pinned.status().message(), HasSubstr("present: 2"));
+  EXPECT_THAT(pinned, StatusIs(absl::StatusCode::kNotFound,
+                               ::testing::AllOf(HasSubstr("version 5 not found"),
+                                                HasSubstr("present: 2"))));
 }
 
 TEST(ArtifactStagingTest, UnpublishedStagingIsRemoved) {
@@ -78,10 +80,10 @@ TEST(ArtifactStagingTest, UnpublishedStagingIsRemoved) {
   std::string staging_dir;
   {
     absl::StatusOr<ArtifactStaging> staging = ArtifactStaging::CreateVersion(dir);
-    ASSERT_TRUE(staging.ok());
+    ASSERT_OK(staging);
     EXPECT_EQ(staging->version(), 1);
     staging_dir = staging->dir();
-    ASSERT_TRUE(WriteStringToFileAtomic(staging_dir + "/manifest.json", "{}").ok());
+    ASSERT_OK(WriteStringToFileAtomic(staging_dir + "/manifest.json", "{}"));
   }
   EXPECT_FALSE(fs::exists(staging_dir));
   EXPECT_TRUE(dir.ListVersions()->empty());
@@ -92,15 +94,16 @@ TEST(ArtifactStagingTest, PublishNeverReplacesAVersionThatAppeared) {
   const VersionedArtifactDir dir = Models(tmp.path());
   absl::StatusOr<ArtifactStaging> first = ArtifactStaging::CreateVersion(dir, 1);
   absl::StatusOr<ArtifactStaging> second = ArtifactStaging::Create(dir.VersionDir(1));
-  ASSERT_TRUE(first.ok() && second.ok());
-  ASSERT_TRUE(WriteStringToFileAtomic(first->dir() + "/manifest.json", "first").ok());
-  ASSERT_TRUE(WriteStringToFileAtomic(second->dir() + "/manifest.json", "second").ok());
-  ASSERT_TRUE(first->Publish().ok());
+  ASSERT_OK(first);
+  ASSERT_OK(second);
+  ASSERT_OK(WriteStringToFileAtomic(first->dir() + "/manifest.json", "first"));
+  ASSERT_OK(WriteStringToFileAtomic(second->dir() + "/manifest.json", "second"));
+  ASSERT_OK(first->Publish());
   const absl::Status lost = second->Publish();
-  EXPECT_EQ(lost.code(), absl::StatusCode::kAlreadyExists);
+  EXPECT_THAT(lost, StatusIs(absl::StatusCode::kAlreadyExists));
   EXPECT_EQ(*ReadFileToString(dir.VersionDir(1) + "/manifest.json"), "first");
-  EXPECT_EQ(ArtifactStaging::Create(dir.VersionDir(1)).status().code(),
-            absl::StatusCode::kAlreadyExists);
+  EXPECT_THAT(ArtifactStaging::Create(dir.VersionDir(1)),
+              StatusIs(absl::StatusCode::kAlreadyExists));
 }
 
 TEST(VersionedArtifactDirTest, RetainKeepsNewestAndTheServedVersion) {
@@ -108,10 +111,10 @@ TEST(VersionedArtifactDirTest, RetainKeepsNewestAndTheServedVersion) {
   const VersionedArtifactDir dir = Models(tmp.path());
   for (int v = 1; v <= 5; ++v) PublishVersion(dir, v, "{}");
   absl::StatusOr<std::vector<int64_t>> removed = dir.Retain(2, /*keep_version=*/2);
-  ASSERT_TRUE(removed.ok()) << removed.status();
+  ASSERT_OK(removed);
   EXPECT_THAT(*removed, ElementsAre(1, 3));
   EXPECT_THAT(*dir.ListVersions(), ElementsAre(2, 4, 5));
-  EXPECT_EQ(dir.Retain(0, std::nullopt).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(dir.Retain(0, std::nullopt), StatusIs(absl::StatusCode::kInvalidArgument));
 }
 
 struct Counted {
@@ -160,12 +163,12 @@ TEST(ServableManagerTest, WatcherSwapsToNewVersionsAndSkipsBrokenOnes) {
   PublishVersion(dir, 2, "not a number");  // broken: keeps serving 1
   absl::SleepFor(absl::Milliseconds(100));
   EXPECT_EQ(*manager.Get(), 1);
-  EXPECT_EQ(manager.load_status().code(), absl::StatusCode::kDataLoss);
+  EXPECT_THAT(manager.load_status(), StatusIs(absl::StatusCode::kDataLoss));
   PublishVersion(dir, 3, "3");
   const absl::Time deadline = absl::Now() + absl::Seconds(10);
   while (manager.version() != 3 && absl::Now() < deadline) absl::SleepFor(absl::Milliseconds(5));
   EXPECT_EQ(*manager.Get(), 3);
-  EXPECT_TRUE(manager.load_status().ok());
+  EXPECT_OK(manager.load_status());
 }
 
 }  // namespace

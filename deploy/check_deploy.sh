@@ -27,7 +27,7 @@ OVERLAYS=(dev prod prod-gpu)
 WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
 
-for tool in kubectl node yamllint promtool; do
+for tool in kubectl node yamllint promtool shellcheck; do
   command -v "$tool" >/dev/null || { echo "check_deploy: $tool is not installed (scripts/install_deps.sh)" >&2; exit 1; }
 done
 if [[ ! -d "$TOOLS/node_modules/kubernetes-models" ]]; then
@@ -99,7 +99,9 @@ check_tree() {
       --compose "$root/docker/compose.yaml" --dockerfile "$root/docker/Dockerfile" \
       --ci-script "$SRC/scripts/test.sh" --rules "$root/deploy/monitoring/ibgr-alerts.rules.yaml" \
       "${rendered[@]}") || rc=1
-    if [[ -z "$quick" ]] && command -v shellcheck >/dev/null; then
+    # shellcheck is required like the tools above (a missing tool fails, never skips); --quick
+    # leaves it out on purpose.
+    if [[ -z "$quick" ]]; then
       echo "== shellcheck"
       shellcheck "$root/docker/ibgr-ops.sh" "$root/deploy/check_deploy.sh" || rc=1
     fi
@@ -125,7 +127,7 @@ check_runtime_packages() {
     !($1 in owned) && !($2 in owned) { print $1 " (no Debian package owns it)" }')
   sed 's/:.*//' "$WORK/owners" | tr ',' '\n' | sed 's/^ *//' | sort -u >"$WORK/pkgs"
   local runtime
-  runtime="$(sed -n '/^RUNTIME_PKGS=(/,/^)/p' "$SRC/scripts/install_deps.sh" | sed '1d;$d' | tr '\n' ' ')"
+  runtime="$(sed -n '/^RUNTIME_PKGS=(/,/^)/p' "$SRC/scripts/install_deps.sh" | sed '1d;$d;s/#.*//' | tr '\n' ' ')"
   # shellcheck disable=SC2086  # word splitting of the package list is intended
   apt-cache depends --recurse --no-recommends --no-suggests --no-conflicts --no-breaks \
     --no-replaces --no-enhances $runtime 2>/dev/null | grep -v '^ ' | sed 's/:.*//' | sort -u >"$WORK/closure"

@@ -3,35 +3,57 @@
 # the Dockerfiles' build stage. Idempotent: a machine that already has everything returns quickly.
 #
 #   scripts/install_deps.sh            build + test dependencies (default)
+#   scripts/install_deps.sh --build    what compiling the servers and the CLI needs (container build
+#                                      stage: no test peers, no browser, no database)
 #   scripts/install_deps.sh --runtime  runtime libraries only (container runtime stage)
+#   scripts/install_deps.sh --container Docker daemon, compose and debootstrap (container tests)
 set -euo pipefail
 
-BUILD_PKGS=(
+COMPILE_PKGS=(
   build-essential cmake ninja-build ccache pkg-config git ca-certificates
   protobuf-compiler libprotobuf-dev protobuf-compiler-grpc libgrpc++-dev libgrpc-dev
   libabsl-dev librocksdb-dev libfaiss-dev libtorch-dev
   libopenblas0-pthread libopenblas-dev liblapack-dev
   prometheus-cpp-dev nlohmann-json3-dev libcurl4-openssl-dev zlib1g-dev libpq-dev
+  # HTTP/JSON API (cpp-httplib)
+  libcpp-httplib-dev
+)
+TEST_PKGS=(
   libgtest-dev libgmock-dev libbenchmark-dev
-  # HTTP/JSON API (cpp-httplib), its OpenAPI generator (protoc-gen-swagger), the Python client's
-  # runtime (the system python3, /usr/bin/python3)
-  libcpp-httplib-dev golang-grpc-gateway python3-grpcio python3-protobuf
+  # fuzzing and sanitizer builds (scripts/fuzz.sh, scripts/test.sh --sanitize=...)
+  clang-14 libfuzzer-14-dev
+  # the OpenAPI generator (protoc-gen-swagger), the Python client's runtime (the system python3,
+  # /usr/bin/python3)
+  golang-grpc-gateway python3-grpcio python3-protobuf
   # test and benchmark peers: promtool (metrics lint, alert rules), PostgreSQL (benchmark anchor),
-  # node (buf lint, manifest validation), yamllint (deploy/ and docker/ YAML); kubectl with kustomize
-  # (deploy checks) is not a Debian package: these machines have kubectl 1.32 installed.
-  prometheus postgresql nodejs npm yamllint
+  # node (buf lint, manifest validation), yamllint (deploy/ and docker/ YAML), shellcheck (deploy
+  # scripts); kubectl with kustomize (deploy checks) is not a Debian package: these machines have
+  # kubectl 1.32 installed.
+  prometheus postgresql nodejs npm yamllint shellcheck
   # headless browser of the evidence viewer's test (web/ui, evidence_viewer_test)
   chromium
   # reliability diagrams and coverage curves of `ibgr eval` (tools/eval/plot_calibration.py)
   python3-matplotlib
 )
+# The container tests (ctest label container, tests/container/): the Docker daemon, compose and the
+# base image maker. Not part of the default set: a daemon is a machine-level choice.
+CONTAINER_PKGS=(docker.io docker-compose debootstrap)
 RUNTIME_PKGS=(
-  ca-certificates libgrpc++1.51 libprotobuf32 librocksdb7.8 libfaiss1.7.3 libtorch1.13
-  libopenblas0-pthread libprometheus-cpp-pull1.0 libprometheus-cpp-core1.0 libcurl4
-  libcpp-httplib0.11
+  # What the binaries load (tests/container/ checks `ldd` finds every library in the image). FAISS
+  # and RocksDB are linked statically from Debian's -dev packages; their shared dependencies
+  # (OpenMP, OpenBLAS, compression libraries) are listed or come with LibTorch.
+  ca-certificates libgrpc++1.51 libprotobuf32 libabsl20220623 libtorch1.13 libgomp1
+  libopenblas0-pthread libprometheus-cpp-pull1.0 libprometheus-cpp-core1.0 libcurl4 libssl3
+  libcpp-httplib0.11 libsnappy1v5 liblz4-1 libzstd1 libbz2-1.0
 )
 
-if [[ "${1:-}" == "--runtime" ]]; then PKGS=("${RUNTIME_PKGS[@]}"); else PKGS=("${BUILD_PKGS[@]}"); fi
+case "${1:-}" in
+  --runtime) PKGS=("${RUNTIME_PKGS[@]}") ;;
+  --build) PKGS=("${COMPILE_PKGS[@]}") ;;
+  --container) PKGS=("${CONTAINER_PKGS[@]}") ;;
+  "") PKGS=("${COMPILE_PKGS[@]}" "${TEST_PKGS[@]}") ;;
+  *) echo "install_deps: unknown option '$1' (--build, --runtime, --container or nothing)" >&2; exit 2 ;;
+esac
 
 missing=()
 for p in "${PKGS[@]}"; do

@@ -11,6 +11,14 @@ OUT=clients/python/ibgraphrag_client/_generated
 # The API protos and what they import; not grpc/health (a `grpc` folder on sys.path would collide
 # with the grpc package) and not the config or artifact protos (no client uses them).
 PROTOS=(protos/ibgraphrag/v1/*.proto protos/google/api/*.proto)
+# A missing tool fails with the package to install (the ctest must fail, not pass or skip).
+for tool in protoc grpc_python_plugin; do
+  command -v "$tool" >/dev/null || {
+    echo "generate_stubs: $tool is not installed: apt-get install -y protobuf-compiler" \
+      "protobuf-compiler-grpc (scripts/install_deps.sh)" >&2
+    exit 1
+  }
+done
 
 generate() {
   local dest=$1

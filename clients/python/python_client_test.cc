@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/file_util.h"
+#include "common/test_util/status_matchers.h"
 #include "common/test_util/test_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -41,7 +42,7 @@ TEST(PythonClientTest, UnitTestsPassAgainstTheAllInOneServerOverTlsWithApiKey) {
   ASSERT_FALSE(::testing::Test::HasFatalFailure());
   std::filesystem::create_directories(dir + "/certs");
   auto certs = common::test_util::MakeTestCertificates(dir + "/certs");
-  ASSERT_TRUE(certs.ok()) << certs.status();
+  ASSERT_OK(certs);
   const std::string key = "python-key-123";
   common::test_util::WriteFileOrDie(dir + "/api_keys",
                                     absl::StrCat("notebook:", common::Sha256Hex(key), "\n"));
@@ -54,9 +55,9 @@ TEST(PythonClientTest, UnitTestsPassAgainstTheAllInOneServerOverTlsWithApiKey) {
                          "--port=0", "--metrics_port=-1", "--config=" + dir + "/server.textproto",
                          "--api_keys_file=" + dir + "/api_keys", "--device=cpu"},
                         dir + "/ibgraphrag.log");
-  ASSERT_TRUE(process.ok()) << process.status();
+  ASSERT_OK(process);
   auto line = process->WaitForLogLine("\"msg\":\"ibgraphrag: ready\"", absl::Seconds(90));
-  ASSERT_TRUE(line.ok()) << line.status();
+  ASSERT_OK(line);
   const int port = nlohmann::json::parse(*line)["port"].get<int>();
 
   auto out = common::test_util::RunCommand(
@@ -65,13 +66,13 @@ TEST(PythonClientTest, UnitTestsPassAgainstTheAllInOneServerOverTlsWithApiKey) {
                    " PYTHONDONTWRITEBYTECODE=1 ", kPython,
                    " -B -m unittest -v tests.test_client 2>&1"),
       &rc);
-  ASSERT_TRUE(out.ok()) << out.status();
+  ASSERT_OK(out);
   EXPECT_EQ(rc, 0) << *out << "\n" << process->ReadLog();
   // Every case ran (unittest also says OK when it found none).
   EXPECT_THAT(*out, ::testing::HasSubstr("Ran 7 tests"));
 
   auto exit = process->Stop(SIGTERM, absl::Seconds(30));
-  ASSERT_TRUE(exit.ok()) << exit.status();
+  ASSERT_OK(exit);
   EXPECT_EQ(*exit, 0) << process->ReadLog();
   if (!::testing::Test::HasFailure()) std::filesystem::remove_all(dir);
 }

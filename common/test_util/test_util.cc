@@ -54,6 +54,14 @@ bool HaveProgram(const std::string& program) {
   return output.ok() && exit_code == 0;
 }
 
+::testing::AssertionResult ProgramInstalled(const std::string& program,
+                                            const std::string& package) {
+  if (HaveProgram(program)) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure()
+         << program << " is not installed (not on PATH): apt-get install -y " << package
+         << " (scripts/install_deps.sh installs every tool the tests need)";
+}
+
 void WriteFileOrDie(const std::string& path, const std::string& contents) {
   std::ofstream out(path, std::ios::binary);
   out << contents;

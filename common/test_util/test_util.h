@@ -17,6 +17,7 @@
 #include "common/test_util/temp_dir.h"  // MakeTempDir, ScratchDir
 #include "common/testdata/echo_test.grpc.pb.h"
 #include "grpc/health/v1/health.pb.h"
+#include "gtest/gtest.h"
 
 namespace ibgraphrag::common::test_util {
 
@@ -26,6 +27,12 @@ absl::StatusOr<std::string> RunCommand(const std::string& command, int* exit_cod
 
 // Whether `program` is on PATH.
 bool HaveProgram(const std::string& program);
+
+// `program` on PATH, as an assertion whose failure names the Debian `package` to install. A test
+// that needs a tool fails when the tool is missing, never skips: a skipped check vanishes
+// silently in CI (scripts/install_deps.sh installs every tool the tests use).
+//   ASSERT_TRUE(ProgramInstalled("promtool", "prometheus"));
+::testing::AssertionResult ProgramInstalled(const std::string& program, const std::string& package);
 
 // Writes `contents` to `path`; fails the current test on error.
 void WriteFileOrDie(const std::string& path, const std::string& contents);

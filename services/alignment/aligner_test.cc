@@ -6,6 +6,7 @@
 
 #include "common/openai_client.h"
 #include "common/test_util/fake_openai_server.h"
+#include "common/test_util/status_matchers.h"
 #include "common/test_util/temp_dir.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -17,6 +18,7 @@
 namespace ibgraphrag::alignment {
 namespace {
 
+using ::ibgraphrag::common::test_util::StatusIs;
 using ::testing::HasSubstr;
 
 // Hand-computed MSCA numbers for TinyLexicon + KeywordEncoder (dims heart, lung, fever) and the
@@ -53,16 +55,16 @@ class AlignerTest : public ::testing::Test {
     BundleBuildOptions build;
     build.base_path = base_;
     auto built = BuildAlignmentBundle(testing::TinyLexicon(), *encoder_, build);
-    ASSERT_TRUE(built.ok()) << built.status();
+    ASSERT_OK(built);
     built_ = *built;
     auto bundle = LoadAlignmentBundle(built_.dir);
-    ASSERT_TRUE(bundle.ok()) << bundle.status();
+    ASSERT_OK(bundle);
     bundle_ = *bundle;
     aligner_ = MakeAligner(nullptr);
   }
   std::unique_ptr<Aligner> MakeAligner(std::shared_ptr<const common::OpenAiClient> llm) {
     auto aligner = Aligner::Create(bundle_, encoder_, std::move(llm));
-    EXPECT_TRUE(aligner.ok()) << aligner.status();
+    EXPECT_OK(aligner);
     return aligner.ok() ? *std::move(aligner) : nullptr;
   }
   // The paper's raw cosines (no calibration), K = 3, no LLM step.
@@ -90,7 +92,7 @@ class AlignerTest : public ::testing::Test {
 TEST_F(AlignerTest, ScoresMatchHandComputedSRC) {
   MscaOptions options = RawOptions();
   auto result = aligner_->Align(kQuestion, options);
-  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_OK(result);
   ASSERT_EQ(result->mentions.size(), 2u);
   EXPECT_FALSE(result->effective.calibrated);
   const char* ids[] = {"DOID:5844", "DOID:552", "DOID:6000"};
@@ -115,7 +117,7 @@ TEST_F(AlignerTest, CalibratedScoresMatchHandComputation) {
   MscaOptions options = RawOptions();
   options.calibrated = true;
   auto result = aligner_->Align(kQuestion, options);
-  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_OK(result);
   EXPECT_TRUE(result->effective.calibrated);
   const char* ids[] = {"DOID:5844", "DOID:552", "DOID:6000"};
   for (int i = 0; i < 3; ++i) {
@@ -133,12 +135,12 @@ TEST_F(AlignerTest, CalibratedScoresMatchHandComputation) {
   // tau 0.55 keeps only MI (0.556); the named entities pass a tau the unnamed one cannot.
   options.tau = 0.55f;
   result = aligner_->Align(kQuestion, options);
-  ASSERT_TRUE(result.ok());
+  ASSERT_OK(result);
   ASSERT_EQ(result->kept.size(), 1u);
   EXPECT_EQ(result->kept[0].candidate.external_id, "DOID:5844");
   // Calibration is recorded in the manifest and survives a reload.
   auto reloaded = LoadAlignmentBundle(built_.dir);
-  ASSERT_TRUE(reloaded.ok());
+  ASSERT_OK(reloaded);
   EXPECT_EQ((*reloaded)->manifest.calibration.reference_entries, 3);
   EXPECT_NEAR((*reloaded)->manifest.calibration.question_full_z, 5.0f, 1e-6);
   EXPECT_NEAR((*reloaded)->manifest.calibration.dictionary_evidence, 0.9f, 1e-6);
@@ -153,7 +155,7 @@ TEST_F(AlignerTest, BundleWithoutCalibrationIsFittedWhenLoaded) {
   j.erase("score_calibration");
   std::ofstream(path) << j.dump(2);
   auto bundle = LoadAlignmentBundle(built_.dir);
-  ASSERT_TRUE(bundle.ok()) << bundle.status();
+  ASSERT_OK(bundle);
   EXPECT_EQ((*bundle)->manifest.calibration.reference_entries, 3);
   EXPECT_NEAR((*bundle)->manifest.calibration.relatedness_null_mean, 0.40355f, 1e-4);
 }
@@ -161,7 +163,7 @@ TEST_F(AlignerTest, BundleWithoutCalibrationIsFittedWhenLoaded) {
 TEST_F(AlignerTest, AlignDropsEntitiesBelowTauAndSortsKeptByConsistency) {
   MscaOptions options = RawOptions();
   auto result = aligner_->Align(kQuestion, options);
-  ASSERT_TRUE(result.ok());
+  ASSERT_OK(result);
   ASSERT_EQ(result->kept.size(), 2u);
   EXPECT_EQ(result->kept[0].candidate.external_id, "DOID:6000");  // C 0.622
   EXPECT_EQ(result->kept[1].candidate.external_id, "DOID:5844");  // C 0.603
@@ -182,7 +184,7 @@ TEST_F(AlignerTest, RelatednessIsZeroForALoneCandidate) {
   options.top_k = 1;
   options.llm_choice_below = 0;
   auto result = aligner_->Align("pneumonia", options);
-  ASSERT_TRUE(result.ok());
+  ASSERT_OK(result);
   ASSERT_EQ(result->kept.size() + result->rejected.size(), 1u);
   const ScoredEntity& s = result->kept.empty() ? result->rejected[0] : result->kept[0];
   EXPECT_EQ(s.relatedness, 0.0f);
@@ -193,7 +195,7 @@ TEST_F(AlignerTest, MscaOffKeepsTopOnePerMentionWithoutFilter) {
   MscaOptions options;
   options.msca_enabled = false;
   auto result = aligner_->Align(kQuestion, options);
-  ASSERT_TRUE(result.ok());
+  ASSERT_OK(result);
   ASSERT_EQ(result->kept.size(), 2u);
   EXPECT_TRUE(result->rejected.empty());
   std::vector<std::string> ids = {result->kept[0].candidate.external_id,
@@ -209,14 +211,14 @@ TEST_F(AlignerTest, FewSurvivorsWithoutLlmSkipTheStepWithoutDegrading) {
   MscaOptions options = RawOptions();
   options.llm_choice_below = 5;
   auto result = aligner_->Align(kQuestion, options);
-  ASSERT_TRUE(result.ok());
+  ASSERT_OK(result);
   EXPECT_TRUE(result->degraded.empty());
   EXPECT_EQ(result->kept.size(), 2u);
 }
 
 TEST_F(AlignerTest, LlmSelectionMovesTheChosenCandidateToKept) {
   auto server = common::test_util::FakeOpenAiServer::Start();
-  ASSERT_TRUE(server.ok());
+  ASSERT_OK(server);
   (*server)->SetDefault(common::test_util::FakeResponse::Completion(
       R"(Sure. {"selected_entity": {"name": "pneumonia", "id": "DOID:552", "reason": "named"}})"));
   common::OpenAiClientOptions config;
@@ -224,12 +226,12 @@ TEST_F(AlignerTest, LlmSelectionMovesTheChosenCandidateToKept) {
   config.base_url = (*server)->base_url();
   config.model = "m";
   auto llm = common::OpenAiClient::Create(config);
-  ASSERT_TRUE(llm.ok()) << llm.status();
+  ASSERT_OK(llm);
   auto aligner = MakeAligner(std::shared_ptr<const common::OpenAiClient>(std::move(*llm)));
   MscaOptions options = RawOptions();
   options.llm_choice_below = 5;
   auto result = aligner->Align(kQuestion, options);
-  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_OK(result);
   EXPECT_TRUE(result->degraded.empty());
   ASSERT_EQ(result->kept.size(), 3u);
   EXPECT_TRUE(result->kept.back().chosen_by_llm);
@@ -242,18 +244,18 @@ TEST_F(AlignerTest, LlmSelectionMovesTheChosenCandidateToKept) {
   // "NONE" keeps the threshold result; garbage is a degradation, not an error.
   (*server)->Enqueue(common::test_util::FakeResponse::Completion("NONE"));
   result = aligner->Align(kQuestion, options);
-  ASSERT_TRUE(result.ok());
+  ASSERT_OK(result);
   EXPECT_EQ(result->kept.size(), 2u);
   (*server)->Enqueue(common::test_util::FakeResponse::Completion("I think pneumonia"));
   result = aligner->Align(kQuestion, options);
-  ASSERT_TRUE(result.ok());
+  ASSERT_OK(result);
   ASSERT_EQ(result->degraded.size(), 1u);
   EXPECT_THAT(result->degraded[0].reason, HasSubstr("LLM selection failed"));
 }
 
 TEST_F(AlignerTest, LlmMentionsAreMergedWithoutOverlapsOrInventions) {
   auto server = common::test_util::FakeOpenAiServer::Start();
-  ASSERT_TRUE(server.ok());
+  ASSERT_OK(server);
   (*server)->SetDefault(
       common::test_util::FakeResponse::Completion(R"(["heart attack", "fever", "lupus"])"));
   common::OpenAiClientOptions config;
@@ -262,7 +264,7 @@ TEST_F(AlignerTest, LlmMentionsAreMergedWithoutOverlapsOrInventions) {
   config.model = "m";
   auto aligner = MakeAligner(std::move(*common::OpenAiClient::Create(config)));
   auto result = aligner->ExtractMentions("No heart attack, no fever.", true);
-  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_OK(result);
   ASSERT_EQ(result->mentions.size(), 2u);
   EXPECT_EQ(result->mentions[0].origin, "dictionary");
   EXPECT_EQ(result->mentions[1].origin, "llm");
@@ -271,7 +273,7 @@ TEST_F(AlignerTest, LlmMentionsAreMergedWithoutOverlapsOrInventions) {
   EXPECT_TRUE(result->degraded.empty());
   // Without an LLM the request still succeeds, flagged as degraded.
   result = aligner_->ExtractMentions("No heart attack, no fever.", true);
-  ASSERT_TRUE(result.ok());
+  ASSERT_OK(result);
   EXPECT_EQ(result->mentions.size(), 1u);
   ASSERT_EQ(result->degraded.size(), 1u);
 }
@@ -289,15 +291,15 @@ TEST_F(AlignerTest, InvalidInputNamesTheField) {
   EXPECT_THAT(aligner_->Align("x", options).status().message(), HasSubstr("tau"));
   options = MscaOptions();
   options.top_k = 1001;
-  EXPECT_EQ(aligner_->Align("x", options).status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(aligner_->Align("x", options).status().message(), HasSubstr("top_k"));
+  EXPECT_THAT(aligner_->Align("x", options),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("top_k")));
   options.lambda = std::nanf("");
-  EXPECT_EQ(aligner_->Align("x", options).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(aligner_->Align("x", options), StatusIs(absl::StatusCode::kInvalidArgument));
 }
 
 TEST_F(AlignerTest, LinkReturnsTopKDistinctEntitiesPerMention) {
   auto result = aligner_->Link("heart attack", 2);
-  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_OK(result);
   ASSERT_EQ(result->links.size(), 1u);
   const auto& c = result->links[0].candidates;
   ASSERT_EQ(c.size(), 2u);
@@ -312,13 +314,13 @@ TEST_F(AlignerTest, EncoderMismatchIsRefused) {
   auto other =
       std::make_shared<testing::KeywordEncoder>(std::vector<std::string>{"heart", "lung", "cough"});
   auto wrong_dim = std::make_shared<testing::KeywordEncoder>(std::vector<std::string>{"a", "b"});
-  EXPECT_EQ(Aligner::Create(bundle_, wrong_dim, nullptr).status().code(),
-            absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(Aligner::Create(bundle_, wrong_dim, nullptr),
+              StatusIs(absl::StatusCode::kFailedPrecondition));
   HashNgramEncoderOptions hash;
   std::shared_ptr<const TextEncoder> h = *HashNgramEncoder::Create(hash);
   auto status = Aligner::Create(bundle_, h, nullptr).status();
-  EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_THAT(status.message(), HasSubstr("hash-ngram-v1-d256"));
+  EXPECT_THAT(status,
+              StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("hash-ngram-v1-d256")));
   (void)other;
 }
 
@@ -331,14 +333,14 @@ TEST_F(AlignerTest, BundleIsVersionedWithManifestAndNoTempLeftovers) {
   BundleBuildOptions build;
   build.base_path = base_;
   auto second = BuildAlignmentBundle(testing::TinyLexicon(), *encoder_, build);
-  ASSERT_TRUE(second.ok());
+  ASSERT_OK(second);
   EXPECT_EQ(second->manifest.version, 2);
   build.version = 2;
-  EXPECT_EQ(BuildAlignmentBundle(testing::TinyLexicon(), *encoder_, build).status().code(),
-            absl::StatusCode::kAlreadyExists);
+  EXPECT_THAT(BuildAlignmentBundle(testing::TinyLexicon(), *encoder_, build),
+              StatusIs(absl::StatusCode::kAlreadyExists));
   EXPECT_EQ(*ListBundleVersions(base_), (std::vector<int64_t>{1, 2}));
   EXPECT_EQ(*ResolveBundleDir(base_, std::nullopt), second->dir);
-  EXPECT_EQ(ResolveBundleDir(base_, 7).status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(ResolveBundleDir(base_, 7), StatusIs(absl::StatusCode::kNotFound));
   for (const auto& e : std::filesystem::directory_iterator(base_ + "/alignment")) {
     EXPECT_EQ(e.path().filename().string().find(".tmp"), std::string::npos);
   }
@@ -356,14 +358,14 @@ TEST_F(AlignerTest, HnswIndexFindsTheSameTopCandidate) {
   HashNgramEncoderOptions hash;
   std::shared_ptr<const TextEncoder> h = *HashNgramEncoder::Create(hash);
   auto built = BuildAlignmentBundle(testing::TinyLexicon(), *h, build);
-  ASSERT_TRUE(built.ok()) << built.status();
+  ASSERT_OK(built);
   EXPECT_EQ(built->manifest.index_kind, "hnsw");
   auto bundle = LoadAlignmentBundle(built->dir);
-  ASSERT_TRUE(bundle.ok()) << bundle.status();
+  ASSERT_OK(bundle);
   auto aligner = Aligner::Create(*bundle, h, nullptr);
-  ASSERT_TRUE(aligner.ok());
+  ASSERT_OK(aligner);
   auto link = (*aligner)->Link("Known MI, heart attacks", 1);
-  ASSERT_TRUE(link.ok());
+  ASSERT_OK(link);
   ASSERT_EQ(link->links.size(), 2u);
   EXPECT_EQ(link->links[0].candidates[0].external_id, "DOID:5844");  // MI -> its expansion
   EXPECT_EQ(link->links[1].candidates[0].external_id, "DOID:5844");
@@ -371,13 +373,13 @@ TEST_F(AlignerTest, HnswIndexFindsTheSameTopCandidate) {
 
 TEST_F(AlignerTest, CorruptBundleFilesAreDataLoss) {
   std::filesystem::resize_file(built_.dir + "/enriched.f32", 20);
-  EXPECT_EQ(LoadAlignmentBundle(built_.dir).status().code(), absl::StatusCode::kDataLoss);
+  EXPECT_THAT(LoadAlignmentBundle(built_.dir), StatusIs(absl::StatusCode::kDataLoss));
 }
 
 TEST_F(AlignerTest, FormatsTableAndJson) {
   MscaOptions options = RawOptions();
   auto result = aligner_->Align(kQuestion, options);
-  ASSERT_TRUE(result.ok());
+  ASSERT_OK(result);
   const std::string table = FormatAlignResultTable(*result);
   EXPECT_THAT(table, HasSubstr("kept (2)"));
   EXPECT_THAT(table, HasSubstr("heart failure"));
@@ -393,7 +395,7 @@ TEST_F(AlignerTest, OpenLocalAlignerChecksTheEncoder) {
   LocalAlignerOptions options;
   options.base_path = base_;
   auto aligner = OpenLocalAligner(options);  // default hash encoder vs keyword bundle
-  EXPECT_EQ(aligner.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(aligner, StatusIs(absl::StatusCode::kFailedPrecondition));
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <fstream>
 
 #include "absl/strings/str_cat.h"
+#include "common/test_util/status_matchers.h"
 #include "common/test_util/temp_dir.h"
 #include "common/test_util/test_util.h"
 #include "gmock/gmock.h"
@@ -40,11 +41,11 @@ Started Start(const std::vector<std::string>& extra, const std::string& log) {
   argv.insert(argv.end(), extra.begin(), extra.end());
   Started s;
   auto p = Subprocess::Start(argv, log);
-  EXPECT_TRUE(p.ok()) << p.status();
+  EXPECT_OK(p);
   if (!p.ok()) return s;
   s.process = std::make_unique<Subprocess>(std::move(*p));
   auto line = s.process->WaitForLogLine("\"msg\":\"alignment: ready\"", absl::Seconds(60));
-  EXPECT_TRUE(line.ok()) << line.status() << "\n" << s.process->ReadLog();
+  EXPECT_OK(line) << s.process->ReadLog();
   if (line.ok()) s.ready = nlohmann::json::parse(*line);
   return s;
 }
@@ -54,8 +55,7 @@ TEST(AlignmentIntegrationTest, ServesABundleBuiltInTheTest) {
   HashNgramEncoderOptions hash;
   BundleBuildOptions build;
   build.base_path = dir + "/art";
-  ASSERT_TRUE(
-      BuildAlignmentBundle(testing::TinyLexicon(), **HashNgramEncoder::Create(hash), build).ok());
+  ASSERT_OK(BuildAlignmentBundle(testing::TinyLexicon(), **HashNgramEncoder::Create(hash), build));
   Started s = Start({"--base=" + dir + "/art"}, dir + "/alignment.log");
   ASSERT_NE(s.process, nullptr);
   ASSERT_TRUE(s.ready.contains("port"));
@@ -71,7 +71,7 @@ TEST(AlignmentIntegrationTest, ServesABundleBuiltInTheTest) {
   request.mutable_options()->set_top_k(3);
   pb::AlignResponse response;
   const grpc::Status status = stub->Align(&ctx, request, &response);
-  ASSERT_TRUE(status.ok()) << status.error_message();
+  ASSERT_OK(status);
   EXPECT_GT(response.kept_size() + response.rejected_size(), 0);
   EXPECT_EQ(response.bundle_version(), "1");
   EXPECT_TRUE(response.mentions(0).uncertain());  // "rule out MI"
@@ -83,7 +83,7 @@ TEST(AlignmentIntegrationTest, ServesABundleBuiltInTheTest) {
   // Question text is patient data: the default log never holds it.
   EXPECT_THAT(s.process->ReadLog(), ::testing::Not(HasSubstr("pneumonia with fever")));
   auto exit = s.process->Stop(SIGTERM, absl::Seconds(30));
-  ASSERT_TRUE(exit.ok()) << exit.status();
+  ASSERT_OK(exit);
   EXPECT_EQ(s.process->exit_code(), 0);
 }
 
@@ -92,8 +92,7 @@ TEST(AlignmentIntegrationTest, EncoderMismatchStaysNotServing) {
   HashNgramEncoderOptions hash;
   BundleBuildOptions build;
   build.base_path = dir + "/art";
-  ASSERT_TRUE(
-      BuildAlignmentBundle(testing::TinyLexicon(), **HashNgramEncoder::Create(hash), build).ok());
+  ASSERT_OK(BuildAlignmentBundle(testing::TinyLexicon(), **HashNgramEncoder::Create(hash), build));
   std::ofstream(dir + "/alignment.textproto")
       << "encoder { kind: ENCODER_KIND_HASH_NGRAM dim: 512 }\n";
   Started s = Start({"--base=" + dir + "/art", "--config=" + dir + "/alignment.textproto"},
@@ -108,7 +107,7 @@ TEST(AlignmentIntegrationTest, EncoderMismatchStaysNotServing) {
   grpc::health::v1::HealthCheckRequest req;
   req.set_service("ibgraphrag.v1.AlignmentService");
   grpc::health::v1::HealthCheckResponse resp;
-  ASSERT_TRUE(health->Check(&ctx, req, &resp).ok());
+  ASSERT_OK(health->Check(&ctx, req, &resp));
   EXPECT_EQ(resp.status(), grpc::health::v1::HealthCheckResponse::NOT_SERVING);
 }
 

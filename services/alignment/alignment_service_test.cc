@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "common/proto_utf8.h"
+#include "common/test_util/status_matchers.h"
 #include "common/test_util/temp_dir.h"
 #include "gmock/gmock.h"
 #include "grpc/health/v1/health.grpc.pb.h"
@@ -22,6 +23,7 @@ namespace ibgraphrag::alignment {
 namespace {
 
 namespace pb = ::ibgraphrag::v1;
+using ::ibgraphrag::common::test_util::StatusIs;
 using ::testing::HasSubstr;
 
 AlignmentServer::Options ServerOptions(const std::string& base) {
@@ -43,9 +45,9 @@ class AlignmentServiceTest : public ::testing::Test {
     BundleBuildOptions build;
     build.base_path = *base_;
     auto built = BuildAlignmentBundle(testing::TinyLexicon(), **encoder, build);
-    ASSERT_TRUE(built.ok()) << built.status();
+    ASSERT_OK(built);
     auto server = AlignmentServer::BuildAndStart(ServerOptions(*base_));
-    ASSERT_TRUE(server.ok()) << server.status();
+    ASSERT_OK(server);
     server_ = server->release();
   }
   static void TearDownTestSuite() {
@@ -84,7 +86,7 @@ TEST_F(AlignmentServiceTest, HealthIsServingOnceTheBundleIsLoaded) {
   grpc::health::v1::HealthCheckRequest req;
   req.set_service(kAlignmentServiceName);
   grpc::health::v1::HealthCheckResponse resp;
-  ASSERT_TRUE(health->Check(&ctx, req, &resp).ok());
+  ASSERT_OK(health->Check(&ctx, req, &resp));
   EXPECT_EQ(resp.status(), grpc::health::v1::HealthCheckResponse::SERVING);
 }
 
@@ -93,7 +95,7 @@ TEST_F(AlignmentServiceTest, AlignReturnsScoresSettingsAndStageTimings) {
   request.set_text("Known MI. Possible pneumonia; no heart failure.");
   request.mutable_options()->set_tau(0.0f);
   pb::AlignResponse response;
-  ASSERT_TRUE(Align(request, &response).ok());
+  ASSERT_OK(Align(request, &response));
   EXPECT_EQ(response.bundle_version(), "1");
   EXPECT_EQ(response.encoder_id(), "hash-ngram-v1-d256");
   EXPECT_FLOAT_EQ(response.lambda(), 0.4f);
@@ -126,7 +128,7 @@ TEST_F(AlignmentServiceTest, AlignReturnsScoresSettingsAndStageTimings) {
   // The paper's raw cosines on request.
   request.mutable_options()->set_calibrated(false);
   pb::AlignResponse raw;
-  ASSERT_TRUE(Align(request, &raw).ok());
+  ASSERT_OK(Align(request, &raw));
   EXPECT_FALSE(raw.calibrated());
   ASSERT_EQ(raw.kept_size(), 3);
   for (const pb::AlignedEntity& e : raw.kept()) {
@@ -157,8 +159,8 @@ TEST_F(AlignmentServiceTest, InvalidRequestsNameTheField) {
     c.edit(&request);
     pb::AlignResponse response;
     const grpc::Status status = Align(request, &response);
-    EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << c.field;
-    EXPECT_THAT(status.error_message(), HasSubstr(c.field));
+    EXPECT_THAT(status, StatusIs(grpc::StatusCode::INVALID_ARGUMENT, HasSubstr(c.field)))
+        << c.field;
   }
   pb::LinkRequest link;
   link.set_text("pneumonia");
@@ -167,8 +169,7 @@ TEST_F(AlignmentServiceTest, InvalidRequestsNameTheField) {
   grpc::ClientContext ctx;
   Deadline(&ctx);
   const grpc::Status status = stub_->Link(&ctx, link, &link_response);
-  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
-  EXPECT_THAT(status.error_message(), HasSubstr("top_k"));
+  EXPECT_THAT(status, StatusIs(grpc::StatusCode::INVALID_ARGUMENT, HasSubstr("top_k")));
 }
 
 TEST_F(AlignmentServiceTest, InvalidUtf8IsRejectedNamingTheField) {
@@ -179,9 +180,8 @@ TEST_F(AlignmentServiceTest, InvalidUtf8IsRejectedNamingTheField) {
   request.mutable_options()->set_tau(0.5f);
   pb::AlignResponse response;
   grpc::Status status = Align(request, &response);
-  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << status.error_message();
-  EXPECT_THAT(status.error_message(), HasSubstr("text"));
-  EXPECT_THAT(status.error_message(), HasSubstr("UTF-8"));
+  EXPECT_THAT(status, StatusIs(grpc::StatusCode::INVALID_ARGUMENT,
+                               ::testing::AllOf(HasSubstr("text"), HasSubstr("UTF-8"))));
 
   grpc::ClientContext link_ctx;
   Deadline(&link_ctx);
@@ -189,8 +189,7 @@ TEST_F(AlignmentServiceTest, InvalidUtf8IsRejectedNamingTheField) {
   link.set_text("\xC3\x28 pneumonia");  // broken two-byte sequence
   pb::LinkResponse link_response;
   status = stub_->Link(&link_ctx, link, &link_response);
-  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
-  EXPECT_THAT(status.error_message(), HasSubstr("text"));
+  EXPECT_THAT(status, StatusIs(grpc::StatusCode::INVALID_ARGUMENT, HasSubstr("text")));
 
   grpc::ClientContext extract_ctx;
   Deadline(&extract_ctx);
@@ -198,14 +197,13 @@ TEST_F(AlignmentServiceTest, InvalidUtf8IsRejectedNamingTheField) {
   extract.set_text("\xED\xA0\x80 surrogate");
   pb::ExtractMentionsResponse extract_response;
   status = stub_->ExtractMentions(&extract_ctx, extract, &extract_response);
-  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
-  EXPECT_THAT(status.error_message(), HasSubstr("text"));
+  EXPECT_THAT(status, StatusIs(grpc::StatusCode::INVALID_ARGUMENT, HasSubstr("text")));
 
   // Valid non-ASCII text still works, and the other fields of the request are honoured.
   request.set_text("Pneumonia \xC3\xA9t\xC3\xA9 with fever");
   response.Clear();
   status = Align(request, &response);
-  ASSERT_TRUE(status.ok()) << status.error_message();
+  ASSERT_OK(status);
   EXPECT_FLOAT_EQ(response.tau(), 0.5f);
   ASSERT_GE(response.mentions_size(), 1);
   EXPECT_EQ(response.mentions(0).text(), "Pneumonia");
@@ -223,7 +221,7 @@ TEST(ParseRequestBytesTest, NamesTheTextFieldAndRejectsMalformedBytes) {
     return grpc::ByteBuffer(&slice, 1);
   };
   pb::AlignRequest parsed;
-  ASSERT_TRUE(common::ParseRequestBytes(bytes(wire), &parsed).ok());
+  ASSERT_OK(common::ParseRequestBytes(bytes(wire), &parsed));
   EXPECT_EQ(parsed.text(), "ok");
   EXPECT_EQ(parsed.options().top_k(), 7u);
   // Replace the text bytes "ok" with invalid UTF-8 of the same length.
@@ -232,10 +230,10 @@ TEST(ParseRequestBytesTest, NamesTheTextFieldAndRejectsMalformedBytes) {
   wire[at] = '\xFF';
   wire[at + 1] = '\xFE';
   absl::Status status = common::ParseRequestBytes(bytes(wire), &parsed);
-  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(status, StatusIs(absl::StatusCode::kInvalidArgument));
   EXPECT_EQ(status.message(), "text: not valid UTF-8");
   status = common::ParseRequestBytes(bytes(wire.substr(0, wire.size() - 1)), &parsed);
-  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(status, StatusIs(absl::StatusCode::kInvalidArgument));
   EXPECT_EQ(status.message(), "request: not a valid serialized message");
 }
 
@@ -245,7 +243,7 @@ TEST_F(AlignmentServiceTest, ExtractMentionsAndLink) {
   pb::ExtractMentionsRequest request;
   request.set_text("Denies heart attacks.");
   pb::ExtractMentionsResponse response;
-  ASSERT_TRUE(stub_->ExtractMentions(&ctx, request, &response).ok());
+  ASSERT_OK(stub_->ExtractMentions(&ctx, request, &response));
   ASSERT_EQ(response.mentions_size(), 1);
   EXPECT_EQ(response.mentions(0).begin(), 7u);
   EXPECT_EQ(response.mentions(0).end(), 20u);
@@ -257,7 +255,7 @@ TEST_F(AlignmentServiceTest, ExtractMentionsAndLink) {
   link.set_text("heart attack");
   link.set_top_k(2);
   pb::LinkResponse link_response;
-  ASSERT_TRUE(stub_->Link(&link_ctx, link, &link_response).ok());
+  ASSERT_OK(stub_->Link(&link_ctx, link, &link_response));
   ASSERT_EQ(link_response.mentions_size(), 1);
   ASSERT_EQ(link_response.mentions(0).candidates_size(), 2);
   EXPECT_EQ(link_response.mentions(0).candidates(0).entity().external_id(), "DOID:5844");
@@ -270,9 +268,9 @@ TEST(AlignmentServerTest, BundleFromAnotherEncoderStaysNotServing) {
   testing::KeywordEncoder keyword;
   BundleBuildOptions build;
   build.base_path = base;
-  ASSERT_TRUE(BuildAlignmentBundle(testing::TinyLexicon(), keyword, build).ok());
+  ASSERT_OK(BuildAlignmentBundle(testing::TinyLexicon(), keyword, build));
   auto server = AlignmentServer::BuildAndStart(ServerOptions(base));
-  ASSERT_TRUE(server.ok()) << server.status();
+  ASSERT_OK(server);
   EXPECT_FALSE((*server)->serving());
   EXPECT_THAT((*server)->load_status().message(), HasSubstr("keyword-test-d3"));
   auto channel = grpc::CreateChannel(absl::StrCat("127.0.0.1:", (*server)->port()),
@@ -281,15 +279,14 @@ TEST(AlignmentServerTest, BundleFromAnotherEncoderStaysNotServing) {
   grpc::ClientContext ctx;
   grpc::health::v1::HealthCheckRequest req;
   grpc::health::v1::HealthCheckResponse resp;
-  ASSERT_TRUE(health->Check(&ctx, req, &resp).ok());
+  ASSERT_OK(health->Check(&ctx, req, &resp));
   EXPECT_EQ(resp.status(), grpc::health::v1::HealthCheckResponse::NOT_SERVING);
   grpc::ClientContext align_ctx;
   pb::AlignRequest request;
   request.set_text("pneumonia");
   pb::AlignResponse response;
-  EXPECT_EQ(
-      pb::AlignmentService::NewStub(channel)->Align(&align_ctx, request, &response).error_code(),
-      grpc::StatusCode::UNAVAILABLE);
+  EXPECT_THAT(pb::AlignmentService::NewStub(channel)->Align(&align_ctx, request, &response),
+              StatusIs(grpc::StatusCode::UNAVAILABLE));
 }
 
 TEST(AlignmentServerTest, WatcherSwapsToANewerBundle) {
@@ -297,11 +294,11 @@ TEST(AlignmentServerTest, WatcherSwapsToANewerBundle) {
   std::shared_ptr<const TextEncoder> encoder = *HashNgramEncoder::Create(HashNgramEncoderOptions());
   BundleBuildOptions build;
   build.base_path = base;
-  ASSERT_TRUE(BuildAlignmentBundle(testing::TinyLexicon(), *encoder, build).ok());
+  ASSERT_OK(BuildAlignmentBundle(testing::TinyLexicon(), *encoder, build));
   AlignmentServer::Options options = ServerOptions(base);
   options.watch_interval = absl::Milliseconds(50);
   auto server = AlignmentServer::BuildAndStart(options);
-  ASSERT_TRUE(server.ok()) << server.status();
+  ASSERT_OK(server);
   auto stub = pb::AlignmentService::NewStub(grpc::CreateChannel(
       absl::StrCat("127.0.0.1:", (*server)->port()), grpc::InsecureChannelCredentials()));
   auto version = [&stub]() {
@@ -312,7 +309,7 @@ TEST(AlignmentServerTest, WatcherSwapsToANewerBundle) {
     return stub->Link(&ctx, request, &response).ok() ? response.bundle_version() : "";
   };
   EXPECT_EQ(version(), "1");
-  ASSERT_TRUE(BuildAlignmentBundle(testing::TinyLexicon(), *encoder, build).ok());
+  ASSERT_OK(BuildAlignmentBundle(testing::TinyLexicon(), *encoder, build));
   const absl::Time give_up = absl::Now() + absl::Seconds(20);
   while (version() != "2" && absl::Now() < give_up) absl::SleepFor(absl::Milliseconds(20));
   EXPECT_EQ(version(), "2");
@@ -328,23 +325,23 @@ TEST(AlignmentServerTest, ServesABundleOfATrainedEncoderOpenedByItsId) {
   std::unique_ptr<TrainedNameEncoder> encoder = *TrainedNameEncoder::Open(encoder_dir);
   BundleBuildOptions build;
   build.base_path = base;
-  ASSERT_TRUE(BuildAlignmentBundle(testing::TinyLexicon(), *encoder, build).ok());
+  ASSERT_OK(BuildAlignmentBundle(testing::TinyLexicon(), *encoder, build));
   auto server = AlignmentServer::BuildAndStart(ServerOptions(base));  // no encoder configured
-  ASSERT_TRUE(server.ok()) << server.status();
+  ASSERT_OK(server);
   EXPECT_TRUE((*server)->serving()) << (*server)->load_status();
   auto stub = pb::AlignmentService::NewStub((*server)->InProcessChannel());
   grpc::ClientContext ctx;
   pb::LinkRequest request;
   request.set_text("pneumonia");
   pb::LinkResponse response;
-  ASSERT_TRUE(stub->Link(&ctx, request, &response).ok());
+  ASSERT_OK(stub->Link(&ctx, request, &response));
   EXPECT_EQ(response.encoder_id(), encoder->id());
 }
 
 TEST(AlignmentServerTest, MissingBaseIsAnError) {
   AlignmentServer::Options options = ServerOptions("");
-  EXPECT_EQ(AlignmentServer::BuildAndStart(options).status().code(),
-            absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(AlignmentServer::BuildAndStart(options),
+              StatusIs(absl::StatusCode::kInvalidArgument));
 }
 
 }  // namespace

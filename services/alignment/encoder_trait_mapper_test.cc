@@ -4,10 +4,13 @@
 #include <string>
 #include <utility>
 
+#include "common/test_util/status_matchers.h"
 #include "gtest/gtest.h"
 
 namespace ibgraphrag::alignment {
 namespace {
+
+using ::ibgraphrag::common::test_util::StatusIs;
 
 class EncoderTraitMapperTest : public ::testing::Test {
  protected:
@@ -16,7 +19,7 @@ class EncoderTraitMapperTest : public ::testing::Test {
     builder_.AddEntity("DOID:0081312", "disease", "T-cell non-Hodgkin lymphoma");
     builder_.AddEntity("OMIM:148100", "disease", "keloids");
     auto encoder = HashNgramEncoder::Create(HashNgramEncoderOptions());
-    ASSERT_TRUE(encoder.ok()) << encoder.status();
+    ASSERT_OK(encoder);
     encoder_ = std::move(*encoder);
   }
   kgstore::KgBuilder builder_;
@@ -26,7 +29,7 @@ class EncoderTraitMapperTest : public ::testing::Test {
 
 TEST_F(EncoderTraitMapperTest, NamesFirstThenNearestDoNameAboveTheThreshold) {
   auto mapper = EncoderTraitMapper::Create(builder_, encoder_, EncoderTraitMapperOptions());
-  ASSERT_TRUE(mapper.ok()) << mapper.status();
+  ASSERT_OK(mapper);
   const auto exact = (*mapper)->Map("Uterine fibroid");
   ASSERT_TRUE(exact.has_value());
   EXPECT_EQ(exact->method, "exact");
@@ -65,20 +68,18 @@ class FailingEncoder final : public TextEncoder {
 TEST_F(EncoderTraitMapperTest, EncoderErrorsAreReturnedNotReadAsNoMatch) {
   auto failing = std::make_shared<FailingEncoder>(encoder_, /*good_calls=*/1);  // the index
   auto mapper = EncoderTraitMapper::Create(builder_, failing, EncoderTraitMapperOptions());
-  ASSERT_TRUE(mapper.ok()) << mapper.status();
+  ASSERT_OK(mapper);
   const auto batch = (*mapper)->MapBatch({"Uterine fibroids"});
-  EXPECT_EQ(batch.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_THAT(batch, StatusIs(absl::StatusCode::kUnavailable));
   EXPECT_FALSE((*mapper)->Map("Uterine fibroids").has_value());
 }
 
 TEST_F(EncoderTraitMapperTest, RejectsAMissingEncoderAndAGraphWithoutDiseases) {
-  EXPECT_EQ(
-      EncoderTraitMapper::Create(builder_, nullptr, EncoderTraitMapperOptions()).status().code(),
-      absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(EncoderTraitMapper::Create(builder_, nullptr, EncoderTraitMapperOptions()),
+              StatusIs(absl::StatusCode::kInvalidArgument));
   kgstore::KgBuilder empty;
-  EXPECT_EQ(
-      EncoderTraitMapper::Create(empty, encoder_, EncoderTraitMapperOptions()).status().code(),
-      absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(EncoderTraitMapper::Create(empty, encoder_, EncoderTraitMapperOptions()),
+              StatusIs(absl::StatusCode::kFailedPrecondition));
 }
 
 }  // namespace

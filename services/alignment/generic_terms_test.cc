@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "common/test_util/status_matchers.h"
 #include "common/test_util/temp_dir.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -19,6 +20,7 @@
 namespace ibgraphrag::alignment {
 namespace {
 
+using ::ibgraphrag::common::test_util::StatusIs;
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
 
@@ -133,14 +135,14 @@ TEST_F(GenericTermsTest, ClassWordsComeFromNameStatistics) {
 TEST_F(GenericTermsTest, FileRoundTripAndMalformedLine) {
   common::test_util::ScratchDir dir("generic-terms");
   const std::string path = dir.path() + "/generic_terms.tsv";
-  ASSERT_TRUE(WriteGenericTerms(terms_, path).ok());
+  ASSERT_OK(WriteGenericTerms(terms_, path));
   absl::StatusOr<std::vector<GenericTerm>> read = ReadGenericTerms(path);
-  ASSERT_TRUE(read.ok()) << read.status();
+  ASSERT_OK(read);
   ASSERT_EQ(read->size(), terms_.size());
   EXPECT_EQ((*read)[0].key, terms_[0].key);
   EXPECT_EQ((*read)[0].reason, terms_[0].reason);
   std::ofstream(path) << "disease\tok\nno tab here\n";
-  EXPECT_EQ(ReadGenericTerms(path).status().code(), absl::StatusCode::kDataLoss);
+  EXPECT_THAT(ReadGenericTerms(path), StatusIs(absl::StatusCode::kDataLoss));
 }
 
 // Two senses of "CRF" and a keyword encoder that sees the words of their definitions.
@@ -160,7 +162,7 @@ class AbbreviationSenseTest : public ::testing::Test {
     };
     for (size_t i = 0; i < lexicon.entries.size(); ++i) lexicon.entries[i].kg_id = i;
     auto aligner = testing::AlignerOnNewBundle(lexicon, encoder_, base_.path());
-    ASSERT_TRUE(aligner.ok()) << aligner.status();
+    ASSERT_OK(aligner);
     aligner_ = *std::move(aligner);
   }
   const Mention& CrfMention(const AlignResult& r) {
@@ -200,20 +202,20 @@ TEST_F(AbbreviationSenseTest, ContextChoosesTheSense) {
   options.llm_choice_below = 0;
   auto endocrine =
       aligner_->Align("CRF from the hypothalamus raises ACTH and then cortisol.", options);
-  ASSERT_TRUE(endocrine.ok()) << endocrine.status();
+  ASSERT_OK(endocrine);
   EXPECT_EQ(CrfMention(*endocrine).expansion, "corticotropin-releasing factor");
   EXPECT_EQ(CrfMention(*endocrine).expansion_id, "DrugBank:DB09067");
   ExpectChosenOver(*endocrine, "DrugBank:DB09067", "DOID:784");
 
   auto renal = aligner_->Align(
       "A man with CRF on dialysis has an elevated serum creatinine of 6 mg/dL.", options);
-  ASSERT_TRUE(renal.ok()) << renal.status();
+  ASSERT_OK(renal);
   EXPECT_EQ(CrfMention(*renal).expansion, "chronic renal failure");
   EXPECT_EQ(CrfMention(*renal).expansion_id, "DOID:784");
   ExpectChosenOver(*renal, "DOID:784", "DrugBank:DB09067");
   // The other sense is still a candidate, below the chosen one and not a dictionary match.
   auto link = aligner_->Link("CRF on dialysis", 10);
-  ASSERT_TRUE(link.ok()) << link.status();
+  ASSERT_OK(link);
   ASSERT_EQ(link->links.size(), 1u);
   const std::vector<LinkedCandidate>& c = link->links[0].candidates;
   ASSERT_GE(c.size(), 2u);

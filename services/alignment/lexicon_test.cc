@@ -2,6 +2,7 @@
 
 #include <fstream>
 
+#include "common/test_util/status_matchers.h"
 #include "common/test_util/temp_dir.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -10,6 +11,7 @@
 namespace ibgraphrag::alignment {
 namespace {
 
+using ::ibgraphrag::common::test_util::StatusIs;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::UnorderedElementsAre;
@@ -54,9 +56,9 @@ TEST(LexiconTest, WriteAndReadRoundTrip) {
   const std::string dir = common::test_util::MakeTempDir("align-lexicon");
   Lexicon lexicon = LexiconFromKg(SmallKg(), "test");
   lexicon.entries[1].semantic_types = {"Disease or Syndrome"};
-  ASSERT_TRUE(WriteLexicon(lexicon, dir + "/lex.jsonl").ok());
+  ASSERT_OK(WriteLexicon(lexicon, dir + "/lex.jsonl"));
   auto read = ReadLexicon(dir + "/lex.jsonl");
-  ASSERT_TRUE(read.ok()) << read.status();
+  ASSERT_OK(read);
   ASSERT_EQ(read->entries.size(), 2u);
   EXPECT_EQ(read->entries[0].abbreviations, lexicon.entries[0].abbreviations);
   EXPECT_EQ(read->entries[1].semantic_types, lexicon.entries[1].semantic_types);
@@ -67,7 +69,7 @@ TEST(LexiconTest, WriteAndReadRoundTrip) {
   std::getline(in, first);
   std::getline(in, second);
   std::ofstream(dir + "/cut.jsonl") << first << "\n" << second << "\n";
-  EXPECT_EQ(ReadLexicon(dir + "/cut.jsonl").status().code(), absl::StatusCode::kDataLoss);
+  EXPECT_THAT(ReadLexicon(dir + "/cut.jsonl"), StatusIs(absl::StatusCode::kDataLoss));
 }
 
 TEST(UmlsImportTest, JoinsCuisThroughXrefsAndAddsNamesDefinitionsTypes) {
@@ -94,7 +96,7 @@ TEST(UmlsImportTest, JoinsCuisThroughXrefsAndAddsNamesDefinitionsTypes) {
   UmlsImportOptions options;
   options.rrf_dir = dir;
   auto report = ImportUmlsRrf(options, &lexicon);
-  ASSERT_TRUE(report.ok()) << report.status();
+  ASSERT_OK(report);
   EXPECT_EQ(report->mrconso_rows, 8);
   EXPECT_EQ(report->rows_skipped, 1);
   EXPECT_EQ(report->cuis_joined, 2);
@@ -120,7 +122,7 @@ TEST(UmlsImportTest, MissingMrconsoIsNotFound) {
   Lexicon lexicon = LexiconFromKg(SmallKg(), "test");
   UmlsImportOptions options;
   options.rrf_dir = common::test_util::MakeTempDir("align-umls-empty");
-  EXPECT_EQ(ImportUmlsRrf(options, &lexicon).status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(ImportUmlsRrf(options, &lexicon), StatusIs(absl::StatusCode::kNotFound));
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/openai_client.h"
 #include "common/test_util/fake_openai_server.h"
+#include "common/test_util/status_matchers.h"
 #include "common/test_util/temp_dir.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -22,7 +23,9 @@ namespace {
 
 using ::ibgraphrag::common::test_util::FakeOpenAiServer;
 using ::ibgraphrag::common::test_util::FakeResponse;
+using ::ibgraphrag::common::test_util::IsOk;
 using ::ibgraphrag::common::test_util::RecordedRequest;
+using ::ibgraphrag::common::test_util::StatusIs;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
@@ -37,16 +40,15 @@ const std::vector<SelectionCandidate>& Candidates() {
 
 std::optional<size_t> Parse(const std::string& answer) {
   auto parsed = ParseLlmSelection(answer, Candidates());
-  EXPECT_TRUE(parsed.ok()) << answer << ": " << parsed.status();
+  EXPECT_OK(parsed) << answer;
   return parsed.ok() ? *parsed : std::optional<size_t>(999);
 }
 
 void ExpectUnparsable(const std::string& answer) {
   auto parsed = ParseLlmSelection(answer, Candidates());
-  EXPECT_FALSE(parsed.ok()) << answer;
+  EXPECT_THAT(parsed, Not(IsOk())) << answer;
   if (!parsed.ok()) {
-    EXPECT_EQ(parsed.status().code(), absl::StatusCode::kInvalidArgument);
-    EXPECT_THAT(parsed.status().message(), HasSubstr("LLM selection"));
+    EXPECT_THAT(parsed, StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("LLM selection")));
   }
 }
 
@@ -131,16 +133,16 @@ TEST(ParseLlmSelectionTest, AnythingElseIsUnparsableNeverACrash) {
   ExpectUnparsable("{{{{");
   ExpectUnparsable("\xFF\xFE garbage");
   // An empty candidate list accepts NONE only.
-  EXPECT_FALSE(ParseLlmSelection("0", {}).ok());
+  EXPECT_THAT(ParseLlmSelection("0", {}), Not(IsOk()));
   EXPECT_EQ(*ParseLlmSelection("NONE", {}), std::nullopt);
 }
 
 TEST(ParseLlmSelectionTest, ErrorsNeverQuoteTheAnswer) {
   auto parsed = ParseLlmSelection("secret patient words", Candidates());
-  ASSERT_FALSE(parsed.ok());
+  ASSERT_THAT(parsed, Not(IsOk()));
   EXPECT_THAT(parsed.status().message(), Not(HasSubstr("secret")));
   parsed = ParseLlmSelection(R"({"selected_entity": {"id": "secret-id"}})", Candidates());
-  ASSERT_FALSE(parsed.ok());
+  ASSERT_THAT(parsed, Not(IsOk()));
   EXPECT_THAT(parsed.status().message(), Not(HasSubstr("secret")));
 }
 
@@ -159,12 +161,12 @@ class LlmSelectionStepTest : public ::testing::Test {
     BundleBuildOptions build;
     build.base_path = common::test_util::MakeTempDir("align-llm-selection");
     auto built = BuildAlignmentBundle(testing::TinyLexicon(), *encoder_, build);
-    ASSERT_TRUE(built.ok()) << built.status();
+    ASSERT_OK(built);
     auto bundle = LoadAlignmentBundle(built->dir);
-    ASSERT_TRUE(bundle.ok()) << bundle.status();
+    ASSERT_OK(bundle);
     bundle_ = *bundle;
     auto server = FakeOpenAiServer::Start();
-    ASSERT_TRUE(server.ok()) << server.status();
+    ASSERT_OK(server);
     server_ = *std::move(server);
   }
 
@@ -175,9 +177,9 @@ class LlmSelectionStepTest : public ::testing::Test {
     config.model = "m";
     config.max_retries = 0;
     auto llm = common::OpenAiClient::Create(config);
-    EXPECT_TRUE(llm.ok()) << llm.status();
+    EXPECT_OK(llm);
     auto aligner = Aligner::Create(bundle_, encoder_, *std::move(llm), options);
-    EXPECT_TRUE(aligner.ok()) << aligner.status();
+    EXPECT_OK(aligner);
     return aligner.ok() ? *std::move(aligner) : nullptr;
   }
 
@@ -211,9 +213,9 @@ class LlmSelectionStepTest : public ::testing::Test {
 
 TEST_F(LlmSelectionStepTest, PlanAsksPerMentionWithFewestKeptFirst) {
   auto aligner = Aligner::Create(bundle_, encoder_, nullptr);
-  ASSERT_TRUE(aligner.ok());
+  ASSERT_OK(aligner);
   auto result = (*aligner)->Align(kQuestion, NothingKept());
-  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_OK(result);
   std::string mentions;
   for (const Mention& m : result->mentions) absl::StrAppend(&mentions, "[", m.text, "] ");
   ASSERT_EQ(result->mentions.size(), 2u) << mentions;
@@ -236,7 +238,7 @@ TEST_F(LlmSelectionStepTest, PlanAsksPerMentionWithFewestKeptFirst) {
   MscaOptions options = NothingKept();
   options.tau = 0.6f;
   result = (*aligner)->Align(kQuestion, options);
-  ASSERT_TRUE(result.ok());
+  ASSERT_OK(result);
   ASSERT_EQ(result->kept.size(), 2u);
   plan = PlanLlmSelection(*result, 1, 8, 20);
   ASSERT_EQ(plan.size(), 1u);
@@ -254,7 +256,7 @@ TEST_F(LlmSelectionStepTest, OnePromptPerMentionListingOnlyItsCandidates) {
   });
   auto aligner = MakeAligner();
   auto result = aligner->Align(kQuestion, NothingKept());
-  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_OK(result);
   EXPECT_TRUE(result->degraded.empty()) << result->degraded[0].reason;
 
   const std::vector<RecordedRequest> requests = server_->requests();
@@ -293,7 +295,7 @@ TEST_F(LlmSelectionStepTest, PlainIndexAnswerMovesTheEntityToKept) {
   server_->SetDefault(FakeResponse::Completion("Answer: [0]"));
   auto aligner = MakeAligner();
   auto result = aligner->Align(kQuestion, NothingKept());
-  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_OK(result);
   EXPECT_TRUE(result->degraded.empty());
   ASSERT_EQ(result->kept.size(), 2u);  // index 0 of each mention's list
   EXPECT_NE(Find(result->kept, "DOID:6000"), nullptr);
@@ -307,7 +309,7 @@ TEST_F(LlmSelectionStepTest, NoneEverywhereKeepsTheThresholdResult) {
   server_->SetDefault(FakeResponse::Completion("NONE"));
   auto aligner = MakeAligner();
   auto result = aligner->Align(kQuestion, NothingKept());
-  ASSERT_TRUE(result.ok());
+  ASSERT_OK(result);
   EXPECT_EQ(server_->request_count(), 2);
   EXPECT_TRUE(result->kept.empty());
   EXPECT_EQ(result->rejected.size(), 3u);
@@ -322,7 +324,7 @@ TEST_F(LlmSelectionStepTest, FailuresDegradeButStillAnswer) {
   limits.llm_parallelism = 1;  // the queue order is then the plan order
   auto aligner = MakeAligner(limits);
   auto result = aligner->Align(kQuestion, NothingKept());
-  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_OK(result);
   EXPECT_TRUE(result->kept.empty());
   EXPECT_EQ(result->rejected.size(), 3u);
   ASSERT_EQ(result->degraded.size(), 1u);
@@ -333,7 +335,7 @@ TEST_F(LlmSelectionStepTest, FailuresDegradeButStillAnswer) {
   server_->Enqueue(FakeResponse::Completion("I think a heart problem"));
   server_->Enqueue(FakeResponse::Completion("0"));
   result = aligner->Align(kQuestion, NothingKept());
-  ASSERT_TRUE(result.ok());
+  ASSERT_OK(result);
   ASSERT_EQ(result->kept.size(), 1u);
   EXPECT_EQ(result->kept[0].candidate.external_id, "DOID:552");
   ASSERT_EQ(result->degraded.size(), 1u);
@@ -349,7 +351,7 @@ TEST_F(LlmSelectionStepTest, ATimeoutDegradesWithinTheCallLimit) {
   auto aligner = MakeAligner(limits);
   const absl::Time start = absl::Now();
   auto result = aligner->Align(kQuestion, NothingKept());
-  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_OK(result);
   EXPECT_LT(absl::Now() - start, absl::Seconds(3));  // both calls ran at once, each cut at 300 ms
   EXPECT_TRUE(result->kept.empty());
   ASSERT_EQ(result->degraded.size(), 1u);
@@ -361,17 +363,17 @@ TEST_F(LlmSelectionStepTest, CallsRunConcurrentlyUpToTheParallelism) {
   slow.delay = absl::Milliseconds(400);
   server_->SetDefault(slow);
   auto parallel = MakeAligner();  // llm_parallelism 4 by default
-  ASSERT_TRUE(parallel->Align(kQuestion, NothingKept()).ok());
+  ASSERT_OK(parallel->Align(kQuestion, NothingKept()));
   EXPECT_EQ(server_->max_concurrent(), 2);
 
   auto restarted = FakeOpenAiServer::Start();
-  ASSERT_TRUE(restarted.ok());
+  ASSERT_OK(restarted);
   server_ = *std::move(restarted);
   server_->SetDefault(slow);
   AlignerOptions limits;
   limits.llm_parallelism = 1;
   auto serial = MakeAligner(limits);
-  ASSERT_TRUE(serial->Align(kQuestion, NothingKept()).ok());
+  ASSERT_OK(serial->Align(kQuestion, NothingKept()));
   EXPECT_EQ(server_->request_count(), 2);
   EXPECT_EQ(server_->max_concurrent(), 1);
 }
@@ -381,7 +383,7 @@ TEST_F(LlmSelectionStepTest, MentionCapBoundsTheCalls) {
   AlignerOptions limits;
   limits.max_llm_mentions = 1;
   auto aligner = MakeAligner(limits);
-  ASSERT_TRUE(aligner->Align(kQuestion, NothingKept()).ok());
+  ASSERT_OK(aligner->Align(kQuestion, NothingKept()));
   ASSERT_EQ(server_->request_count(), 1);
   EXPECT_THAT(Prompt(server_->requests()[0]), HasSubstr("query_entity: Heart attack"));
 }
@@ -390,23 +392,23 @@ TEST_F(LlmSelectionStepTest, NoCallWhenOffOrEveryMentionHasEnough) {
   auto aligner = MakeAligner();
   MscaOptions options = NothingKept();
   options.llm_choice_below = 0;
-  ASSERT_TRUE(aligner->Align(kQuestion, options).ok());
+  ASSERT_OK(aligner->Align(kQuestion, options));
   options = NothingKept();
   options.msca_enabled = false;
-  ASSERT_TRUE(aligner->Align(kQuestion, options).ok());
+  ASSERT_OK(aligner->Align(kQuestion, options));
   options = NothingKept();
   options.tau = 0.0f;  // every candidate kept: no mention has a rejected one
   auto result = aligner->Align(kQuestion, options);
-  ASSERT_TRUE(result.ok());
+  ASSERT_OK(result);
   EXPECT_TRUE(result->degraded.empty());
   EXPECT_EQ(server_->request_count(), 0);
 }
 
 TEST_F(LlmSelectionStepTest, NotConfiguredMeansNoCallAndNoDegradation) {
   auto aligner = Aligner::Create(bundle_, encoder_, nullptr);
-  ASSERT_TRUE(aligner.ok());
+  ASSERT_OK(aligner);
   auto result = (*aligner)->Align(kQuestion, NothingKept());
-  ASSERT_TRUE(result.ok());
+  ASSERT_OK(result);
   EXPECT_TRUE(result->degraded.empty());
   EXPECT_TRUE(result->kept.empty());
   EXPECT_EQ(server_->request_count(), 0);

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "common/test_util/fake_openai_server.h"
+#include "common/test_util/status_matchers.h"
 #include "common/test_util/temp_dir.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -17,6 +18,7 @@
 namespace ibgraphrag::alignment {
 namespace {
 
+using ::ibgraphrag::common::test_util::StatusIs;
 using ::testing::HasSubstr;
 
 float Norm(const std::vector<float>& v) {
@@ -62,7 +64,7 @@ TEST(HashNgramEncoderTest, IdNamesTheParameters) {
   EXPECT_EQ(HashEncoder(512)->id(), "hash-ngram-v1-d512");
   HashNgramEncoderOptions bad;
   bad.dim = 8;
-  EXPECT_EQ(HashNgramEncoder::Create(bad).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(HashNgramEncoder::Create(bad), StatusIs(absl::StatusCode::kInvalidArgument));
 }
 
 TEST(HashNgramEncoderTest, VectorsAreUnitLengthAndDeterministic) {
@@ -110,7 +112,7 @@ TEST_F(WordVectorEncoderTest, ReadsWord2VecText) {
   WordVectorEncoderOptions o;
   o.path = Write("w2v.txt", "3 3\nheart 2 0 0\nattack 0 3 0\nlung 0 0 1\n");
   auto enc = WordVectorEncoder::Create(o);
-  ASSERT_TRUE(enc.ok()) << enc.status();
+  ASSERT_OK(enc);
   EXPECT_EQ((*enc)->vocabulary_size(), 3);
   EXPECT_EQ((*enc)->id(), "wordvec-w2v-n3-d3");
   ExpectMeanOfHeartAndAttack(**enc);
@@ -120,7 +122,7 @@ TEST_F(WordVectorEncoderTest, ReadsFastTextVecWithTrailingSpaces) {
   WordVectorEncoderOptions o;
   o.path = Write("crawl.vec", "2 3\nheart 1 0 0 \nattack 0 1 0 \n");
   auto enc = WordVectorEncoder::Create(o);
-  ASSERT_TRUE(enc.ok()) << enc.status();
+  ASSERT_OK(enc);
   ExpectMeanOfHeartAndAttack(**enc);
 }
 
@@ -128,7 +130,7 @@ TEST_F(WordVectorEncoderTest, ReadsGloveWithoutHeader) {
   WordVectorEncoderOptions o;
   o.path = Write("glove.6B.3d.txt", "heart 1.0 0.0 0.0\nattack 0.0 0.5 0.0\n");
   auto enc = WordVectorEncoder::Create(o);
-  ASSERT_TRUE(enc.ok()) << enc.status();
+  ASSERT_OK(enc);
   ExpectMeanOfHeartAndAttack(**enc);
 }
 
@@ -144,7 +146,7 @@ TEST_F(WordVectorEncoderTest, ReadsWord2VecBinary) {
   WordVectorEncoderOptions o;
   o.path = Write("bio.bin", bin);
   auto enc = WordVectorEncoder::Create(o);
-  ASSERT_TRUE(enc.ok()) << enc.status();
+  ASSERT_OK(enc);
   ExpectMeanOfHeartAndAttack(**enc);
 }
 
@@ -152,17 +154,17 @@ TEST_F(WordVectorEncoderTest, MalformedFilesAreDataLossNamingTheLine) {
   WordVectorEncoderOptions o;
   o.path = Write("bad.txt", "heart 1 0 0\nattack 0 1\n");
   auto enc = WordVectorEncoder::Create(o);
-  EXPECT_EQ(enc.status().code(), absl::StatusCode::kDataLoss);
-  EXPECT_THAT(enc.status().message(), HasSubstr(":2:"));
-  o.path = Write("short.bin", std::string("2 3\nheart \x01\x02", 14));
-  EXPECT_EQ(WordVectorEncoder::Create(o).status().code(), absl::StatusCode::kDataLoss);
+  EXPECT_THAT(enc, StatusIs(absl::StatusCode::kDataLoss, HasSubstr(":2:")));
+  // A binary row cut short: 2 of the 12 bytes of three floats.
+  o.path = Write("short.bin", std::string("2 3\nheart \x01\x02", 12));
+  EXPECT_THAT(WordVectorEncoder::Create(o), StatusIs(absl::StatusCode::kDataLoss));
   o.path = dir_ + "/missing.vec";
-  EXPECT_EQ(WordVectorEncoder::Create(o).status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(WordVectorEncoder::Create(o), StatusIs(absl::StatusCode::kNotFound));
 }
 
 TEST(RemoteEmbeddingEncoderTest, PostsBatchesAndNormalises) {
   auto server = common::test_util::FakeOpenAiServer::Start();
-  ASSERT_TRUE(server.ok()) << server.status();
+  ASSERT_OK(server);
   // A fake /v1/embeddings: vector i of a request is (len(text), i+1, 0), returned out of order.
   (*server)->SetHandler([](const common::test_util::RecordedRequest& r) {
     nlohmann::json req = nlohmann::json::parse(r.body);
@@ -183,11 +185,11 @@ TEST(RemoteEmbeddingEncoderTest, PostsBatchesAndNormalises) {
   o.dim = 3;
   o.batch_size = 2;
   auto enc = RemoteEmbeddingEncoder::Create(o);
-  ASSERT_TRUE(enc.ok()) << enc.status();
+  ASSERT_OK(enc);
   EXPECT_EQ((*enc)->id(), "openai-bge-small-d3");
   const std::vector<std::string> texts = {"abc", "abcd", "x"};
   std::vector<float> out(9);
-  ASSERT_TRUE((*enc)->EncodeBatch(texts, absl::MakeSpan(out)).ok());
+  ASSERT_OK((*enc)->EncodeBatch(texts, absl::MakeSpan(out)));
   EXPECT_EQ((*server)->request_count(), 2);         // batches of 2 and 1
   EXPECT_NEAR(out[0], 3 / std::sqrt(10.0f), 1e-5);  // "abc": (3, 1, 0) / sqrt(10)
   EXPECT_NEAR(out[0] * out[0] + out[1] * out[1], 1.0f, 1e-5);
@@ -199,7 +201,7 @@ TEST(RemoteEmbeddingEncoderTest, PostsBatchesAndNormalises) {
 
 TEST(RemoteEmbeddingEncoderTest, WrongDimensionAndHttpErrorsAreReported) {
   auto server = common::test_util::FakeOpenAiServer::Start();
-  ASSERT_TRUE(server.ok());
+  ASSERT_OK(server);
   (*server)->Enqueue(
       common::test_util::FakeResponse::Raw(200, R"({"data":[{"index":0,"embedding":[1,2]}]})"));
   (*server)->Enqueue(common::test_util::FakeResponse::Error(503, "overloaded"));
@@ -209,16 +211,16 @@ TEST(RemoteEmbeddingEncoderTest, WrongDimensionAndHttpErrorsAreReported) {
   o.dim = 3;
   o.max_retries = 0;  // the 503 is the answer, not a retried step
   auto enc = RemoteEmbeddingEncoder::Create(o);
-  ASSERT_TRUE(enc.ok());
-  EXPECT_EQ((*enc)->Encode("a").status().code(), absl::StatusCode::kDataLoss);
-  EXPECT_EQ((*enc)->Encode("a").status().code(), absl::StatusCode::kUnavailable);
+  ASSERT_OK(enc);
+  EXPECT_THAT((*enc)->Encode("a"), StatusIs(absl::StatusCode::kDataLoss));
+  EXPECT_THAT((*enc)->Encode("a"), StatusIs(absl::StatusCode::kUnavailable));
   o.base_url = "ftp://x";
-  EXPECT_EQ(RemoteEmbeddingEncoder::Create(o).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(RemoteEmbeddingEncoder::Create(o), StatusIs(absl::StatusCode::kInvalidArgument));
 }
 
 TEST(RemoteEmbeddingEncoderTest, RetriesA503ThenSucceeds) {
   auto server = common::test_util::FakeOpenAiServer::Start();
-  ASSERT_TRUE(server.ok()) << server.status();
+  ASSERT_OK(server);
   (*server)->Enqueue(common::test_util::FakeResponse::Error(503, "loading model"));
   (*server)->Enqueue(
       common::test_util::FakeResponse::Raw(200, R"({"data":[{"index":0,"embedding":[3,4,0]}]})"));
@@ -227,9 +229,9 @@ TEST(RemoteEmbeddingEncoderTest, RetriesA503ThenSucceeds) {
   o.model = "m";
   o.dim = 3;
   auto enc = RemoteEmbeddingEncoder::Create(o);
-  ASSERT_TRUE(enc.ok()) << enc.status();
+  ASSERT_OK(enc);
   auto vector = (*enc)->Encode("a");
-  ASSERT_TRUE(vector.ok()) << vector.status();
+  ASSERT_OK(vector);
   EXPECT_NEAR((*vector)[0], 0.6f, 1e-5);
   EXPECT_NEAR((*vector)[1], 0.8f, 1e-5);
   EXPECT_EQ((*server)->request_count(), 2);
@@ -237,7 +239,7 @@ TEST(RemoteEmbeddingEncoderTest, RetriesA503ThenSucceeds) {
 
 TEST(RemoteEmbeddingEncoderTest, ClosedPortIsUnavailableWithinTheConnectTimeout) {
   auto port = common::test_util::UnusedLoopbackPort();
-  ASSERT_TRUE(port.ok()) << port.status();
+  ASSERT_OK(port);
   RemoteEmbeddingEncoderOptions o;
   o.base_url = absl::StrCat("http://127.0.0.1:", *port, "/v1");
   o.model = "m";
@@ -245,9 +247,9 @@ TEST(RemoteEmbeddingEncoderTest, ClosedPortIsUnavailableWithinTheConnectTimeout)
   o.connect_timeout = absl::Seconds(1);
   o.max_retries = 0;
   auto enc = RemoteEmbeddingEncoder::Create(o);
-  ASSERT_TRUE(enc.ok()) << enc.status();
+  ASSERT_OK(enc);
   const absl::Time start = absl::Now();
-  EXPECT_EQ((*enc)->Encode("a").status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_THAT((*enc)->Encode("a"), StatusIs(absl::StatusCode::kUnavailable));
   EXPECT_LT(absl::Now() - start, o.connect_timeout);
 }
 

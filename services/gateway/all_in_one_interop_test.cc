@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/file_util.h"
+#include "common/test_util/status_matchers.h"
 #include "common/test_util/test_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -32,7 +33,7 @@ std::string SourceDir() {
 
 TEST(AllInOneInteropTest, GrpcJsClientAnswersOverTlsWithApiKey) {
   const std::string client_dir = SourceDir() + "/tools/grpc-js-client";
-  ASSERT_TRUE(common::test_util::HaveProgram("node")) << "node is required (install_deps.sh)";
+  ASSERT_TRUE(common::test_util::ProgramInstalled("node", "nodejs"));
   ASSERT_TRUE(std::filesystem::exists(client_dir + "/node_modules/@grpc/grpc-js"))
       << "run `npm ci` in " << client_dir << " (scripts/test.sh does)";
 
@@ -42,7 +43,7 @@ TEST(AllInOneInteropTest, GrpcJsClientAnswersOverTlsWithApiKey) {
   ASSERT_FALSE(::testing::Test::HasFatalFailure());
   std::filesystem::create_directories(dir + "/certs");
   auto certs = common::test_util::MakeTestCertificates(dir + "/certs");
-  ASSERT_TRUE(certs.ok()) << certs.status();
+  ASSERT_OK(certs);
   const std::string key = "interop-key-123";
   common::test_util::WriteFileOrDie(dir + "/api_keys",
                                     absl::StrCat("node-app:", Sha256Hex(key), "\n"));
@@ -56,9 +57,9 @@ TEST(AllInOneInteropTest, GrpcJsClientAnswersOverTlsWithApiKey) {
                          "--metrics_port=0", "--config=" + dir + "/server.textproto",
                          "--api_keys_file=" + dir + "/api_keys", "--device=cpu"},
                         dir + "/ibgraphrag.log");
-  ASSERT_TRUE(process.ok()) << process.status();
+  ASSERT_OK(process);
   auto line = process->WaitForLogLine("\"msg\":\"ibgraphrag: ready\"", absl::Seconds(90));
-  ASSERT_TRUE(line.ok()) << line.status();
+  ASSERT_OK(line);
   const auto ready = nlohmann::json::parse(*line);
   const int port = ready["port"].get<int>();
   const int metrics_port = ready["metrics_port"].get<int>();
@@ -74,7 +75,7 @@ TEST(AllInOneInteropTest, GrpcJsClientAnswersOverTlsWithApiKey) {
   };
   int exit_code = -1;
   auto out = node(key, &exit_code);
-  ASSERT_TRUE(out.ok()) << out.status();
+  ASSERT_OK(out);
   ASSERT_EQ(exit_code, 0) << *out << "\n" << process->ReadLog();
   const auto response = nlohmann::json::parse(*out);
   ASSERT_TRUE(response.contains("answer")) << *out;
@@ -89,7 +90,7 @@ TEST(AllInOneInteropTest, GrpcJsClientAnswersOverTlsWithApiKey) {
   EXPECT_EQ(response["request_id"].get<std::string>().size(), 32u);
 
   out = node("wrong-key", &exit_code);
-  ASSERT_TRUE(out.ok()) << out.status();
+  ASSERT_OK(out);
   EXPECT_EQ(exit_code, 2) << *out;
   EXPECT_THAT(*out, HasSubstr("\"code_name\":\"UNAUTHENTICATED\""));
 
@@ -99,7 +100,7 @@ TEST(AllInOneInteropTest, GrpcJsClientAnswersOverTlsWithApiKey) {
                    " --tls_server_name=localhost --api_key=", key,
                    " --json 'Which drug treats type 2 diabetes mellitus?'"),
       &exit_code);
-  ASSERT_TRUE(out.ok()) << out.status();
+  ASSERT_OK(out);
   ASSERT_EQ(exit_code, 0) << *out;
   EXPECT_THAT(*out, HasSubstr("\"evidence\""));
   common::test_util::WriteFileOrDie(
@@ -112,7 +113,7 @@ TEST(AllInOneInteropTest, GrpcJsClientAnswersOverTlsWithApiKey) {
                    " --tls_server_name=localhost --api_key=", key, " --dataset=", dir,
                    "/tf.csv --format=truefalse --concurrency=2 --out_json=", dir, "/eval.json"),
       &exit_code);
-  ASSERT_TRUE(out.ok()) << out.status();
+  ASSERT_OK(out);
   ASSERT_EQ(exit_code, 0) << *out;
   std::ifstream eval_in(dir + "/eval.json");
   const auto report = nlohmann::json::parse(eval_in);
@@ -123,23 +124,22 @@ TEST(AllInOneInteropTest, GrpcJsClientAnswersOverTlsWithApiKey) {
 
   // One /metrics endpoint for all five services.
   auto metrics = common::test_util::HttpGet(metrics_port, "/metrics");
-  ASSERT_TRUE(metrics.ok()) << metrics.status();
+  ASSERT_OK(metrics);
   EXPECT_THAT(*metrics, HasSubstr("ibgr_gateway_answers_total"));
   EXPECT_THAT(*metrics, HasSubstr("ibgr_gateway_auth_failures_total 1"));
   EXPECT_THAT(*metrics, HasSubstr("ibgr_kgstore_triples"));
   EXPECT_THAT(*metrics, HasSubstr("ibgr_alignment_lexicon_entries"));
   EXPECT_THAT(*metrics, HasSubstr("service=\"ibgraphrag.v1.RetrieverService\""));
-  if (common::test_util::HaveProgram("promtool")) {
-    common::test_util::WriteFileOrDie(dir + "/metrics.txt", *metrics);
-    int rc = -1;
-    auto check =
-        common::test_util::RunCommand("promtool check metrics < " + dir + "/metrics.txt", &rc);
-    ASSERT_TRUE(check.ok());
-    EXPECT_EQ(rc, 0) << *check;
-  }
+  ASSERT_TRUE(common::test_util::ProgramInstalled("promtool", "prometheus"));
+  common::test_util::WriteFileOrDie(dir + "/metrics.txt", *metrics);
+  int rc = -1;
+  auto check =
+      common::test_util::RunCommand("promtool check metrics < " + dir + "/metrics.txt", &rc);
+  ASSERT_OK(check);
+  EXPECT_EQ(rc, 0) << *check;
 
   auto exit = process->Stop(SIGTERM, absl::Seconds(30));
-  ASSERT_TRUE(exit.ok()) << exit.status();
+  ASSERT_OK(exit);
   EXPECT_EQ(*exit, 0) << process->ReadLog();
   EXPECT_THAT(process->ReadLog(), ::testing::Not(HasSubstr("Which drug treats")));
   if (!::testing::Test::HasFailure()) std::filesystem::remove_all(dir);

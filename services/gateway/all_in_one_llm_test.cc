@@ -13,6 +13,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "common/test_util/fake_openai_server.h"
+#include "common/test_util/status_matchers.h"
 #include "common/test_util/test_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -27,11 +28,13 @@ namespace {
 namespace pb = ibgraphrag::v1;
 using ::ibgraphrag::common::test_util::FakeOpenAiServer;
 using ::ibgraphrag::common::test_util::FakeResponse;
+using ::ibgraphrag::common::test_util::IsOk;
 using ::ibgraphrag::common::test_util::MakeTempDir;
 using ::ibgraphrag::common::test_util::RecordedRequest;
 using ::ibgraphrag::testing::BinDir;
 using ::ibgraphrag::testing::Subprocess;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 // The selection step's requests carry "query_entity:" in the user message; the reasoner's do not.
 bool IsSelectionRequest(const RecordedRequest& request) {
@@ -60,7 +63,7 @@ class AllInOneLlmTest : public ::testing::Test {
     testing::PublishSmallSuite(base_);
     ASSERT_FALSE(HasFatalFailure());
     auto fake = FakeOpenAiServer::Start();
-    ASSERT_TRUE(fake.ok()) << fake.status();
+    ASSERT_OK(fake);
     fake_ = *std::move(fake);
     // Selection prompts get index 0 (the mention's best rejected candidate); the reasoner's
     // prompts get an answer in its format.
@@ -118,10 +121,10 @@ class AllInOneLlmTest : public ::testing::Test {
 TEST_F(AllInOneLlmTest, AlignmentUsesTheReasonersBackendForLlmSelection) {
   int port = 0;
   auto process = Start({}, &port);
-  ASSERT_TRUE(process.ok()) << process.status();
+  ASSERT_OK(process);
   pb::AnswerResponse response;
   const grpc::Status status = Ask(port, &response);
-  ASSERT_TRUE(status.ok()) << status.error_message() << "\n" << process->ReadLog();
+  ASSERT_OK(status) << process->ReadLog();
 
   EXPECT_GE(SelectionRequests(*fake_), 1);
   int chosen = 0;
@@ -131,7 +134,7 @@ TEST_F(AllInOneLlmTest, AlignmentUsesTheReasonersBackendForLlmSelection) {
     EXPECT_NE(d.component(), "alignment_llm") << d.reason();
   }
   auto exit = process->Stop(SIGTERM, absl::Seconds(30));
-  ASSERT_TRUE(exit.ok()) << exit.status();
+  ASSERT_OK(exit);
   EXPECT_EQ(*exit, 0) << process->ReadLog();
   // Question text and model output stay out of the log.
   EXPECT_THAT(process->ReadLog(), ::testing::Not(HasSubstr("Which drug treats")));
@@ -140,20 +143,20 @@ TEST_F(AllInOneLlmTest, AlignmentUsesTheReasonersBackendForLlmSelection) {
 TEST_F(AllInOneLlmTest, NoneTurnsTheStepOffAndAnUnknownBackendIsRefused) {
   int port = 0;
   auto process = Start({"--alignment_llm_backend=none"}, &port);
-  ASSERT_TRUE(process.ok()) << process.status();
+  ASSERT_OK(process);
   pb::AnswerResponse response;
   const grpc::Status status = Ask(port, &response);
-  ASSERT_TRUE(status.ok()) << status.error_message();
+  ASSERT_OK(status);
   EXPECT_EQ(SelectionRequests(*fake_), 0);
   EXPECT_GE(fake_->request_count(), 1);  // the reasoner still uses the LLM
   for (const pb::AlignedEntity& e : response.entities()) EXPECT_FALSE(e.chosen_by_llm());
   for (const pb::Degradation& d : response.degraded()) {
     EXPECT_NE(d.component(), "alignment_llm") << d.reason();
   }
-  ASSERT_TRUE(process->Stop(SIGTERM, absl::Seconds(30)).ok());
+  ASSERT_OK(process->Stop(SIGTERM, absl::Seconds(30)));
 
   auto refused = Start({"--alignment_llm_backend=nosuch"}, &port);
-  ASSERT_FALSE(refused.ok());
+  ASSERT_THAT(refused, Not(IsOk()));
   EXPECT_THAT(refused.status().message(), HasSubstr("--alignment_llm_backend"));
 }
 

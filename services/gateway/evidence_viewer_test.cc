@@ -19,6 +19,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "common/file_util.h"
+#include "common/test_util/status_matchers.h"
 #include "common/test_util/test_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -138,7 +139,7 @@ class EvidenceViewerTest : public gateway::testing::AllInOneHttpTest {
     EXPECT_TRUE(exit.ok() && *exit == 0)
         << (exit.ok() ? absl::StrCat("exit ", *exit) : "") << exit.status();
     auto output = common::ReadFileToString(log);
-    EXPECT_TRUE(output.ok()) << output.status();
+    EXPECT_OK(output);
     return output.ok() ? *output : "";
   }
 };
@@ -155,7 +156,7 @@ TEST_F(EvidenceViewerTest, ServesEmbeddedFilesWithTypeAndContentSecurityPolicy) 
     ASSERT_TRUE(res) << path << ": " << httplib::to_string(res.error());
     ASSERT_EQ(res->status, 200) << path;
     auto source = common::ReadFileToString(SourceDir() + "/web/ui/" + file);
-    ASSERT_TRUE(source.ok()) << source.status();
+    ASSERT_OK(source);
     EXPECT_TRUE(res->body == *source) << path << " differs from web/ui/" << file;
     EXPECT_EQ(res->get_header_value("Content-Security-Policy").rfind("default-src 'self'", 0), 0)
         << path;
@@ -237,7 +238,7 @@ TEST_F(EvidenceViewerTest, ScreenshotIsSavedAsTestArtifact) {
   RunChromium(AutorunUrl(), {"--screenshot=" + png, "--window-size=1280,900"});
   ASSERT_TRUE(std::filesystem::exists(png)) << png;
   auto bytes = common::ReadFileToString(png);
-  ASSERT_TRUE(bytes.ok()) << bytes.status();
+  ASSERT_OK(bytes);
   EXPECT_EQ(bytes->substr(0, 8), "\x89PNG\r\n\x1a\n");
   // A blank 1280x900 page compresses to a few KB; text, tables and the graph make far more.
   EXPECT_GT(bytes->size(), 30000u) << png;

@@ -16,6 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/file_util.h"
 #include "common/test_util/fake_openai_server.h"
+#include "common/test_util/status_matchers.h"
 #include "common/test_util/test_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -30,6 +31,7 @@ namespace {
 namespace pb = ibgraphrag::v1;
 using ::ibgraphrag::common::Sha256Hex;
 using ::ibgraphrag::common::test_util::FakeResponse;
+using ::ibgraphrag::common::test_util::StatusIs;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
@@ -88,7 +90,7 @@ std::string* GatewayIntegrationTest::keys_file_ = nullptr;
 TEST_F(GatewayIntegrationTest, AnswersWithEntitiesEvidenceTimingsAndVersions) {
   pb::AnswerResponse response;
   grpc::Status status = Ask(DiabetesQuestion(), &response);
-  ASSERT_TRUE(status.ok()) << status.error_code() << " " << status.error_message();
+  ASSERT_OK(status);
   bool diabetes = false;
   for (const auto& e : response.entities()) {
     diabetes |= e.entity().external_id() == "DOID:9352";
@@ -118,7 +120,7 @@ TEST_F(GatewayIntegrationTest, LlmBackendAnswers) {
   request.mutable_pipeline()->set_reasoner_backend("llm");
   pb::AnswerResponse response;
   grpc::Status status = Ask(request, &response);
-  ASSERT_TRUE(status.ok()) << status.error_message();
+  ASSERT_OK(status);
   EXPECT_TRUE(response.answer().used_llm());
   EXPECT_EQ(response.answer().option_letter(), "A");
   EXPECT_FALSE(HasDegraded(response, "llm"));
@@ -139,16 +141,16 @@ TEST_F(GatewayIntegrationTest, StreamSendsStagesThenResult) {
     if (message.has_stage()) stages.push_back(message.stage().stage());
   }
   grpc::Status status = reader->Finish();
-  ASSERT_TRUE(status.ok()) << status.error_message();
+  ASSERT_OK(status);
   EXPECT_EQ(stages, (std::vector<std::string>{"align", "retrieve", "reason"}));
   EXPECT_TRUE(result_last);
 }
 
 TEST_F(GatewayIntegrationTest, RefusesMissingOrWrongKeys) {
   pb::AnswerResponse response;
-  EXPECT_EQ(Ask(DiabetesQuestion(), &response, "").error_code(), grpc::StatusCode::UNAUTHENTICATED);
-  EXPECT_EQ(Ask(DiabetesQuestion(), &response, "not-the-key").error_code(),
-            grpc::StatusCode::UNAUTHENTICATED);
+  EXPECT_THAT(Ask(DiabetesQuestion(), &response, ""), StatusIs(grpc::StatusCode::UNAUTHENTICATED));
+  EXPECT_THAT(Ask(DiabetesQuestion(), &response, "not-the-key"),
+              StatusIs(grpc::StatusCode::UNAUTHENTICATED));
 }
 
 TEST_F(GatewayIntegrationTest, RotatesKeysWithoutRestart) {
@@ -163,7 +165,7 @@ TEST_F(GatewayIntegrationTest, RotatesKeysWithoutRestart) {
     if (status.ok()) break;
     absl::SleepFor(absl::Milliseconds(200));
   }
-  EXPECT_TRUE(status.ok()) << status.error_message();
+  EXPECT_OK(status);
 }
 
 TEST_F(GatewayIntegrationTest, BadInputNamesTheField) {
@@ -171,25 +173,23 @@ TEST_F(GatewayIntegrationTest, BadInputNamesTheField) {
   pb::AnswerRequest request = DiabetesQuestion();
   request.set_question(std::string(16 * 1024 + 1, 'a'));
   grpc::Status status = Ask(request, &response);
-  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
-  EXPECT_THAT(status.error_message(), HasSubstr("question"));
+  EXPECT_THAT(status, StatusIs(grpc::StatusCode::INVALID_ARGUMENT, HasSubstr("question")));
   request = DiabetesQuestion();
   request.mutable_pipeline()->set_top_k(5000);
   status = Ask(request, &response);
-  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
-  EXPECT_THAT(status.error_message(), HasSubstr("pipeline.top_k"));
+  EXPECT_THAT(status, StatusIs(grpc::StatusCode::INVALID_ARGUMENT, HasSubstr("pipeline.top_k")));
   // Invalid UTF-8 never reaches protobuf's parser (which would make it INTERNAL): the gateway
   // names the field, after checking the key.
   request = DiabetesQuestion();
   request.set_question(std::string("metformin \xC3 diabetes", 20));
   status = Ask(request, &response);
-  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(status, StatusIs(grpc::StatusCode::INVALID_ARGUMENT));
   EXPECT_EQ(status.error_message(), "question: not valid UTF-8");
-  EXPECT_EQ(Ask(request, &response, "wrong-key").error_code(), grpc::StatusCode::UNAUTHENTICATED);
+  EXPECT_THAT(Ask(request, &response, "wrong-key"), StatusIs(grpc::StatusCode::UNAUTHENTICATED));
   request = DiabetesQuestion();
   request.set_options(1, std::string("Poly\xFFuria", 10));
   status = Ask(request, &response);
-  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(status, StatusIs(grpc::StatusCode::INVALID_ARGUMENT));
   EXPECT_EQ(status.error_message(), "options[1]: not valid UTF-8");
   {
     grpc::ClientContext ctx;
@@ -203,14 +203,13 @@ TEST_F(GatewayIntegrationTest, BadInputNamesTheField) {
     while (reader->Read(&message)) {
     }
     status = reader->Finish();
-    EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+    EXPECT_THAT(status, StatusIs(grpc::StatusCode::INVALID_ARGUMENT));
     EXPECT_EQ(status.error_message(), "request.question: not valid UTF-8");
   }
   request = DiabetesQuestion();
   request.mutable_pipeline()->set_reasoner_backend("no-such-backend");
   status = Ask(request, &response);
-  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
-  EXPECT_THAT(status.error_message(), HasSubstr("no-such-backend"));
+  EXPECT_THAT(status, StatusIs(grpc::StatusCode::INVALID_ARGUMENT, HasSubstr("no-such-backend")));
 }
 
 TEST_F(GatewayIntegrationTest, RateLimitsPerCaller) {
@@ -225,13 +224,13 @@ TEST_F(GatewayIntegrationTest, RateLimitsPerCaller) {
   EXPECT_GT(exhausted, 0);
   // Another caller is not affected.
   pb::AnswerResponse response;
-  EXPECT_TRUE(Ask(DiabetesQuestion(), &response).ok());
+  EXPECT_OK(Ask(DiabetesQuestion(), &response));
 }
 
 TEST_F(GatewayIntegrationTest, DeadlineTooShortIsDeadlineExceeded) {
   pb::AnswerResponse response;
   grpc::Status status = Ask(DiabetesQuestion(), &response, kKey, /*deadline_ms=*/1);
-  EXPECT_EQ(status.error_code(), grpc::StatusCode::DEADLINE_EXCEEDED);
+  EXPECT_THAT(status, StatusIs(grpc::StatusCode::DEADLINE_EXCEEDED));
 }
 
 // Runs last (gtest keeps declaration order): it kills services one by one.
@@ -242,38 +241,37 @@ TEST_F(GatewayIntegrationTest, ZDegradesWhenServicesFail) {
   llm.mutable_pipeline()->set_reasoner_backend("llm");
   pb::AnswerResponse response;
   grpc::Status status = Ask(llm, &response);
-  ASSERT_TRUE(status.ok()) << status.error_message();
+  ASSERT_OK(status);
   EXPECT_TRUE(HasDegraded(response, "llm")) << response.DebugString();
   EXPECT_FALSE(response.answer().used_llm());
 
   // Retriever killed: shortest-path evidence from kgstore, flagged.
-  ASSERT_TRUE(suite_->Kill("retriever").ok());
+  ASSERT_OK(suite_->Kill("retriever"));
   response.Clear();
   status = Ask(DiabetesQuestion(), &response);
-  ASSERT_TRUE(status.ok()) << status.error_message();
+  ASSERT_OK(status);
   EXPECT_TRUE(HasDegraded(response, "retriever")) << response.DebugString();
   EXPECT_TRUE(HasEvidence(response, "Metformin", "type 2 diabetes mellitus"));
   EXPECT_EQ(response.answer().option_index(), 0);
 
   // Reasoner killed: the gateway answers extractively, flagged.
-  ASSERT_TRUE(suite_->Kill("reasoner").ok());
+  ASSERT_OK(suite_->Kill("reasoner"));
   response.Clear();
   status = Ask(DiabetesQuestion(), &response);
-  ASSERT_TRUE(status.ok()) << status.error_message();
+  ASSERT_OK(status);
   EXPECT_TRUE(HasDegraded(response, "reasoner")) << response.DebugString();
   EXPECT_EQ(response.answer().backend(), "extractive");
   EXPECT_EQ(response.answer().option_index(), 0);
 
   // Alignment killed: no entities, no grounded answer.
-  ASSERT_TRUE(suite_->Kill("alignment").ok());
+  ASSERT_OK(suite_->Kill("alignment"));
   response.Clear();
   status = Ask(DiabetesQuestion(), &response);
-  EXPECT_EQ(status.error_code(), grpc::StatusCode::UNAVAILABLE) << status.error_message();
-  EXPECT_THAT(status.error_message(), HasSubstr("alignment"));
+  EXPECT_THAT(status, StatusIs(grpc::StatusCode::UNAVAILABLE, HasSubstr("alignment")));
 
   // The gateway itself stays up and healthy, and drains on SIGTERM.
   auto exit = suite_->process("gateway").Stop(SIGTERM, absl::Seconds(30));
-  ASSERT_TRUE(exit.ok()) << exit.status();
+  ASSERT_OK(exit);
   EXPECT_EQ(*exit, 0);
   const std::string log = suite_->process("gateway").ReadLog();
   EXPECT_THAT(log, HasSubstr("\"msg\":\"gateway: audit\""));

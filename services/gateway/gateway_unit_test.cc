@@ -9,6 +9,7 @@
 #include "absl/time/clock.h"
 #include "common/file_util.h"
 #include "common/proto_utf8.h"
+#include "common/test_util/status_matchers.h"
 #include "common/test_util/test_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -21,7 +22,10 @@ namespace {
 
 using ::ibgraphrag::common::Sha256;
 using ::ibgraphrag::common::Sha256Hex;
+using ::ibgraphrag::common::test_util::IsOk;
+using ::ibgraphrag::common::test_util::StatusIs;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 TEST(ApiKeysTest, Sha256MatchesKnownVector) {
   // printf '%s' test | sha256sum
@@ -31,7 +35,7 @@ TEST(ApiKeysTest, Sha256MatchesKnownVector) {
 TEST(ApiKeysTest, ParsesIdsHashesAndComments) {
   auto keys = ParseApiKeys(absl::StrCat("# comment\n\n clinic-a : ", Sha256Hex("alpha"),
                                         "\nclinic-b:", Sha256Hex("beta"), "\n"));
-  ASSERT_TRUE(keys.ok()) << keys.status();
+  ASSERT_OK(keys);
   ASSERT_EQ(keys->size(), 2u);
   EXPECT_EQ((*keys)[0].key_id, "clinic-a");
   EXPECT_EQ((*keys)[0].hash, Sha256("alpha"));
@@ -40,13 +44,11 @@ TEST(ApiKeysTest, ParsesIdsHashesAndComments) {
 
 TEST(ApiKeysTest, RejectsMalformedLinesNamingTheLine) {
   auto plain = ParseApiKeys("# ok\nclinic-a:not-a-hash\n");
-  ASSERT_FALSE(plain.ok());
-  EXPECT_EQ(plain.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(std::string(plain.status().message()), HasSubstr("line 2"));
+  ASSERT_THAT(plain, StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("line 2")));
   auto duplicate = ParseApiKeys(absl::StrCat("a:", Sha256Hex("x"), "\na:", Sha256Hex("y"), "\n"));
-  ASSERT_FALSE(duplicate.ok());
+  ASSERT_THAT(duplicate, Not(IsOk()));
   EXPECT_THAT(std::string(duplicate.status().message()), HasSubstr("duplicate key id 'a'"));
-  EXPECT_FALSE(ParseApiKeys(absl::StrCat(":", Sha256Hex("x"))).ok());  // no id
+  EXPECT_THAT(ParseApiKeys(absl::StrCat(":", Sha256Hex("x"))), Not(IsOk()));  // no id
 }
 
 TEST(ApiKeysTest, AuthenticatesAndRotatesWithoutRestart) {
@@ -54,40 +56,39 @@ TEST(ApiKeysTest, AuthenticatesAndRotatesWithoutRestart) {
   const std::string path = dir + "/keys";
   common::test_util::WriteFileOrDie(path, absl::StrCat("clinic-a:", Sha256Hex("alpha"), "\n"));
   auto store = ApiKeyStore::Load(path, absl::ZeroDuration());
-  ASSERT_TRUE(store.ok()) << store.status();
+  ASSERT_OK(store);
   auto who = (*store)->Authenticate("alpha");
-  ASSERT_TRUE(who.ok()) << who.status();
+  ASSERT_OK(who);
   EXPECT_EQ(*who, "clinic-a");
   for (const char* wrong : {"", "alph", "alpha ", "ALPHA", "beta"}) {
     auto refused = (*store)->Authenticate(wrong);
-    ASSERT_FALSE(refused.ok()) << wrong;
-    EXPECT_EQ(refused.status().code(), absl::StatusCode::kUnauthenticated);
+    ASSERT_THAT(refused, StatusIs(absl::StatusCode::kUnauthenticated)) << wrong;
   }
   // Rotation: a new file (other size) replaces the keys; the old key stops working.
   common::test_util::WriteFileOrDie(
       path, absl::StrCat("clinic-b:", Sha256Hex("beta-rotated"), "\n# rotated\n"));
   auto reloaded = (*store)->ReloadIfChanged();
-  ASSERT_TRUE(reloaded.ok()) << reloaded.status();
+  ASSERT_OK(reloaded);
   EXPECT_TRUE(*reloaded);
-  EXPECT_FALSE((*store)->Authenticate("alpha").ok());
+  EXPECT_THAT((*store)->Authenticate("alpha"), Not(IsOk()));
   auto rotated = (*store)->Authenticate("beta-rotated");
-  ASSERT_TRUE(rotated.ok());
+  ASSERT_OK(rotated);
   EXPECT_EQ(*rotated, "clinic-b");
   // A broken file keeps the previous keys in force.
   common::test_util::WriteFileOrDie(path, "garbage line\n");
-  EXPECT_FALSE((*store)->ReloadIfChanged().ok());
-  EXPECT_TRUE((*store)->Authenticate("beta-rotated").ok());
+  EXPECT_THAT((*store)->ReloadIfChanged(), Not(IsOk()));
+  EXPECT_OK((*store)->Authenticate("beta-rotated"));
   // Unchanged file: no reload.
   common::test_util::WriteFileOrDie(path, absl::StrCat("c:", Sha256Hex("gamma"), "\n"));
-  ASSERT_TRUE((*store)->ReloadIfChanged().ok());
+  ASSERT_OK((*store)->ReloadIfChanged());
   auto again = (*store)->ReloadIfChanged();
-  ASSERT_TRUE(again.ok());
+  ASSERT_OK(again);
   EXPECT_FALSE(*again);
 }
 
 TEST(ApiKeysTest, MissingFileIsAnError) {
   auto store = ApiKeyStore::Load("/nonexistent/keys");
-  ASSERT_FALSE(store.ok());
+  ASSERT_THAT(store, Not(IsOk()));
   EXPECT_THAT(std::string(store.status().message()), HasSubstr("api_keys_file"));
 }
 
@@ -123,12 +124,12 @@ ibgraphrag::v1::AnswerRequest Valid() {
 
 void ExpectInvalid(const ibgraphrag::v1::AnswerRequest& r, const std::string& field) {
   absl::Status s = ValidateAnswerRequest(r);
-  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << field;
+  EXPECT_THAT(s, StatusIs(absl::StatusCode::kInvalidArgument)) << field;
   EXPECT_THAT(std::string(s.message()), ::testing::StartsWith(field + ":")) << s;
 }
 
 TEST(RequestValidationTest, AcceptsTypicalRequests) {
-  EXPECT_TRUE(ValidateAnswerRequest(Valid()).ok());
+  EXPECT_OK(ValidateAnswerRequest(Valid()));
   auto r = Valid();
   r.add_options("Metformin");
   r.add_options("Insulin");
@@ -137,9 +138,9 @@ TEST(RequestValidationTest, AcceptsTypicalRequests) {
   r.mutable_pipeline()->set_lambda(0.0f);
   r.mutable_pipeline()->set_tau(1.0f);
   r.mutable_pipeline()->set_max_hops(4);
-  EXPECT_TRUE(ValidateAnswerRequest(r).ok());
+  EXPECT_OK(ValidateAnswerRequest(r));
   r.set_question(std::string(kMaxQuestionBytes, 'a'));
-  EXPECT_TRUE(ValidateAnswerRequest(r).ok());
+  EXPECT_OK(ValidateAnswerRequest(r));
 }
 
 TEST(RequestValidationTest, NamesTheFieldAndLimit) {
@@ -198,7 +199,9 @@ TEST(ProtoUtf8Test, NamesTheFieldWithInvalidUtf8) {
   r->mutable_pipeline()->set_reasoner_backend("llm");
   const auto* descriptor = ibgraphrag::v1::AnswerStreamRequest::descriptor();
   EXPECT_EQ(FindInvalidUtf8Field(stream.SerializeAsString(), descriptor), "");
-  r->set_options(1, std::string("Met\xC0\xAFformin", 11));  // overlong '/'
+  r->set_options(1, std::string("Met\xC0\xAF"
+                                "formin",
+                                11));  // overlong '/'
   EXPECT_EQ(FindInvalidUtf8Field(stream.SerializeAsString(), descriptor), "request.options[1]");
   r->set_options(1, "Metformin");
   r->mutable_pipeline()->set_reasoner_backend(std::string("\xED\xA0\x80", 3));  // surrogate

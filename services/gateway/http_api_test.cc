@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "common/file_util.h"
+#include "common/test_util/status_matchers.h"
 #include "common/test_util/test_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -37,7 +38,7 @@ constexpr char kQuestion[] = R"({"question": "Which drug treats type 2 diabetes 
 json StartAndWaitReady(Subprocess* process, const std::string& ready_msg) {
   auto line =
       process->WaitForLogLine(absl::StrCat("\"msg\":\"", ready_msg, "\""), absl::Seconds(90));
-  EXPECT_TRUE(line.ok()) << line.status();
+  EXPECT_OK(line);
   return line.ok() ? json::parse(*line) : json();
 }
 
@@ -167,7 +168,7 @@ TEST(AlignmentHttpTest, AlignAloneOverHttp) {
       Subprocess::Start({BinDir() + "/alignment", "--base=" + dir + "/art", "--host=127.0.0.1",
                          "--port=0", "--metrics_port=-1", "--http_port=0"},
                         dir + "/alignment.log");
-  ASSERT_TRUE(process.ok()) << process.status();
+  ASSERT_OK(process);
   const json ready = StartAndWaitReady(&*process, "alignment: ready");
   ASSERT_TRUE(ready.contains("http_port")) << ready.dump();
   httplib::Client client("127.0.0.1", ready["http_port"].get<int>());
@@ -196,7 +197,7 @@ TEST(AlignmentHttpTest, AlignAloneOverHttp) {
   EXPECT_EQ(res->status, 200) << res->body;
 
   auto exit = process->Stop(SIGTERM, absl::Seconds(30));
-  ASSERT_TRUE(exit.ok()) << exit.status();
+  ASSERT_OK(exit);
   EXPECT_EQ(*exit, 0) << process->ReadLog();
   if (!::testing::Test::HasFailure()) std::filesystem::remove_all(dir);
 }

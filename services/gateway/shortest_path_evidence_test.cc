@@ -11,6 +11,7 @@
 #include <tuple>
 
 #include "absl/time/clock.h"
+#include "common/test_util/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "services/kgstore/kg_store_test_util.h"
@@ -20,6 +21,7 @@ namespace ibgraphrag::gateway {
 namespace {
 
 namespace pb = ::ibgraphrag::v1;
+using ::ibgraphrag::common::test_util::StatusIs;
 using ::ibgraphrag::kgstore::testing::kDiabetes;
 using ::ibgraphrag::kgstore::testing::kMetformin;
 using ::ibgraphrag::kgstore::testing::kPioglitazone;
@@ -34,7 +36,7 @@ class ShortestPathEvidenceTest : public ::testing::Test {
     info.version = 1;
     info.created_by = "shortest_path_evidence_test";
     const std::string dir = kgstore::SnapshotDir(scratch_->path(), 1);
-    ASSERT_TRUE(kgstore::KgStore::WriteSnapshot(kgstore::testing::SmallKg(), info, dir).ok());
+    ASSERT_OK(kgstore::KgStore::WriteSnapshot(kgstore::testing::SmallKg(), info, dir));
     kgstore::KgStoreServer::Options options;
     options.server.listen_host = "127.0.0.1";
     options.server.port = 0;
@@ -42,7 +44,7 @@ class ShortestPathEvidenceTest : public ::testing::Test {
     options.snapshot_dir = dir;
     options.store.read_only = true;
     auto server = kgstore::KgStoreServer::BuildAndStart(options);
-    ASSERT_TRUE(server.ok()) << server.status();
+    ASSERT_OK(server);
     server_ = server->release();
   }
 
@@ -76,7 +78,7 @@ kgstore::KgStoreServer* ShortestPathEvidenceTest::server_ = nullptr;
 TEST_F(ShortestPathEvidenceTest, PathTriplesComeFirstThenTheNeighbourhood) {
   ASSERT_NE(server_, nullptr);
   pb::RetrieveResponse response;
-  ASSERT_TRUE(Fetch({kMetformin, kPioglitazone}, 100, &response).ok());
+  ASSERT_OK(Fetch({kMetformin, kPioglitazone}, 100, &response));
   ASSERT_GE(response.triples_size(), 3);
   // metformin -treats-> diabetes <-treats- pioglitazone: the one shortest path (length 2).
   const pb::EvidenceTriple& first = response.triples(0);
@@ -104,7 +106,7 @@ TEST_F(ShortestPathEvidenceTest, PathTriplesComeFirstThenTheNeighbourhood) {
 TEST_F(ShortestPathEvidenceTest, EachTripleAndPathOnceWhicheverWayItWasWalked) {
   ASSERT_NE(server_, nullptr);
   pb::RetrieveResponse response;
-  ASSERT_TRUE(Fetch({kMetformin, kPioglitazone}, 100, &response).ok());
+  ASSERT_OK(Fetch({kMetformin, kPioglitazone}, 100, &response));
   std::set<std::tuple<uint32_t, std::string, uint32_t>> seen;
   for (const pb::EvidenceTriple& t : response.triples()) {
     EXPECT_TRUE(seen.emplace(t.head().id(), t.relation(), t.tail().id()).second) << t.DebugString();
@@ -120,7 +122,7 @@ TEST_F(ShortestPathEvidenceTest, EachTripleAndPathOnceWhicheverWayItWasWalked) {
 TEST_F(ShortestPathEvidenceTest, TopKCapsTheEvidence) {
   ASSERT_NE(server_, nullptr);
   pb::RetrieveResponse response;
-  ASSERT_TRUE(Fetch({kMetformin, kPioglitazone}, 1, &response).ok());
+  ASSERT_OK(Fetch({kMetformin, kPioglitazone}, 1, &response));
   ASSERT_EQ(response.triples_size(), 1);
   EXPECT_EQ(response.triples(0).head().name(), "Metformin");
   EXPECT_EQ(response.paths_size(), 0);  // the path's second triple did not fit
@@ -129,7 +131,7 @@ TEST_F(ShortestPathEvidenceTest, TopKCapsTheEvidence) {
 TEST_F(ShortestPathEvidenceTest, OneTopicGetsItsNeighbourhoodOnly) {
   ASSERT_NE(server_, nullptr);
   pb::RetrieveResponse response;
-  ASSERT_TRUE(Fetch({kDiabetes}, 100, &response).ok());
+  ASSERT_OK(Fetch({kDiabetes}, 100, &response));
   ASSERT_GT(response.triples_size(), 0);
   EXPECT_EQ(response.paths_size(), 0);
   EXPECT_EQ(response.triples(0).hop(), 1u);
@@ -140,7 +142,7 @@ TEST_F(ShortestPathEvidenceTest, UnknownTopicIsNotFound) {
   ASSERT_NE(server_, nullptr);
   pb::RetrieveResponse response;
   const absl::Status status = Fetch({kMetformin, 99999}, 100, &response);
-  EXPECT_EQ(status.code(), absl::StatusCode::kNotFound) << status;
+  EXPECT_THAT(status, StatusIs(absl::StatusCode::kNotFound));
 }
 
 TEST_F(ShortestPathEvidenceTest, KgStoreDownIsUnavailable) {
@@ -154,7 +156,7 @@ TEST_F(ShortestPathEvidenceTest, KgStoreDownIsUnavailable) {
   pb::RetrieveResponse response;
   const absl::Status status =
       evidence.Fetch(parent, absl::Now() + absl::Seconds(5), request, &response);
-  EXPECT_EQ(status.code(), absl::StatusCode::kUnavailable) << status;
+  EXPECT_THAT(status, StatusIs(absl::StatusCode::kUnavailable));
 }
 
 }  // namespace

@@ -3,12 +3,14 @@
 #include <cstring>
 #include <vector>
 
+#include "common/test_util/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
 namespace ibgraphrag::kgstore {
 namespace {
 
+using ::ibgraphrag::common::test_util::StatusIs;
 using ::testing::ElementsAre;
 
 // 0 -r1-> 1, 0 -r0-> 2, 0 -r1-> 3, 2 -r0-> 1, 3 -r1-> 1 (sorted by head, relation, tail)
@@ -93,7 +95,7 @@ TEST(CsrGraphTest, ChunksRoundTripThroughAllocate) {
     ASSERT_EQ(chunks[i].size, targets[i].size);
     std::memcpy(targets[i].data, chunks[i].data, chunks[i].size);
   }
-  EXPECT_TRUE(copy.Validate(2, 5).ok());
+  EXPECT_OK(copy.Validate(2, 5));
   EXPECT_EQ(copy.out().edges, g.out().edges);
   EXPECT_EQ(copy.in().offsets, g.in().offsets);
   EXPECT_EQ(copy.out().offsets, g.out().offsets);
@@ -108,13 +110,13 @@ TEST(CsrGraphTest, ValidateRejectsEdgesToUnknownNodes) {
       std::memcpy(c.data, &bad, sizeof(bad));
     }
   }
-  EXPECT_EQ(g.Validate(2, 5).code(), absl::StatusCode::kDataLoss);
+  EXPECT_THAT(g.Validate(2, 5), StatusIs(absl::StatusCode::kDataLoss));
 }
 
 TEST(CsrGraphTest, ValidateRejectsOutOfRangeRelationsAndSources) {
   const CsrGraph g = CsrGraph::Build(5, 2, Triples());
-  EXPECT_EQ(g.Validate(1, 5).code(), absl::StatusCode::kDataLoss);
-  EXPECT_EQ(g.Validate(2, 4).code(), absl::StatusCode::kDataLoss);
+  EXPECT_THAT(g.Validate(1, 5), StatusIs(absl::StatusCode::kDataLoss));
+  EXPECT_THAT(g.Validate(2, 4), StatusIs(absl::StatusCode::kDataLoss));
 }
 
 TEST(CsrGraphTest, MergeInterleavesExtraEdgesInOrderAndGrowsNodes) {
@@ -147,7 +149,7 @@ TEST(CsrGraphTest, GroupIndexMarksWhereEachRelationStarts) {
 TEST(CsrGraphTest, EmptyGraphIsValid) {
   const CsrGraph g = CsrGraph::Build(0, 0, {});
   EXPECT_EQ(g.num_nodes(), 0u);
-  EXPECT_TRUE(g.Validate(0, 0).ok());
+  EXPECT_OK(g.Validate(0, 0));
 }
 
 }  // namespace

@@ -501,9 +501,11 @@ void KgBuilder::StripExcludedAttributes(const std::vector<bool>& excluded) {
     Entity& e = data_.entities[id];
     for (auto [list, kind] : {std::make_pair(&e.synonyms, AttributeKind::kSynonym),
                               std::make_pair(&e.xrefs, AttributeKind::kXref)}) {
-      list->erase(std::remove_if(list->begin(), list->end(),
-                                 [&](const std::string& v) { return dropped(id, kind, v); }),
-                  list->end());
+      // `kind = kind`: C++17 lambdas cannot capture a structured binding (clang refuses it).
+      list->erase(
+          std::remove_if(list->begin(), list->end(),
+                         [&, kind = kind](const std::string& v) { return dropped(id, kind, v); }),
+          list->end());
     }
     if (!e.definition.empty() && dropped(id, AttributeKind::kDefinition, e.definition)) {
       e.definition.clear();

@@ -533,6 +533,11 @@ absl::Status FromRocks(const rocksdb::Status& s, std::string_view context) {
   if (s.IsInvalidArgument()) return absl::InvalidArgumentError(msg);
   if (s.IsNotSupported()) return absl::UnimplementedError(msg);
   if (s.IsNoSpace() || s.IsMemoryLimit()) return absl::ResourceExhaustedError(msg);
+  // EFBIG (a file-size limit or quota) is storage running out as much as ENOSPC is, but RocksDB
+  // reports it as a plain IOError.
+  if (s.IsIOError() && s.ToString().find("File too large") != std::string::npos) {
+    return absl::ResourceExhaustedError(msg);
+  }
   if (s.IsBusy() || s.IsTimedOut() || s.IsTryAgain()) return absl::UnavailableError(msg);
   if (s.IsAborted()) return absl::AbortedError(msg);
   // Another process holding the database's LOCK file is an operator problem, not a crash.

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "common/test_util/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "services/kgstore/kg_store.h"
@@ -17,6 +18,7 @@
 namespace ibgraphrag::kgstore {
 namespace {
 
+using ::ibgraphrag::common::test_util::StatusIs;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::UnorderedElementsAre;
@@ -55,7 +57,7 @@ class KgStoreIngestTest : public ::testing::Test {
     store_.reset();
     options.snapshot_dir = SnapshotDir(dir_.path(), 1);
     auto store = KgStore::Open(options);
-    EXPECT_TRUE(store.ok()) << store.status();
+    EXPECT_OK(store);
     return store.ok() ? std::move(store).value() : nullptr;
   }
   static int64_t Total(const KgStore& store, EntityId id) {
@@ -71,7 +73,7 @@ class KgStoreIngestTest : public ::testing::Test {
 
 TEST_F(KgStoreIngestTest, IngestAddsEntitiesRelationsSourcesAndTriples) {
   auto r = store_->Ingest(SitagliptinBatch());
-  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_OK(r);
   EXPECT_FALSE(r->already_applied);
   EXPECT_EQ(r->generation, 1);
   EXPECT_EQ(r->entities_added, 1);
@@ -85,14 +87,14 @@ TEST_F(KgStoreIngestTest, IngestAddsEntitiesRelationsSourcesAndTriples) {
   EXPECT_EQ(*store_->ResolveExternalId("DrugBank:DB01261"), sita);
   EXPECT_EQ(*store_->ResolveExternalId("CHEBI:40237"), sita);
   auto e = store_->GetEntity(sita);
-  ASSERT_TRUE(e.ok());
+  ASSERT_OK(e);
   EXPECT_EQ(e->name, "Sitagliptin");
   EXPECT_THAT(e->synonyms, ElementsAre("Januvia"));
   EXPECT_THAT(e->xrefs, ElementsAre("CHEBI:40237"));
   EXPECT_EQ((*store_->DescribeEntities({sita}))[0].type, "compound");
 
   auto inhibits = store_->FindRelation("inhibits");
-  ASSERT_TRUE(inhibits.ok());
+  ASSERT_OK(inhibits);
   EXPECT_EQ(inhibits->id, 7u);
   EXPECT_THAT(testing::SourceNames(*store_),
               ElementsAre("hetionet", "doid", "drugcentral", "ingest"));
@@ -109,7 +111,7 @@ TEST_F(KgStoreIngestTest, IngestAddsEntitiesRelationsSourcesAndTriples) {
 
 TEST_F(KgStoreIngestTest, IngestedEdgesAreVisibleToEveryQuery) {
   auto r = store_->Ingest(SitagliptinBatch());
-  ASSERT_TRUE(r.ok());
+  ASSERT_OK(r);
   const EntityId sita = r->entity_ids[0];
   EXPECT_EQ(Total(*store_, kDiabetes), 8);
   EXPECT_EQ(Total(*store_, kPparg), 4);
@@ -117,7 +119,7 @@ TEST_F(KgStoreIngestTest, IngestedEdgesAreVisibleToEveryQuery) {
   NeighborQuery nq;
   nq.entity = sita;
   auto page = store_->Neighbors(nq);
-  ASSERT_TRUE(page.ok());
+  ASSERT_OK(page);
   ASSERT_EQ(page->triples.size(), 2u);
   EXPECT_EQ(page->triples[0].relation, kTreats);
   EXPECT_THAT(store_->provenance().at(page->triples[0].provenance),
@@ -127,14 +129,14 @@ TEST_F(KgStoreIngestTest, IngestedEdgesAreVisibleToEveryQuery) {
   sq.seeds = {kDiabetes};
   sq.max_hops = 2;
   auto g = store_->ExtractSubgraph(sq);
-  ASSERT_TRUE(g.ok());
+  ASSERT_OK(g);
   EXPECT_EQ(g->triples.size(), 12u);
 
   PathQuery pq;
   pq.sources = {sita};
   pq.targets = {kPparg};
   auto paths = store_->ShortestPaths(pq);
-  ASSERT_TRUE(paths.ok());
+  ASSERT_OK(paths);
   ASSERT_EQ(paths->paths.size(), 1u);
   EXPECT_EQ(paths->paths[0].steps.size(), 1u);
   EXPECT_EQ(paths->paths[0].steps[0].triple.relation, 7u);
@@ -142,19 +144,19 @@ TEST_F(KgStoreIngestTest, IngestedEdgesAreVisibleToEveryQuery) {
 
 TEST_F(KgStoreIngestTest, RepeatedBatchIdIsANoOpReportingTheFirstResult) {
   auto first = store_->Ingest(SitagliptinBatch());
-  ASSERT_TRUE(first.ok());
+  ASSERT_OK(first);
   // Same id, even with different content: nothing happens.
   IngestBatch again = SitagliptinBatch();
   again.entities.push_back(NewEntity("X:1", "gene", "x"));
   auto second = store_->Ingest(again);
-  ASSERT_TRUE(second.ok()) << second.status();
+  ASSERT_OK(second);
   EXPECT_TRUE(second->already_applied);
   EXPECT_EQ(second->generation, first->generation);
   EXPECT_EQ(second->triples_added, first->triples_added);
   EXPECT_EQ(second->entity_ids, first->entity_ids);
   EXPECT_EQ(store_->counts().triples, 12);
   EXPECT_EQ(store_->counts().entities, 10);
-  EXPECT_EQ(store_->ResolveExternalId("X:1").status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(store_->ResolveExternalId("X:1"), StatusIs(absl::StatusCode::kNotFound));
   EXPECT_EQ(store_->stats().generation, 1);
 }
 
@@ -165,7 +167,7 @@ TEST_F(KgStoreIngestTest, ExistingTriplesAreCountedNotDuplicated) {
   b.triples.push_back({"DOID:9970", "treats", "DOID:9352", ""});
   b.triples.push_back({"DOID:9970", "treats", "MESH:D003924", ""});  // same triple via alias
   auto r = store_->Ingest(b);
-  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_OK(r);
   EXPECT_EQ(r->triples_added, 1);
   EXPECT_EQ(r->triples_existing, 2);
   EXPECT_EQ(Total(*store_, kDiabetes), 8);
@@ -181,13 +183,13 @@ TEST_F(KgStoreIngestTest, UpsertMergesIntoTheExistingEntity) {
   b.entities.push_back(e);
   b.triples.push_back({"ICD10:E11", "presents", "HP:0000103", "mesh"});  // already there
   auto r = store_->Ingest(b);
-  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_OK(r);
   EXPECT_EQ(r->entities_added, 0);
   EXPECT_EQ(r->entities_updated, 1);
   EXPECT_THAT(r->entity_ids, ElementsAre(kDiabetes));
   EXPECT_EQ(r->triples_existing, 1);
   auto d = store_->GetEntity(kDiabetes);
-  ASSERT_TRUE(d.ok());
+  ASSERT_OK(d);
   EXPECT_EQ(d->name, "type 2 diabetes mellitus");  // the name stays; the other becomes a synonym
   EXPECT_THAT(d->synonyms,
               ElementsAre("T2DM", "adult-onset diabetes", "diabetes mellitus type 2", "NIDDM"));
@@ -204,7 +206,7 @@ TEST_F(KgStoreIngestTest, AliasBoundToAnotherEntityKeepsItsFirstBinding) {
   e.xrefs = {"UMLS:C0011860"};  // belongs to diabetes already
   b.entities.push_back(e);
   auto r = store_->Ingest(b);
-  ASSERT_TRUE(r.ok());
+  ASSERT_OK(r);
   EXPECT_EQ(*store_->ResolveExternalId("UMLS:C0011860"), kDiabetes);
   EXPECT_TRUE(store_->GetEntity(r->entity_ids[0])->xrefs.empty());
 }
@@ -215,57 +217,55 @@ TEST_F(KgStoreIngestTest, InvalidBatchWritesNothing) {
   b.triples.push_back({"DrugBank:DB01261", "treats", "DOID:nope", ""});
   b.triples.push_back({"CHEBI:nope", "treats", "DOID:9352", ""});
   auto r = store_->Ingest(b);
-  EXPECT_EQ(r.status().code(), absl::StatusCode::kNotFound);
-  EXPECT_THAT(r.status().message(), HasSubstr("triples[2].tail 'DOID:nope'"));
-  EXPECT_THAT(r.status().message(), HasSubstr("triples[3].head 'CHEBI:nope'"));
+  EXPECT_THAT(r, StatusIs(absl::StatusCode::kNotFound,
+                          ::testing::AllOf(HasSubstr("triples[2].tail 'DOID:nope'"),
+                                           HasSubstr("triples[3].head 'CHEBI:nope'"))));
   // Nothing from the batch is visible, and the id was not consumed.
-  EXPECT_EQ(store_->ResolveExternalId("DrugBank:DB01261").status().code(),
-            absl::StatusCode::kNotFound);
-  EXPECT_EQ(store_->ResolveExternalId("Entrez:1").status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(store_->ResolveExternalId("DrugBank:DB01261"), StatusIs(absl::StatusCode::kNotFound));
+  EXPECT_THAT(store_->ResolveExternalId("Entrez:1"), StatusIs(absl::StatusCode::kNotFound));
   EXPECT_EQ(store_->counts().triples, 10);
   EXPECT_EQ(store_->stats().generation, 0);
-  EXPECT_EQ(store_->FindRelation("inhibits").status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(store_->FindRelation("inhibits"), StatusIs(absl::StatusCode::kNotFound));
   // Still nothing after a reopen, and the batch id is still free.
   store_ = Reopen();
   ASSERT_NE(store_, nullptr);
   EXPECT_EQ(store_->counts().triples, 10);
   auto ok = store_->Ingest(SitagliptinBatch("bad"));
-  ASSERT_TRUE(ok.ok()) << ok.status();
+  ASSERT_OK(ok);
   EXPECT_FALSE(ok->already_applied);
 }
 
 TEST_F(KgStoreIngestTest, ValidationNamesTheFieldAndTheLimit) {
   IngestBatch b;
   auto s = store_->Ingest(b).status();
-  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(s.message(), HasSubstr("batch_id must not be empty"));
+  EXPECT_THAT(
+      s, StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("batch_id must not be empty")));
   b.batch_id = std::string(129, 'x');
   s = store_->Ingest(b).status();
-  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(s.message(), HasSubstr("batch_id has 129 bytes; the limit is 128"));
+  EXPECT_THAT(s, StatusIs(absl::StatusCode::kInvalidArgument,
+                          HasSubstr("batch_id has 129 bytes; the limit is 128")));
   b.batch_id = "v";
   b.entities.push_back(NewEntity("New:1", "", "no type"));
   s = store_->Ingest(b).status();
-  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(s.message(), HasSubstr("entities[0].type is required"));
+  EXPECT_THAT(
+      s, StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("entities[0].type is required")));
   b.entities.clear();
   b.triples.push_back({"DOID:9352", "resembles", "MESH:D003924", ""});
   s = store_->Ingest(b).status();
-  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(s.message(), HasSubstr("self-loops"));
+  EXPECT_THAT(s, StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("self-loops")));
   b.triples = {{"DOID:9352", "", "DOID:9970", ""}};
   s = store_->Ingest(b).status();
-  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(s.message(), HasSubstr("triples[0].relation must not be empty"));
+  EXPECT_THAT(s, StatusIs(absl::StatusCode::kInvalidArgument,
+                          HasSubstr("triples[0].relation must not be empty")));
   EXPECT_EQ(store_->stats().generation, 0);
 }
 
 TEST_F(KgStoreIngestTest, IngestedDataSurvivesReopenByLogReplay) {
-  ASSERT_TRUE(store_->Ingest(SitagliptinBatch()).ok());
+  ASSERT_OK(store_->Ingest(SitagliptinBatch()));
   IngestBatch second;
   second.batch_id = "batch-2";
   second.triples.push_back({"DOID:9970", "presents", "HP:0000103", "doid"});
-  ASSERT_TRUE(store_->Ingest(second).ok());
+  ASSERT_OK(store_->Ingest(second));
   KgStoreOptions options;
   options.compact_overlay_at_open_edges = 0;
   store_ = Reopen(options);
@@ -281,22 +281,22 @@ TEST_F(KgStoreIngestTest, IngestedDataSurvivesReopenByLogReplay) {
   EXPECT_THAT(testing::SourceNames(*store_),
               ElementsAre("hetionet", "doid", "drugcentral", "ingest"));
   auto again = store_->Ingest(SitagliptinBatch());
-  ASSERT_TRUE(again.ok());
+  ASSERT_OK(again);
   EXPECT_TRUE(again->already_applied);
 }
 
 TEST_F(KgStoreIngestTest, CompactOverlayPersistsFreshBlobsWithTheSameAnswers) {
-  ASSERT_TRUE(store_->Ingest(SitagliptinBatch()).ok());
+  ASSERT_OK(store_->Ingest(SitagliptinBatch()));
   SubgraphQuery sq;
   sq.seeds = {kPparg};
   sq.max_hops = 3;
   auto before = store_->ExtractSubgraph(sq);
-  ASSERT_TRUE(before.ok());
-  ASSERT_TRUE(store_->CompactOverlay().ok());
+  ASSERT_OK(before);
+  ASSERT_OK(store_->CompactOverlay());
   EXPECT_EQ(store_->stats().overlay_edges, 0);
   EXPECT_EQ(store_->stats().csr_generation, 1);
   auto after = store_->ExtractSubgraph(sq);
-  ASSERT_TRUE(after.ok());
+  ASSERT_OK(after);
   EXPECT_EQ(after->triples.size(), before->triples.size());
   EXPECT_EQ(after->entities.size(), before->entities.size());
 
@@ -313,7 +313,7 @@ TEST_F(KgStoreIngestTest, CompactOverlayPersistsFreshBlobsWithTheSameAnswers) {
   IngestBatch next;
   next.batch_id = "after-compaction";
   next.triples.push_back({"DOID:9970", "presents", "HP:0000103", ""});
-  ASSERT_TRUE(store_->Ingest(next).ok());
+  ASSERT_OK(store_->Ingest(next));
   KgStoreOptions keep_overlay;
   keep_overlay.compact_overlay_at_open_edges = 0;
   store_ = Reopen(keep_overlay);
@@ -322,7 +322,7 @@ TEST_F(KgStoreIngestTest, CompactOverlayPersistsFreshBlobsWithTheSameAnswers) {
 }
 
 TEST_F(KgStoreIngestTest, OpenCompactsALargeOverlayAutomatically) {
-  ASSERT_TRUE(store_->Ingest(SitagliptinBatch()).ok());
+  ASSERT_OK(store_->Ingest(SitagliptinBatch()));
   KgStoreOptions options;
   options.compact_overlay_at_open_edges = 1;
   store_ = Reopen(options);
@@ -365,7 +365,7 @@ TEST_F(KgStoreIngestTest, BatchesAreNeverHalfVisibleToConcurrentReaders) {
     b.batch_id = absl::StrCat("gene-", i);
     b.entities.push_back(NewEntity(absl::StrCat("Gene:", i), "gene", absl::StrCat("G", i)));
     b.triples.push_back({absl::StrCat("Gene:", i), "interacts", "Entrez:5468", ""});
-    ASSERT_TRUE(store_->Ingest(b).ok());
+    ASSERT_OK(store_->Ingest(b));
   }
   stop = true;
   for (std::thread& t : readers) t.join();
@@ -381,7 +381,7 @@ TEST_F(KgStoreIngestTest, FanoutCapSamplesIngestedEdgesLikeSnapshotEdges) {
     b.entities.push_back(NewEntity(absl::StrCat("DOID:c", i), "disease", absl::StrCat("c", i)));
     b.triples.push_back({"DOID:9352", "comorbid", absl::StrCat("DOID:c", i), ""});
   }
-  ASSERT_TRUE(store_->Ingest(b).ok());
+  ASSERT_OK(store_->Ingest(b));
   ASSERT_GT(store_->stats().overlay_edges, 0);
   SubgraphQuery q;
   q.seeds = {kDiabetes};
@@ -391,7 +391,7 @@ TEST_F(KgStoreIngestTest, FanoutCapSamplesIngestedEdgesLikeSnapshotEdges) {
   // groups: 2, 2, 1 in run order.
   q.max_fanout_per_node = 8;
   auto g = store_->ExtractSubgraph(q);
-  ASSERT_TRUE(g.ok()) << g.status();
+  ASSERT_OK(g);
   EXPECT_EQ(g->triples.size(), 8u);
   EXPECT_EQ(g->capped_nodes, 1);
   int comorbid = 0;
@@ -399,9 +399,9 @@ TEST_F(KgStoreIngestTest, FanoutCapSamplesIngestedEdgesLikeSnapshotEdges) {
   EXPECT_EQ(comorbid, 2);  // a share like every other relation's, not 6 of 8
   // Compaction moves the edges into the CSR; the sample is the same.
   auto before = *g;
-  ASSERT_TRUE(store_->CompactOverlay().ok());
+  ASSERT_OK(store_->CompactOverlay());
   g = store_->ExtractSubgraph(q);
-  ASSERT_TRUE(g.ok());
+  ASSERT_OK(g);
   ASSERT_EQ(g->triples.size(), before.triples.size());
   for (size_t i = 0; i < g->triples.size(); ++i) {
     EXPECT_EQ(g->triples[i].triple, before.triples[i].triple);
@@ -439,7 +439,7 @@ TEST(KgStoreCrashTest, AcknowledgedBatchSurvivesKillDashNine) {
   KgStoreOptions options;
   options.snapshot_dir = snapshot;
   auto store = KgStore::Open(options);
-  ASSERT_TRUE(store.ok()) << store.status();
+  ASSERT_OK(store);
   EXPECT_EQ((*store)->stats().generation, 1);
   EXPECT_EQ(*(*store)->ResolveExternalId("CHEBI:40237"), 9u);
   NeighborQuery q;

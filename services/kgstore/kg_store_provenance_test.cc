@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/strings/str_join.h"
+#include "common/test_util/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "rocksdb/db.h"
@@ -20,6 +21,7 @@
 namespace ibgraphrag::kgstore {
 namespace {
 
+using ::ibgraphrag::common::test_util::StatusIs;
 using ::testing::ElementsAre;
 using ::testing::Pair;
 using testing::ScratchDir;
@@ -50,7 +52,7 @@ std::unique_ptr<KgStore> Reopen(const std::string& base) {
   KgStoreOptions options;
   options.snapshot_dir = SnapshotDir(base, 1);
   auto reopened = KgStore::Open(options);
-  EXPECT_TRUE(reopened.ok()) << reopened.status();
+  EXPECT_OK(reopened);
   return reopened.ok() ? *std::move(reopened) : nullptr;
 }
 
@@ -79,12 +81,12 @@ TEST(KgStoreProvenanceTest, SnapshotKeepsSourcesLicencesGroupsScoresAndNotes) {
   NeighborQuery q;
   q.entity = 0;  // INS
   auto page = store->Neighbors(q);
-  ASSERT_TRUE(page.ok()) << page.status();
+  ASSERT_OK(page);
   ASSERT_EQ(page->triples.size(), 1u);
   EXPECT_THAT(store->provenance().at(page->triples[0].provenance), ElementsAre(0, 1));
 
   auto annotations = store->GetTripleAnnotations(page->triples);
-  ASSERT_TRUE(annotations.ok()) << annotations.status();
+  ASSERT_OK(annotations);
   ASSERT_EQ(annotations->size(), 1u);
   EXPECT_FLOAT_EQ((*annotations)[0].score, 0.8f);
   EXPECT_EQ((*annotations)[0].note, "trait 'type 2 diabetes' (exact); z=4.1");
@@ -92,9 +94,9 @@ TEST(KgStoreProvenanceTest, SnapshotKeepsSourcesLicencesGroupsScoresAndNotes) {
   // The unannotated SIDER triple reads back as "no score, no note".
   q.entity = 2;  // metformin
   page = store->Neighbors(q);
-  ASSERT_TRUE(page.ok());
+  ASSERT_OK(page);
   annotations = store->GetTripleAnnotations(page->triples);
-  ASSERT_TRUE(annotations.ok());
+  ASSERT_OK(annotations);
   EXPECT_TRUE(std::isnan((*annotations)[0].score));
   EXPECT_EQ((*annotations)[0].note, "");
 }
@@ -149,7 +151,7 @@ TEST(KgStoreProvenanceTest, IngestKeepsLicenceScoreAndNoteOfNewTriples) {
   again.note = "";
   batch.triples.push_back(again);
   auto result = store->Ingest(batch);
-  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_OK(result);
   EXPECT_EQ(result->triples_added, 2);
 
   const std::vector<SourceInfo> sources = store->sources();
@@ -164,10 +166,10 @@ TEST(KgStoreProvenanceTest, IngestKeepsLicenceScoreAndNoteOfNewTriples) {
   q.entity = 2;  // metformin
   q.direction = Direction::kOut;
   auto page = store->Neighbors(q);
-  ASSERT_TRUE(page.ok());
+  ASSERT_OK(page);
   ASSERT_EQ(page->triples.size(), 2u);
   auto annotations = store->GetTripleAnnotations(page->triples);
-  ASSERT_TRUE(annotations.ok());
+  ASSERT_OK(annotations);
   for (size_t i = 0; i < page->triples.size(); ++i) {
     const std::vector<SourceId> group = store->provenance().at(page->triples[i].provenance);
     ASSERT_EQ(group.size(), 1u);
@@ -203,7 +205,7 @@ TEST(KgStoreProvenanceTest, IngestReusesAStoredSourceSeenOnlyInMergedGroups) {
   pid.license = "CC0 1.0";
   batch.triples.push_back(pid);
   auto result = store->Ingest(batch);
-  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_OK(result);
   std::vector<std::string> sources;
   for (const SourceInfo& s : store->sources()) sources.push_back(s.name + "|" + s.license);
   EXPECT_THAT(sources, ElementsAre("gwas-catalog|CC BY 4.0", "jensenlab-diseases|CC BY 4.0",
@@ -233,7 +235,7 @@ TEST(KgStoreProvenanceTest, IngestMatchesAStoredSourceWhoseLicenceWasNotNormalis
   batch.triples.push_back(Sourced(
       Fact("DrugBank:DB00331", "gene associated with disease", "DOID:9352"), "sider", "CC0 1.0"));
   auto result = store->Ingest(batch);
-  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_OK(result);
   // The stored source and its singleton group {sider} are reused, not duplicated.
   EXPECT_EQ(store->sources().size(), 3u);
   EXPECT_THAT(store->provenance(), ElementsAre(ElementsAre(0, 1), ElementsAre(2)));
@@ -250,13 +252,13 @@ TEST(KgStoreProvenanceTest, IngestRejectsOverlongNotesAndInfiniteScoresNamingThe
   t.note = std::string(kMaxTripleNoteBytes + 1, 'x');
   batch.triples.push_back(t);
   auto result = store->Ingest(batch);
-  EXPECT_EQ(result.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(result.status().message(), ::testing::HasSubstr("triples[0].note"));
+  EXPECT_THAT(result, StatusIs(absl::StatusCode::kInvalidArgument,
+                               ::testing::HasSubstr("triples[0].note")));
   batch.triples[0].note = "";
   batch.triples[0].score = INFINITY;
   result = store->Ingest(batch);
-  EXPECT_EQ(result.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(result.status().message(), ::testing::HasSubstr("triples[0].score"));
+  EXPECT_THAT(result, StatusIs(absl::StatusCode::kInvalidArgument,
+                               ::testing::HasSubstr("triples[0].score")));
 }
 
 // Overwrites (or with nullopt deletes) one metadata key of the snapshot in `dir`.
@@ -304,20 +306,20 @@ TEST(KgStoreProvenanceTest, CorruptProvenanceMetadataFailsOpenWithDataLossNaming
     options.snapshot_dir = dir;
     options.read_only = true;
     auto store = KgStore::Open(options);
-    ASSERT_FALSE(store.ok()) << c.value.substr(0, 40);
-    EXPECT_EQ(store.status().code(), absl::StatusCode::kDataLoss);
-    EXPECT_THAT(store.status().message(), ::testing::HasSubstr(std::string(c.key)));
-    EXPECT_THAT(store.status().message(), ::testing::HasSubstr(c.expected));
+    ASSERT_THAT(store, StatusIs(absl::StatusCode::kDataLoss,
+                                ::testing::AllOf(::testing::HasSubstr(std::string(c.key)),
+                                                 ::testing::HasSubstr(c.expected))))
+        << c.value.substr(0, 40);
   }
 }
 
 TEST(KgStoreProvenanceTest, AdjacencyValuesOfThreeToFiveBytesAreDataLoss) {
   for (size_t size : {0, 1, 3, 4, 5}) {
     const auto decoded = internal::DecodeAdjacencyValue(std::string(size, '\0'));
-    EXPECT_EQ(decoded.status().code(), absl::StatusCode::kDataLoss) << size;
+    EXPECT_THAT(decoded, StatusIs(absl::StatusCode::kDataLoss)) << size;
   }
-  EXPECT_TRUE(internal::DecodeAdjacencyValue(std::string(2, '\0')).ok());
-  EXPECT_TRUE(internal::DecodeAdjacencyValue(std::string(6, '\0')).ok());
+  EXPECT_OK(internal::DecodeAdjacencyValue(std::string(2, '\0')));
+  EXPECT_OK(internal::DecodeAdjacencyValue(std::string(6, '\0')));
 }
 
 // A snapshot written before provenance groups existed has only source names in its metadata and
@@ -332,13 +334,13 @@ TEST(KgStoreProvenanceTest, SnapshotWithoutProvenanceMetadataOpensWithSingletonG
   options.snapshot_dir = dir;
   options.read_only = true;
   auto store = KgStore::Open(options);
-  ASSERT_TRUE(store.ok()) << store.status();
+  ASSERT_OK(store);
   EXPECT_THAT((*store)->provenance(), ElementsAre(ElementsAre(0), ElementsAre(1)));
   for (const SourceInfo& s : (*store)->sources()) EXPECT_EQ(s.license, "");
   NeighborQuery q;
   q.entity = testing::kPolyuria;
   auto page = (*store)->Neighbors(q);
-  ASSERT_TRUE(page.ok());
+  ASSERT_OK(page);
   EXPECT_EQ((*store)->sources().at(page->triples.at(0).provenance).name, "doid");
 }
 
@@ -349,8 +351,7 @@ TEST(KgStoreProvenanceTest, TooManyProvenanceGroupsFailNamingTheLimit) {
   SnapshotManifestInfo info;
   info.version = 1;
   const absl::Status s = KgStore::WriteSnapshot(kg, info, SnapshotDir(tmp.path(), 1));
-  EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_THAT(s.message(), ::testing::HasSubstr("65536"));
+  EXPECT_THAT(s, StatusIs(absl::StatusCode::kFailedPrecondition, ::testing::HasSubstr("65536")));
 }
 
 }  // namespace

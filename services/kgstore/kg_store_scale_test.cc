@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "common/test_util/status_matchers.h"
 #include "gtest/gtest.h"
 #include "services/kgstore/kg_store.h"
 #include "services/kgstore/kg_store_test_util.h"
@@ -138,7 +139,7 @@ TEST(KgStoreScaleTest, WriteReopenAndQueryAGeneratedGraph) {
     info.version = 1;
     start = Clock::now();
     const absl::Status written = KgStore::WriteSnapshot(kg, info, dir);
-    ASSERT_TRUE(written.ok()) << written;
+    ASSERT_OK(written);
     std::printf("WriteSnapshot: %.2f s\n", Seconds(start));
   }  // the generated graph is freed before measuring the serving footprint
   const auto [rss_before, hwm_before] = RssMib();
@@ -148,7 +149,7 @@ TEST(KgStoreScaleTest, WriteReopenAndQueryAGeneratedGraph) {
   options.read_only = true;
   start = Clock::now();
   auto opened = KgStore::Open(options);
-  ASSERT_TRUE(opened.ok()) << opened.status();
+  ASSERT_OK(opened);
   const double open_s = Seconds(start);
   const KgStore& store = **opened;
   const auto [rss_after, hwm_after] = RssMib();
@@ -174,7 +175,7 @@ TEST(KgStoreScaleTest, WriteReopenAndQueryAGeneratedGraph) {
   int truncated = 0;
   const auto subgraph_us = TimeMicros(kQueries, [&](int i) {
     auto g = store.ExtractSubgraph(subgraph_queries[i]);
-    ASSERT_TRUE(g.ok());
+    ASSERT_OK(g);
     total_triples += static_cast<int64_t>(g->triples.size());
     truncated += g->truncated;
   });
@@ -218,7 +219,7 @@ TEST(KgStoreScaleTest, WriteReopenAndQueryAGeneratedGraph) {
     NeighborQuery q;
     q.entity = random_entity();
     q.limit = 100;
-    ASSERT_TRUE(store.Neighbors(q).ok());
+    ASSERT_OK(store.Neighbors(q));
   });
   std::printf("Neighbors limit 100: %s\n", Percentiles(neighbors_us).c_str());
 
@@ -231,7 +232,7 @@ TEST(KgStoreScaleTest, WriteReopenAndQueryAGeneratedGraph) {
     q.max_length = 3;
     q.max_paths = 10;
     auto r = store.ShortestPaths(q);
-    ASSERT_TRUE(r.ok());
+    ASSERT_OK(r);
     found += !r->paths.empty();
     path_truncated += r->truncated;
   });
@@ -247,7 +248,7 @@ TEST(KgStoreScaleTest, WriteReopenAndQueryAGeneratedGraph) {
   std::vector<std::vector<Triple>> top_triples;
   for (int i = 0; i < kQueries && top_triples.size() < 100; ++i) {
     auto g = store.ExtractSubgraph(subgraph_queries[i]);
-    ASSERT_TRUE(g.ok());
+    ASSERT_OK(g);
     if (g->triples.size() < 100) continue;
     std::vector<Triple>& batch = top_triples.emplace_back();
     for (int k = 0; k < 100; ++k) batch.push_back(g->triples[k].triple);
@@ -255,7 +256,7 @@ TEST(KgStoreScaleTest, WriteReopenAndQueryAGeneratedGraph) {
   ASSERT_FALSE(top_triples.empty());
   const auto annotation_us = TimeMicros(kQueries, [&](int i) {
     auto a = store.GetTripleAnnotations(top_triples[i % top_triples.size()]);
-    ASSERT_TRUE(a.ok());
+    ASSERT_OK(a);
     ASSERT_TRUE(a->front().found);
   });
   std::printf("GetTripleAnnotations x100: %s\n", Percentiles(annotation_us).c_str());
@@ -263,7 +264,7 @@ TEST(KgStoreScaleTest, WriteReopenAndQueryAGeneratedGraph) {
       TimeMicros(kQueries, [&](int) { ASSERT_TRUE(store.GetEntity(random_entity()).ok()); });
   std::printf("GetEntity: %s\n", Percentiles(get_us).c_str());
   const auto resolve_us = TimeMicros(kQueries, [&](int) {
-    ASSERT_TRUE(store.ResolveExternalId(absl::StrCat("SYN:", random_entity())).ok());
+    ASSERT_OK(store.ResolveExternalId(absl::StrCat("SYN:", random_entity())));
   });
   std::printf("ResolveExternalId: %s\n", Percentiles(resolve_us).c_str());
   const auto [rss_end, hwm_end] = RssMib();

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "common/test_util/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "rocksdb/db.h"
@@ -16,6 +17,7 @@ namespace ibgraphrag::kgstore {
 namespace {
 
 namespace fs = std::filesystem;
+using ::ibgraphrag::common::test_util::StatusIs;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using testing::ScratchDir;
@@ -41,7 +43,7 @@ TEST(KgStoreTest, SnapshotRoundTripKeepsEntitiesWithAllFields) {
   auto store = WriteAndOpen(SmallKg(), tmp.path());
   ASSERT_NE(store, nullptr);
   auto e = store->GetEntity(testing::kDiabetes);
-  ASSERT_TRUE(e.ok()) << e.status();
+  ASSERT_OK(e);
   EXPECT_EQ(e->id, testing::kDiabetes);
   EXPECT_EQ(e->external_id, "DOID:9352");
   EXPECT_EQ(e->type, "disease");
@@ -62,7 +64,7 @@ TEST(KgStoreTest, ResolvesCanonicalIdsAndAliases) {
   EXPECT_EQ(*store->ResolveExternalId("MESH:D003924"), testing::kDiabetes);
   EXPECT_EQ(*store->ResolveExternalId("Entrez:5468"), testing::kPparg);
   auto many = store->ResolveExternalIds({"DrugBank:DB00331", "UBERON:0001264"});
-  ASSERT_TRUE(many.ok());
+  ASSERT_OK(many);
   EXPECT_THAT(*many, ElementsAre(testing::kMetformin, testing::kPancreas));
 }
 
@@ -71,20 +73,16 @@ TEST(KgStoreTest, UnknownIdsAreNotFoundAndNamed) {
   auto store = WriteAndOpen(SmallKg(), tmp.path());
   ASSERT_NE(store, nullptr);
   auto missing = store->ResolveExternalId("DOID:404");
-  EXPECT_EQ(missing.status().code(), absl::StatusCode::kNotFound);
-  EXPECT_THAT(missing.status().message(), HasSubstr("DOID:404"));
+  EXPECT_THAT(missing, StatusIs(absl::StatusCode::kNotFound, HasSubstr("DOID:404")));
   auto some_missing = store->ResolveExternalIds({"DOID:9352", "X:1", "X:2"});
-  EXPECT_EQ(some_missing.status().code(), absl::StatusCode::kNotFound);
-  EXPECT_THAT(some_missing.status().message(), HasSubstr("'X:1', 'X:2'"));
-  EXPECT_EQ(store->ResolveExternalId("").status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(some_missing, StatusIs(absl::StatusCode::kNotFound, HasSubstr("'X:1', 'X:2'")));
+  EXPECT_THAT(store->ResolveExternalId(""), StatusIs(absl::StatusCode::kInvalidArgument));
   auto entity = store->GetEntity(42);
-  EXPECT_EQ(entity.status().code(), absl::StatusCode::kNotFound);
-  EXPECT_THAT(entity.status().message(), HasSubstr("42"));
+  EXPECT_THAT(entity, StatusIs(absl::StatusCode::kNotFound, HasSubstr("42")));
   auto entities = store->GetEntities({1, 99, 100});
-  EXPECT_EQ(entities.status().code(), absl::StatusCode::kNotFound);
-  EXPECT_THAT(entities.status().message(), HasSubstr("99, 100"));
-  EXPECT_EQ(store->GetRelation(7).status().code(), absl::StatusCode::kNotFound);
-  EXPECT_EQ(store->FindRelation("cures").status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(entities, StatusIs(absl::StatusCode::kNotFound, HasSubstr("99, 100")));
+  EXPECT_THAT(store->GetRelation(7), StatusIs(absl::StatusCode::kNotFound));
+  EXPECT_THAT(store->FindRelation("cures"), StatusIs(absl::StatusCode::kNotFound));
 }
 
 TEST(KgStoreTest, GetEntitiesAndDescribeEntitiesKeepRequestOrder) {
@@ -92,12 +90,12 @@ TEST(KgStoreTest, GetEntitiesAndDescribeEntitiesKeepRequestOrder) {
   auto store = WriteAndOpen(SmallKg(), tmp.path());
   ASSERT_NE(store, nullptr);
   auto entities = store->GetEntities({testing::kPparg, testing::kMetformin});
-  ASSERT_TRUE(entities.ok());
+  ASSERT_OK(entities);
   ASSERT_EQ(entities->size(), 2u);
   EXPECT_EQ((*entities)[0].name, "PPARG");
   EXPECT_EQ((*entities)[1].name, "Metformin");
   auto summaries = store->DescribeEntities({testing::kPancreas, testing::kDiabetes});
-  ASSERT_TRUE(summaries.ok());
+  ASSERT_OK(summaries);
   EXPECT_EQ((*summaries)[0].external_id, "UBERON:0001264");
   EXPECT_EQ((*summaries)[0].type, "anatomy");
   EXPECT_EQ((*summaries)[0].name, "pancreas");
@@ -109,7 +107,7 @@ TEST(KgStoreTest, RelationsSourcesCountsAndManifestRoundTrip) {
   auto store = WriteAndOpen(SmallKg(), tmp.path());
   ASSERT_NE(store, nullptr);
   auto treats = store->FindRelation("treats");
-  ASSERT_TRUE(treats.ok());
+  ASSERT_OK(treats);
   EXPECT_EQ(treats->id, testing::kTreats);
   EXPECT_EQ(treats->head_type, "compound");
   EXPECT_EQ(treats->description, "the drug is indicated for the disease");
@@ -134,31 +132,30 @@ TEST(KgStoreTest, RelationsSourcesCountsAndManifestRoundTrip) {
 
   // The human-readable copy on disk says the same.
   auto on_disk = ReadSnapshotManifest(SnapshotDir(tmp.path(), 1));
-  ASSERT_TRUE(on_disk.ok()) << on_disk.status();
+  ASSERT_OK(on_disk);
   EXPECT_EQ(SnapshotManifestToJson(*on_disk), SnapshotManifestToJson(m));
 }
 
 TEST(KgStoreTest, SnapshotDirectoryHoldsDbAndManifestOnly) {
   ScratchDir tmp;
-  ASSERT_TRUE(KgStore::WriteSnapshot(SmallKg(), Info(3), SnapshotDir(tmp.path(), 3)).ok());
+  ASSERT_OK(KgStore::WriteSnapshot(SmallKg(), Info(3), SnapshotDir(tmp.path(), 3)));
   EXPECT_THAT(DirEntries(tmp.path() + "/kg"), ElementsAre("3"));
   EXPECT_THAT(DirEntries(tmp.path() + "/kg/3"), UnorderedElementsAre("db", "manifest.json"));
   auto resolved = ResolveSnapshotDir(tmp.path(), std::nullopt);
-  ASSERT_TRUE(resolved.ok());
+  ASSERT_OK(resolved);
   EXPECT_EQ(*resolved, SnapshotDir(tmp.path(), 3));
 }
 
 TEST(KgStoreTest, WriteSnapshotRefusesAnExistingDirectory) {
   ScratchDir tmp;
   const std::string dir = SnapshotDir(tmp.path(), 1);
-  ASSERT_TRUE(KgStore::WriteSnapshot(SmallKg(), Info(1), dir).ok());
+  ASSERT_OK(KgStore::WriteSnapshot(SmallKg(), Info(1), dir));
   const absl::Status again = KgStore::WriteSnapshot(SmallKg(), Info(1), dir);
-  EXPECT_EQ(again.code(), absl::StatusCode::kAlreadyExists);
-  EXPECT_THAT(again.message(), HasSubstr(dir));
+  EXPECT_THAT(again, StatusIs(absl::StatusCode::kAlreadyExists, HasSubstr(dir)));
   // Even an empty directory is not overwritten.
   fs::create_directories(SnapshotDir(tmp.path(), 2));
-  EXPECT_EQ(KgStore::WriteSnapshot(SmallKg(), Info(2), SnapshotDir(tmp.path(), 2)).code(),
-            absl::StatusCode::kAlreadyExists);
+  EXPECT_THAT(KgStore::WriteSnapshot(SmallKg(), Info(2), SnapshotDir(tmp.path(), 2)),
+              StatusIs(absl::StatusCode::kAlreadyExists));
   EXPECT_THAT(DirEntries(tmp.path() + "/kg"), UnorderedElementsAre("1", "2"));
 }
 
@@ -169,8 +166,7 @@ TEST(KgStoreTest, FailedSnapshotLeavesNoTempDirectory) {
   // after the temp directory exists.
   kg.entities[testing::kObesity].external_id = "DOID:9352";
   const absl::Status s = KgStore::WriteSnapshot(kg, Info(1), SnapshotDir(tmp.path(), 1));
-  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(s.message(), HasSubstr("DOID:9352"));
+  EXPECT_THAT(s, StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("DOID:9352")));
   EXPECT_THAT(DirEntries(tmp.path() + "/kg"), ElementsAre());
 }
 
@@ -180,24 +176,22 @@ TEST(KgStoreTest, WriteSnapshotRejectsBrokenGraphsNamingTheField) {
   KgData unsorted = SmallKg();
   std::swap(unsorted.triples[0], unsorted.triples[1]);
   absl::Status s = KgStore::WriteSnapshot(unsorted, Info(1), dir);
-  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(s.message(), HasSubstr("kg.triples[1]"));
+  EXPECT_THAT(s, StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("kg.triples[1]")));
 
   KgData out_of_range = SmallKg();
   out_of_range.triples.back().tail = 500;
   s = KgStore::WriteSnapshot(out_of_range, Info(1), dir);
-  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(s, StatusIs(absl::StatusCode::kInvalidArgument));
 
   KgData self_loop = SmallKg();
   self_loop.triples.push_back(
       Triple{testing::kObesity, testing::kResembles + 0, testing::kObesity, 0});
   std::sort(self_loop.triples.begin(), self_loop.triples.end());
   s = KgStore::WriteSnapshot(self_loop, Info(1), dir);
-  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(s.message(), HasSubstr("self-loop"));
+  EXPECT_THAT(s, StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("self-loop")));
 
-  EXPECT_EQ(KgStore::WriteSnapshot(SmallKg(), Info(0), dir).code(),
-            absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(KgStore::WriteSnapshot(SmallKg(), Info(0), dir),
+              StatusIs(absl::StatusCode::kInvalidArgument));
   EXPECT_FALSE(fs::exists(dir));
 }
 
@@ -213,22 +207,22 @@ TEST(KgStoreTest, OpenOfMissingSnapshotIsNotFound) {
   ScratchDir tmp;
   KgStoreOptions options;
   options.snapshot_dir = tmp.path() + "/kg/5";
-  EXPECT_EQ(KgStore::Open(options).status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(KgStore::Open(options), StatusIs(absl::StatusCode::kNotFound));
   options.snapshot_dir = "";
-  EXPECT_EQ(KgStore::Open(options).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(KgStore::Open(options), StatusIs(absl::StatusCode::kInvalidArgument));
 }
 
 TEST(KgStoreTest, ReadOnlyStoresServeQueriesAndRejectWrites) {
   ScratchDir tmp;
-  ASSERT_TRUE(KgStore::WriteSnapshot(SmallKg(), Info(1), SnapshotDir(tmp.path(), 1)).ok());
+  ASSERT_OK(KgStore::WriteSnapshot(SmallKg(), Info(1), SnapshotDir(tmp.path(), 1)));
   KgStoreOptions options;
   options.snapshot_dir = SnapshotDir(tmp.path(), 1);
   options.read_only = true;
   // Replicas: several read-only handles on one snapshot at once.
   auto a = KgStore::Open(options);
   auto b = KgStore::Open(options);
-  ASSERT_TRUE(a.ok()) << a.status();
-  ASSERT_TRUE(b.ok()) << b.status();
+  ASSERT_OK(a);
+  ASSERT_OK(b);
   EXPECT_EQ((*a)->GetEntity(testing::kIns)->name, "INS");
   EXPECT_EQ(*(*b)->ResolveExternalId("UMLS:C0011860"), testing::kDiabetes);
   EXPECT_TRUE((*a)->stats().read_only);
@@ -236,8 +230,8 @@ TEST(KgStoreTest, ReadOnlyStoresServeQueriesAndRejectWrites) {
   IngestBatch batch;
   batch.batch_id = "b1";
   const auto ingest = (*a)->Ingest(batch);
-  EXPECT_EQ(ingest.status().code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_EQ((*a)->CompactOverlay().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(ingest, StatusIs(absl::StatusCode::kFailedPrecondition));
+  EXPECT_THAT((*a)->CompactOverlay(), StatusIs(absl::StatusCode::kFailedPrecondition));
 }
 
 TEST(KgStoreTest, SecondReadWriteOpenOfTheSameSnapshotFailsCleanly) {
@@ -247,8 +241,7 @@ TEST(KgStoreTest, SecondReadWriteOpenOfTheSameSnapshotFailsCleanly) {
   KgStoreOptions options;
   options.snapshot_dir = SnapshotDir(tmp.path(), 1);
   auto second = KgStore::Open(options);
-  EXPECT_FALSE(second.ok());
-  EXPECT_EQ(second.status().code(), absl::StatusCode::kFailedPrecondition) << second.status();
+  EXPECT_THAT(second, StatusIs(absl::StatusCode::kFailedPrecondition));
 }
 
 TEST(KgStoreTest, OpenLoadsCsrFromBlobsWithoutReplay) {
@@ -280,14 +273,14 @@ void DropCsrBlobs(const std::string& snapshot_dir) {
 
 TEST(KgStoreTest, MissingCsrBlobsAreRebuiltFromAdjacencyAndPersisted) {
   ScratchDir tmp;
-  ASSERT_TRUE(KgStore::WriteSnapshot(SmallKg(), Info(1), SnapshotDir(tmp.path(), 1)).ok());
+  ASSERT_OK(KgStore::WriteSnapshot(SmallKg(), Info(1), SnapshotDir(tmp.path(), 1)));
   DropCsrBlobs(SnapshotDir(tmp.path(), 1));
   KgStoreOptions options;
   options.snapshot_dir = SnapshotDir(tmp.path(), 1);
   options.read_only = true;
   {
     auto ro = KgStore::Open(options);
-    ASSERT_TRUE(ro.ok()) << ro.status();
+    ASSERT_OK(ro);
     NeighborQuery q;
     q.entity = testing::kDiabetes;
     EXPECT_EQ((*ro)->Neighbors(q)->total, 7);
@@ -295,11 +288,11 @@ TEST(KgStoreTest, MissingCsrBlobsAreRebuiltFromAdjacencyAndPersisted) {
   options.read_only = false;
   {
     auto rw = KgStore::Open(options);  // rebuilds and writes fresh blobs
-    ASSERT_TRUE(rw.ok()) << rw.status();
+    ASSERT_OK(rw);
   }
   options.read_only = true;
   auto again = KgStore::Open(options);
-  ASSERT_TRUE(again.ok()) << again.status();
+  ASSERT_OK(again);
   NeighborQuery q;
   q.entity = testing::kPparg;
   EXPECT_EQ((*again)->Neighbors(q)->total, 3);

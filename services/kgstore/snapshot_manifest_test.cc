@@ -4,6 +4,7 @@
 #include <fstream>
 #include <string>
 
+#include "common/test_util/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "services/kgstore/kg_store_test_util.h"
@@ -12,6 +13,7 @@ namespace ibgraphrag::kgstore {
 namespace {
 
 namespace fs = std::filesystem;
+using ::ibgraphrag::common::test_util::StatusIs;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using testing::ScratchDir;
@@ -30,7 +32,7 @@ TEST(SnapshotManifestTest, JsonRoundTripKeepsEveryField) {
   const SnapshotManifest m = BuildSnapshotManifest(testing::SmallKg(), info);
   EXPECT_EQ(m.created_time, "2023-11-14T22:13:20Z");
   auto parsed = SnapshotManifestFromJson(SnapshotManifestToJson(m));
-  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  ASSERT_OK(parsed);
   EXPECT_EQ(parsed->version, 7);
   EXPECT_EQ(parsed->format_version, kSnapshotFormatVersion);
   EXPECT_EQ(parsed->created_unix_seconds, 1700000000);
@@ -61,22 +63,22 @@ TEST(SnapshotManifestTest, ReadsManifestsWrittenBeforeTheProtoSchema) {
     "source_names": ["doid"],
     "counts": {"entities": 9, "relations": 2, "triples": 10,
                "entities_by_type": {"disease": 3}, "triples_by_relation": {"isa": 4}}})");
-  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  ASSERT_OK(parsed);
   EXPECT_EQ(parsed->version, 3);
   EXPECT_EQ(parsed->sources[0].rows_read, 5);
   EXPECT_EQ(parsed->counts.triples_by_relation.at("isa"), 4);
   // Written back through the schema, it reads the same.
   auto again = SnapshotManifestFromJson(SnapshotManifestToJson(*parsed));
-  ASSERT_TRUE(again.ok()) << again.status();
+  ASSERT_OK(again);
   EXPECT_EQ(again->counts.entities_by_type.at("disease"), 3);
-  EXPECT_EQ(SnapshotManifestFromJson("{}").status().code(), absl::StatusCode::kDataLoss);
+  EXPECT_THAT(SnapshotManifestFromJson("{}"), StatusIs(absl::StatusCode::kDataLoss));
 }
 
 TEST(SnapshotManifestTest, MalformedJsonIsDataLossNotACrash) {
-  EXPECT_EQ(SnapshotManifestFromJson("not json").status().code(), absl::StatusCode::kDataLoss);
-  EXPECT_EQ(SnapshotManifestFromJson("{\"version\": \"x\"}").status().code(),
-            absl::StatusCode::kDataLoss);
-  EXPECT_EQ(SnapshotManifestFromJson("[]").status().code(), absl::StatusCode::kDataLoss);
+  EXPECT_THAT(SnapshotManifestFromJson("not json"), StatusIs(absl::StatusCode::kDataLoss));
+  EXPECT_THAT(SnapshotManifestFromJson("{\"version\": \"x\"}"),
+              StatusIs(absl::StatusCode::kDataLoss));
+  EXPECT_THAT(SnapshotManifestFromJson("[]"), StatusIs(absl::StatusCode::kDataLoss));
 }
 
 TEST(SnapshotManifestTest, ListsOnlyCompleteNumericVersionsInNumericOrder) {
@@ -89,7 +91,7 @@ TEST(SnapshotManifestTest, ListsOnlyCompleteNumericVersionsInNumericOrder) {
   MakeVersionDir(tmp.path(), "latest", true);       // not a number
   MakeVersionDir(tmp.path(), "007", true);          // leading zero: not a canonical version
   auto versions = ListSnapshotVersions(tmp.path());
-  ASSERT_TRUE(versions.ok()) << versions.status();
+  ASSERT_OK(versions);
   EXPECT_THAT(*versions, ElementsAre(2, 9, 10));
 }
 
@@ -99,26 +101,24 @@ TEST(SnapshotManifestTest, ResolvePicksNewestOrPinnedVersion) {
   MakeVersionDir(tmp.path(), "10", true);
   MakeVersionDir(tmp.path(), "9", true);
   auto newest = ResolveSnapshotDir(tmp.path(), std::nullopt);
-  ASSERT_TRUE(newest.ok());
+  ASSERT_OK(newest);
   EXPECT_EQ(*newest, tmp.path() + "/kg/10");
   auto pinned = ResolveSnapshotDir(tmp.path(), 9);
-  ASSERT_TRUE(pinned.ok());
+  ASSERT_OK(pinned);
   EXPECT_EQ(*pinned, tmp.path() + "/kg/9");
   auto missing = ResolveSnapshotDir(tmp.path(), 3);
-  EXPECT_EQ(missing.status().code(), absl::StatusCode::kNotFound);
-  EXPECT_THAT(missing.status().message(), HasSubstr("version 3"));
+  EXPECT_THAT(missing, StatusIs(absl::StatusCode::kNotFound, HasSubstr("version 3")));
 }
 
 TEST(SnapshotManifestTest, ResolveWithoutSnapshotsIsNotFound) {
   ScratchDir tmp;
-  EXPECT_EQ(ResolveSnapshotDir(tmp.path(), std::nullopt).status().code(),
-            absl::StatusCode::kNotFound);
+  EXPECT_THAT(ResolveSnapshotDir(tmp.path(), std::nullopt), StatusIs(absl::StatusCode::kNotFound));
 }
 
 TEST(SnapshotManifestTest, NextVersionSkipsBuildsInProgress) {
   ScratchDir tmp;
   auto first = NextSnapshotVersion(tmp.path());
-  ASSERT_TRUE(first.ok());
+  ASSERT_OK(first);
   EXPECT_EQ(*first, 1);
   MakeVersionDir(tmp.path(), "4", true);
   EXPECT_EQ(*NextSnapshotVersion(tmp.path()), 5);

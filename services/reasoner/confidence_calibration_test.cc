@@ -10,6 +10,7 @@
 
 #include "common/file_util.h"
 #include "common/proto_json.h"
+#include "common/test_util/status_matchers.h"
 #include "common/test_util/temp_dir.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -19,6 +20,7 @@
 namespace ibgraphrag::reasoner {
 namespace {
 
+using ::ibgraphrag::common::test_util::StatusIs;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
@@ -43,11 +45,11 @@ TEST(LogisticFitTest, RecoversAKnownModelAndIsDeterministic) {
   LogisticFitOptions options;
   options.l2 = 1e-6;
   auto fitted = FitLogistic(x, y, options);
-  ASSERT_TRUE(fitted.ok()) << fitted.status();
+  ASSERT_OK(fitted);
   ASSERT_EQ(fitted->size(), 3u);
   for (size_t j = 0; j < truth.size(); ++j) EXPECT_NEAR((*fitted)[j], truth[j], 0.08) << j;
   auto again = FitLogistic(x, y, options);
-  ASSERT_TRUE(again.ok());
+  ASSERT_OK(again);
   EXPECT_EQ(*fitted, *again);
 }
 
@@ -58,17 +60,16 @@ TEST(LogisticFitTest, PenaltyShrinksWeightsAndKeepsSeparableDataFinite) {
   LogisticFitOptions options;
   options.l2 = 1.0;
   auto fitted = FitLogistic(x, y, options);
-  ASSERT_TRUE(fitted.ok());
+  ASSERT_OK(fitted);
   EXPECT_TRUE(std::isfinite((*fitted)[1]));
   EXPECT_GT((*fitted)[1], 0.5);
   EXPECT_LT((*fitted)[1], 10.0);
 }
 
 TEST(LogisticFitTest, RejectsEmptyAndRaggedInput) {
-  EXPECT_EQ(FitLogistic({}, {}, {}).status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(FitLogistic({{1, 2}, {1}}, {0, 1}, {}).status().code(),
-            absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(FitLogistic({{1, 2}}, {1.5}, {}).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(FitLogistic({}, {}, {}), StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_THAT(FitLogistic({{1, 2}, {1}}, {0, 1}, {}), StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_THAT(FitLogistic({{1, 2}}, {1.5}, {}), StatusIs(absl::StatusCode::kInvalidArgument));
 }
 
 TEST(ExpectedCalibrationErrorTest, MatchesAHandComputedExample) {
@@ -134,7 +135,7 @@ TEST(FitCalibrationTest, FitsMultipleChoiceAndLeavesTasksWithoutExamplesOut) {
   // Overall the candidates are right half the time; only the wide-margin half reaches 0.6.
   options.target_accuracy_multiple_choice = 0.6;
   auto fitted = FitCalibration(SeparatedExamples(), options);
-  ASSERT_TRUE(fitted.ok()) << fitted.status();
+  ASSERT_OK(fitted);
   ASSERT_EQ(fitted->tasks_size(), 1);
   const auto& task = fitted->tasks(0);
   EXPECT_EQ(task.task(), "MULTIPLE_CHOICE");
@@ -144,7 +145,7 @@ TEST(FitCalibrationTest, FitsMultipleChoiceAndLeavesTasksWithoutExamplesOut) {
   EXPECT_GE(task.accuracy_when_committed(), 0.5);
   EXPECT_NEAR(task.coverage(), 0.5, 1e-9);  // exactly the wide-margin half commits
   auto model = CalibrationModel::FromProto(*fitted, "test");
-  ASSERT_TRUE(model.ok()) << model.status();
+  ASSERT_OK(model);
   EXPECT_EQ(model->ForTask(Task::kFactVerification), nullptr);
   const double p_wide = CalibrationModel::Probability(task, ChoiceSignals(1.0, 0.1, 0));
   const double p_tie = CalibrationModel::Probability(task, ChoiceSignals(1.0, 0.95, 0));
@@ -156,7 +157,7 @@ TEST(FitCalibrationTest, AllRightFitSplitGivesLikelyNotCertain) {
   std::vector<CalibrationExample> examples = SeparatedExamples();
   for (CalibrationExample& e : examples) e.correct = true;
   auto fitted = FitCalibration(examples, {});
-  ASSERT_TRUE(fitted.ok());
+  ASSERT_OK(fitted);
   const double p = CalibrationModel::Probability(fitted->tasks(0), ChoiceSignals(1.0, 0.1, 0));
   EXPECT_NEAR(p, 81.0 / 82.0, 0.01);  // Platt's target for 80 right of 80
 }
@@ -164,27 +165,27 @@ TEST(FitCalibrationTest, AllRightFitSplitGivesLikelyNotCertain) {
 TEST(FitCalibrationTest, TooFewExamplesIsAFailedPrecondition) {
   std::vector<CalibrationExample> examples = SeparatedExamples();
   examples.resize(5);
-  EXPECT_EQ(FitCalibration(examples, {}).status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(FitCalibration(examples, {}), StatusIs(absl::StatusCode::kFailedPrecondition));
 }
 
 TEST(CalibrationArtifactTest, PublishesAndLoadsTheNewestVersion) {
   const std::string base = common::test_util::MakeTempDir("calibration");
   auto fitted = FitCalibration(SeparatedExamples(), {});
-  ASSERT_TRUE(fitted.ok());
+  ASSERT_OK(fitted);
   auto none = LoadCalibrationSpec("auto", base);
-  ASSERT_TRUE(none.ok()) << none.status();
+  ASSERT_OK(none);
   EXPECT_EQ(*none, nullptr);
-  ASSERT_TRUE(PublishCalibration(base, *fitted, "test").ok());
+  ASSERT_OK(PublishCalibration(base, *fitted, "test"));
   auto version = PublishCalibration(base, *fitted, "test");
-  ASSERT_TRUE(version.ok()) << version.status();
+  ASSERT_OK(version);
   EXPECT_EQ(*version, 2);
   auto loaded = LoadCalibrationSpec("auto", base);
-  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  ASSERT_OK(loaded);
   ASSERT_NE(*loaded, nullptr);
   EXPECT_EQ((*loaded)->label(), "calibration/2");
   EXPECT_EQ((*loaded)->proto().SerializeAsString(), fitted->SerializeAsString());
   auto file = LoadCalibrationSpec(base + "/calibration/1/calibration.json", base);
-  ASSERT_TRUE(file.ok()) << file.status();
+  ASSERT_OK(file);
   EXPECT_THAT((*file)->label(), HasSubstr("calibration.json"));
   EXPECT_EQ(*LoadCalibrationSpec("none", base), nullptr);
 }
@@ -192,48 +193,45 @@ TEST(CalibrationArtifactTest, PublishesAndLoadsTheNewestVersion) {
 TEST(CalibrationArtifactTest, CorruptFilesGiveClearErrors) {
   const std::string base = common::test_util::MakeTempDir("calibration_corrupt");
   auto fitted = FitCalibration(SeparatedExamples(), {});
-  ASSERT_TRUE(fitted.ok());
-  ASSERT_TRUE(PublishCalibration(base, *fitted, "test").ok());
+  ASSERT_OK(fitted);
+  ASSERT_OK(PublishCalibration(base, *fitted, "test"));
   const std::string model_path = base + "/calibration/1/calibration.json";
   // A changed byte breaks the manifest's SHA-256.
   std::string json = *common::ReadFileToString(model_path);
   json[json.find("MULTIPLE_CHOICE")] = 'X';
-  ASSERT_TRUE(common::WriteStringToFileAtomic(model_path, json).ok());
+  ASSERT_OK(common::WriteStringToFileAtomic(model_path, json));
   auto tampered = LoadCalibrationSpec("auto", base);
-  EXPECT_EQ(tampered.status().code(), absl::StatusCode::kDataLoss);
-  EXPECT_THAT(tampered.status().message(), HasSubstr("SHA-256"));
+  EXPECT_THAT(tampered, StatusIs(absl::StatusCode::kDataLoss, HasSubstr("SHA-256")));
   // A file that is not JSON, and one with the wrong number of weights.
-  ASSERT_TRUE(common::WriteStringToFileAtomic(model_path, "{not json").ok());
-  EXPECT_EQ(LoadCalibrationFile(model_path).status().code(), absl::StatusCode::kDataLoss);
+  ASSERT_OK(common::WriteStringToFileAtomic(model_path, "{not json"));
+  EXPECT_THAT(LoadCalibrationFile(model_path), StatusIs(absl::StatusCode::kDataLoss));
   artifacts::v1::ConfidenceCalibration short_weights = *fitted;
   short_weights.mutable_tasks(0)->mutable_weights()->RemoveLast();
-  ASSERT_TRUE(common::WriteStringToFileAtomic(model_path, common::ProtoToJson(short_weights)).ok());
+  ASSERT_OK(common::WriteStringToFileAtomic(model_path, common::ProtoToJson(short_weights)));
   auto bad = LoadCalibrationFile(model_path);
-  EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(bad.status().message(), HasSubstr("tasks[0].weights"));
-  EXPECT_EQ(LoadCalibrationFile(base + "/missing.json").status().code(),
-            absl::StatusCode::kNotFound);
+  EXPECT_THAT(bad, StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("tasks[0].weights")));
+  EXPECT_THAT(LoadCalibrationFile(base + "/missing.json"), StatusIs(absl::StatusCode::kNotFound));
 }
 
 TEST(CalibrationArtifactTest, ManifestRecordsWhatItWasFitOnAndStaleFeaturesAreRefused) {
   const std::string base = common::test_util::MakeTempDir("calibration_fit_on");
   auto fitted = FitCalibration(SeparatedExamples(), {});
-  ASSERT_TRUE(fitted.ok());
-  ASSERT_TRUE(PublishCalibration(base, *fitted, "test", {"3", "2", "5"}).ok());
+  ASSERT_OK(fitted);
+  ASSERT_OK(PublishCalibration(base, *fitted, "test", {"3", "2", "5"}));
   const std::string manifest_path = base + "/calibration/1/manifest.json";
   artifacts::v1::CalibrationManifest manifest;
-  ASSERT_TRUE(common::JsonToProto(*common::ReadFileToString(manifest_path), "m", &manifest).ok());
+  ASSERT_OK(common::JsonToProto(*common::ReadFileToString(manifest_path), "m", &manifest));
   EXPECT_EQ(manifest.features_version(), kCalibrationFeaturesVersion);
   EXPECT_EQ(manifest.kg_version(), "3");
   EXPECT_EQ(manifest.alignment_bundle_version(), "2");
   EXPECT_EQ(manifest.retriever_model_version(), "5");
-  ASSERT_TRUE(LoadCalibrationSpec("auto", base).ok());
+  ASSERT_OK(LoadCalibrationSpec("auto", base));
   // A calibration fitted on the signals of an older build (features_version 0 or 1).
   manifest.set_features_version(1);
-  ASSERT_TRUE(common::WriteStringToFileAtomic(manifest_path, common::ProtoToJson(manifest)).ok());
+  ASSERT_OK(common::WriteStringToFileAtomic(manifest_path, common::ProtoToJson(manifest)));
   auto stale = LoadCalibrationSpec("auto", base);
-  EXPECT_EQ(stale.status().code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_THAT(stale.status().message(), HasSubstr("features_version 1"));
+  EXPECT_THAT(stale,
+              StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("features_version 1")));
 }
 
 // An evidence edge between two named entities whose ids are their names prefixed with "id:".
@@ -408,18 +406,18 @@ TEST(ReasonerCalibrationTest, ReportsUncalibratedWithoutAModelAndCalibratedWithO
   ReasonerOptions options;
   options.log = [](absl::string_view) {};
   auto plain = Reasoner::Create(options);
-  ASSERT_TRUE(plain.ok()) << plain.status();
+  ASSERT_OK(plain);
   auto raw = (*plain)->Reason(MiRequest(), absl::InfiniteFuture());
-  ASSERT_TRUE(raw.ok());
+  ASSERT_OK(raw);
   EXPECT_EQ(raw->calibration, "uncalibrated");
   EXPECT_EQ(raw->confidence, raw->raw_confidence);
   EXPECT_EQ(raw->option_index, 1);
 
   options.calibration = std::make_shared<const CalibrationModel>(ConstantModel(-1.0, 0.5));
   auto calibrated = Reasoner::Create(options);
-  ASSERT_TRUE(calibrated.ok());
+  ASSERT_OK(calibrated);
   auto answer = (*calibrated)->Reason(MiRequest(), absl::InfiniteFuture());
-  ASSERT_TRUE(answer.ok());
+  ASSERT_OK(answer);
   EXPECT_EQ(answer->calibration, "calibration/7");
   EXPECT_TRUE(answer->abstained);
   EXPECT_EQ(answer->raw_confidence, raw->raw_confidence);

@@ -10,6 +10,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "common/test_util/fake_openai_server.h"
+#include "common/test_util/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -18,6 +19,7 @@ namespace {
 
 using ::ibgraphrag::common::test_util::FakeOpenAiServer;
 using ::ibgraphrag::common::test_util::FakeResponse;
+using ::ibgraphrag::common::test_util::StatusIs;
 using ::testing::HasSubstr;
 
 // A config Create accepts (nothing listens at the URL; these tests make no call).
@@ -31,7 +33,7 @@ LlmBackendConfig ValidConfig() {
 
 TEST(LlmClientTest, CreatesAClientThatAnswersAndLogsEachAttempt) {
   auto server = FakeOpenAiServer::Start();
-  ASSERT_TRUE(server.ok()) << server.status();
+  ASSERT_OK(server);
   (*server)->Enqueue(FakeResponse::Completion("ans: B"));
   LlmBackendConfig config = ValidConfig();
   config.base_url = (*server)->base_url();
@@ -41,11 +43,11 @@ TEST(LlmClientTest, CreatesAClientThatAnswersAndLogsEachAttempt) {
     absl::MutexLock lock(&mu);
     lines.emplace_back(line);
   });
-  ASSERT_TRUE(client.ok()) << client.status();
+  ASSERT_OK(client);
   ChatRequest request;
   request.messages = {{"user", "Question?"}};
   auto response = (*client)->Complete(request, absl::Now() + absl::Seconds(10));
-  ASSERT_TRUE(response.ok()) << response.status();
+  ASSERT_OK(response);
   EXPECT_EQ(response->content, "ans: B");
   absl::MutexLock lock(&mu);
   ASSERT_EQ(lines.size(), 1u);
@@ -58,7 +60,7 @@ TEST(LlmClientTest, RejectsBadConfigFields) {
   EXPECT_THAT(CreateLlmClient(config).status().message(), HasSubstr("base_url"));
   config = ValidConfig();
   config.name = "extractive";
-  EXPECT_EQ(CreateLlmClient(config).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(CreateLlmClient(config), StatusIs(absl::StatusCode::kInvalidArgument));
   config = ValidConfig();
   config.max_concurrency = 0;
   EXPECT_THAT(CreateLlmClient(config).status().message(), HasSubstr("max_concurrency"));
@@ -69,8 +71,8 @@ TEST(LlmClientTest, ReservedNamesAreRefusedWithAReason) {
     LlmBackendConfig config = ValidConfig();
     config.name = name;
     auto client = CreateLlmClient(config);
-    EXPECT_EQ(client.status().code(), absl::StatusCode::kInvalidArgument) << name;
-    EXPECT_THAT(client.status().message(), HasSubstr("reserved"));
+    EXPECT_THAT(client, StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("reserved")))
+        << name;
   }
 }
 

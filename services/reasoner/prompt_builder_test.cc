@@ -9,6 +9,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "common/file_util.h"
+#include "common/test_util/status_matchers.h"
 #include "common/test_util/temp_dir.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -17,6 +18,8 @@
 namespace ibgraphrag::reasoner {
 namespace {
 
+using ::ibgraphrag::common::test_util::IsOk;
+using ::ibgraphrag::common::test_util::StatusIs;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
@@ -57,7 +60,7 @@ class PromptBuilderTest : public ::testing::Test {
     options.fact_verification_version = "fact.v1";
     options.open_version = "open.v1";
     auto library = PromptLibrary::Load(options);
-    ASSERT_TRUE(library.ok()) << library.status();
+    ASSERT_OK(library);
     library_ = *std::move(library);
   }
   // The final user message: the one holding this request's evidence and question.
@@ -164,7 +167,7 @@ TEST(ApproxTokensTest, CountsFourBytesPerTokenRoundingUp) {
 
 TEST(PromptTemplatesTest, CompiledInTemplatesMatchTheSourceFiles) {
   const char* source_dir = std::getenv("IBGR_SOURCE_DIR");
-  if (source_dir == nullptr) GTEST_SKIP() << "IBGR_SOURCE_DIR is not set (run through ctest)";
+  ASSERT_NE(source_dir, nullptr) << "IBGR_SOURCE_DIR is not set (run through ctest)";
   const std::filesystem::path dir =
       std::filesystem::path(source_dir) / "services" / "reasoner" / "prompts";
   ASSERT_FALSE(CompiledInPromptFiles().empty());
@@ -177,35 +180,33 @@ TEST(PromptTemplatesTest, CompiledInTemplatesMatchTheSourceFiles) {
 
 TEST(PromptTemplatesTest, EveryCompiledInTemplateParses) {
   for (const auto& [name, text] : CompiledInPromptFiles()) {
-    EXPECT_TRUE(ParsePromptTemplate(name, text).ok()) << name;
+    EXPECT_OK(ParsePromptTemplate(name, text)) << name;
   }
 }
 
 TEST(PromptTemplatesTest, RejectsAnUnknownPlaceholderNamingIt) {
   const auto parsed =
       ParsePromptTemplate("mcq.v9", "[[user]]\n{{question}} {{triples}} {{options}} {{evidense}}");
-  ASSERT_FALSE(parsed.ok());
-  EXPECT_EQ(parsed.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(parsed.status().message(), HasSubstr("{{evidense}}"));
-  EXPECT_THAT(parsed.status().message(), HasSubstr("mcq.v9"));
+  ASSERT_THAT(parsed, StatusIs(absl::StatusCode::kInvalidArgument,
+                               ::testing::AllOf(HasSubstr("{{evidense}}"), HasSubstr("mcq.v9"))));
 }
 
 TEST(PromptTemplatesTest, RequiresOptionsInAMultipleChoiceTemplate) {
   const auto parsed = ParsePromptTemplate("mcq.v2", "[[user]]\n{{question}}\n{{triples}}");
-  ASSERT_FALSE(parsed.ok());
+  ASSERT_THAT(parsed, Not(IsOk()));
   EXPECT_THAT(parsed.status().message(), HasSubstr("{{options}}"));
 }
 
 TEST(PromptTemplatesTest, RejectsTextBeforeTheFirstSection) {
   const auto parsed = ParsePromptTemplate("open.v2", "hello\n[[user]]\n{{question}} {{triples}}");
-  ASSERT_FALSE(parsed.ok());
+  ASSERT_THAT(parsed, Not(IsOk()));
   EXPECT_THAT(parsed.status().message(), HasSubstr("line 1"));
 }
 
 // IBGraphRAG's reasoning prompt (paper §3.3, appendix Table 3) is what a plain library serves.
 TEST(PaperReasoningPromptTest, IsServedByDefaultForEveryTask) {
   auto library = PromptLibrary::Load({});
-  ASSERT_TRUE(library.ok()) << library.status();
+  ASSERT_OK(library);
   EXPECT_EQ(library->ForTask(Task::kMultipleChoice).version, "mcq.v2");
   EXPECT_EQ(library->ForTask(Task::kFactVerification).version, "fact.v2");
   EXPECT_EQ(library->ForTask(Task::kOpen).version, "open.v2");
@@ -213,7 +214,7 @@ TEST(PaperReasoningPromptTest, IsServedByDefaultForEveryTask) {
 
 TEST(PaperReasoningPromptTest, AsksForReasoningBeforeAListOfAnsItems) {
   auto library = PromptLibrary::Load({});
-  ASSERT_TRUE(library.ok()) << library.status();
+  ASSERT_OK(library);
   for (Task task : {Task::kMultipleChoice, Task::kFactVerification, Task::kOpen}) {
     ReasonRequest request = McqRequest();
     request.task = task;
@@ -252,7 +253,7 @@ TEST_F(PromptDirectoryTest, ServesTheNewestVersionAndKeepsCompiledInKinds) {
   PromptLibraryOptions options;
   options.directory = dir_.string();
   auto library = PromptLibrary::Load(options);
-  ASSERT_TRUE(library.ok()) << library.status();
+  ASSERT_OK(library);
   EXPECT_EQ(library->ForTask(Task::kMultipleChoice).version, "mcq.v3");
   EXPECT_EQ(library->ForTask(Task::kFactVerification).version, "fact.v2");
   EXPECT_EQ(library->ForTask(Task::kOpen).version, "open.v2");
@@ -264,7 +265,7 @@ TEST_F(PromptDirectoryTest, ServesAPinnedVersion) {
   options.directory = dir_.string();
   options.multiple_choice_version = "mcq.v1";
   auto library = PromptLibrary::Load(options);
-  ASSERT_TRUE(library.ok()) << library.status();
+  ASSERT_OK(library);
   EXPECT_EQ(library->ForTask(Task::kMultipleChoice).version, "mcq.v1");
 }
 
@@ -273,23 +274,20 @@ TEST_F(PromptDirectoryTest, ReportsABrokenTemplateByName) {
   PromptLibraryOptions options;
   options.directory = dir_.string();
   auto library = PromptLibrary::Load(options);
-  ASSERT_FALSE(library.ok());
-  EXPECT_EQ(library.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(library.status().message(), HasSubstr("fact.v3"));
+  ASSERT_THAT(library, StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("fact.v3")));
 }
 
 TEST(PromptLibraryTest, MissingDirectoryIsNotFound) {
   PromptLibraryOptions options;
   options.directory = "/nonexistent/reasoner/prompts";
-  EXPECT_EQ(PromptLibrary::Load(options).status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(PromptLibrary::Load(options), StatusIs(absl::StatusCode::kNotFound));
 }
 
 TEST(PromptLibraryTest, UnknownPinnedVersionIsNotFound) {
   PromptLibraryOptions options;
   options.open_version = "open.v7";
   const auto library = PromptLibrary::Load(options);
-  EXPECT_EQ(library.status().code(), absl::StatusCode::kNotFound);
-  EXPECT_THAT(library.status().message(), HasSubstr("open.v7"));
+  EXPECT_THAT(library, StatusIs(absl::StatusCode::kNotFound, HasSubstr("open.v7")));
 }
 
 }  // namespace

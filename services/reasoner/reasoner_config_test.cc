@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "common/config.h"
+#include "common/test_util/status_matchers.h"
 #include "common/test_util/temp_dir.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -16,13 +17,16 @@ namespace ibgraphrag::reasoner {
 namespace {
 
 namespace cfg = ::ibgraphrag::config::v1;
+using ::ibgraphrag::common::test_util::IsOk;
+using ::ibgraphrag::common::test_util::StatusIs;
 using ::testing::HasSubstr;
+using ::testing::Not;
 using ::testing::StartsWith;
 
 cfg::ReasonerConfig Parse(const std::string& text) {
   cfg::ReasonerConfig config;
   absl::Status status = common::ParseTextProto(text, "test", &config);
-  EXPECT_TRUE(status.ok()) << status;
+  EXPECT_OK(status);
   return config;
 }
 
@@ -36,7 +40,7 @@ constexpr char kGoodBackend[] = R"pb(
 
 TEST(ReasonerConfigTest, EmptyConfigServesExtractiveOnDefaultPorts) {
   auto options = ReasonerServerOptionsFromConfig(cfg::ReasonerConfig());
-  ASSERT_TRUE(options.ok()) << options.status();
+  ASSERT_OK(options);
   EXPECT_EQ(options->server.service_name, "reasoner");
   EXPECT_EQ(options->server.port, kDefaultReasonerPort);
   EXPECT_EQ(options->server.metrics_port, kDefaultReasonerMetricsPort);
@@ -69,7 +73,7 @@ TEST(ReasonerConfigTest, EveryFieldIsMapped) {
     stop_sequences: "\n\n"
   )pb");
   auto options = ReasonerServerOptionsFromConfig(config);
-  ASSERT_TRUE(options.ok()) << options.status();
+  ASSERT_OK(options);
   EXPECT_EQ(options->server.port, 1234);
   EXPECT_EQ(options->server.metrics_port, -1);
   ASSERT_EQ(options->reasoner.backends.size(), 2u);
@@ -161,7 +165,7 @@ TEST(ReasonerConfigTest, InvalidFieldsAreRejectedNamingTheField) {
   for (const BadCase& c : cases) {
     cfg::ReasonerConfig config = Parse(c.text);
     auto options = ReasonerServerOptionsFromConfig(config);
-    ASSERT_FALSE(options.ok()) << c.text;
+    ASSERT_THAT(options, Not(IsOk())) << c.text;
     EXPECT_THAT(std::string(options.status().message()), StartsWith(c.field)) << c.text;
   }
 }
@@ -176,7 +180,7 @@ TEST(ReasonerConfigTest, ExtractiveOntologySettingsAreMappedAndChecked) {
       prefer_connected_to_all: false
     }
   )pb"));
-  ASSERT_TRUE(options.ok()) << options.status();
+  ASSERT_OK(options);
   const ExtractiveOptions& e = options->reasoner.extractive;
   EXPECT_DOUBLE_EQ(e.subtype_weight, 0.9);
   EXPECT_DOUBLE_EQ(e.supertype_weight, 0.25);
@@ -189,11 +193,11 @@ TEST(ReasonerConfigTest, ExtractiveOntologySettingsAreMappedAndChecked) {
   EXPECT_TRUE(defaults.prefer_connected_to_all);
 
   auto weight = ReasonerServerOptionsFromConfig(Parse("extractive { supertype_weight: 1.5 }"));
-  EXPECT_EQ(weight.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(weight.status().message(), HasSubstr("extractive.supertype_weight"));
+  EXPECT_THAT(weight, StatusIs(absl::StatusCode::kInvalidArgument,
+                               HasSubstr("extractive.supertype_weight")));
   auto depth = ReasonerServerOptionsFromConfig(Parse("extractive { max_subtype_depth: 9 }"));
-  EXPECT_EQ(depth.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(depth.status().message(), HasSubstr("extractive.max_subtype_depth"));
+  EXPECT_THAT(depth, StatusIs(absl::StatusCode::kInvalidArgument,
+                              HasSubstr("extractive.max_subtype_depth")));
 }
 
 TEST(ReasonerConfigTest, CallerPromptSettingsAreMappedAndChecked) {
@@ -202,12 +206,12 @@ TEST(ReasonerConfigTest, CallerPromptSettingsAreMappedAndChecked) {
   EXPECT_EQ(defaults.max_caller_prompt_tokens, 32768);
   auto options = ReasonerServerOptionsFromConfig(
       Parse("accept_caller_prompts: false max_caller_prompt_tokens: 2000"));
-  ASSERT_TRUE(options.ok()) << options.status();
+  ASSERT_OK(options);
   EXPECT_FALSE(options->reasoner.accept_caller_prompts);
   EXPECT_EQ(options->reasoner.max_caller_prompt_tokens, 2000);
   auto zero = ReasonerServerOptionsFromConfig(Parse("max_caller_prompt_tokens: 0"));
-  EXPECT_EQ(zero.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(zero.status().message(), HasSubstr("max_caller_prompt_tokens"));
+  EXPECT_THAT(zero,
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("max_caller_prompt_tokens")));
 }
 
 TEST(ReasonerConfigTest, ApiKeySourcesAreCheckedAtStart) {
@@ -219,16 +223,15 @@ TEST(ReasonerConfigTest, ApiKeySourcesAreCheckedAtStart) {
   }
   cfg::ReasonerConfig config = Parse(kGoodBackend);
   config.mutable_backends(0)->set_api_key_file(key_path);
-  EXPECT_TRUE(ReasonerServerOptionsFromConfig(config).ok());
+  EXPECT_OK(ReasonerServerOptionsFromConfig(config));
 
   setenv("IBGR_REASONER_CONFIG_TEST_KEY", "sk-env", 1);
   config.mutable_backends(0)->clear_api_key_file();
   config.mutable_backends(0)->set_api_key_env("IBGR_REASONER_CONFIG_TEST_KEY");
-  EXPECT_TRUE(ReasonerServerOptionsFromConfig(config).ok());
+  EXPECT_OK(ReasonerServerOptionsFromConfig(config));
   unsetenv("IBGR_REASONER_CONFIG_TEST_KEY");
   auto missing = ReasonerServerOptionsFromConfig(config);
-  ASSERT_FALSE(missing.ok());
-  EXPECT_EQ(missing.status().code(), absl::StatusCode::kFailedPrecondition);
+  ASSERT_THAT(missing, StatusIs(absl::StatusCode::kFailedPrecondition));
   std::remove(key_path.c_str());
 }
 
@@ -242,13 +245,13 @@ TEST(ReasonerConfigTest, PromptDirectoryVersionsCanBePinned) {
   config.mutable_prompts()->set_directory(dir);
   config.mutable_prompts()->set_fact_verification_version("fact.v2");
   auto options = ReasonerServerOptionsFromConfig(config);
-  ASSERT_TRUE(options.ok()) << options.status();
+  ASSERT_OK(options);
   EXPECT_EQ(options->reasoner.prompts.directory, dir);
   EXPECT_EQ(options->reasoner.prompts.fact_verification_version, "fact.v2");
 
   std::ofstream(dir + "/fact.v3.txt") << "[[user]]\nno placeholders\n";
   auto broken = ReasonerServerOptionsFromConfig(config);
-  ASSERT_FALSE(broken.ok());
+  ASSERT_THAT(broken, Not(IsOk()));
   EXPECT_THAT(std::string(broken.status().message()), HasSubstr("fact.v3"));
   std::filesystem::remove_all(dir);
 }

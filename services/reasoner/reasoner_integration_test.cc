@@ -19,6 +19,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "common/test_util/fake_openai_server.h"
+#include "common/test_util/status_matchers.h"
 #include "common/test_util/test_util.h"
 #include "gmock/gmock.h"
 #include "grpc/health/v1/health.grpc.pb.h"
@@ -54,7 +55,7 @@ class ReasonerIntegrationTest : public ::testing::Test {
   void SetUp() override {
     dir_ = MakeTempDir("reasoner-it");
     auto fake = FakeOpenAiServer::Start();
-    ASSERT_TRUE(fake.ok()) << fake.status();
+    ASSERT_OK(fake);
     fake_ = *std::move(fake);
   }
   void TearDown() override {
@@ -90,9 +91,9 @@ TEST_F(ReasonerIntegrationTest, ServesHealthAndReasonsThroughTheConfiguredLlm) {
   auto process = Subprocess::Start({BinDir() + "/reasoner", "--config=" + config,
                                     "--host=127.0.0.1", "--port=0", "--metrics_port=0"},
                                    dir_ + "/reasoner.log");
-  ASSERT_TRUE(process.ok()) << process.status();
+  ASSERT_OK(process);
   auto line = process->WaitForLogLine("\"msg\":\"reasoner: ready\"", absl::Seconds(30));
-  ASSERT_TRUE(line.ok()) << line.status();
+  ASSERT_OK(line);
   const nlohmann::json ready = nlohmann::json::parse(*line);
   const int port = ready["port"].get<int>();
   const int metrics_port = ready["metrics_port"].get<int>();
@@ -108,7 +109,7 @@ TEST_F(ReasonerIntegrationTest, ServesHealthAndReasonsThroughTheConfiguredLlm) {
     grpc::health::v1::HealthCheckRequest request;
     request.set_service(service);
     grpc::health::v1::HealthCheckResponse response;
-    ASSERT_TRUE(health->Check(&context, request, &response).ok()) << service;
+    ASSERT_OK(health->Check(&context, request, &response)) << service;
     EXPECT_EQ(response.status(), grpc::health::v1::HealthCheckResponse::SERVING) << service;
   }
 
@@ -130,7 +131,7 @@ TEST_F(ReasonerIntegrationTest, ServesHealthAndReasonsThroughTheConfiguredLlm) {
   context.AddMetadata("x-request-id", "reasoner-it-1");
   pb::ReasonResponse response;
   grpc::Status status = stub->Reason(&context, request, &response);
-  ASSERT_TRUE(status.ok()) << status.error_message();
+  ASSERT_OK(status);
   EXPECT_EQ(response.answer().label(), pb::FACT_LABEL_REFUTED);
   EXPECT_EQ(response.answer().backend(), "fake");
   EXPECT_TRUE(response.answer().used_llm());
@@ -146,7 +147,7 @@ TEST_F(ReasonerIntegrationTest, ServesHealthAndReasonsThroughTheConfiguredLlm) {
   EXPECT_THAT(metrics, HasSubstr("ibgr_reasoner_llm_seconds_count{backend=\"fake\"} 1"));
 
   auto exit_status = process->Stop(SIGTERM, absl::Seconds(20));
-  ASSERT_TRUE(exit_status.ok()) << exit_status.status();
+  ASSERT_OK(exit_status);
   EXPECT_EQ(process->exit_code(), 0);
   const std::string log = process->ReadLog();
   EXPECT_THAT(log, HasSubstr("reasoner-it-1"));            // the access log carries the request id
@@ -175,7 +176,7 @@ TEST_F(ReasonerIntegrationTest, BadConfigExitsWithStatusOneNamingTheField) {
     auto rc = RunToCompletion({BinDir() + "/reasoner", "--config=" + config, "--host=127.0.0.1",
                                "--port=0", "--metrics_port=0"},
                               log_path, absl::Seconds(30));
-    ASSERT_TRUE(rc.ok()) << rc.status();
+    ASSERT_OK(rc);
     EXPECT_EQ(*rc, 1) << c.text;
     std::ifstream in(log_path);
     const std::string log((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());

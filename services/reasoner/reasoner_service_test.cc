@@ -13,6 +13,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "common/test_util/fake_openai_server.h"
+#include "common/test_util/status_matchers.h"
 #include "gmock/gmock.h"
 #include "grpc/health/v1/health.grpc.pb.h"
 #include "gtest/gtest.h"
@@ -27,6 +28,7 @@ namespace pb = ::ibgraphrag::v1;
 using ::ibgraphrag::common::test_util::FakeOpenAiServer;
 using ::ibgraphrag::common::test_util::FakeResponse;
 using ::ibgraphrag::common::test_util::LogCapture;
+using ::ibgraphrag::common::test_util::StatusIs;
 using ::ibgraphrag::common::test_util::UnusedLoopbackPort;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
@@ -73,10 +75,10 @@ class ReasonerServiceTest : public ::testing::Test {
  protected:
   void SetUp() override {
     auto fake = FakeOpenAiServer::Start();
-    ASSERT_TRUE(fake.ok()) << fake.status();
+    ASSERT_OK(fake);
     fake_ = *std::move(fake);
     auto down_port = UnusedLoopbackPort();
-    ASSERT_TRUE(down_port.ok()) << down_port.status();
+    ASSERT_OK(down_port);
     down_port_ = *down_port;
   }
 
@@ -110,7 +112,7 @@ class ReasonerServiceTest : public ::testing::Test {
 
   void Start(const ReasonerServer::Options& options) {
     auto server = ReasonerServer::BuildAndStart(options);
-    ASSERT_TRUE(server.ok()) << server.status();
+    ASSERT_OK(server);
     server_ = *std::move(server);
     channel_ = grpc::CreateChannel(absl::StrCat("127.0.0.1:", server_->port()),
                                    grpc::InsecureChannelCredentials());
@@ -146,7 +148,7 @@ TEST_F(ReasonerServiceTest, HealthIsServingOnceStarted) {
     grpc::health::v1::HealthCheckRequest request;
     request.set_service(service);
     grpc::health::v1::HealthCheckResponse response;
-    ASSERT_TRUE(health->Check(&context, request, &response).ok()) << service;
+    ASSERT_OK(health->Check(&context, request, &response)) << service;
     EXPECT_EQ(response.status(), grpc::health::v1::HealthCheckResponse::SERVING) << service;
   }
 }
@@ -155,7 +157,7 @@ TEST_F(ReasonerServiceTest, ExtractiveReasonAnswersMultipleChoiceFromEvidence) {
   Start();
   pb::ReasonResponse response;
   grpc::Status status = Reason(McqRequest(), &response);
-  ASSERT_TRUE(status.ok()) << status.error_message();
+  ASSERT_OK(status);
   const pb::Answer& answer = response.answer();
   EXPECT_EQ(answer.option_index(), 1);
   EXPECT_EQ(answer.option_letter(), "B");
@@ -186,7 +188,7 @@ TEST_F(ReasonerServiceTest, ExtractiveFactVerificationRefutesANegatedStatedRelat
             "Myocardial infarction", 1.0f);
   pb::ReasonResponse response;
   grpc::Status status = Reason(request, &response);
-  ASSERT_TRUE(status.ok()) << status.error_message();
+  ASSERT_OK(status);
   EXPECT_EQ(response.answer().label(), pb::FACT_LABEL_REFUTED);
   EXPECT_THAT(response.answer().text(), HasSubstr("REFUTED"));
   EXPECT_EQ(response.answer().option_index(), -1);
@@ -199,7 +201,7 @@ TEST_F(ReasonerServiceTest, LlmBackendAnswersAndIsParsed) {
                                "Myocardial infarction)"));
   pb::ReasonResponse response;
   grpc::Status status = Reason(McqRequest("fake"), &response);
-  ASSERT_TRUE(status.ok()) << status.error_message();
+  ASSERT_OK(status);
   const pb::Answer& answer = response.answer();
   EXPECT_EQ(answer.option_letter(), "B");
   EXPECT_EQ(answer.option_index(), 1);
@@ -229,12 +231,12 @@ TEST_F(ReasonerServiceTest, EmptyBackendUsesTheConfiguredDefault) {
   Start(options);
   fake_->Enqueue(FakeResponse::Completion("ans: A"));
   pb::ReasonResponse response;
-  ASSERT_TRUE(Reason(McqRequest(""), &response).ok());
+  ASSERT_OK(Reason(McqRequest(""), &response));
   EXPECT_EQ(response.answer().backend(), "fake");
   EXPECT_EQ(response.answer().option_letter(), "A");
   // "extractive" still selects the extractive backend explicitly.
   pb::ReasonResponse extractive;
-  ASSERT_TRUE(Reason(McqRequest("extractive"), &extractive).ok());
+  ASSERT_OK(Reason(McqRequest("extractive"), &extractive));
   EXPECT_EQ(extractive.answer().backend(), "extractive");
   EXPECT_EQ(fake_->request_count(), 1);
 }
@@ -243,9 +245,7 @@ TEST_F(ReasonerServiceTest, UnknownDefaultBackendFailsToStart) {
   ReasonerServer::Options options = DefaultOptions();
   options.default_backend = "nope";
   auto server = ReasonerServer::BuildAndStart(options);
-  ASSERT_FALSE(server.ok());
-  EXPECT_EQ(server.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(server.status().message(), HasSubstr("default_backend"));
+  ASSERT_THAT(server, StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("default_backend")));
 }
 
 TEST_F(ReasonerServiceTest, ReasonStreamDeliversTokensInOrderThenTheResultLast) {
@@ -269,7 +269,7 @@ TEST_F(ReasonerServiceTest, ReasonStreamDeliversTokensInOrderThenTheResultLast) 
     }
   }
   grpc::Status status = reader->Finish();
-  ASSERT_TRUE(status.ok()) << status.error_message();
+  ASSERT_OK(status);
   EXPECT_EQ(received, tokens);
   ASSERT_EQ(results.size(), 1u);
   EXPECT_EQ(results[0].answer().option_letter(), "B");
@@ -287,7 +287,7 @@ TEST_F(ReasonerServiceTest, ReasonStreamWithExtractiveBackendSendsOnlyTheResult)
   std::vector<pb::ReasonStreamResponse> messages;
   pb::ReasonStreamResponse message;
   while (reader->Read(&message)) messages.push_back(message);
-  ASSERT_TRUE(reader->Finish().ok());
+  ASSERT_OK(reader->Finish());
   ASSERT_EQ(messages.size(), 1u);
   ASSERT_TRUE(messages[0].has_result());
   EXPECT_EQ(messages[0].result().answer().option_letter(), "B");
@@ -302,8 +302,7 @@ TEST_F(ReasonerServiceTest, ReasonStreamValidationErrorIsInvalidArgument) {
   pb::ReasonStreamResponse message;
   EXPECT_FALSE(reader->Read(&message));
   grpc::Status status = reader->Finish();
-  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
-  EXPECT_THAT(status.error_message(), HasSubstr("question"));
+  EXPECT_THAT(status, StatusIs(grpc::StatusCode::INVALID_ARGUMENT, HasSubstr("question")));
 }
 
 struct ValidationCase {
@@ -350,7 +349,7 @@ TEST_F(ReasonerServiceTest, InvalidRequestsAreInvalidArgumentNamingTheField) {
     c.mutate(&request);
     pb::ReasonResponse response;
     grpc::Status status = Reason(request, &response);
-    EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << c.name;
+    EXPECT_THAT(status, StatusIs(grpc::StatusCode::INVALID_ARGUMENT)) << c.name;
     for (const std::string& part : c.message_parts) {
       EXPECT_THAT(status.error_message(), HasSubstr(part)) << c.name;
     }
@@ -362,7 +361,7 @@ TEST_F(ReasonerServiceTest, LlmDownFallsBackToExtractiveFlaggedDegraded) {
   Start();
   pb::ReasonResponse response;
   grpc::Status status = Reason(McqRequest("down"), &response);
-  ASSERT_TRUE(status.ok()) << status.error_message();
+  ASSERT_OK(status);
   EXPECT_EQ(response.answer().backend(), "extractive");
   EXPECT_FALSE(response.answer().used_llm());
   EXPECT_EQ(response.answer().option_letter(), "B");
@@ -382,8 +381,7 @@ TEST_F(ReasonerServiceTest, LlmDownWithReturnErrorPolicyIsUnavailable) {
   Start(options);
   pb::ReasonResponse response;
   grpc::Status status = Reason(McqRequest("down"), &response);
-  EXPECT_EQ(status.error_code(), grpc::StatusCode::UNAVAILABLE);
-  EXPECT_THAT(status.error_message(), HasSubstr("down"));
+  EXPECT_THAT(status, StatusIs(grpc::StatusCode::UNAVAILABLE, HasSubstr("down")));
 }
 
 TEST_F(ReasonerServiceTest, CallersShortDeadlineIsDeadlineExceededAndTheServerStaysUp) {
@@ -396,13 +394,13 @@ TEST_F(ReasonerServiceTest, CallersShortDeadlineIsDeadlineExceededAndTheServerSt
     SetDeadline(&context, absl::Milliseconds(300));
     pb::ReasonResponse response;
     grpc::Status status = stub_->Reason(&context, McqRequest("fake"), &response);
-    EXPECT_EQ(status.error_code(), grpc::StatusCode::DEADLINE_EXCEEDED);
+    EXPECT_THAT(status, StatusIs(grpc::StatusCode::DEADLINE_EXCEEDED));
   }
   // The handler gave up at the deadline instead of waiting for the model: the next call is
   // answered.
   pb::ReasonResponse response;
   grpc::Status status = Reason(McqRequest(), &response);
-  ASSERT_TRUE(status.ok()) << status.error_message();
+  ASSERT_OK(status);
   EXPECT_EQ(response.answer().option_letter(), "B");
 }
 
@@ -412,7 +410,7 @@ TEST_F(ReasonerServiceTest, RequestIdReachesTheCoreAndQuestionTextIsNotLogged) {
   SetDeadline(&context);
   context.AddMetadata("x-request-id", "req-service-test-42");
   pb::ReasonResponse response;
-  ASSERT_TRUE(stub_->Reason(&context, McqRequest(), &response).ok());
+  ASSERT_OK(stub_->Reason(&context, McqRequest(), &response));
   const std::string logs = logs_.All();
   EXPECT_THAT(logs, HasSubstr("request_id=req-service-test-42"));
   EXPECT_THAT(logs, Not(HasSubstr("myocardial")));
@@ -423,9 +421,9 @@ TEST_F(ReasonerServiceTest, AnswersAreCountedByBackendAndDegradation) {
   Start();
   fake_->Enqueue(FakeResponse::Completion("ans: B"));
   pb::ReasonResponse response;
-  ASSERT_TRUE(Reason(McqRequest(), &response).ok());
-  ASSERT_TRUE(Reason(McqRequest(), &response).ok());
-  ASSERT_TRUE(Reason(McqRequest("fake"), &response).ok());
+  ASSERT_OK(Reason(McqRequest(), &response));
+  ASSERT_OK(Reason(McqRequest(), &response));
+  ASSERT_OK(Reason(McqRequest("fake"), &response));
   const std::string metrics = server_->runner().metrics().Serialize();
   EXPECT_THAT(
       metrics,
@@ -447,7 +445,7 @@ TEST(ReasonerProtoMappingTest, FromProtoCopiesEveryField) {
   request.mutable_self_consistency()->add_temperatures(0.5f);
   request.set_evidence_token_budget(123);
   auto core = FromProto(request);
-  ASSERT_TRUE(core.ok()) << core.status();
+  ASSERT_OK(core);
   EXPECT_EQ(core->task, Task::kFactVerification);
   EXPECT_EQ(core->question, kQuestion);
   EXPECT_THAT(core->options, ElementsAre("Metformin", "Aspirin", "Levothyroxine"));

@@ -10,6 +10,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "common/test_util/fake_openai_server.h"
+#include "common/test_util/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
@@ -21,6 +22,7 @@ using ::ibgraphrag::common::test_util::FakeOpenAiServer;
 using ::ibgraphrag::common::test_util::FakeResponse;
 using ::ibgraphrag::common::test_util::LogCapture;
 using ::ibgraphrag::common::test_util::RecordedRequest;
+using ::ibgraphrag::common::test_util::StatusIs;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::Not;
@@ -61,7 +63,7 @@ class ReasonerTest : public ::testing::Test {
  protected:
   void SetUp() override {
     auto server = FakeOpenAiServer::Start();
-    ASSERT_TRUE(server.ok()) << server.status();
+    ASSERT_OK(server);
     server_ = *std::move(server);
     LlmBackendConfig backend;
     backend.name = "fake";
@@ -76,7 +78,7 @@ class ReasonerTest : public ::testing::Test {
 
   std::unique_ptr<Reasoner> MakeReasoner() {
     auto reasoner = Reasoner::Create(options_);
-    EXPECT_TRUE(reasoner.ok()) << reasoner.status();
+    EXPECT_OK(reasoner);
     return reasoner.ok() ? *std::move(reasoner) : nullptr;
   }
 
@@ -107,7 +109,7 @@ TEST_P(ValidationTest, RejectsWithInvalidArgumentNamingTheFieldAndLimit) {
   ReasonRequest request = McqRequest("");
   GetParam().mutate(&request);
   auto result = reasoner->Reason(request, Deadline());
-  ASSERT_EQ(result.status().code(), absl::StatusCode::kInvalidArgument) << result.status();
+  ASSERT_THAT(result, StatusIs(absl::StatusCode::kInvalidArgument));
   for (const std::string& part : GetParam().message_parts) {
     EXPECT_THAT(result.status().message(), HasSubstr(part));
   }
@@ -178,27 +180,27 @@ TEST_F(ReasonerTest, CallerPromptsAreBoundedAndCanBeSwitchedOff) {
   request.caller_prompt = {"mode.v1", "", std::string(4 * 1000 + 1, 'x')};  // ~1001 tokens
   options_.max_caller_prompt_tokens = 1000;
   auto too_long = MakeReasoner()->Reason(request, Deadline());
-  EXPECT_EQ(too_long.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(too_long.status().message(), HasSubstr("caller_prompt"));
-  EXPECT_THAT(too_long.status().message(), HasSubstr("max_caller_prompt_tokens"));
-  EXPECT_THAT(too_long.status().message(), HasSubstr("1000"));
+  EXPECT_THAT(too_long,
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       ::testing::AllOf(HasSubstr("caller_prompt"),
+                                        HasSubstr("max_caller_prompt_tokens"), HasSubstr("1000"))));
 
   request.caller_prompt.user = std::string(4 * 1000, 'x');
   options_.accept_caller_prompts = false;
   auto refused = MakeReasoner()->Reason(request, Deadline());
-  EXPECT_EQ(refused.status().code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_THAT(refused.status().message(), HasSubstr("accept_caller_prompts"));
+  EXPECT_THAT(refused,
+              StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("accept_caller_prompts")));
   EXPECT_TRUE(server_->requests().empty());  // nothing was relayed to the LLM
 
   request.caller_prompt = {};  // the reasoner's own prompt is still served
   request.backend = "";
-  EXPECT_TRUE(MakeReasoner()->Reason(request, Deadline()).ok());
+  EXPECT_OK(MakeReasoner()->Reason(request, Deadline()));
 }
 
 TEST_F(ReasonerTest, AnswersExtractivelyByDefault) {
   auto reasoner = MakeReasoner();
   auto result = reasoner->Reason(McqRequest(""), Deadline());
-  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_OK(result);
   EXPECT_EQ(result->option_index, 1);
   EXPECT_EQ(result->backend, "extractive");
   EXPECT_FALSE(result->used_llm);
@@ -213,7 +215,7 @@ TEST_F(ReasonerTest, EmptyEvidenceStillAnswersFlaggedInsufficient) {
     ReasonRequest request = McqRequest(backend);
     request.evidence.clear();
     auto result = reasoner->Reason(request, Deadline());
-    ASSERT_TRUE(result.ok()) << backend << ": " << result.status();
+    ASSERT_OK(result) << backend;
     EXPECT_TRUE(result->insufficient_evidence) << backend;
   }
 }
@@ -222,7 +224,7 @@ TEST_F(ReasonerTest, AnswersWithTheLlmAndParsesItsOutput) {
   server_->Enqueue(FakeResponse::Completion("ans: B) Aspirin\nwhy: (Aspirin, treats, MI)"));
   auto reasoner = MakeReasoner();
   auto result = reasoner->Reason(McqRequest("fake"), Deadline());
-  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_OK(result);
   EXPECT_EQ(result->option_index, 1);
   EXPECT_EQ(result->option_letter, "B");
   EXPECT_EQ(result->answer, "B) Aspirin");
@@ -255,7 +257,7 @@ TEST_F(ReasonerTest, ReturnsUnparseableOutputRawAndFlagged) {
   server_->Enqueue(FakeResponse::Completion("I cannot help with that."));
   auto reasoner = MakeReasoner();
   auto result = reasoner->Reason(McqRequest("fake"), Deadline());
-  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_OK(result);
   EXPECT_EQ(result->parse_status, ParseStatus::kUnparseable);
   EXPECT_EQ(result->option_index, -1);
   EXPECT_EQ(result->option_letter, "");
@@ -277,7 +279,7 @@ TEST_F(ReasonerTest, KeepsEveryAnsLineOfAnOpenAnswerAndVotesOnTheSet) {
   request.self_consistency.samples = 2;
   request.self_consistency.temperatures = {0.0, 0.7};
   auto result = reasoner->Reason(request, Deadline());
-  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_OK(result);
   EXPECT_EQ(result->prompt_version, "open.v2");
   EXPECT_EQ(result->answers.size(), 2u);
   EXPECT_EQ(result->agreement, 1.0);
@@ -291,7 +293,7 @@ TEST_F(ReasonerTest, VerifiesFactsWithTheLlm) {
   request.question = "KLEEFSTRA SYNDROME 1 is not associated with Gene EHMT1";
   request.backend = "fake";
   auto result = reasoner->Reason(request, Deadline());
-  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_OK(result);
   EXPECT_EQ(result->fact_label, FactLabel::kRefuted);
   EXPECT_EQ(result->prompt_version, "fact.v2");
 }
@@ -301,7 +303,7 @@ TEST_F(ReasonerTest, PersistentServerErrorIsUnavailableWhenConfiguredToFail) {
   server_->SetDefault(FakeResponse::Error(500, "boom"));
   auto reasoner = MakeReasoner();
   auto result = reasoner->Reason(McqRequest("fake"), Deadline());
-  EXPECT_EQ(result.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_THAT(result, StatusIs(absl::StatusCode::kUnavailable));
   EXPECT_EQ(server_->request_count(), 2);  // max_retries = 1
 }
 
@@ -309,7 +311,7 @@ TEST_F(ReasonerTest, PersistentServerErrorFallsBackToADegradedExtractiveAnswer) 
   server_->SetDefault(FakeResponse::Error(503, "overloaded"));
   auto reasoner = MakeReasoner();
   auto result = reasoner->Reason(McqRequest("fake"), Deadline());
-  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_OK(result);
   EXPECT_EQ(result->option_index, 1);
   EXPECT_EQ(result->backend, "extractive");
   EXPECT_FALSE(result->used_llm);
@@ -325,7 +327,7 @@ TEST_F(ReasonerTest, MalformedJsonFallsBackWithAClearReason) {
   server_->SetDefault(FakeResponse::Raw(200, "<html>gateway</html>"));
   auto reasoner = MakeReasoner();
   auto result = reasoner->Reason(McqRequest("fake"), Deadline());
-  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_OK(result);
   ASSERT_TRUE(result->degraded());
   EXPECT_THAT(result->degradations[0].reason, HasSubstr("INTERNAL"));
   EXPECT_THAT(result->degradations[0].reason, HasSubstr("malformed JSON"));
@@ -338,7 +340,7 @@ TEST_F(ReasonerTest, SlowLlmPastTheDeadlineIsDeadlineExceeded) {
   server_->SetDefault(slow);
   auto reasoner = MakeReasoner();
   auto result = reasoner->Reason(McqRequest("fake"), Deadline(absl::Milliseconds(300)));
-  EXPECT_EQ(result.status().code(), absl::StatusCode::kDeadlineExceeded);
+  EXPECT_THAT(result, StatusIs(absl::StatusCode::kDeadlineExceeded));
 }
 
 TEST_F(ReasonerTest, SelfConsistencyVotesAndReportsAgreement) {
@@ -350,7 +352,7 @@ TEST_F(ReasonerTest, SelfConsistencyVotesAndReportsAgreement) {
   request.self_consistency.samples = 3;
   request.self_consistency.temperatures = {0.0, 0.3, 0.5};
   auto result = reasoner->Reason(request, Deadline());
-  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_OK(result);
   EXPECT_EQ(result->option_letter, "C");
   EXPECT_DOUBLE_EQ(result->agreement, 2.0 / 3.0);
   ASSERT_EQ(result->votes.size(), 3u);
@@ -377,7 +379,7 @@ TEST_F(ReasonerTest, SelfConsistencyTieGoesToTheLowestTemperature) {
   ReasonRequest request = McqRequest("fake");
   request.self_consistency.temperatures = {0.7, 0.5, 0.3, 0.0};  // samples = 4
   auto result = reasoner->Reason(request, Deadline());
-  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_OK(result);
   EXPECT_EQ(result->option_letter, "C");  // 0.0 voted C
   EXPECT_DOUBLE_EQ(result->agreement, 0.5);
   EXPECT_FALSE(result->low_confidence);
@@ -392,7 +394,7 @@ TEST_F(ReasonerTest, SelfConsistencyVotesOverTheSamplesThatAnswered) {
   ReasonRequest request = McqRequest("fake");
   request.self_consistency.samples = 3;  // default schedule 0, 0.3, 0.5
   auto result = reasoner->Reason(request, Deadline());
-  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_OK(result);
   EXPECT_EQ(result->option_letter, "B");
   EXPECT_EQ(result->votes.size(), 2u);
   EXPECT_DOUBLE_EQ(result->agreement, 1.0);
@@ -408,7 +410,7 @@ TEST_F(ReasonerTest, StreamDeliversTokensInOrderThenTheParsedAnswer) {
   std::vector<std::string> tokens;
   auto result = reasoner->ReasonStream(McqRequest("fake"), Deadline(),
                                        [&tokens](absl::string_view t) { tokens.emplace_back(t); });
-  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_OK(result);
   EXPECT_THAT(tokens, ElementsAre("ans", ": ", "B", ") Asp", "irin"));
   EXPECT_EQ(result->option_letter, "B");
   EXPECT_EQ(result->raw_output, "ans: B) Aspirin");
@@ -419,7 +421,7 @@ TEST_F(ReasonerTest, StreamOnTheExtractiveBackendReturnsTheResultWithoutTokens) 
   int tokens = 0;
   auto result = reasoner->ReasonStream(McqRequest(""), Deadline(),
                                        [&tokens](absl::string_view) { ++tokens; });
-  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_OK(result);
   EXPECT_EQ(tokens, 0);
   EXPECT_EQ(result->option_index, 1);
 }
@@ -427,7 +429,7 @@ TEST_F(ReasonerTest, StreamOnTheExtractiveBackendReturnsTheResultWithoutTokens) 
 TEST_F(ReasonerTest, NeverLogsQuestionOrModelOutputByDefault) {
   server_->Enqueue(FakeResponse::Completion("ans: B) Aspirin SECRET-OUTPUT"));
   auto reasoner = MakeReasoner();
-  ASSERT_TRUE(reasoner->Reason(McqRequest("fake"), Deadline()).ok());
+  ASSERT_OK(reasoner->Reason(McqRequest("fake"), Deadline()));
   const std::string logs = logs_.All();
   EXPECT_THAT(logs, HasSubstr("request_id=req-1"));
   EXPECT_THAT(logs, Not(HasSubstr("myocardial")));
@@ -439,7 +441,7 @@ TEST_F(ReasonerTest, LogsPatientTextOnlyWhenTheDebugOptionIsSet) {
   options_.log_patient_text = true;
   server_->Enqueue(FakeResponse::Completion("ans: B) Aspirin SECRET-OUTPUT"));
   auto reasoner = MakeReasoner();
-  ASSERT_TRUE(reasoner->Reason(McqRequest("fake"), Deadline()).ok());
+  ASSERT_OK(reasoner->Reason(McqRequest("fake"), Deadline()));
   EXPECT_THAT(logs_.All(), HasSubstr(kQuestion));
   EXPECT_THAT(logs_.All(), HasSubstr("SECRET-OUTPUT"));
 }
@@ -447,8 +449,7 @@ TEST_F(ReasonerTest, LogsPatientTextOnlyWhenTheDebugOptionIsSet) {
 TEST_F(ReasonerTest, CreateRejectsDuplicateBackendNames) {
   options_.backends.push_back(options_.backends[0]);
   auto reasoner = Reasoner::Create(options_);
-  EXPECT_EQ(reasoner.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(reasoner.status().message(), HasSubstr("twice"));
+  EXPECT_THAT(reasoner, StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("twice")));
 }
 
 TEST_F(ReasonerTest, ListsBackendNamesInConfigOrder) {

@@ -4,11 +4,14 @@
 
 #include <vector>
 
+#include "common/test_util/status_matchers.h"
 #include "gtest/gtest.h"
 #include "services/retriever/retriever_test_util.h"
 
 namespace ibgraphrag::retriever {
 namespace {
+
+using ::ibgraphrag::common::test_util::StatusIs;
 
 // The hand-checked graph of prior_features_test: A = 10, B = 11 (topics), X = 12, Y = 13,
 // Z = 14, C = 15, D = 16, E = 17.
@@ -52,7 +55,7 @@ TEST(CandidateSetTest, TopByPriorKeepsTheBestInIndexOrderAndBreaksTiesByIndex) {
 TEST(CandidateSetTest, UnprunedSetHasEveryTripleAndTheFeaturesOfTheWholeSubgraph) {
   CandidateSetOptions options;
   absl::StatusOr<CandidateSet> set = CandidateSetFromSubgraph(Subgraph(), options);
-  ASSERT_TRUE(set.ok()) << set.status();
+  ASSERT_OK(set);
   const CandidateSubgraph sg = Subgraph();
   EXPECT_EQ(set->heads, sg.heads);
   EXPECT_EQ(set->relations, sg.relations);
@@ -70,7 +73,7 @@ TEST(CandidateSetTest, UnprunedSetHasEveryTripleAndTheFeaturesOfTheWholeSubgraph
   EXPECT_EQ(set->structure_features, PriorFeatures(g, sg.hops));
   absl::StatusOr<DdeFeatures> dde =
       ComputeDde(static_cast<int>(g.nodes.size()), g.heads, g.tails, g.topics, options.dde);
-  ASSERT_TRUE(dde.ok());
+  ASSERT_OK(dde);
   EXPECT_EQ(set->dde.num_nodes, 8);
   EXPECT_EQ(set->dde.values, dde->values);
 }
@@ -80,7 +83,8 @@ TEST(CandidateSetTest, PruningKeepsTheBestByPriorWithUnchangedFeatures) {
   absl::StatusOr<CandidateSet> whole = CandidateSetFromSubgraph(Subgraph(), options);
   options.max_scored = 3;
   absl::StatusOr<CandidateSet> pruned = CandidateSetFromSubgraph(Subgraph(), options);
-  ASSERT_TRUE(whole.ok() && pruned.ok());
+  ASSERT_OK(whole);
+  ASSERT_OK(pruned);
   // Priors 0.98, 0.98, 0.5, 0.25, 0.5, 0.167: t0, t1 and the first 0.5 (t2) survive.
   const std::vector<uint32_t> kept = {0, 1, 2};
   ASSERT_EQ(pruned->size(), kept.size());
@@ -109,7 +113,7 @@ TEST(CandidateSetTest, FeaturesCanBeLeftOut) {
   options.with_dde = false;
   options.with_structure_features = false;
   absl::StatusOr<CandidateSet> set = CandidateSetFromSubgraph(Subgraph(), options);
-  ASSERT_TRUE(set.ok());
+  ASSERT_OK(set);
   EXPECT_EQ(set->dde.num_nodes, 0);
   EXPECT_TRUE(set->structure_features.empty());
   EXPECT_EQ(set->prior_scores.size(), 6u);
@@ -125,7 +129,7 @@ TEST(CandidateSetTest, BuildPassesTheLimitsToTheSource) {
   const std::vector<uint32_t> ids = {10};
   const std::vector<std::string> external = {"DOID:1"};
   absl::StatusOr<CandidateSet> set = BuildCandidateSet(source, ids, external, options);
-  ASSERT_TRUE(set.ok()) << set.status();
+  ASSERT_OK(set);
   EXPECT_EQ(source.last.seed_ids, ids);
   EXPECT_EQ(source.last.seed_external_ids, external);
   EXPECT_EQ(source.last.max_hops, 3);
@@ -145,7 +149,7 @@ TEST(CandidateSetTest, NegativeMaxScoredIsRejectedNamingTheField) {
   CandidateSetOptions options;
   options.max_scored = -1;
   absl::StatusOr<CandidateSet> set = CandidateSetFromSubgraph(Subgraph(), options);
-  EXPECT_EQ(set.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(set, StatusIs(absl::StatusCode::kInvalidArgument));
   EXPECT_NE(set.status().message().find("max_scored"), std::string::npos);
 }
 

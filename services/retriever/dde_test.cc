@@ -2,12 +2,14 @@
 
 #include <vector>
 
+#include "common/test_util/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
 namespace ibgraphrag::retriever {
 namespace {
 
+using ::ibgraphrag::common::test_util::StatusIs;
 using ::testing::ElementsAreArray;
 using ::testing::FloatEq;
 using ::testing::Pointwise;
@@ -22,7 +24,7 @@ TEST(DdeTest, MatchesHandComputedRounds) {
   const std::vector<int32_t> heads = {0, 0, 1, 2, 4};
   const std::vector<int32_t> tails = {1, 2, 2, 3, 3};
   auto dde = ComputeDde(5, heads, tails, {0, 3}, DdeOptions());
-  ASSERT_TRUE(dde.ok()) << dde.status();
+  ASSERT_OK(dde);
   ASSERT_EQ(dde->dim, 5);
   const std::vector<float> expected = {
       1, 0,    0,     0, 0.5f,  // n0
@@ -39,20 +41,18 @@ TEST(DdeTest, RoundCountsSetTheWidth) {
   options.forward_rounds = 1;
   options.reverse_rounds = 0;
   auto dde = ComputeDde(3, std::vector<int32_t>{0, 1}, std::vector<int32_t>{1, 2}, {0}, options);
-  ASSERT_TRUE(dde.ok());
+  ASSERT_OK(dde);
   EXPECT_EQ(dde->dim, 2);
   EXPECT_THAT(dde->values, ElementsAreArray({1.0f, 0.0f, 0.0f, 1.0f, 0.0f, 0.0f}));
 }
 
 TEST(DdeTest, RejectsOutOfRangeIndicesAndRounds) {
-  EXPECT_EQ(ComputeDde(2, std::vector<int32_t>{0}, std::vector<int32_t>{2}, {0}, DdeOptions())
-                .status()
-                .code(),
-            absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(ComputeDde(2, std::vector<int32_t>{0}, std::vector<int32_t>{1}, {5}, DdeOptions())
-                .status()
-                .code(),
-            absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(
+      ComputeDde(2, std::vector<int32_t>{0}, std::vector<int32_t>{2}, {0}, DdeOptions()).status(),
+      StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_THAT(
+      ComputeDde(2, std::vector<int32_t>{0}, std::vector<int32_t>{1}, {5}, DdeOptions()).status(),
+      StatusIs(absl::StatusCode::kInvalidArgument));
   DdeOptions bad;
   bad.forward_rounds = 9;
   EXPECT_THAT(ComputeDde(1, {}, {}, {0}, bad).status().message(),

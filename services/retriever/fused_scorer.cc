@@ -6,15 +6,27 @@
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 
+// target_clones adds an AVX2/FMA build of the hot loops picked at load time by an ifunc resolver.
+// Under ThreadSanitizer the resolver is instrumented and runs before the TSan runtime is up (a
+// segfault in __tsan_func_entry during relocation), so TSan builds get the portable version only.
+#if defined(__SANITIZE_THREAD__)
+#define IBGR_TARGET_CLONES
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define IBGR_TARGET_CLONES
+#endif
+#endif
+#ifndef IBGR_TARGET_CLONES
+#define IBGR_TARGET_CLONES __attribute__((target_clones("arch=haswell", "default")))
+#endif
+
 namespace ibgraphrag::retriever {
 namespace {
 
 // relu(a + b + c) · w2 over `h` floats. Eight independent partial sums let the compiler
-// vectorise the reduction without -ffast-math; target_clones adds an AVX2/FMA build picked at
-// load time on CPUs that have it.
-__attribute__((target_clones("arch=haswell", "default"))) float HiddenDot(
-    const float* __restrict a, const float* __restrict b, const float* __restrict c,
-    const float* __restrict w2, int h) {
+// vectorise the reduction without -ffast-math; IBGR_TARGET_CLONES adds an AVX2/FMA build.
+IBGR_TARGET_CLONES float HiddenDot(const float* __restrict a, const float* __restrict b,
+                                   const float* __restrict c, const float* __restrict w2, int h) {
   float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
   int j = 0;
   for (; j + 8 <= h; j += 8) {
@@ -33,9 +45,7 @@ __attribute__((target_clones("arch=haswell", "default"))) float HiddenDot(
 
 // a · b over `n` floats with eight partial sums (vectorised without -ffast-math), for the
 // per-request q = W_q z_q (hidden x text_dim multiply-adds).
-__attribute__((target_clones("arch=haswell", "default"))) float Dot(const float* __restrict a,
-                                                                    const float* __restrict b,
-                                                                    int n) {
+IBGR_TARGET_CLONES float Dot(const float* __restrict a, const float* __restrict b, int n) {
   float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
   int j = 0;
   for (; j + 8 <= n; j += 8) {
@@ -47,17 +57,13 @@ __attribute__((target_clones("arch=haswell", "default"))) float Dot(const float*
 }
 
 // dst = a + b over `h` floats (per-node row setup; AVX2 clone like HiddenDot).
-__attribute__((target_clones("arch=haswell", "default"))) void AddRows(float* __restrict dst,
-                                                                       const float* __restrict a,
-                                                                       const float* __restrict b,
-                                                                       int h) {
+IBGR_TARGET_CLONES void AddRows(float* __restrict dst, const float* __restrict a,
+                                const float* __restrict b, int h) {
   for (int j = 0; j < h; ++j) dst[j] = a[j] + b[j];
 }
 
 // dst += v * w over `h` floats.
-__attribute__((target_clones("arch=haswell", "default"))) void Axpy(float* __restrict dst, float v,
-                                                                    const float* __restrict w,
-                                                                    int h) {
+IBGR_TARGET_CLONES void Axpy(float* __restrict dst, float v, const float* __restrict w, int h) {
   for (int j = 0; j < h; ++j) dst[j] += v * w[j];
 }
 

@@ -10,6 +10,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "common/test_util/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -17,6 +18,7 @@ namespace ibgraphrag::retriever {
 namespace {
 
 namespace pb = ::ibgraphrag::v1;
+using ::ibgraphrag::common::test_util::StatusIs;
 using ::testing::ElementsAre;
 
 // A kgstore whose KG (version and relation names) the test swaps; ExtractSubgraph refuses
@@ -90,19 +92,19 @@ class GrpcSubgraphSourceTest : public ::testing::Test {
 
 TEST_F(GrpcSubgraphSourceTest, AnExtractRefusedForARelationLostInASwapRetriesWithTheKnownOnes) {
   auto known = source_->KnownRelations(is_a_, absl::InfiniteFuture());
-  ASSERT_TRUE(known.ok()) << known.status();
+  ASSERT_OK(known);
   EXPECT_EQ(*known, is_a_);
   // The KG is swapped before any Extract sees the new version: the cache still has both names.
   kg_.Swap("2", {"disease is a subtype of disease"});
   known = source_->KnownRelations(is_a_, absl::InfiniteFuture());
-  ASSERT_TRUE(known.ok()) << known.status();
+  ASSERT_OK(known);
   SubgraphRequest request;
   request.seed_ids = {0};
   request.max_hops = 1;
   request.max_triples = 10;
   request.allow_relations = *known;
   auto sg = source_->Extract(request);
-  ASSERT_TRUE(sg.ok()) << sg.status();
+  ASSERT_OK(sg);
   EXPECT_EQ(sg->kg_version, "2");
   const std::vector<pb::ExtractSubgraphRequest> extracts = kg_.extracts();
   ASSERT_EQ(extracts.size(), 2u);
@@ -110,7 +112,7 @@ TEST_F(GrpcSubgraphSourceTest, AnExtractRefusedForARelationLostInASwapRetriesWit
   EXPECT_EQ(kg_.stats_calls(), 2);
   // The refreshed cache answers the next walk with the new version's names.
   known = source_->KnownRelations(is_a_, absl::InfiniteFuture());
-  ASSERT_TRUE(known.ok()) << known.status();
+  ASSERT_OK(known);
   EXPECT_THAT(*known, ElementsAre("disease is a subtype of disease"));
   EXPECT_EQ(kg_.stats_calls(), 2);
 }
@@ -122,20 +124,20 @@ TEST_F(GrpcSubgraphSourceTest, ARelationNoVersionHasStaysRefused) {
   request.max_triples = 10;
   request.allow_relations = {"no such relation"};
   auto sg = source_->Extract(request);
-  EXPECT_TRUE(absl::IsInvalidArgument(sg.status())) << sg.status();
+  EXPECT_THAT(sg, StatusIs(absl::StatusCode::kInvalidArgument));
   EXPECT_EQ(kg_.extracts().size(), 1u);  // nothing known to retry with
 }
 
 TEST_F(GrpcSubgraphSourceTest, ANewVersionSeenByExtractRefreshesTheNames) {
-  ASSERT_TRUE(source_->KnownRelations(is_a_, absl::InfiniteFuture()).ok());
+  ASSERT_OK(source_->KnownRelations(is_a_, absl::InfiniteFuture()));
   kg_.Swap("2", {"phenotype is a subtype of phenotype"});
   SubgraphRequest request;
   request.seed_ids = {0};
   request.max_hops = 1;
   request.max_triples = 10;
-  ASSERT_TRUE(source_->Extract(request).ok());
+  ASSERT_OK(source_->Extract(request));
   auto known = source_->KnownRelations(is_a_, absl::InfiniteFuture());
-  ASSERT_TRUE(known.ok()) << known.status();
+  ASSERT_OK(known);
   EXPECT_THAT(*known, ElementsAre("phenotype is a subtype of phenotype"));
   EXPECT_EQ(kg_.stats_calls(), 2);
 }

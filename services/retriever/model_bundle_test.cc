@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "common/test_util/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "services/kgstore/kg_store_test_util.h"
@@ -14,6 +15,7 @@ namespace ibgraphrag::retriever {
 namespace {
 
 namespace kt = kgstore::testing;
+using ::ibgraphrag::common::test_util::StatusIs;
 using ::testing::HasSubstr;
 
 RetrieverManifest ManifestWithTwoVariants() {
@@ -38,7 +40,7 @@ RetrieverManifest ManifestWithTwoVariants() {
 TEST(ModelBundleTest, ManifestRoundTripsVariantsAndCandidateCap) {
   absl::StatusOr<RetrieverManifest> back =
       RetrieverManifestFromJson(RetrieverManifestToJson(ManifestWithTwoVariants()));
-  ASSERT_TRUE(back.ok()) << back.status();
+  ASSERT_OK(back);
   EXPECT_EQ(back->max_candidates, 1500);
   EXPECT_EQ(TrainedCandidateCap(*back), 1500);
   ASSERT_EQ(back->variants.size(), 2u);
@@ -61,15 +63,14 @@ TEST(ModelBundleTest, DefaultVariantComesFirstAndMustBeListed) {
   std::string plain_default = json;
   plain_default.replace(plain_default.find(from), from.size(), "\"default_variant\": \"plain\"");
   absl::StatusOr<RetrieverManifest> back = RetrieverManifestFromJson(plain_default);
-  ASSERT_TRUE(back.ok()) << back.status();
+  ASSERT_OK(back);
   EXPECT_EQ(back->variants[0].variant, ScorerVariant::kPlain);
   // One that names a variant it does not list is corrupt.
   m.variants.resize(1);
   json = RetrieverManifestToJson(m);
   json.replace(json.find(from), from.size(), "\"default_variant\": \"plain\"");
   back = RetrieverManifestFromJson(json);
-  EXPECT_EQ(back.status().code(), absl::StatusCode::kDataLoss);
-  EXPECT_THAT(back.status().message(), HasSubstr("default_variant"));
+  EXPECT_THAT(back, StatusIs(absl::StatusCode::kDataLoss, HasSubstr("default_variant")));
 }
 
 TEST(ModelBundleTest, OlderManifestsHoldModelBinAloneAndTheCapAsText) {
@@ -78,7 +79,7 @@ TEST(ModelBundleTest, OlderManifestsHoldModelBinAloneAndTheCapAsText) {
   m.max_candidates = 0;
   m.training = {{"max_candidates", "2500"}};
   absl::StatusOr<RetrieverManifest> back = RetrieverManifestFromJson(RetrieverManifestToJson(m));
-  ASSERT_TRUE(back.ok()) << back.status();
+  ASSERT_OK(back);
   ASSERT_EQ(back->variants.size(), 1u);
   EXPECT_EQ(back->variants[0].variant, ScorerVariant::kResidual);  // prior_dim 6
   EXPECT_EQ(back->variants[0].file, "model.bin");
@@ -87,7 +88,7 @@ TEST(ModelBundleTest, OlderManifestsHoldModelBinAloneAndTheCapAsText) {
   m.scorer.prior_dim = 0;
   m.training.clear();
   back = RetrieverManifestFromJson(RetrieverManifestToJson(m));
-  ASSERT_TRUE(back.ok()) << back.status();
+  ASSERT_OK(back);
   EXPECT_EQ(back->variants[0].variant, ScorerVariant::kPlain);
   EXPECT_EQ(TrainedCandidateCap(*back), kDefaultTrainedCandidateCap);
 }
@@ -96,9 +97,8 @@ TEST(ModelBundleTest, ParsesVariantNamesNamingTheField) {
   EXPECT_EQ(ParseScorerVariant("plain", "--scorer").value(), ScorerVariant::kPlain);
   EXPECT_EQ(ParseScorerVariant("residual", "--scorer").value(), ScorerVariant::kResidual);
   absl::StatusOr<ScorerVariant> bad = ParseScorerVariant("mlp", "--scorer");
-  EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(bad.status().message(), HasSubstr("--scorer"));
-  EXPECT_THAT(bad.status().message(), HasSubstr("mlp"));
+  EXPECT_THAT(bad, StatusIs(absl::StatusCode::kInvalidArgument,
+                            ::testing::AllOf(HasSubstr("--scorer"), HasSubstr("mlp"))));
 }
 
 TEST(ModelBundleTest, PublishesAndLoadsBothVariants) {
@@ -109,7 +109,7 @@ TEST(ModelBundleTest, PublishesAndLoadsBothVariants) {
   EXPECT_TRUE(std::filesystem::exists(v + "/model.bin"));
   EXPECT_TRUE(std::filesystem::exists(v + "/model_plain.bin"));
   absl::StatusOr<LoadedRetrieverVersion> loaded = LoadRetrieverVersion(v);
-  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  ASSERT_OK(loaded);
   EXPECT_EQ(loaded->params.config.prior_dim, 6);
   ASSERT_EQ(loaded->other_variants.size(), 1u);
   EXPECT_EQ(loaded->other_variants[0].first, ScorerVariant::kPlain);
@@ -127,8 +127,7 @@ TEST(ModelBundleTest, CorruptSecondVariantIsDataLossNamingItsFile) {
   const std::string v = RetrieverVersionDir(dir.path(), 1);
   std::filesystem::resize_file(v + "/model_plain.bin", 100);
   absl::StatusOr<LoadedRetrieverVersion> loaded = LoadRetrieverVersion(v);
-  EXPECT_EQ(loaded.status().code(), absl::StatusCode::kDataLoss);
-  EXPECT_THAT(loaded.status().message(), HasSubstr("model_plain.bin"));
+  EXPECT_THAT(loaded, StatusIs(absl::StatusCode::kDataLoss, HasSubstr("model_plain.bin")));
 }
 
 TEST(ModelBundleTest, PublishRefusesVariantsThatContradictTheirDims) {
@@ -145,10 +144,9 @@ TEST(ModelBundleTest, PublishRefusesVariantsThatContradictTheirDims) {
         std::vector<TrainedScorer>{}}) {
     absl::StatusOr<common::ArtifactStaging> staging =
         common::ArtifactStaging::CreateVersion(RetrieverArtifacts(dir.path()));
-    ASSERT_TRUE(staging.ok()) << staging.status();
+    ASSERT_OK(staging);
     absl::Status s = PublishRetrieverVersion(&*staging, scorers, RetrieverManifest());
-    EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
-    EXPECT_THAT(s.message(), HasSubstr("scorers"));
+    EXPECT_THAT(s, StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("scorers")));
   }
 }
 

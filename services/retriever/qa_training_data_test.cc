@@ -6,6 +6,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "common/test_util/status_matchers.h"
 #include "common/topic_rule.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -20,6 +21,7 @@ namespace {
 namespace kt = ::ibgraphrag::kgstore::testing;
 using eval::QaItem;
 using eval::QaSplit;
+using ::ibgraphrag::common::test_util::StatusIs;
 using ::testing::Contains;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
@@ -32,14 +34,14 @@ class QaTrainingDataTest : public ::testing::Test {
     dir_ = new kt::ScratchDir("qa-training-data");
     store_ = kt::WriteAndOpen(kt::SmallKg(), dir_->path()).release();
     auto encoder = alignment::HashNgramEncoder::Create(alignment::HashNgramEncoderOptions());
-    ASSERT_TRUE(encoder.ok()) << encoder.status();
+    ASSERT_OK(encoder);
     alignment::BundleBuildOptions build;
     build.base_path = dir_->path();
     auto built = alignment::BuildAlignmentBundle(alignment::LexiconFromKg(kt::SmallKg(), "test"),
                                                  **encoder, build);
-    ASSERT_TRUE(built.ok()) << built.status();
+    ASSERT_OK(built);
     auto bundle = alignment::LoadAlignmentBundle(built->dir);
-    ASSERT_TRUE(bundle.ok()) << bundle.status();
+    ASSERT_OK(bundle);
     // The service's defaults with tau 0 and one candidate per mention: each mention's best
     // entity is kept (this test is about the roles of the kept entities, not MSCA calibration on
     // a nine-entity lexicon).
@@ -49,7 +51,7 @@ class QaTrainingDataTest : public ::testing::Test {
     auto aligner = alignment::Aligner::Create(
         *std::move(bundle), std::shared_ptr<const alignment::TextEncoder>(std::move(*encoder)),
         nullptr, aligner_options);
-    ASSERT_TRUE(aligner.ok()) << aligner.status();
+    ASSERT_OK(aligner);
     align_ = new AlignTextFn(AlignWithAligner(std::move(*aligner)));
   }
   static void TearDownTestSuite() {
@@ -95,7 +97,7 @@ TEST_F(QaTrainingDataTest, MultipleChoiceAnswerIsTheGoldOptionsEntity) {
   const QaItem item =
       Mcq("Which drug treats type 2 diabetes mellitus?", {"pancreas", "Metformin", "obesity"}, 1);
   absl::StatusOr<QaExampleOutcome> out = Example(item);
-  ASSERT_TRUE(out.ok()) << out.status();
+  ASSERT_OK(out);
   ASSERT_EQ(out->skip_reason, "");
   const GeneratedQuestion& q = out->question;
   EXPECT_EQ(q.source, "qa/tiny");
@@ -107,7 +109,7 @@ TEST_F(QaTrainingDataTest, MultipleChoiceAnswerIsTheGoldOptionsEntity) {
   // Topics are the gateway's: every kept entity of question + options, in kept order.
   absl::StatusOr<std::vector<AlignedEntity>> kept =
       (*align_)(common::AlignmentText(item.question, item.options));
-  ASSERT_TRUE(kept.ok());
+  ASSERT_OK(kept);
   std::vector<uint32_t> ids;
   for (const AlignedEntity& e : *kept) ids.push_back(e.kg_id);
   EXPECT_EQ(q.topics, common::TopicEntityIds(ids));
@@ -120,7 +122,7 @@ TEST_F(QaTrainingDataTest, MultipleChoiceAnswerIsTheGoldOptionsEntity) {
 TEST_F(QaTrainingDataTest, TrueClaimAnswersWithItsLastEntity) {
   absl::StatusOr<QaExampleOutcome> out =
       Example(Claim("Pioglitazone treats type 2 diabetes mellitus", true));
-  ASSERT_TRUE(out.ok()) << out.status();
+  ASSERT_OK(out);
   ASSERT_EQ(out->skip_reason, "");
   EXPECT_THAT(out->question.answers, ElementsAre(kt::kDiabetes));
   EXPECT_EQ(out->question.answer_text, "type 2 diabetes mellitus");
@@ -131,7 +133,7 @@ TEST_F(QaTrainingDataTest, TrueClaimAnswersWithItsLastEntity) {
 TEST_F(QaTrainingDataTest, SkipsAreNamed) {
   auto reason = [](const QaItem& item) {
     absl::StatusOr<QaExampleOutcome> out = Example(item);
-    EXPECT_TRUE(out.ok()) << out.status();
+    EXPECT_OK(out);
     return out.ok() ? out->skip_reason : "error";
   };
   EXPECT_EQ(reason(Claim("Pioglitazone treats type 2 diabetes mellitus", false)), "false_claim");
@@ -155,9 +157,8 @@ TEST_F(QaTrainingDataTest, BundleOfAnotherKgIsRefused) {
   };
   absl::StatusOr<QaExampleOutcome> out =
       ExampleFromQaItem(*store_, wrong, Claim("x treats y", true), "tiny", QaExampleOptions());
-  ASSERT_FALSE(out.ok());
-  EXPECT_EQ(out.status().code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_THAT(out.status().message(), HasSubstr("rebuild the bundle"));
+  ASSERT_THAT(out,
+              StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("rebuild the bundle")));
 }
 
 TEST_F(QaTrainingDataTest, BuildsSetsFromFilesWithSplitsAndSkipCounts) {
@@ -174,7 +175,7 @@ TEST_F(QaTrainingDataTest, BuildsSetsFromFilesWithSplitsAndSkipCounts) {
   options.qa_dir = qa;
   options.split_seed = 3;
   absl::StatusOr<QuestionSet> set = BuildQaExamples(*store_, *align_, options);
-  ASSERT_TRUE(set.ok()) << set.status();
+  ASSERT_OK(set);
   ASSERT_EQ(set->Part(QaSplit::kAll).size(), 3u);
   for (QaSplit part : {QaSplit::kTrain, QaSplit::kValidation, QaSplit::kTest}) {
     for (const GeneratedQuestion& q : set->Part(part)) {
@@ -189,19 +190,18 @@ TEST_F(QaTrainingDataTest, BuildsSetsFromFilesWithSplitsAndSkipCounts) {
   // Same inputs, same questions and hash, whatever the thread count.
   options.threads = 1;
   absl::StatusOr<QuestionSet> again = BuildQaExamples(*store_, *align_, options);
-  ASSERT_TRUE(again.ok());
+  ASSERT_OK(again);
   EXPECT_EQ(again->hash, set->hash);
 
   options.sets = {"mmlu-tiny-test"};
   absl::StatusOr<QuestionSet> one = BuildQaExamples(*store_, *align_, options);
-  ASSERT_TRUE(one.ok());
+  ASSERT_OK(one);
   EXPECT_EQ(one->Part(QaSplit::kAll).size(), 2u);
   options.sets = {"medqa"};
   absl::StatusOr<QuestionSet> missing = BuildQaExamples(*store_, *align_, options);
-  ASSERT_FALSE(missing.ok());
-  EXPECT_EQ(missing.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(missing.status().message(), HasSubstr("qa_sets"));
-  EXPECT_THAT(missing.status().message(), HasSubstr("mmlu-tiny-test"));
+  ASSERT_THAT(missing,
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       ::testing::AllOf(HasSubstr("qa_sets"), HasSubstr("mmlu-tiny-test"))));
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <chrono>
 
 #include "absl/strings/str_cat.h"
+#include "common/test_util/status_matchers.h"
 #include "common/test_util/temp_dir.h"
 #include "gmock/gmock.h"
 #include "grpc/health/v1/health.grpc.pb.h"
@@ -23,6 +24,7 @@ namespace {
 namespace pb = ::ibgraphrag::v1;
 namespace kt = kgstore::testing;
 using ::ibgraphrag::common::test_util::MakeTempDir;
+using ::ibgraphrag::common::test_util::StatusIs;
 using ::ibgraphrag::testing::BinDir;
 using ::ibgraphrag::testing::Subprocess;
 using ::testing::HasSubstr;
@@ -38,26 +40,25 @@ class RetrieverIntegrationTest : public ::testing::Test {
     const std::string base = *dir_ + "/art";
     kgstore::SnapshotManifestInfo info;
     info.version = 1;
-    ASSERT_TRUE(
-        kgstore::KgStore::WriteSnapshot(kt::SmallKg(), info, kgstore::SnapshotDir(base, 1)).ok());
+    ASSERT_OK(kgstore::KgStore::WriteSnapshot(kt::SmallKg(), info, kgstore::SnapshotDir(base, 1)));
     testing::PublishTestVersion(base, kt::SmallKg(), /*text_dim=*/256, /*hidden=*/32);
     auto kg = Subprocess::Start({BinDir() + "/kgstore", "--base=" + base, "--host=127.0.0.1",
                                  "--port=0", "--metrics_port=-1", "--read_only"},
                                 *dir_ + "/kgstore.log");
-    ASSERT_TRUE(kg.ok()) << kg.status();
+    ASSERT_OK(kg);
     kgstore_ = new Subprocess(std::move(*kg));
     auto kg_port = kgstore_->WaitForReadyPort("kgstore", absl::Seconds(30));
-    ASSERT_TRUE(kg_port.ok()) << kg_port.status();
+    ASSERT_OK(kg_port);
     // The metrics endpoint is on: with LibTorch's OpenBLAS loaded it needs the thread-stack floor
     // (common/thread_stack_floor.cc) that the binary links.
     auto r = Subprocess::Start(
         {BinDir() + "/retriever", "--base=" + base, "--host=127.0.0.1", "--port=0",
          "--metrics_port=0", "--device=cpu", absl::StrCat("--kgstore=127.0.0.1:", *kg_port)},
         *dir_ + "/retriever.log");
-    ASSERT_TRUE(r.ok()) << r.status();
+    ASSERT_OK(r);
     retriever_ = new Subprocess(std::move(*r));
     auto line = retriever_->WaitForLogLine("\"msg\":\"retriever: ready\"", absl::Seconds(30));
-    ASSERT_TRUE(line.ok()) << line.status();
+    ASSERT_OK(line);
     const auto j = nlohmann::json::parse(*line);
     port_ = j["port"].get<int>();
   }
@@ -93,7 +94,7 @@ TEST_F(RetrieverIntegrationTest, HealthIsServing) {
     grpc::health::v1::HealthCheckRequest req;
     req.set_service(service);
     grpc::health::v1::HealthCheckResponse resp;
-    ASSERT_TRUE(health->Check(&ctx, req, &resp).ok());
+    ASSERT_OK(health->Check(&ctx, req, &resp));
     EXPECT_EQ(resp.status(), grpc::health::v1::HealthCheckResponse::SERVING) << service;
   }
 }
@@ -111,7 +112,7 @@ TEST_F(RetrieverIntegrationTest, RetrieveThroughKgStoreEveryMode) {
     req.set_mode(mode);
     pb::RetrieveResponse resp;
     grpc::Status s = stub_->Retrieve(&ctx, req, &resp);
-    ASSERT_TRUE(s.ok()) << s.error_message();
+    ASSERT_OK(s);
     EXPECT_EQ(resp.triples_size(), 4);
     EXPECT_EQ(resp.mode(), mode);
     EXPECT_EQ(resp.kg_version(), "1");
@@ -128,12 +129,11 @@ TEST_F(RetrieverIntegrationTest, UnknownTopicIsNotFoundListingIt) {
   req.add_topic_entity_ids(31337);
   pb::RetrieveResponse resp;
   grpc::Status s = stub_->Retrieve(&ctx, req, &resp);
-  EXPECT_EQ(s.error_code(), grpc::StatusCode::NOT_FOUND);
-  EXPECT_THAT(s.error_message(), HasSubstr("31337"));
+  EXPECT_THAT(s, StatusIs(grpc::StatusCode::NOT_FOUND, HasSubstr("31337")));
 }
 
 TEST_F(RetrieverIntegrationTest, KgStoreGoneIsUnavailableNotAHang) {
-  ASSERT_TRUE(kgstore_->Stop(SIGKILL, absl::Seconds(10)).ok());
+  ASSERT_OK(kgstore_->Stop(SIGKILL, absl::Seconds(10)));
   grpc::ClientContext ctx;
   SetDeadline(&ctx, 5000);
   pb::RetrieveRequest req;
@@ -141,7 +141,7 @@ TEST_F(RetrieverIntegrationTest, KgStoreGoneIsUnavailableNotAHang) {
   req.add_topic_entity_ids(kt::kDiabetes);
   pb::RetrieveResponse resp;
   grpc::Status s = stub_->Retrieve(&ctx, req, &resp);
-  EXPECT_EQ(s.error_code(), grpc::StatusCode::UNAVAILABLE) << s.error_message();
+  EXPECT_THAT(s, StatusIs(grpc::StatusCode::UNAVAILABLE));
 }
 
 }  // namespace

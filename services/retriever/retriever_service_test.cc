@@ -7,6 +7,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/test_util/status_matchers.h"
 #include "gmock/gmock.h"
 #include "grpc/health/v1/health.grpc.pb.h"
 #include "grpcpp/grpcpp.h"
@@ -22,7 +23,10 @@ namespace {
 
 namespace pb = ::ibgraphrag::v1;
 namespace kt = kgstore::testing;
+using ::ibgraphrag::common::test_util::IsOk;
+using ::ibgraphrag::common::test_util::StatusIs;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 RetrieverServer::Options ServerOptions(const std::string& base) {
   RetrieverServer::Options o;
@@ -39,8 +43,7 @@ RetrieverServer::Options ServerOptions(const std::string& base) {
 void WriteKg(const std::string& base) {
   kgstore::SnapshotManifestInfo info;
   info.version = 1;
-  ASSERT_TRUE(
-      kgstore::KgStore::WriteSnapshot(kt::SmallKg(), info, kgstore::SnapshotDir(base, 1)).ok());
+  ASSERT_OK(kgstore::KgStore::WriteSnapshot(kt::SmallKg(), info, kgstore::SnapshotDir(base, 1)));
 }
 
 std::unique_ptr<pb::RetrieverService::Stub> Stub(int port) {
@@ -60,7 +63,7 @@ grpc::health::v1::HealthCheckResponse::ServingStatus Health(int port) {
   grpc::health::v1::HealthCheckRequest req;
   req.set_service(kRetrieverServiceName);
   grpc::health::v1::HealthCheckResponse resp;
-  EXPECT_TRUE(health->Check(&ctx, req, &resp).ok());
+  EXPECT_OK(health->Check(&ctx, req, &resp));
   return resp.status();
 }
 
@@ -69,7 +72,7 @@ TEST(RetrieverServiceTest, RetrieveAndScoreTriplesOverGrpc) {
   WriteKg(dir.path());
   testing::PublishTestVersion(dir.path(), kt::SmallKg());
   auto server = RetrieverServer::BuildAndStart(ServerOptions(dir.path()));
-  ASSERT_TRUE(server.ok()) << server.status();
+  ASSERT_OK(server);
   EXPECT_EQ(Health((*server)->port()), grpc::health::v1::HealthCheckResponse::SERVING);
   auto stub = Stub((*server)->port());
 
@@ -81,7 +84,7 @@ TEST(RetrieverServiceTest, RetrieveAndScoreTriplesOverGrpc) {
   req.set_top_k(5);
   pb::RetrieveResponse resp;
   grpc::Status s = stub->Retrieve(&ctx, req, &resp);
-  ASSERT_TRUE(s.ok()) << s.error_message();
+  ASSERT_OK(s);
   ASSERT_EQ(resp.triples_size(), 5);
   EXPECT_FALSE(resp.triples(0).head().name().empty());
   EXPECT_FALSE(resp.triples(0).relation().empty());
@@ -111,7 +114,7 @@ TEST(RetrieverServiceTest, RetrieveAndScoreTriplesOverGrpc) {
   t->set_relation(kt::kTreats);
   t->set_tail(kt::kDiabetes);
   pb::ScoreTriplesResponse sresp;
-  ASSERT_TRUE(stub->ScoreTriples(&ctx2, sreq, &sresp).ok());
+  ASSERT_OK(stub->ScoreTriples(&ctx2, sreq, &sresp));
   ASSERT_EQ(sresp.scores_size(), 1);
   EXPECT_GT(sresp.scores(0), 0.0f);
 }
@@ -121,7 +124,7 @@ TEST(RetrieverServiceTest, BadRequestsGetPreciseCodes) {
   WriteKg(dir.path());
   testing::PublishTestVersion(dir.path(), kt::SmallKg());
   auto server = RetrieverServer::BuildAndStart(ServerOptions(dir.path()));
-  ASSERT_TRUE(server.ok()) << server.status();
+  ASSERT_OK(server);
   auto stub = Stub((*server)->port());
   auto call = [&](const pb::RetrieveRequest& req) {
     grpc::ClientContext ctx;
@@ -132,23 +135,19 @@ TEST(RetrieverServiceTest, BadRequestsGetPreciseCodes) {
   pb::RetrieveRequest req;
   req.set_question("q");
   grpc::Status s = call(req);
-  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
-  EXPECT_THAT(s.error_message(), HasSubstr("topic_entity_ids"));
+  EXPECT_THAT(s, StatusIs(grpc::StatusCode::INVALID_ARGUMENT, HasSubstr("topic_entity_ids")));
   req.add_topic_entity_ids(kt::kDiabetes);
   req.set_top_k(5000);
   s = call(req);
-  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
-  EXPECT_THAT(s.error_message(), HasSubstr("top_k"));
+  EXPECT_THAT(s, StatusIs(grpc::StatusCode::INVALID_ARGUMENT, HasSubstr("top_k")));
   req.set_top_k(10);
   req.set_max_hops(9);
   s = call(req);
-  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
-  EXPECT_THAT(s.error_message(), HasSubstr("max_hops"));
+  EXPECT_THAT(s, StatusIs(grpc::StatusCode::INVALID_ARGUMENT, HasSubstr("max_hops")));
   req.set_max_hops(0);
   req.add_topic_entity_ids(4242);
   s = call(req);
-  EXPECT_EQ(s.error_code(), grpc::StatusCode::NOT_FOUND);
-  EXPECT_THAT(s.error_message(), HasSubstr("4242"));
+  EXPECT_THAT(s, StatusIs(grpc::StatusCode::NOT_FOUND, HasSubstr("4242")));
 }
 
 TEST(RetrieverServiceTest, MissingOrCorruptModelStaysNotServing) {
@@ -156,14 +155,14 @@ TEST(RetrieverServiceTest, MissingOrCorruptModelStaysNotServing) {
   WriteKg(dir.path());
   {
     auto server = RetrieverServer::BuildAndStart(ServerOptions(dir.path()));
-    ASSERT_TRUE(server.ok()) << server.status();
+    ASSERT_OK(server);
     EXPECT_EQ(Health((*server)->port()), grpc::health::v1::HealthCheckResponse::NOT_SERVING);
     EXPECT_THAT((*server)->model_error(), HasSubstr("no retriever model"));
   }
   testing::PublishTestVersion(dir.path(), kt::SmallKg());
   std::filesystem::resize_file(RetrieverVersionDir(dir.path(), 1) + "/model.bin", 100);
   auto server = RetrieverServer::BuildAndStart(ServerOptions(dir.path()));
-  ASSERT_TRUE(server.ok()) << server.status();
+  ASSERT_OK(server);
   EXPECT_EQ(Health((*server)->port()), grpc::health::v1::HealthCheckResponse::NOT_SERVING);
   grpc::ClientContext ctx;
   SetDeadline(&ctx);
@@ -172,8 +171,7 @@ TEST(RetrieverServiceTest, MissingOrCorruptModelStaysNotServing) {
   req.add_topic_entity_ids(kt::kDiabetes);
   pb::RetrieveResponse resp;
   grpc::Status s = Stub((*server)->port())->Retrieve(&ctx, req, &resp);
-  EXPECT_EQ(s.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
-  EXPECT_THAT(s.error_message(), HasSubstr("model.bin"));
+  EXPECT_THAT(s, StatusIs(grpc::StatusCode::FAILED_PRECONDITION, HasSubstr("model.bin")));
 }
 
 TEST(RetrieverServiceTest, ModelFromAnOlderFormatStaysNotServing) {
@@ -182,7 +180,7 @@ TEST(RetrieverServiceTest, ModelFromAnOlderFormatStaysNotServing) {
   testing::PublishTestVersion(dir.path(), kt::SmallKg());
   testing::RewriteManifestFormat(RetrieverVersionDir(dir.path(), 1), 1);
   auto server = RetrieverServer::BuildAndStart(ServerOptions(dir.path()));
-  ASSERT_TRUE(server.ok()) << server.status();
+  ASSERT_OK(server);
   EXPECT_EQ(Health((*server)->port()), grpc::health::v1::HealthCheckResponse::NOT_SERVING);
   EXPECT_THAT((*server)->model_error(), HasSubstr("format_version 1"));
   EXPECT_THAT((*server)->model_error(), HasSubstr("retrain"));
@@ -199,7 +197,7 @@ TEST(RetrieverServiceTest, HotSwapsModelVersionsUnderLoad) {
   RetrieverServer::Options options = ServerOptions(dir.path());
   options.watch_interval = absl::Milliseconds(20);
   auto server = RetrieverServer::BuildAndStart(options);
-  ASSERT_TRUE(server.ok()) << server.status();
+  ASSERT_OK(server);
   const int port = (*server)->port();
 
   std::atomic<bool> stop{false};
@@ -253,7 +251,7 @@ TEST(RetrieverServiceTest, HotSwapsModelVersionsUnderLoad) {
   testing::PublishTestVersion(dir.path(), kt::SmallKg(), 32, 24, /*version=*/3);
   EXPECT_TRUE(wait_for_version("3"));
   auto version_gauge = (*server)->runner().metrics().GetGauge("ibgr_retriever_model_version", "");
-  ASSERT_TRUE(version_gauge.ok()) << version_gauge.status();
+  ASSERT_OK(version_gauge);
   // Set by the swap listener right after the swap a request can already see: allow a moment.
   for (int i = 0; i < 200 && (*version_gauge)->Value() != 3.0; ++i) {
     absl::SleepFor(absl::Milliseconds(10));
@@ -280,7 +278,7 @@ TEST(RetrieverServiceTest, KgStoreDownGivesUnavailableWithinTheDeadline) {
   RetrieverServer::Options options = ServerOptions(dir.path());
   options.kgstore_address = "127.0.0.1:1";  // nothing listens on port 1
   auto server = RetrieverServer::BuildAndStart(options);
-  ASSERT_TRUE(server.ok()) << server.status();
+  ASSERT_OK(server);
   grpc::ClientContext ctx;
   SetDeadline(&ctx, 3000);
   pb::RetrieveRequest req;
@@ -288,8 +286,7 @@ TEST(RetrieverServiceTest, KgStoreDownGivesUnavailableWithinTheDeadline) {
   req.add_topic_entity_ids(kt::kDiabetes);
   pb::RetrieveResponse resp;
   grpc::Status s = Stub((*server)->port())->Retrieve(&ctx, req, &resp);
-  EXPECT_EQ(s.error_code(), grpc::StatusCode::UNAVAILABLE) << s.error_message();
-  EXPECT_THAT(s.error_message(), HasSubstr("kgstore"));
+  EXPECT_THAT(s, StatusIs(grpc::StatusCode::UNAVAILABLE, HasSubstr("kgstore")));
 }
 
 // Issue 13: one version can hold the residual scorer and the paper's plain MLP; a request picks
@@ -326,16 +323,16 @@ TEST(RetrieverServiceTest, ServesEitherScorerVariantPerRequest) {
   WriteKg(dir.path());
   testing::PublishTwoVariantTestVersion(dir.path(), kt::SmallKg());
   auto server = RetrieverServer::BuildAndStart(ServerOptions(dir.path()));
-  ASSERT_TRUE(server.ok()) << server.status();
+  ASSERT_OK(server);
   EXPECT_EQ(Health((*server)->port()), grpc::health::v1::HealthCheckResponse::SERVING);
   auto stub = Stub((*server)->port());
 
   auto by_default = CallRetrieve(*stub, DiabetesRequest(pb::SCORER_VARIANT_UNSPECIFIED));
   auto residual = CallRetrieve(*stub, DiabetesRequest(pb::SCORER_VARIANT_RESIDUAL));
   auto plain = CallRetrieve(*stub, DiabetesRequest(pb::SCORER_VARIANT_PLAIN));
-  ASSERT_TRUE(by_default.ok()) << by_default.status();
-  ASSERT_TRUE(residual.ok()) << residual.status();
-  ASSERT_TRUE(plain.ok()) << plain.status();
+  ASSERT_OK(by_default);
+  ASSERT_OK(residual);
+  ASSERT_OK(plain);
   EXPECT_EQ(by_default->scorer_variant(), pb::SCORER_VARIANT_RESIDUAL);
   EXPECT_EQ(residual->scorer_variant(), pb::SCORER_VARIANT_RESIDUAL);
   EXPECT_EQ(plain->scorer_variant(), pb::SCORER_VARIANT_PLAIN);
@@ -345,12 +342,12 @@ TEST(RetrieverServiceTest, ServesEitherScorerVariantPerRequest) {
   pb::RetrieveRequest sp = DiabetesRequest(pb::SCORER_VARIANT_PLAIN);
   sp.set_mode(pb::SCORING_MODE_SHORTEST_PATH);  // the variant only matters to IBRP
   auto shortest = CallRetrieve(*stub, sp);
-  ASSERT_TRUE(shortest.ok()) << shortest.status();
+  ASSERT_OK(shortest);
   EXPECT_EQ(shortest->scorer_variant(), pb::SCORER_VARIANT_UNSPECIFIED);
 
   auto counter = (*server)->runner().metrics().GetCounter("ibgr_retriever_ibrp_requests_total", "",
                                                           {{"variant", "plain"}});
-  ASSERT_TRUE(counter.ok()) << counter.status();
+  ASSERT_OK(counter);
   EXPECT_EQ((*counter)->Value(), 1.0);
 }
 
@@ -359,16 +356,16 @@ TEST(RetrieverServiceTest, MissingOrUnknownScorerVariantGetsPreciseCodes) {
   WriteKg(dir.path());
   testing::PublishTestVersion(dir.path(), kt::SmallKg(), 32, 16, 1, /*residual=*/true);
   auto server = RetrieverServer::BuildAndStart(ServerOptions(dir.path()));
-  ASSERT_TRUE(server.ok()) << server.status();
+  ASSERT_OK(server);
   auto stub = Stub((*server)->port());
   auto plain = CallRetrieve(*stub, DiabetesRequest(pb::SCORER_VARIANT_PLAIN));
-  EXPECT_EQ(plain.status().code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_THAT(plain.status().message(), HasSubstr("scorer_variant"));
-  EXPECT_THAT(plain.status().message(), HasSubstr("no plain scorer"));
-  EXPECT_THAT(plain.status().message(), HasSubstr("holds residual"));
+  EXPECT_THAT(plain,
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       ::testing::AllOf(HasSubstr("scorer_variant"), HasSubstr("no plain scorer"),
+                                        HasSubstr("holds residual"))));
   auto unknown = CallRetrieve(*stub, DiabetesRequest(static_cast<pb::ScorerVariant>(7)));
-  EXPECT_EQ(unknown.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(unknown.status().message(), HasSubstr("scorer_variant: unknown value 7"));
+  EXPECT_THAT(unknown, StatusIs(absl::StatusCode::kInvalidArgument,
+                                HasSubstr("scorer_variant: unknown value 7")));
 }
 
 TEST(RetrieverServiceTest, ScorerFlagSetsTheDefaultVariantAndRefusesVersionsWithoutIt) {
@@ -379,7 +376,7 @@ TEST(RetrieverServiceTest, ScorerFlagSetsTheDefaultVariantAndRefusesVersionsWith
   options.default_variant = ScorerVariant::kPlain;
   {
     auto server = RetrieverServer::BuildAndStart(options);
-    ASSERT_TRUE(server.ok()) << server.status();
+    ASSERT_OK(server);
     EXPECT_EQ(Health((*server)->port()), grpc::health::v1::HealthCheckResponse::NOT_SERVING);
     EXPECT_THAT((*server)->model_error(), HasSubstr("no plain scorer"));
     EXPECT_THAT((*server)->model_error(), HasSubstr("FAILED_PRECONDITION"));
@@ -387,7 +384,7 @@ TEST(RetrieverServiceTest, ScorerFlagSetsTheDefaultVariantAndRefusesVersionsWith
   // Hot swap: a version holding both variants is picked up and requests get the plain one.
   options.watch_interval = absl::Milliseconds(20);
   auto server = RetrieverServer::BuildAndStart(options);
-  ASSERT_TRUE(server.ok()) << server.status();
+  ASSERT_OK(server);
   testing::PublishTwoVariantTestVersion(dir.path(), kt::SmallKg(), /*version=*/2);
   for (int i = 0; i < 500 && !(*server)->model_error().empty(); ++i) {
     absl::SleepFor(absl::Milliseconds(10));
@@ -395,7 +392,7 @@ TEST(RetrieverServiceTest, ScorerFlagSetsTheDefaultVariantAndRefusesVersionsWith
   EXPECT_EQ(Health((*server)->port()), grpc::health::v1::HealthCheckResponse::SERVING);
   auto resp =
       CallRetrieve(*Stub((*server)->port()), DiabetesRequest(pb::SCORER_VARIANT_UNSPECIFIED));
-  ASSERT_TRUE(resp.ok()) << resp.status();
+  ASSERT_OK(resp);
   EXPECT_EQ(resp->model_version(), "2");
   EXPECT_EQ(resp->scorer_variant(), pb::SCORER_VARIANT_PLAIN);
 }
@@ -406,16 +403,16 @@ TEST(RetrieverServiceTest, ZeroMaxCandidatesUsesTheModelsTrainedCap) {
   WriteKg(dir.path());
   testing::PublishTwoVariantTestVersion(dir.path(), kt::SmallKg(), 1, /*max_candidates=*/4);
   auto server = RetrieverServer::BuildAndStart(ServerOptions(dir.path()));
-  ASSERT_TRUE(server.ok()) << server.status();
+  ASSERT_OK(server);
   auto stub = Stub((*server)->port());
   auto capped = CallRetrieve(*stub, DiabetesRequest(pb::SCORER_VARIANT_UNSPECIFIED));
-  ASSERT_TRUE(capped.ok()) << capped.status();
+  ASSERT_OK(capped);
   EXPECT_EQ(capped->max_candidates(), 4u);
   EXPECT_LE(capped->subgraph_triples(), 4u);
   pb::RetrieveRequest wide = DiabetesRequest(pb::SCORER_VARIANT_UNSPECIFIED);
   wide.set_max_candidates(100);
   auto explicit_cap = CallRetrieve(*stub, wide);
-  ASSERT_TRUE(explicit_cap.ok()) << explicit_cap.status();
+  ASSERT_OK(explicit_cap);
   EXPECT_EQ(explicit_cap->max_candidates(), 100u);
   EXPECT_EQ(explicit_cap->subgraph_triples(), 10u);
 }
@@ -424,11 +421,11 @@ TEST(RetrieverServiceTest, ShortestPathWithoutAModelUsesTheDefaultCap) {
   kt::ScratchDir dir;
   WriteKg(dir.path());
   auto server = RetrieverServer::BuildAndStart(ServerOptions(dir.path()));
-  ASSERT_TRUE(server.ok()) << server.status();
+  ASSERT_OK(server);
   pb::RetrieveRequest req = DiabetesRequest(pb::SCORER_VARIANT_UNSPECIFIED);
   req.set_mode(pb::SCORING_MODE_SHORTEST_PATH);
   auto resp = CallRetrieve(*Stub((*server)->port()), req);
-  ASSERT_TRUE(resp.ok()) << resp.status();
+  ASSERT_OK(resp);
   EXPECT_EQ(resp->max_candidates(), static_cast<uint32_t>(kDefaultMaxCandidates));
 }
 
@@ -440,7 +437,7 @@ TEST(RetrieverServiceTest, EncoderMismatchIsFailedPreconditionNamingBothIds) {
   RetrieverServer::Options options = ServerOptions(dir.path());
   options.embedder = EmbedderForSpelling(dir.path(), "hash-ngram", "--encoder").value();
   auto server = RetrieverServer::BuildAndStart(options);
-  ASSERT_TRUE(server.ok()) << server.status();
+  ASSERT_OK(server);
   EXPECT_EQ(Health((*server)->port()), grpc::health::v1::HealthCheckResponse::NOT_SERVING);
   const std::string error = (*server)->model_error();
   EXPECT_THAT(error, HasSubstr("FAILED_PRECONDITION"));
@@ -448,24 +445,23 @@ TEST(RetrieverServiceTest, EncoderMismatchIsFailedPreconditionNamingBothIds) {
   EXPECT_THAT(error, HasSubstr("hash-ngram-v1-d256"));
   auto resp =
       CallRetrieve(*Stub((*server)->port()), DiabetesRequest(pb::SCORER_VARIANT_UNSPECIFIED));
-  EXPECT_EQ(resp.status().code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_THAT(resp.status().message(), HasSubstr("hash-ngram-v1-d32"));
+  EXPECT_THAT(resp,
+              StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("hash-ngram-v1-d32")));
 }
 
 TEST(RetrieverServiceTest, EncoderFlagSpellingsAreCheckedNamingTheFlag) {
   kt::ScratchDir dir;
   auto unknown = EmbedderForSpelling(dir.path(), "word2vec-42", "--encoder");
-  EXPECT_FALSE(unknown.ok());
+  EXPECT_THAT(unknown, Not(IsOk()));
   EXPECT_THAT(unknown.status().message(), HasSubstr("--encoder"));
   EXPECT_THAT(unknown.status().message(), HasSubstr("word2vec-42"));
   auto trained = EmbedderForSpelling(dir.path(), "trained", "--encoder");
-  EXPECT_EQ(trained.status().code(), absl::StatusCode::kNotFound);
-  EXPECT_THAT(trained.status().message(), HasSubstr("--encoder"));
+  EXPECT_THAT(trained, StatusIs(absl::StatusCode::kNotFound, HasSubstr("--encoder")));
   auto by_id = EmbedderForSpelling(dir.path(), "hash-ngram-v1-d64", "--encoder");
-  ASSERT_TRUE(by_id.ok()) << by_id.status();
+  ASSERT_OK(by_id);
   EXPECT_EQ(by_id->id, "hash-ngram-v1-d64");
-  EXPECT_EQ(EmbedderForSpelling(dir.path(), "", "--encoder").status().code(),
-            absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(EmbedderForSpelling(dir.path(), "", "--encoder"),
+              StatusIs(absl::StatusCode::kInvalidArgument));
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 
 #include "common/file_util.h"
 #include "common/status_macros.h"
+#include "common/test_util/status_matchers.h"
 #include "common/test_util/temp_dir.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -21,6 +22,7 @@
 namespace ibgraphrag::retriever {
 namespace {
 
+using ::ibgraphrag::common::test_util::StatusIs;
 using ::testing::AllOf;
 using ::testing::Contains;
 using ::testing::ElementsAre;
@@ -37,7 +39,7 @@ class RetrieverTest : public ::testing::Test {
     auto model =
         RetrieverModel::Load(RetrieverVersionDir(dir_.path(), 1),
                              RetrieverModel::Options{"cpu", false}, HashNgramEmbedder(32).value());
-    ASSERT_TRUE(model.ok()) << model.status();
+    ASSERT_OK(model);
     source_ = std::make_shared<InProcessSubgraphSource>(store_);
     retriever_ = std::make_unique<Retriever>(Retriever::Options(), source_, *model);
   }
@@ -59,7 +61,7 @@ TEST_F(RetrieverTest, IbrpReturnsTopKSortedWithNamesPathsAndTimings) {
   RetrieveQuery q = Query({kt::kDiabetes});
   q.top_k = 4;
   auto r = retriever_->Retrieve(q);
-  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_OK(r);
   ASSERT_EQ(r->triples.size(), 4u);
   for (size_t i = 1; i < r->triples.size(); ++i) {
     EXPECT_GE(r->triples[i - 1].score, r->triples[i].score);
@@ -89,7 +91,7 @@ TEST_F(RetrieverTest, EachReturnedTripleNamesTheSourcesThatAssertedIt) {
   RetrieveQuery q = Query({kt::kDiabetes});
   q.top_k = 10;
   auto r = retriever_->Retrieve(q);
-  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_OK(r);
   ASSERT_EQ(r->triple_sources.size(), r->triples.size());
   for (size_t i = 0; i < r->triples.size(); ++i) {
     const ScoredTriple& t = r->triples[i];
@@ -108,7 +110,7 @@ TEST_F(RetrieverTest, ShortestPathModeRanksTopicToTopicPathFirst) {
   q.mode = ScoringMode::kShortestPath;
   q.top_k = 2;
   auto r = retriever_->Retrieve(q);
-  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_OK(r);
   ASSERT_EQ(r->triples.size(), 2u);
   std::set<std::pair<uint32_t, uint32_t>> got;
   for (const auto& t : r->triples) got.insert({t.head, t.tail});
@@ -129,7 +131,7 @@ TEST_F(RetrieverTest, ResidualStartRanksLikeShortestPath) {
   auto model =
       RetrieverModel::Load(RetrieverVersionDir(dir_.path(), 2),
                            RetrieverModel::Options{"cpu", false}, HashNgramEmbedder(32).value());
-  ASSERT_TRUE(model.ok()) << model.status();
+  ASSERT_OK(model);
   Retriever residual(Retriever::Options(), source_, *model);
   for (const std::vector<uint32_t>& topics :
        {std::vector<uint32_t>{kt::kMetformin, kt::kPparg}, std::vector<uint32_t>{kt::kDiabetes}}) {
@@ -137,8 +139,8 @@ TEST_F(RetrieverTest, ResidualStartRanksLikeShortestPath) {
     auto ibrp = residual.Retrieve(q);
     q.mode = ScoringMode::kShortestPath;
     auto sp = residual.Retrieve(q);
-    ASSERT_TRUE(ibrp.ok()) << ibrp.status();
-    ASSERT_TRUE(sp.ok()) << sp.status();
+    ASSERT_OK(ibrp);
+    ASSERT_OK(sp);
     ASSERT_EQ(ibrp->triples.size(), sp->triples.size());
     for (size_t i = 0; i < sp->triples.size(); ++i) {
       EXPECT_EQ(ibrp->triples[i].head, sp->triples[i].head) << i;
@@ -155,7 +157,7 @@ TEST_F(RetrieverTest, ResidualStartRanksLikeShortestPath) {
   st.relations = {kt::kTreats, kt::kAssociates};
   st.tails = {kt::kDiabetes, kt::kPparg};
   auto scores = residual.ScoreTriples(st);
-  ASSERT_TRUE(scores.ok()) << scores.status();
+  ASSERT_OK(scores);
   EXPECT_NEAR((*scores)[0], 0.98f, 1e-5);
   EXPECT_NEAR((*scores)[1], 0.98f, 1e-5);
 }
@@ -171,9 +173,9 @@ TEST_F(RetrieverTest, PruningScoresOnlyTheBestCandidatesByThePrior) {
   auto unpruned = retriever_->Retrieve(q);
   q.mode = ScoringMode::kShortestPath;
   auto prior = Retriever(pruning, source_, retriever_->model()).Retrieve(q);
-  ASSERT_TRUE(pruned.ok()) << pruned.status();
-  ASSERT_TRUE(unpruned.ok()) << unpruned.status();
-  ASSERT_TRUE(prior.ok()) << prior.status();
+  ASSERT_OK(pruned);
+  ASSERT_OK(unpruned);
+  ASSERT_OK(prior);
   EXPECT_EQ(pruned->subgraph_triples, 10);
   auto keys = [](const RetrieveResult& r) {
     std::set<std::array<uint32_t, 3>> out;
@@ -191,7 +193,7 @@ TEST_F(RetrieverTest, PruningKeepsAtLeastTopK) {
   RetrieveQuery q = Query({kt::kDiabetes});
   q.top_k = 6;
   auto r = Retriever(pruning, source_, retriever_->model()).Retrieve(q);
-  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_OK(r);
   EXPECT_EQ(r->triples.size(), 6u);
 }
 
@@ -199,7 +201,7 @@ TEST_F(RetrieverTest, CosineModeScoresInUnitInterval) {
   RetrieveQuery q = Query({kt::kDiabetes});
   q.mode = ScoringMode::kCosine;
   auto r = retriever_->Retrieve(q);
-  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_OK(r);
   ASSERT_EQ(r->triples.size(), 10u);
   for (const auto& t : r->triples) {
     EXPECT_GE(t.score, 0.0f);
@@ -213,7 +215,7 @@ TEST_F(RetrieverTest, ExternalTopicIdsResolve) {
   RetrieveQuery q = Query({});
   q.topic_external_ids = {"UMLS:C0011860"};
   auto r = retriever_->Retrieve(q);
-  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_OK(r);
   EXPECT_EQ(r->topic_ids, std::vector<uint32_t>{kt::kDiabetes});
 }
 
@@ -244,8 +246,7 @@ TEST_F(RetrieverTest, ValidationNamesTheField) {
   cases.push_back({q, absl::StatusCode::kNotFound, "DOID:404"});
   for (const Case& c : cases) {
     auto r = retriever_->Retrieve(c.query);
-    EXPECT_EQ(r.status().code(), c.code) << c.field << ": " << r.status();
-    EXPECT_THAT(r.status().message(), HasSubstr(c.field));
+    EXPECT_THAT(r, StatusIs(c.code, HasSubstr(c.field))) << c.field;
   }
 }
 
@@ -254,21 +255,20 @@ TEST_F(RetrieverTest, KgStoreDownIsUnavailable) {
                  std::make_shared<testing::FailingSource>(absl::UnavailableError("connect failed")),
                  retriever_->model());
   auto r = down.Retrieve(Query({kt::kDiabetes}));
-  EXPECT_EQ(r.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_THAT(r, StatusIs(absl::StatusCode::kUnavailable));
   Retriever slow(Retriever::Options(),
                  std::make_shared<testing::FailingSource>(absl::DeadlineExceededError("slow")),
                  retriever_->model());
-  EXPECT_EQ(slow.Retrieve(Query({kt::kDiabetes})).status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_THAT(slow.Retrieve(Query({kt::kDiabetes})), StatusIs(absl::StatusCode::kUnavailable));
 }
 
 TEST_F(RetrieverTest, WithoutModelOnlyShortestPathWorks) {
   Retriever no_model(Retriever::Options(), source_, nullptr, "model.bin: corrupt");
   auto r = no_model.Retrieve(Query({kt::kDiabetes}));
-  EXPECT_EQ(r.status().code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_THAT(r.status().message(), HasSubstr("model.bin: corrupt"));
+  EXPECT_THAT(r, StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("model.bin: corrupt")));
   RetrieveQuery q = Query({kt::kDiabetes});
   q.mode = ScoringMode::kShortestPath;
-  EXPECT_TRUE(no_model.Retrieve(q).ok());
+  EXPECT_OK(no_model.Retrieve(q));
 }
 
 TEST_F(RetrieverTest, ScoreTriplesScoresEachTripleAndRejectsUnknownIds) {
@@ -279,21 +279,21 @@ TEST_F(RetrieverTest, ScoreTriplesScoresEachTripleAndRejectsUnknownIds) {
   q.relations = {kt::kTreats, kt::kPresents};
   q.tails = {kt::kDiabetes, kt::kPolyuria};
   auto s = retriever_->ScoreTriples(q);
-  ASSERT_TRUE(s.ok()) << s.status();
+  ASSERT_OK(s);
   ASSERT_EQ(s->size(), 2u);
   EXPECT_NE((*s)[0], (*s)[1]);
   q.heads[1] = 77;
-  EXPECT_EQ(retriever_->ScoreTriples(q).status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(retriever_->ScoreTriples(q), StatusIs(absl::StatusCode::kNotFound));
   q.topic_ids.clear();
-  EXPECT_EQ(retriever_->ScoreTriples(q).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(retriever_->ScoreTriples(q), StatusIs(absl::StatusCode::kInvalidArgument));
 }
 
 TEST_F(RetrieverTest, EncoderMismatchIsRefused) {
   auto model =
       RetrieverModel::Load(RetrieverVersionDir(dir_.path(), 1),
                            RetrieverModel::Options{"cpu", false}, HashNgramEmbedder(64).value());
-  EXPECT_EQ(model.status().code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_THAT(model.status().message(), HasSubstr("hash-ngram-v1-d32"));
+  EXPECT_THAT(model,
+              StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("hash-ngram-v1-d32")));
 }
 
 TEST(RetrieverModelTest, LoadsTheTrainedEncoderItsManifestNamesFromTheBase) {
@@ -306,7 +306,7 @@ TEST(RetrieverModelTest, LoadsTheTrainedEncoderItsManifestNamesFromTheBase) {
       *alignment::PublishTrainedEncoder(base.path(), w, alignment::TrainedEncoderArtifactInfo());
   const std::string id = *alignment::ReadTrainedEncoderId(encoder_dir);
   absl::StatusOr<TextEmbedder> embedder = EmbedderForId(base.path(), id);
-  ASSERT_TRUE(embedder.ok()) << embedder.status();
+  ASSERT_OK(embedder);
   EXPECT_EQ(embedder->id, id);
   EXPECT_EQ(embedder->dim, 16);
   testing::PublishTestVersionWith(base.path(), kt::SmallKg(), *embedder);
@@ -314,7 +314,7 @@ TEST(RetrieverModelTest, LoadsTheTrainedEncoderItsManifestNamesFromTheBase) {
   // No embedder passed: the one the manifest names, found under the model's base.
   auto model = RetrieverModel::Load(RetrieverVersionDir(base.path(), 1),
                                     RetrieverModel::Options{"cpu", false}, TextEmbedder());
-  ASSERT_TRUE(model.ok()) << model.status();
+  ASSERT_OK(model);
   EXPECT_EQ((*model)->embedder().id, id);
 
   std::filesystem::remove_all(encoder_dir);
@@ -322,8 +322,8 @@ TEST(RetrieverModelTest, LoadsTheTrainedEncoderItsManifestNamesFromTheBase) {
       RetrieverModel::Load(RetrieverVersionDir(base.path(), 1),
                            RetrieverModel::Options{"cpu", false}, TextEmbedder())
           .status();
-  EXPECT_EQ(gone.code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_THAT(gone.message(), AllOf(HasSubstr(id), HasSubstr("ibgr artifacts build")));
+  EXPECT_THAT(gone, StatusIs(absl::StatusCode::kFailedPrecondition,
+                             AllOf(HasSubstr(id), HasSubstr("ibgr artifacts build"))));
 }
 
 // A disease with a two-level is_a chain below it; the only gene of the deepest subtype is three
@@ -403,7 +403,7 @@ class RetrieverOntologyTest : public ::testing::Test {
 
 TEST_F(RetrieverOntologyTest, ASubtypesFactJoinsTheEvidenceWithItsIsAChain) {
   auto r = retriever_->Retrieve(Query());
-  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_OK(r);
   EXPECT_EQ(r->ontology_anchors, 3);  // T2D, MODY below; glucose metabolism disease above
   EXPECT_TRUE(HasEntity(*r, "HNF1A"));
   for (const ScoredTriple& t : r->triples) {
@@ -425,7 +425,7 @@ TEST_F(RetrieverOntologyTest, ExpansionOffLeavesTheDeepSubtypesFactOut) {
   RetrieveQuery q = Query();
   q.ontology_expansion = false;
   auto r = retriever_->Retrieve(q);
-  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_OK(r);
   EXPECT_EQ(r->ontology_anchors, 0);
   EXPECT_FALSE(HasEntity(*r, "HNF1A"));
   EXPECT_TRUE(HasEntity(*r, "INS"));
@@ -433,12 +433,12 @@ TEST_F(RetrieverOntologyTest, ExpansionOffLeavesTheDeepSubtypesFactOut) {
 
 TEST_F(RetrieverOntologyTest, TrainedScorerSeesTheSubtypesFactsToo) {
   auto model = LoadModel(/*trained_with_expansion=*/"true");
-  ASSERT_TRUE(model.ok()) << model.status();
+  ASSERT_OK(model);
   Retriever retriever(Retriever::Options(), source_, *model);
   RetrieveQuery q = Query();
   q.mode = ScoringMode::kIbrp;
   auto r = retriever.Retrieve(q);
-  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_OK(r);
   EXPECT_TRUE(HasEntity(*r, "HNF1A"));
   EXPECT_EQ(r->topic_ids, std::vector<uint32_t>{0});
 }
@@ -447,7 +447,7 @@ TEST_F(RetrieverOntologyTest, AModelTrainedWithoutExpansionIsServedWithout) {
   int64_t version = 0;
   for (const std::string recorded : {"", "false"}) {
     auto model = LoadModel(recorded, ++version);
-    ASSERT_TRUE(model.ok()) << model.status();
+    ASSERT_OK(model);
     EXPECT_FALSE((*model)->ontology_expansion());
     Retriever retriever(Retriever::Options(), source_, *model);
     for (const ScoringMode mode : {ScoringMode::kIbrp, ScoringMode::kShortestPath}) {
@@ -455,7 +455,7 @@ TEST_F(RetrieverOntologyTest, AModelTrainedWithoutExpansionIsServedWithout) {
       q.mode = mode;
       q.ontology_expansion = true;  // a request cannot turn it on
       auto r = retriever.Retrieve(q);
-      ASSERT_TRUE(r.ok()) << r.status();
+      ASSERT_OK(r);
       EXPECT_EQ(r->ontology_anchors, 0) << "recorded \"" << recorded << "\"";
       EXPECT_FALSE(HasEntity(*r, "HNF1A"));
     }
@@ -464,7 +464,7 @@ TEST_F(RetrieverOntologyTest, AModelTrainedWithoutExpansionIsServedWithout) {
 
 TEST_F(RetrieverOntologyTest, TheServerOptionForcesExpansionOffForAModelTrainedWithIt) {
   auto model = LoadModel("true");
-  ASSERT_TRUE(model.ok()) << model.status();
+  ASSERT_OK(model);
   EXPECT_TRUE((*model)->ontology_expansion());
   Retriever::Options options;
   options.ontology.enabled = false;
@@ -472,7 +472,7 @@ TEST_F(RetrieverOntologyTest, TheServerOptionForcesExpansionOffForAModelTrainedW
   RetrieveQuery q = Query();
   q.mode = ScoringMode::kIbrp;
   auto r = retriever.Retrieve(q);
-  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_OK(r);
   EXPECT_EQ(r->ontology_anchors, 0);
   EXPECT_FALSE(HasEntity(*r, "HNF1A"));
 }
@@ -529,7 +529,7 @@ TEST_F(RetrieverOntologyTest, AFailedIsAWalkSkipsExpansionAndSaysSo) {
                       std::make_shared<FlakySource>(source_, /*fail_walk=*/true, false), nullptr,
                       "none");
   auto r = retriever.Retrieve(Query());
-  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_OK(r);
   EXPECT_EQ(r->ontology_anchors, 0);
   EXPECT_FALSE(HasEntity(*r, "HNF1A"));
   EXPECT_TRUE(HasEntity(*r, "INS"));  // the unexpanded evidence
@@ -544,14 +544,14 @@ TEST_F(RetrieverOntologyTest, AFailedSubtypesFactsReadServesTheUnexpandedSubgrap
                                                     /*fail_anchor_facts=*/true),
                       nullptr, "none");
   auto r = retriever.Retrieve(Query());
-  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_OK(r);
   EXPECT_EQ(r->ontology_anchors, 0);
   EXPECT_FALSE(HasEntity(*r, "HNF1A"));
   // Exactly the unexpanded retrieval: no chain link added, no hop changed.
   RetrieveQuery off = Query();
   off.ontology_expansion = false;
   auto unexpanded = retriever_->Retrieve(off);
-  ASSERT_TRUE(unexpanded.ok()) << unexpanded.status();
+  ASSERT_OK(unexpanded);
   EXPECT_EQ(r->subgraph_triples, unexpanded->subgraph_triples);
   ASSERT_EQ(r->triples.size(), unexpanded->triples.size());
   for (size_t i = 0; i < r->triples.size(); ++i) {
@@ -568,7 +568,7 @@ TEST_F(RetrieverOntologyTest, AFailedProvenanceReadKeepsTheEvidenceAndSaysSo) {
                       std::make_shared<FlakySource>(source_, false, /*fail_provenance=*/true),
                       nullptr, "none");
   auto r = retriever.Retrieve(Query());
-  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_OK(r);
   EXPECT_TRUE(HasEntity(*r, "HNF1A"));
   ASSERT_EQ(r->triple_sources.size(), r->triples.size());
   for (const TripleSources& t : r->triple_sources) EXPECT_TRUE(t.sources.empty());
@@ -584,11 +584,11 @@ TEST_F(RetrieverOntologyTest, PruningKeepsTheIsAChains) {
   co.with_dde = false;
   co.with_structure_features = false;
   auto cs = BuildCandidateSet(*source_, {}, {"DOID:9351"}, co);
-  ASSERT_TRUE(cs.ok()) << cs.status();
+  ASSERT_OK(cs);
   ASSERT_EQ(cs->anchors.size(), 3u);
   ASSERT_EQ(cs->anchor_chains.size(), 3u);
   auto is_a = store_->FindRelation("disease is a subtype of disease");
-  ASSERT_TRUE(is_a.ok());
+  ASSERT_OK(is_a);
   size_t longest = 0;
   for (const std::vector<uint32_t>& chain : cs->anchor_chains) {
     longest = std::max(longest, chain.size());
@@ -614,7 +614,7 @@ TEST_F(RetrieverOntologyTest, AKgWithoutIsAIsNotExpanded) {
   RetrieveQuery q = Query();
   q.topic_external_ids = {"DOID:9352"};
   auto r = retriever.Retrieve(q);
-  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_OK(r);
   EXPECT_EQ(r->ontology_anchors, 0);
   EXPECT_EQ(r->subgraph_triples, 10);
 }

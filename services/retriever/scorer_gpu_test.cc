@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <vector>
 
+#include "common/test_util/status_matchers.h"
 #include "gtest/gtest.h"
 #include "services/retriever/fused_scorer.h"
 #include "services/retriever/scorer_test_util.h"
@@ -18,17 +19,16 @@ TEST(ScorerGpuTest, CudaScoresMatchCpu) {
   auto data = testing::MakeRandomCandidates(config.text_dim, 5, 500, 20, 100, 2000, 3);
   auto cpu = TorchScorer::Create(params, "cpu");
   auto gpu = TorchScorer::Create(params, "auto");
-  ASSERT_TRUE(cpu.ok() && gpu.ok());
+  ASSERT_OK(cpu);
+  ASSERT_OK(gpu);
   EXPECT_EQ((*gpu)->device(), "cuda:0");
-  ASSERT_TRUE((*cpu)->Precompute(*data.entities, *data.relations).ok());
-  ASSERT_TRUE((*gpu)->Precompute(*data.entities, *data.relations).ok());
+  ASSERT_OK((*cpu)->Precompute(*data.entities, *data.relations));
+  ASSERT_OK((*gpu)->Precompute(*data.entities, *data.relations));
   const size_t n = data.heads.size();
   std::vector<float> a(n), b(n), c(n);
-  ASSERT_TRUE(
-      (*cpu)->ScoreMlp(data.batch(), *data.entities, *data.relations, absl::MakeSpan(a)).ok());
-  ASSERT_TRUE(
-      (*gpu)->ScoreMlp(data.batch(), *data.entities, *data.relations, absl::MakeSpan(b)).ok());
-  ASSERT_TRUE((*gpu)->ScoreFactorised(data.batch(), absl::MakeSpan(c)).ok());
+  ASSERT_OK((*cpu)->ScoreMlp(data.batch(), *data.entities, *data.relations, absl::MakeSpan(a)));
+  ASSERT_OK((*gpu)->ScoreMlp(data.batch(), *data.entities, *data.relations, absl::MakeSpan(b)));
+  ASSERT_OK((*gpu)->ScoreFactorised(data.batch(), absl::MakeSpan(c)));
   for (size_t i = 0; i < n; ++i) {
     ASSERT_NEAR(b[i], a[i], 1e-4) << i;
     ASSERT_NEAR(c[i], a[i], 1e-4) << i;
@@ -41,8 +41,8 @@ TEST(ScorerGpuTest, ReportsCudaScoringTime) {
   ScorerConfig config;
   auto data = testing::MakeRandomCandidates(config.text_dim, 5, 20000, 30, 3000, 10000, 17);
   auto gpu = TorchScorer::Create(InitScorerParams(config, 1), "cuda:0");
-  ASSERT_TRUE(gpu.ok());
-  ASSERT_TRUE((*gpu)->Precompute(*data.entities, *data.relations).ok());
+  ASSERT_OK(gpu);
+  ASSERT_OK((*gpu)->Precompute(*data.entities, *data.relations));
   std::vector<float> out(data.heads.size());
   for (const char* path : {"mlp", "factorised"}) {
     const bool mlp = path[0] == 'm';

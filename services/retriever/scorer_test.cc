@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "common/test_util/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "services/kgstore/kg_store_test_util.h"
@@ -19,6 +20,7 @@
 namespace ibgraphrag::retriever {
 namespace {
 
+using ::ibgraphrag::common::test_util::StatusIs;
 using kgstore::testing::ScratchDir;
 using ::testing::HasSubstr;
 
@@ -40,19 +42,18 @@ TEST_P(ScorerAgreementTest, FactorisedAndFusedMatchPlainMlp) {
   auto data =
       testing::MakeRandomCandidates(config.text_dim, 5, 300, 12, 80, 1000, 11, config.prior_dim);
   auto scorer = TorchScorer::Create(params, "cpu");
-  ASSERT_TRUE(scorer.ok()) << scorer.status();
+  ASSERT_OK(scorer);
   auto projections = (*scorer)->Precompute(*data.entities, *data.relations);
-  ASSERT_TRUE(projections.ok()) << projections.status();
+  ASSERT_OK(projections);
 
   const CandidateBatch batch = data.batch();
   const size_t n = batch.heads.size();
   std::vector<float> mlp(n), factorised(n), fused(n);
-  ASSERT_TRUE(
-      (*scorer)->ScoreMlp(batch, *data.entities, *data.relations, absl::MakeSpan(mlp)).ok());
-  ASSERT_TRUE((*scorer)->ScoreFactorised(batch, absl::MakeSpan(factorised)).ok());
+  ASSERT_OK((*scorer)->ScoreMlp(batch, *data.entities, *data.relations, absl::MakeSpan(mlp)));
+  ASSERT_OK((*scorer)->ScoreFactorised(batch, absl::MakeSpan(factorised)));
   FusedScorer fused_scorer(*projections);
   FusedScratch scratch;
-  ASSERT_TRUE(fused_scorer.Score(batch, absl::MakeSpan(fused), &scratch).ok());
+  ASSERT_OK(fused_scorer.Score(batch, absl::MakeSpan(fused), &scratch));
   double spread = 0;
   for (size_t i = 0; i < n; ++i) {
     ASSERT_NEAR(factorised[i], mlp[i], 1e-5) << i;
@@ -77,16 +78,15 @@ TEST(ScorerTest, PriorTermReachesEveryForm) {
   params.w_prior = {0.5f, 1.0f, -2.0f, 0.25f, 0.0f, 3.0f};
   auto data = testing::MakeRandomCandidates(16, 5, 50, 4, 20, 200, 5);
   auto scorer = TorchScorer::Create(params, "cpu");
-  ASSERT_TRUE(scorer.ok()) << scorer.status();
+  ASSERT_OK(scorer);
   auto projections = (*scorer)->Precompute(*data.entities, *data.relations);
-  ASSERT_TRUE(projections.ok());
+  ASSERT_OK(projections);
   const CandidateBatch batch = data.batch();
   std::vector<float> mlp(200), factorised(200), fused(200);
-  ASSERT_TRUE(
-      (*scorer)->ScoreMlp(batch, *data.entities, *data.relations, absl::MakeSpan(mlp)).ok());
-  ASSERT_TRUE((*scorer)->ScoreFactorised(batch, absl::MakeSpan(factorised)).ok());
+  ASSERT_OK((*scorer)->ScoreMlp(batch, *data.entities, *data.relations, absl::MakeSpan(mlp)));
+  ASSERT_OK((*scorer)->ScoreFactorised(batch, absl::MakeSpan(factorised)));
   FusedScratch scratch;
-  ASSERT_TRUE(FusedScorer(*projections).Score(batch, absl::MakeSpan(fused), &scratch).ok());
+  ASSERT_OK(FusedScorer(*projections).Score(batch, absl::MakeSpan(fused), &scratch));
   for (size_t i = 0; i < 200; ++i) {
     float logit = 0;
     for (int k = 0; k < kPriorFeatureDim; ++k) {
@@ -106,17 +106,15 @@ TEST(ScorerTest, RejectsStructureFeaturesOfTheWrongLength) {
   auto data = testing::MakeRandomCandidates(8, 5, 10, 3, 4, 5, 1);
   data.prior.pop_back();
   auto scorer = TorchScorer::Create(InitScorerParams(config, 1), "cpu");
-  ASSERT_TRUE(scorer.ok());
+  ASSERT_OK(scorer);
   auto projections = (*scorer)->Precompute(*data.entities, *data.relations);
-  ASSERT_TRUE(projections.ok());
+  ASSERT_OK(projections);
   std::vector<float> out(5);
   absl::Status s = (*scorer)->ScoreFactorised(data.batch(), absl::MakeSpan(out));
-  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(s.message(), HasSubstr("prior"));
+  EXPECT_THAT(s, StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("prior")));
   FusedScratch scratch;
   s = FusedScorer(*projections).Score(data.batch(), absl::MakeSpan(out), &scratch);
-  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(s.message(), HasSubstr("prior"));
+  EXPECT_THAT(s, StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("prior")));
 }
 
 TEST(ScorerTest, RejectsBatchesThatDoNotFitTheModel) {
@@ -126,12 +124,11 @@ TEST(ScorerTest, RejectsBatchesThatDoNotFitTheModel) {
   auto data = testing::MakeRandomCandidates(8, 5, 10, 3, 4, 5, 1);
   data.heads[2] = 10;  // outside the 10 entities
   auto scorer = TorchScorer::Create(InitScorerParams(config, 1), "cpu");
-  ASSERT_TRUE(scorer.ok());
-  ASSERT_TRUE((*scorer)->Precompute(*data.entities, *data.relations).ok());
+  ASSERT_OK(scorer);
+  ASSERT_OK((*scorer)->Precompute(*data.entities, *data.relations));
   std::vector<float> out(5);
   absl::Status s = (*scorer)->ScoreFactorised(data.batch(), absl::MakeSpan(out));
-  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(s.message(), HasSubstr("candidates[2]"));
+  EXPECT_THAT(s, StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("candidates[2]")));
 }
 
 TEST(ScorerTest, FusedRejectsANodeIndexNamingTwoEntities) {
@@ -142,23 +139,22 @@ TEST(ScorerTest, FusedRejectsANodeIndexNamingTwoEntities) {
   data.head_nodes[1] = data.head_nodes[0];
   data.heads[1] = (data.heads[0] + 1) % 10;
   auto scorer = TorchScorer::Create(InitScorerParams(config, 1), "cpu");
-  ASSERT_TRUE(scorer.ok());
+  ASSERT_OK(scorer);
   auto projections = (*scorer)->Precompute(*data.entities, *data.relations);
-  ASSERT_TRUE(projections.ok());
+  ASSERT_OK(projections);
   std::vector<float> out(5);
   FusedScratch scratch;
   absl::Status s = FusedScorer(*projections).Score(data.batch(), absl::MakeSpan(out), &scratch);
-  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(s.message(), HasSubstr("two entities"));
+  EXPECT_THAT(s, StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("two entities")));
 }
 
 TEST(ScorerTest, DeviceSpecsResolve) {
   EXPECT_EQ(*ResolveDevice("cpu"), "cpu");
   EXPECT_EQ(*ResolveDevice("auto"), CudaAvailable() ? "cuda:0" : "cpu");
-  EXPECT_EQ(ResolveDevice("tpu").status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(ResolveDevice("cuda:x").status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(ResolveDevice("tpu"), StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_THAT(ResolveDevice("cuda:x"), StatusIs(absl::StatusCode::kInvalidArgument));
   if (!CudaAvailable()) {
-    EXPECT_EQ(ResolveDevice("cuda:0").status().code(), absl::StatusCode::kFailedPrecondition);
+    EXPECT_THAT(ResolveDevice("cuda:0"), StatusIs(absl::StatusCode::kFailedPrecondition));
   }
 }
 
@@ -169,30 +165,29 @@ TEST(ScorerParamsTest, SerializeRoundTripsAndRejectsTruncation) {
   const ScorerParams p = InitScorerParams(config, 3);
   const std::string bytes = SerializeScorerParams(p);
   auto back = ParseScorerParams(bytes);
-  ASSERT_TRUE(back.ok()) << back.status();
+  ASSERT_OK(back);
   EXPECT_EQ(back->w1, p.w1);
   EXPECT_EQ(back->b1, p.b1);
   EXPECT_EQ(back->w2, p.w2);
   EXPECT_EQ(back->b2, p.b2);
   EXPECT_EQ(back->w_prior, p.w_prior);
   EXPECT_EQ(back->config.prior_dim, kPriorFeatureDim);
-  EXPECT_EQ(ParseScorerParams(bytes.substr(0, bytes.size() - 4)).status().code(),
-            absl::StatusCode::kDataLoss);
-  EXPECT_EQ(ParseScorerParams("nonsense").status().code(), absl::StatusCode::kDataLoss);
+  EXPECT_THAT(ParseScorerParams(bytes.substr(0, bytes.size() - 4)),
+              StatusIs(absl::StatusCode::kDataLoss));
+  EXPECT_THAT(ParseScorerParams("nonsense"), StatusIs(absl::StatusCode::kDataLoss));
   // A checkpoint of the previous format (no structure features) is named, not misread.
   std::string old = bytes;
   old[7] = '1';
   auto refused = ParseScorerParams(old);
-  EXPECT_EQ(refused.status().code(), absl::StatusCode::kDataLoss);
-  EXPECT_THAT(refused.status().message(), HasSubstr("retrain"));
+  EXPECT_THAT(refused, StatusIs(absl::StatusCode::kDataLoss, HasSubstr("retrain")));
   // Without structure features the checkpoint round-trips too.
   config.prior_dim = 0;
   const ScorerParams plain = InitScorerParams(config, 3);
   auto plain_back = ParseScorerParams(SerializeScorerParams(plain));
-  ASSERT_TRUE(plain_back.ok()) << plain_back.status();
+  ASSERT_OK(plain_back);
   EXPECT_TRUE(plain_back->w_prior.empty());
   config.prior_dim = 4;
-  EXPECT_EQ(ValidateScorerConfig(config).code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(ValidateScorerConfig(config), StatusIs(absl::StatusCode::kInvalidArgument));
 }
 
 // Writes a complete version 1 under `base` with a small model and embeddings of SmallKg.
@@ -200,20 +195,19 @@ void PublishSmallVersion(const std::string& base, ScorerParams* params_out) {
   const TextEmbedder embedder = HashNgramEmbedder(16).value();
   absl::StatusOr<common::ArtifactStaging> staging =
       common::ArtifactStaging::CreateVersion(RetrieverArtifacts(base), 1);
-  ASSERT_TRUE(staging.ok()) << staging.status();
+  ASSERT_OK(staging);
   RetrieverManifest manifest;
   manifest.version = 1;
   manifest.kg_version = "1";
-  ASSERT_TRUE(BuildRetrieverArtifacts(ArtifactTextsFromKg(kgstore::testing::SmallKg()), embedder,
-                                      staging->dir(), &manifest)
-                  .ok());
+  ASSERT_OK(BuildRetrieverArtifacts(ArtifactTextsFromKg(kgstore::testing::SmallKg()), embedder,
+                                    staging->dir(), &manifest));
   ScorerConfig config;
   config.text_dim = 16;
   config.hidden = 8;
   *params_out = InitScorerParams(config, 5);
   manifest.training["lambda2"] = "0.5";
   manifest.metrics["dev_recall@10"] = 0.5;
-  ASSERT_TRUE(PublishRetrieverVersion(&*staging, *params_out, manifest).ok());
+  ASSERT_OK(PublishRetrieverVersion(&*staging, *params_out, manifest));
 }
 
 TEST(ModelBundleTest, PublishedVersionLoadsBack) {
@@ -221,9 +215,9 @@ TEST(ModelBundleTest, PublishedVersionLoadsBack) {
   ScorerParams params;
   PublishSmallVersion(dir.path(), &params);
   auto resolved = ResolveRetrieverDir(dir.path(), std::nullopt);
-  ASSERT_TRUE(resolved.ok()) << resolved.status();
+  ASSERT_OK(resolved);
   auto loaded = LoadRetrieverVersion(*resolved);
-  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  ASSERT_OK(loaded);
   EXPECT_EQ(loaded->params.w1, params.w1);
   EXPECT_EQ(loaded->manifest.encoder_id, "hash-ngram-v1-d16");
   EXPECT_EQ(loaded->manifest.dde.forward_rounds, 2);
@@ -246,8 +240,7 @@ TEST(ModelBundleTest, MissingOrCorruptFilesGiveClearErrors) {
       f.put('\x7f');
     }
     auto loaded = LoadRetrieverVersion(v);
-    EXPECT_EQ(loaded.status().code(), absl::StatusCode::kDataLoss);
-    EXPECT_THAT(loaded.status().message(), HasSubstr("model.bin"));
+    EXPECT_THAT(loaded, StatusIs(absl::StatusCode::kDataLoss, HasSubstr("model.bin")));
   }
   {
     ScratchDir dir;
@@ -255,15 +248,14 @@ TEST(ModelBundleTest, MissingOrCorruptFilesGiveClearErrors) {
     const std::string v = RetrieverVersionDir(dir.path(), 1);
     std::filesystem::remove(v + "/entity_embeddings.f32");
     auto loaded = LoadRetrieverVersion(v);
-    EXPECT_EQ(loaded.status().code(), absl::StatusCode::kNotFound);
-    EXPECT_THAT(loaded.status().message(), HasSubstr("entity_embeddings.f32"));
+    EXPECT_THAT(loaded, StatusIs(absl::StatusCode::kNotFound, HasSubstr("entity_embeddings.f32")));
   }
   {
     ScratchDir dir;
     PublishSmallVersion(dir.path(), &params);
     const std::string v = RetrieverVersionDir(dir.path(), 1);
     std::ofstream(v + "/manifest.json") << "{\"format_version\": 2";
-    EXPECT_EQ(LoadRetrieverVersion(v).status().code(), absl::StatusCode::kDataLoss);
+    EXPECT_THAT(LoadRetrieverVersion(v), StatusIs(absl::StatusCode::kDataLoss));
   }
   {
     // A model written by an older build (format 1, before the structure features) is refused
@@ -273,27 +265,27 @@ TEST(ModelBundleTest, MissingOrCorruptFilesGiveClearErrors) {
     const std::string v = RetrieverVersionDir(dir.path(), 1);
     testing::RewriteManifestFormat(v, 1);
     auto loaded = LoadRetrieverVersion(v);
-    EXPECT_EQ(loaded.status().code(), absl::StatusCode::kFailedPrecondition);
-    EXPECT_THAT(loaded.status().message(), HasSubstr("format_version 1"));
-    EXPECT_THAT(loaded.status().message(), HasSubstr("retrain"));
+    EXPECT_THAT(loaded,
+                StatusIs(absl::StatusCode::kFailedPrecondition,
+                         ::testing::AllOf(HasSubstr("format_version 1"), HasSubstr("retrain"))));
   }
   ScratchDir empty;
-  EXPECT_EQ(ResolveRetrieverDir(empty.path(), std::nullopt).status().code(),
-            absl::StatusCode::kNotFound);
-  EXPECT_EQ(ResolveRetrieverDir(empty.path(), 3).status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(ResolveRetrieverDir(empty.path(), std::nullopt),
+              StatusIs(absl::StatusCode::kNotFound));
+  EXPECT_THAT(ResolveRetrieverDir(empty.path(), 3), StatusIs(absl::StatusCode::kNotFound));
 }
 
 TEST(EmbeddingTableTest, TruncatedFileIsDataLoss) {
   ScratchDir dir;
   const std::string path = dir.path() + "/t.f32";
-  ASSERT_TRUE(WriteEmbeddingTable(path, std::vector<float>(12, 1.0f), 4).ok());
+  ASSERT_OK(WriteEmbeddingTable(path, std::vector<float>(12, 1.0f), 4));
   auto table = EmbeddingTable::Open(path);
-  ASSERT_TRUE(table.ok());
+  ASSERT_OK(table);
   EXPECT_EQ((*table)->rows(), 3);
   EXPECT_FLOAT_EQ((*table)->row(2)[3], 1.0f);
   std::filesystem::resize_file(path, std::filesystem::file_size(path) - 4);
-  EXPECT_EQ(EmbeddingTable::Open(path).status().code(), absl::StatusCode::kDataLoss);
-  EXPECT_EQ(EmbeddingTable::Open(path + ".none").status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(EmbeddingTable::Open(path), StatusIs(absl::StatusCode::kDataLoss));
+  EXPECT_THAT(EmbeddingTable::Open(path + ".none"), StatusIs(absl::StatusCode::kNotFound));
 }
 
 TEST(TextEmbedderTest, DeterministicNormalisedAndSimilarForSimilarText) {

@@ -205,7 +205,8 @@ absl::Status ParseTriple(absl::string_view field, DocumentTriple* t) {
 absl::Status CheckFileDigests(const av1::DocumentsManifest& manifest, const std::string& dir) {
   constexpr const char* kFiles[] = {kDocumentsFile, kEntitiesFile, kRelationsFile, kIndexFile,
                                     kIndexRowsFile};
-  for (const auto& [file, digest] : manifest.file_sha256()) {
+  for (const auto& entry : manifest.file_sha256()) {
+    const std::string& file = entry.first;
     if (std::find_if(std::begin(kFiles), std::end(kFiles),
                      [&](const char* known) { return file == known; }) == std::end(kFiles)) {
       return absl::DataLossError(absl::StrCat(dir, "/manifest.json: file_sha256 names '", file,

@@ -14,6 +14,7 @@
 #include "absl/strings/match.h"
 #include "common/file_util.h"
 #include "common/proto_json.h"
+#include "common/test_util/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "ibgraphrag/v1/retriever.grpc.pb.h"
@@ -27,6 +28,7 @@ namespace {
 
 namespace pb = ::ibgraphrag::v1;
 namespace kt = kgstore::testing;
+using ::ibgraphrag::common::test_util::StatusIs;
 using ::testing::HasSubstr;
 
 constexpr int kDim = 32;
@@ -49,7 +51,7 @@ class SubgraphDocumentsTest : public ::testing::Test {
 
 TEST_F(SubgraphDocumentsTest, OneDocumentPerCentreTripleOfEachDisease) {
   auto manifest = Build(dir_.path());
-  ASSERT_TRUE(manifest.ok()) << manifest.status();
+  ASSERT_OK(manifest);
   // Diabetes has 7 edges, obesity 2, the isolated disease none: 9 centres.
   EXPECT_EQ(manifest->num_documents(), 9);
   EXPECT_EQ(manifest->version(), 1);
@@ -58,7 +60,7 @@ TEST_F(SubgraphDocumentsTest, OneDocumentPerCentreTripleOfEachDisease) {
   EXPECT_EQ(manifest->file_sha256_size(), 5);
 
   auto docs = SubgraphDocuments::Load(VersionDir());
-  ASSERT_TRUE(docs.ok()) << docs.status();
+  ASSERT_OK(docs);
   ASSERT_EQ((*docs)->size(), 9);
   // Document 0: diabetes' first out edge as centre, its other edges and the far end's.
   const auto triples = (*docs)->Triples(0);
@@ -74,19 +76,18 @@ TEST_F(SubgraphDocumentsTest, OneDocumentPerCentreTripleOfEachDisease) {
 TEST_F(SubgraphDocumentsTest, BuildIsDeterministic) {
   auto first = Build(dir_.path() + "/a");
   auto second = Build(dir_.path() + "/b");
-  ASSERT_TRUE(first.ok() && second.ok());
+  ASSERT_OK(first);
+  ASSERT_OK(second);
   for (const auto& [file, digest] : first->file_sha256()) {
     EXPECT_EQ(second->file_sha256().at(file), digest) << file;
   }
 }
 
 TEST_F(SubgraphDocumentsTest, CorruptIndexIsRefusedAtLoad) {
-  ASSERT_TRUE(Build(dir_.path()).ok());
+  ASSERT_OK(Build(dir_.path()));
   std::ofstream(VersionDir() + "/index.faiss", std::ios::binary | std::ios::trunc) << "garbage";
   auto docs = SubgraphDocuments::Load(VersionDir());
-  ASSERT_FALSE(docs.ok());
-  EXPECT_EQ(docs.status().code(), absl::StatusCode::kDataLoss);
-  EXPECT_THAT(docs.status().message(), HasSubstr("index.faiss"));
+  ASSERT_THAT(docs, StatusIs(absl::StatusCode::kDataLoss, HasSubstr("index.faiss")));
 }
 
 // Rewrites the published manifest with `edit` applied (the loader must not trust it).
@@ -94,15 +95,14 @@ void EditManifest(const std::string& dir,
                   const std::function<void(artifacts::v1::DocumentsManifest*)>& edit) {
   artifacts::v1::DocumentsManifest manifest;
   auto json = common::ReadFileToString(dir + "/manifest.json");
-  ASSERT_TRUE(json.ok()) << json.status();
-  ASSERT_TRUE(common::JsonToProto(*json, "manifest", &manifest).ok());
+  ASSERT_OK(json);
+  ASSERT_OK(common::JsonToProto(*json, "manifest", &manifest));
   edit(&manifest);
-  ASSERT_TRUE(
-      common::WriteStringToFileAtomic(dir + "/manifest.json", common::ProtoToJson(manifest)).ok());
+  ASSERT_OK(common::WriteStringToFileAtomic(dir + "/manifest.json", common::ProtoToJson(manifest)));
 }
 
 TEST_F(SubgraphDocumentsTest, RowMapNamingNoDocumentIsRefusedEvenWithAMatchingHash) {
-  ASSERT_TRUE(Build(dir_.path()).ok());
+  ASSERT_OK(Build(dir_.path()));
   const std::string rows = VersionDir() + "/index_rows.bin";
   {
     // Row 0's document entry becomes 0xFFFFFFFF; the manifest is re-hashed to match.
@@ -114,36 +114,32 @@ TEST_F(SubgraphDocumentsTest, RowMapNamingNoDocumentIsRefusedEvenWithAMatchingHa
     (*m->mutable_file_sha256())["index_rows.bin"] = common::Sha256HexOfFile(rows).value();
   });
   auto docs = SubgraphDocuments::Load(VersionDir());
-  ASSERT_FALSE(docs.ok());
-  EXPECT_EQ(docs.status().code(), absl::StatusCode::kDataLoss);
-  EXPECT_THAT(docs.status().message(),
-              HasSubstr("index_rows.bin: row 0 names document 4294967295"));
+  ASSERT_THAT(docs, StatusIs(absl::StatusCode::kDataLoss,
+                             HasSubstr("index_rows.bin: row 0 names document 4294967295")));
 }
 
 TEST_F(SubgraphDocumentsTest, ManifestMustHashExactlyTheArtifactsFiles) {
-  ASSERT_TRUE(Build(dir_.path()).ok());
+  ASSERT_OK(Build(dir_.path()));
   EditManifest(VersionDir(), [](artifacts::v1::DocumentsManifest* m) { m->clear_file_sha256(); });
   auto docs = SubgraphDocuments::Load(VersionDir());
-  ASSERT_FALSE(docs.ok());
-  EXPECT_EQ(docs.status().code(), absl::StatusCode::kDataLoss);
-  EXPECT_THAT(docs.status().message(), HasSubstr("file_sha256 has no entry for documents.tsv"));
+  ASSERT_THAT(docs, StatusIs(absl::StatusCode::kDataLoss,
+                             HasSubstr("file_sha256 has no entry for documents.tsv")));
 
-  ASSERT_TRUE(Build(dir_.path() + "/b").ok());
+  ASSERT_OK(Build(dir_.path() + "/b"));
   const std::string dir = DocumentsArtifacts(dir_.path() + "/b").VersionDir(1);
   // A key outside the version directory is never opened (/dev/zero would never finish hashing).
   EditManifest(dir, [](artifacts::v1::DocumentsManifest* m) {
     (*m->mutable_file_sha256())["../../../../../../dev/zero"] = "00";
   });
   docs = SubgraphDocuments::Load(dir);
-  ASSERT_FALSE(docs.ok());
-  EXPECT_EQ(docs.status().code(), absl::StatusCode::kDataLoss);
-  EXPECT_THAT(docs.status().message(), HasSubstr("not a documents artifact file"));
+  ASSERT_THAT(docs,
+              StatusIs(absl::StatusCode::kDataLoss, HasSubstr("not a documents artifact file")));
 }
 
 TEST_F(SubgraphDocumentsTest, OutOfRangeDocumentHasNoTriples) {
-  ASSERT_TRUE(Build(dir_.path()).ok());
+  ASSERT_OK(Build(dir_.path()));
   auto docs = SubgraphDocuments::Load(VersionDir());
-  ASSERT_TRUE(docs.ok()) << docs.status();
+  ASSERT_OK(docs);
   EXPECT_TRUE((*docs)->Triples(0xFFFFFFFFu).empty());
   EXPECT_TRUE((*docs)->Triples(9).empty());
   EXPECT_EQ((*docs)->Text(0xFFFFFFFFu), "");
@@ -152,12 +148,12 @@ TEST_F(SubgraphDocumentsTest, OutOfRangeDocumentHasNoTriples) {
 TEST_F(SubgraphDocumentsTest, BadOptionsNameTheField) {
   options_.centers_per_entity = 0;
   auto manifest = Build(dir_.path());
-  EXPECT_EQ(manifest.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(manifest.status().message(), HasSubstr("centers_per_entity"));
+  EXPECT_THAT(manifest,
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("centers_per_entity")));
   options_.centers_per_entity = 8;
   options_.center_types = {"planet"};
   manifest = Build(dir_.path());
-  EXPECT_EQ(manifest.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(manifest, StatusIs(absl::StatusCode::kFailedPrecondition));
 }
 
 // The real retriever server over the same KG, with a model and (optionally) the documents.
@@ -173,7 +169,7 @@ class RetrieveDocumentsTest : public SubgraphDocumentsTest {
     options.device = "cpu";
     options.kg_store = std::shared_ptr<kgstore::KgStore>(std::move(store_));
     auto server = RetrieverServer::BuildAndStart(options);
-    ASSERT_TRUE(server.ok()) << server.status();
+    ASSERT_OK(server);
     server_ = *std::move(server);
     stub_ = pb::RetrieverService::NewStub(server_->InProcessChannel());
   }
@@ -189,7 +185,7 @@ class RetrieveDocumentsTest : public SubgraphDocumentsTest {
 };
 
 TEST_F(RetrieveDocumentsTest, FindsTheDocumentOfTheQuestionsEntitiesAndReranks) {
-  ASSERT_TRUE(Build(dir_.path()).ok());
+  ASSERT_OK(Build(dir_.path()));
   StartServer();
   pb::RetrieveDocumentsRequest request;
   request.set_question("Does pioglitazone bind PPARG?");
@@ -197,7 +193,7 @@ TEST_F(RetrieveDocumentsTest, FindsTheDocumentOfTheQuestionsEntitiesAndReranks) 
   request.set_rerank_k(3);
   pb::RetrieveDocumentsResponse dense;
   grpc::Status status = Call(request, &dense);
-  ASSERT_TRUE(status.ok()) << status.error_message();
+  ASSERT_OK(status);
   ASSERT_EQ(dense.documents_size(), 3);
   EXPECT_EQ(dense.reranked_by(), "dense");
   EXPECT_EQ(dense.documents_version(), "1");
@@ -213,7 +209,7 @@ TEST_F(RetrieveDocumentsTest, FindsTheDocumentOfTheQuestionsEntitiesAndReranks) 
   request.add_topic_entity_ids(kt::kPioglitazone);
   pb::RetrieveDocumentsResponse reranked;
   status = Call(request, &reranked);
-  ASSERT_TRUE(status.ok()) << status.error_message();
+  ASSERT_OK(status);
   EXPECT_EQ(reranked.reranked_by(), "trained_scorer");
   EXPECT_EQ(reranked.model_version(), "1");
   ASSERT_EQ(reranked.documents_size(), 3);
@@ -227,7 +223,7 @@ TEST_F(RetrieveDocumentsTest, FindsTheDocumentOfTheQuestionsEntitiesAndReranks) 
 }
 
 TEST_F(RetrieveDocumentsTest, DocumentsOfAnotherKgVersionKeepTheDenseOrderAndSayWhy) {
-  ASSERT_TRUE(Build(dir_.path()).ok());
+  ASSERT_OK(Build(dir_.path()));
   EditManifest(VersionDir(), [](artifacts::v1::DocumentsManifest* m) { m->set_kg_version("7"); });
   StartServer();
   pb::RetrieveDocumentsRequest request;
@@ -237,7 +233,7 @@ TEST_F(RetrieveDocumentsTest, DocumentsOfAnotherKgVersionKeepTheDenseOrderAndSay
   request.add_topic_entity_ids(kt::kPioglitazone);
   pb::RetrieveDocumentsResponse response;
   const grpc::Status status = Call(request, &response);
-  ASSERT_TRUE(status.ok()) << status.error_message();
+  ASSERT_OK(status);
   EXPECT_EQ(response.reranked_by(),
             "dense (documents built from KG 7, the model from KG 1 (rebuild: ibgr docs build))");
   EXPECT_EQ(response.model_version(), "");
@@ -253,26 +249,24 @@ TEST_F(RetrieveDocumentsTest, WithoutTheArtifactItIsFailedPrecondition) {
   request.set_question("Does pioglitazone bind PPARG?");
   pb::RetrieveDocumentsResponse response;
   const grpc::Status status = Call(request, &response);
-  EXPECT_EQ(status.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
-  EXPECT_THAT(status.error_message(), HasSubstr("no documents artifact; run ibgr docs build"));
+  EXPECT_THAT(status, StatusIs(grpc::StatusCode::FAILED_PRECONDITION,
+                               HasSubstr("no documents artifact; run ibgr docs build")));
 }
 
 TEST_F(RetrieveDocumentsTest, LimitsAndEncoderMismatchAreNamed) {
   auto manifest =
       BuildSubgraphDocuments(*store_, HashNgramEmbedder(64).value(), options_, dir_.path());
-  ASSERT_TRUE(manifest.ok()) << manifest.status();
+  ASSERT_OK(manifest);
   StartServer();
   pb::RetrieveDocumentsRequest request;
   request.set_question("Does pioglitazone bind PPARG?");
   pb::RetrieveDocumentsResponse response;
   grpc::Status status = Call(request, &response);
-  EXPECT_EQ(status.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
-  EXPECT_THAT(status.error_message(), HasSubstr("encoder"));
+  EXPECT_THAT(status, StatusIs(grpc::StatusCode::FAILED_PRECONDITION, HasSubstr("encoder")));
   request.set_top_n(5);
   request.set_rerank_k(6);
   status = Call(request, &response);
-  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
-  EXPECT_THAT(status.error_message(), HasSubstr("rerank_k"));
+  EXPECT_THAT(status, StatusIs(grpc::StatusCode::INVALID_ARGUMENT, HasSubstr("rerank_k")));
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "common/test_util/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "services/kgstore/kg_store_test_util.h"
@@ -19,6 +20,7 @@
 namespace ibgraphrag::retriever {
 namespace {
 
+using ::ibgraphrag::common::test_util::StatusIs;
 using ::testing::HasSubstr;
 namespace kt = kgstore::testing;
 
@@ -70,8 +72,8 @@ class TrainerTest : public ::testing::Test {
     const std::string version = RetrieverVersionDir(dir_.path(), 1);
     auto entities = EmbeddingTable::Open(version + "/" + kEntityEmbeddingsFile);
     auto relations = EmbeddingTable::Open(version + "/" + kRelationEmbeddingsFile);
-    ASSERT_TRUE(entities.ok()) << entities.status();
-    ASSERT_TRUE(relations.ok()) << relations.status();
+    ASSERT_OK(entities);
+    ASSERT_OK(relations);
     entities_ = std::move(entities).value();
     relations_ = std::move(relations).value();
   }
@@ -104,7 +106,7 @@ class TrainerTest : public ::testing::Test {
 
 TEST_F(TrainerTest, LossFallsAndDiagnosticsAreRecorded) {
   absl::StatusOr<TrainResult> r = Train(SmallOptions());
-  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_OK(r);
   EXPECT_EQ(r->train_questions_used, 5);
   const auto& m = r->metrics;
   EXPECT_LT(m.at("epoch6/bce"), m.at("epoch1/bce"));
@@ -124,8 +126,8 @@ TEST_F(TrainerTest, LossFallsAndDiagnosticsAreRecorded) {
 TEST_F(TrainerTest, SameSeedGivesIdenticalParameters) {
   absl::StatusOr<TrainResult> a = Train(SmallOptions());
   absl::StatusOr<TrainResult> b = Train(SmallOptions());
-  ASSERT_TRUE(a.ok()) << a.status();
-  ASSERT_TRUE(b.ok()) << b.status();
+  ASSERT_OK(a);
+  ASSERT_OK(b);
   EXPECT_EQ(a->best_epoch, b->best_epoch);
   EXPECT_EQ(a->best_params.w1, b->best_params.w1);
   EXPECT_EQ(a->best_params.w2, b->best_params.w2);
@@ -140,8 +142,8 @@ TEST_F(TrainerTest, InformationBottleneckTermChangesParameters) {
   with_ib.epochs = without_ib.epochs = 1;
   absl::StatusOr<TrainResult> a = Train(with_ib);
   absl::StatusOr<TrainResult> b = Train(without_ib);
-  ASSERT_TRUE(a.ok()) << a.status();
-  ASSERT_TRUE(b.ok()) << b.status();
+  ASSERT_OK(a);
+  ASSERT_OK(b);
   EXPECT_NE(a->best_params.w2, b->best_params.w2);
   // λ2 = 0 still measures the IB terms on diagnostic steps (for the analysis), untrained on.
   EXPECT_GT(b->metrics.at("epoch1/grad_norm_l_sim"), 0.0);
@@ -150,9 +152,7 @@ TEST_F(TrainerTest, InformationBottleneckTermChangesParameters) {
 TEST_F(TrainerTest, BadOptionsNameTheField) {
   auto expect_invalid = [&](TrainerOptions o, const std::string& field) {
     absl::StatusOr<TrainResult> r = Train(o);
-    ASSERT_FALSE(r.ok()) << field;
-    EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument) << field;
-    EXPECT_THAT(std::string(r.status().message()), HasSubstr(field));
+    ASSERT_THAT(r, StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr(field))) << field;
   };
   TrainerOptions o = SmallOptions();
   o.epochs = -1;

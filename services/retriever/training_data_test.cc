@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/test_util/status_matchers.h"
 #include "common/topic_rule.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -21,6 +22,7 @@ namespace ibgraphrag::retriever {
 namespace {
 
 using eval::QaSplit;
+using ::ibgraphrag::common::test_util::StatusIs;
 using kgstore::EntityId;
 using ::testing::Contains;
 using ::testing::HasSubstr;
@@ -100,7 +102,7 @@ std::string NameOf(int64_t id) {
 
 TEST_F(TrainingDataTest, TemplatesHaveAnswersAmongOptionsAndTopicsFollowTheTopicRule) {
   absl::StatusOr<QuestionSet> set = Generate();
-  ASSERT_TRUE(set.ok()) << set.status();
+  ASSERT_OK(set);
   std::set<std::string> sources;
   for (const GeneratedQuestion& q : set->Part(QaSplit::kAll)) {
     sources.insert(q.source);
@@ -132,7 +134,7 @@ TEST_F(TrainingDataTest, TemplatesHaveAnswersAmongOptionsAndTopicsFollowTheTopic
 
 TEST_F(TrainingDataTest, EvidenceIsTheShortestPathBetweenQuestionAndAnswers) {
   absl::StatusOr<QuestionSet> set = Generate();
-  ASSERT_TRUE(set.ok()) << set.status();
+  ASSERT_OK(set);
   for (const GeneratedQuestion& q : set->Part(QaSplit::kAll)) {
     if (q.source != "template/drug_treats") continue;
     // Disease i is treated by two drugs: the evidence is exactly their two treats edges.
@@ -152,7 +154,8 @@ TEST_F(TrainingDataTest, SplitIsDeterministicDisjointAndByDisease) {
   options.split_seed = 5;
   absl::StatusOr<QuestionSet> a = Generate(options);
   absl::StatusOr<QuestionSet> b = Generate(options);
-  ASSERT_TRUE(a.ok() && b.ok());
+  ASSERT_OK(a);
+  ASSERT_OK(b);
   EXPECT_EQ(a->hash, b->hash);
   EXPECT_EQ(a->train.size(), b->train.size());
   EXPECT_EQ(a->test.size(), b->test.size());
@@ -185,7 +188,7 @@ TEST_F(TrainingDataTest, SplitIsDeterministicDisjointAndByDisease) {
 
   options.split_seed = 6;
   absl::StatusOr<QuestionSet> other = Generate(options);
-  ASSERT_TRUE(other.ok());
+  ASSERT_OK(other);
   EXPECT_NE(other->hash, a->hash);
 }
 
@@ -194,7 +197,8 @@ TEST_F(TrainingDataTest, HashCoversOptions) {
   absl::StatusOr<QuestionSet> with = Generate(options);
   options.distractors = 0;
   absl::StatusOr<QuestionSet> without = Generate(options);
-  ASSERT_TRUE(with.ok() && without.ok());
+  ASSERT_OK(with);
+  ASSERT_OK(without);
   EXPECT_NE(with->hash, without->hash);
   for (const GeneratedQuestion& q : without->Part(QaSplit::kAll)) {
     EXPECT_EQ(q.options.size(), q.answers.size());
@@ -203,7 +207,7 @@ TEST_F(TrainingDataTest, HashCoversOptions) {
 
 TEST_F(TrainingDataTest, MergeKeepsPartsAndCounts) {
   absl::StatusOr<QuestionSet> a = Generate();
-  ASSERT_TRUE(a.ok());
+  ASSERT_OK(a);
   QuestionSet extra;
   GeneratedQuestion q;
   q.text = "real question";
@@ -223,17 +227,14 @@ TEST_F(TrainingDataTest, BadOptionsNameTheField) {
   QuestionOptions options;
   options.max_hops = 0;
   absl::StatusOr<QuestionSet> set = Generate(options);
-  ASSERT_FALSE(set.ok());
-  EXPECT_EQ(set.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(set.status().message(), HasSubstr("max_hops"));
+  ASSERT_THAT(set, StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("max_hops")));
 }
 
 TEST(TrainingDataNoTemplatesTest, KgWithoutTemplateRelationsIsFailedPrecondition) {
   kgstore::testing::ScratchDir dir("training-data-small");
   auto store = kgstore::testing::WriteAndOpen(kgstore::testing::SmallKg(), dir.path());
   absl::StatusOr<QuestionSet> set = GenerateQuestions(*store, QuestionOptions());
-  ASSERT_FALSE(set.ok());
-  EXPECT_EQ(set.status().code(), absl::StatusCode::kFailedPrecondition);
+  ASSERT_THAT(set, StatusIs(absl::StatusCode::kFailedPrecondition));
 }
 
 // hit@K, recall@K and evidence precision@10 through the real Retrieve path (SHORTEST_PATH needs no
@@ -260,7 +261,7 @@ TEST(EvaluationTest, HitRecallAndPrecisionPerSource) {
   EvalOptions options;
   options.mode = ScoringMode::kShortestPath;
   absl::StatusOr<EvalMetrics> m = EvaluateRetriever(retriever, {near, far, half}, options);
-  ASSERT_TRUE(m.ok()) << m.status();
+  ASSERT_OK(m);
   EXPECT_EQ(m->questions, 3);
   EXPECT_DOUBLE_EQ(m->hit_at_10, 2.0 / 3);
   EXPECT_DOUBLE_EQ(m->hit_at_100, 2.0 / 3);

@@ -18,6 +18,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/file_util.h"
 #include "common/proto_json.h"
+#include "common/test_util/status_matchers.h"
 #include "common/test_util/test_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -36,8 +37,11 @@ namespace {
 
 namespace fs = std::filesystem;
 namespace pb = ::ibgraphrag::v1;
+using ::ibgraphrag::common::test_util::IsOk;
 using ::ibgraphrag::common::test_util::MakeTempDir;
+using ::ibgraphrag::common::test_util::StatusIs;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 enum class Damage { kBitFlip, kTruncate, kDelete };
 
@@ -59,14 +63,14 @@ void Apply(Damage damage, const std::string& path) {
     return;
   }
   absl::StatusOr<std::string> bytes = common::ReadFileToString(path);
-  ASSERT_TRUE(bytes.ok()) << bytes.status();
+  ASSERT_OK(bytes);
   std::string damaged = *bytes;
   if (damage == Damage::kBitFlip) {
     damaged[damaged.size() / 2] ^= 0x40;
   } else {
     damaged.resize(damaged.size() / 2);
   }
-  ASSERT_TRUE(common::WriteStringToFileAtomic(path, damaged).ok());
+  ASSERT_OK(common::WriteStringToFileAtomic(path, damaged));
 }
 
 // Every regular non-empty file under `dir`, relative to it.
@@ -104,7 +108,7 @@ bool Listed(const std::vector<std::pair<std::string, Damage>>& list, const std::
 // whose size or digest the flipped byte changed.
 void ExpectEveryDamageRefused(const std::string& label, const std::string& good_dir,
                               const Opener& open, const SweepRules& rules) {
-  ASSERT_TRUE(open(good_dir).ok()) << label << ": the undamaged artifact must open";
+  ASSERT_OK(open(good_dir)) << label << ": the undamaged artifact must open";
   const std::string scratch = MakeTempDir("corrupt-" + label);
   int cases = 0;
   for (const std::string& file : FilesUnder(good_dir)) {
@@ -119,8 +123,8 @@ void ExpectEveryDamageRefused(const std::string& label, const std::string& good_
                   file.c_str(), gap && status.ok() ? "KNOWN GAP: " : "",
                   status.ToString().substr(0, 200).c_str());
       if (gap) continue;
-      EXPECT_FALSE(status.ok()) << label << ": " << DamageName(damage) << " of " << file
-                                << " was accepted";
+      EXPECT_THAT(status, Not(IsOk()))
+          << label << ": " << DamageName(damage) << " of " << file << " was accepted";
       const fs::path path(file);
       if (path.filename() == "manifest.json" || Listed(rules.refused_unnamed, file, damage)) {
         continue;
@@ -205,7 +209,7 @@ TEST_F(CorruptArtifactsTest, TrainedEncoderDamageIsRefusedNamingTheFile) {
   const std::string base = MakeTempDir("corrupt-encoder");
   absl::StatusOr<std::string> dir = alignment::PublishTrainedEncoder(
       base, w, {"digest", "{\"seed\":1}", "{}", 0.1, "fault-test"});
-  ASSERT_TRUE(dir.ok()) << dir.status();
+  ASSERT_OK(dir);
   ExpectEveryDamageRefused(
       "encoder", *dir,
       [](const std::string& d) { return alignment::TrainedNameEncoder::Open(d).status(); },
@@ -226,16 +230,14 @@ TEST_F(CorruptArtifactsTest, DocumentsArtifactDamageIsRefusedNamingTheFile) {
   const std::string stripped = MakeTempDir("corrupt-documents-stripped") + "/1";
   fs::copy(good, stripped, fs::copy_options::recursive);
   absl::StatusOr<std::string> json = common::ReadFileToString(stripped + "/manifest.json");
-  ASSERT_TRUE(json.ok()) << json.status();
+  ASSERT_OK(json);
   artifacts::v1::DocumentsManifest manifest;
-  ASSERT_TRUE(common::JsonToProto(*json, "manifest", &manifest).ok());
+  ASSERT_OK(common::JsonToProto(*json, "manifest", &manifest));
   manifest.clear_file_sha256();
-  ASSERT_TRUE(
-      common::WriteStringToFileAtomic(stripped + "/manifest.json", common::ProtoToJson(manifest))
-          .ok());
+  ASSERT_OK(
+      common::WriteStringToFileAtomic(stripped + "/manifest.json", common::ProtoToJson(manifest)));
   const absl::Status status = open(stripped);
-  EXPECT_EQ(status.code(), absl::StatusCode::kDataLoss) << status;
-  EXPECT_THAT(std::string(status.message()), HasSubstr("file_sha256 has no entry"));
+  EXPECT_THAT(status, StatusIs(absl::StatusCode::kDataLoss, HasSubstr("file_sha256 has no entry")));
 }
 
 // Publishes `staged` (a complete version directory built elsewhere) as `<kind_dir>/<version>` by
@@ -255,11 +257,11 @@ class HotSwapRefusalTest : public CorruptArtifactsTest {
         "--metrics_port=-1",      "--base=" + base,   "--watch_seconds=1"};
     argv.insert(argv.end(), flags.begin(), flags.end());
     auto process = Subprocess::Start(argv, base + "/" + service + ".log");
-    EXPECT_TRUE(process.ok()) << process.status();
+    EXPECT_OK(process);
     if (!process.ok()) return nullptr;
     auto running = std::make_unique<Subprocess>(std::move(*process));
     auto ready = running->WaitForReadyPort(service, absl::Seconds(60));
-    EXPECT_TRUE(ready.ok()) << ready.status();
+    EXPECT_OK(ready);
     *port = ready.ok() ? *ready : 0;
     return running;
   }
@@ -284,13 +286,13 @@ TEST_F(HotSwapRefusalTest, KgstoreKeepsServingWhenANewSnapshotIsCorrupt) {
   PublishByRename(staged, base + "/kg", 2);
 
   auto refusal = kgstore->WaitForLogLine("new version not loaded", absl::Seconds(15));
-  ASSERT_TRUE(refusal.ok()) << refusal.status();
+  ASSERT_OK(refusal);
   EXPECT_THAT(*refusal, HasSubstr(fs::path(sst).filename().string()));
   auto stub = KgStub(port);
   grpc::ClientContext ctx;
   SetDeadline(&ctx);
   pb::StatsResponse stats;
-  ASSERT_TRUE(stub->Stats(&ctx, pb::StatsRequest(), &stats).ok());
+  ASSERT_OK(stub->Stats(&ctx, pb::StatsRequest(), &stats));
   EXPECT_EQ(stats.kg_version(), "1");
   EXPECT_GT(stats.triples(), 0u);
   std::printf("[corrupt] kgstore hot swap: %s\n", refusal->c_str());
@@ -309,7 +311,7 @@ TEST_F(HotSwapRefusalTest, AlignmentKeepsServingWhenANewBundleIsCorrupt) {
   PublishByRename(staged, base + "/alignment", 2);
 
   auto refusal = alignment->WaitForLogLine("new version not loaded", absl::Seconds(15));
-  ASSERT_TRUE(refusal.ok()) << refusal.status();
+  ASSERT_OK(refusal);
   EXPECT_THAT(*refusal, HasSubstr("enriched.f32"));
   auto stub = pb::AlignmentService::NewStub(
       grpc::CreateChannel(absl::StrCat("127.0.0.1:", port), grpc::InsecureChannelCredentials()));
@@ -319,7 +321,7 @@ TEST_F(HotSwapRefusalTest, AlignmentKeepsServingWhenANewBundleIsCorrupt) {
   request.set_text("Which drug treats type 2 diabetes mellitus?");
   pb::AlignResponse response;
   grpc::Status status = stub->Align(&ctx, request, &response);
-  ASSERT_TRUE(status.ok()) << status.error_message();
+  ASSERT_OK(status);
   EXPECT_EQ(response.bundle_version(), "1");
   std::printf("[corrupt] alignment hot swap: %s\n", refusal->c_str());
 }

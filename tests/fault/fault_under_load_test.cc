@@ -22,6 +22,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "common/test_util/fake_openai_server.h"
+#include "common/test_util/status_matchers.h"
 #include "common/test_util/test_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -152,7 +153,7 @@ class FaultUnderLoadTest : public SmallSuiteOnLoopback {
     SetDeadline(&ctx);
     pb::StatsResponse stats;
     grpc::Status status = stub->Stats(&ctx, pb::StatsRequest(), &stats);
-    EXPECT_TRUE(status.ok()) << status.error_message();
+    EXPECT_OK(status);
     return stats;
   }
 
@@ -164,19 +165,19 @@ class FaultUnderLoadTest : public SmallSuiteOnLoopback {
 void FaultUnderLoadTest::KillAndRestartUnderLoad(const std::string& service,
                                                  bool grounded_answer_possible,
                                                  absl::Duration hole) {
-  ASSERT_TRUE(WaitUndegraded(DiabetesQuestion(), absl::Seconds(20)).ok());
+  ASSERT_OK(WaitUndegraded(DiabetesQuestion(), absl::Seconds(20)));
   LoadGenerator load(suite_->port("gateway"));
   absl::SleepFor(absl::Milliseconds(500));
-  ASSERT_TRUE(suite_->Kill(service).ok());
+  ASSERT_OK(suite_->Kill(service));
   const absl::Time killed = absl::Now();
   absl::SleepFor(hole);  // the load runs against the hole
   const absl::Time restarting = absl::Now();
   // Restart returns once the NEW process logged "ready" (its port is bound and serving).
   const absl::Status restarted = suite_->Restart(service);
-  ASSERT_TRUE(restarted.ok()) << service << ": " << restarted;
+  ASSERT_OK(restarted) << service;
   const absl::Time serving = absl::Now();
   absl::StatusOr<absl::Duration> recovery = WaitUndegraded(DiabetesQuestion(), kRecoveryBound);
-  EXPECT_TRUE(recovery.ok()) << service << ": " << recovery.status();
+  EXPECT_OK(recovery) << service;
   const std::vector<Outcome> outcomes = load.Stop();
 
   absl::Duration max_latency;
@@ -270,7 +271,7 @@ TEST_F(FaultUnderLoadTest, MisbehavingLlmDegradesWithinDeadline) {
     std::printf("[fault] llm %s: %s\n", name.c_str(), Describe(o).c_str());
   }
   fake_->SetDefault(FakeResponse::Completion("ans: A"));
-  EXPECT_TRUE(WaitUndegraded(request, absl::Seconds(5)).ok());
+  EXPECT_OK(WaitUndegraded(request, absl::Seconds(5)));
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "common/test_util/status_matchers.h"
 #include "common/test_util/temp_dir.h"
 #include "gtest/gtest.h"
 #include "tests/test_util/kgstore_client.h"
@@ -58,7 +59,7 @@ int64_t TriplesOfBatch(pb::KgStoreService::Stub* stub, int i) {
   pb::NeighborsResponse resp;
   grpc::Status s = stub->Neighbors(&ctx, req, &resp);
   if (s.error_code() == grpc::StatusCode::NOT_FOUND) return -1;
-  EXPECT_TRUE(s.ok()) << s.error_message();
+  EXPECT_OK(s);
   return static_cast<int64_t>(resp.total());
 }
 
@@ -94,9 +95,9 @@ TEST_F(KgStoreCrashTest, KillDuringIngestLosesNoAcknowledgedBatchAndExposesNoPar
   std::vector<int> acknowledged;  // batch indices whose Ingest call returned OK
   for (int round = 0; round < 3; ++round) {
     auto server = StartServer(round);
-    ASSERT_TRUE(server.ok());
+    ASSERT_OK(server);
     auto port = server->WaitForReadyPort("kgstore", absl::Seconds(60));
-    ASSERT_TRUE(port.ok()) << port.status();
+    ASSERT_OK(port);
     auto stub = KgStub(*port);
 
     // After a restart: every acknowledged batch is complete; anything else is all or nothing.
@@ -124,7 +125,7 @@ TEST_F(KgStoreCrashTest, KillDuringIngestLosesNoAcknowledgedBatchAndExposesNoPar
       }
     });
     std::this_thread::sleep_for(std::chrono::milliseconds(150 + rng() % 400));
-    ASSERT_TRUE(server->Stop(SIGKILL, absl::Seconds(10)).ok());
+    ASSERT_OK(server->Stop(SIGKILL, absl::Seconds(10)));
     stop.store(true);
     client.join();
     ++next_batch;  // the in-doubt batch keeps its index; it is checked as "all or nothing"
@@ -133,14 +134,14 @@ TEST_F(KgStoreCrashTest, KillDuringIngestLosesNoAcknowledgedBatchAndExposesNoPar
 
   // Final restart: re-sending acknowledged batches is a no-op (idempotent on batch_id).
   auto server = StartServer(99);
-  ASSERT_TRUE(server.ok());
+  ASSERT_OK(server);
   auto port = server->WaitForReadyPort("kgstore", absl::Seconds(60));
-  ASSERT_TRUE(port.ok()) << port.status();
+  ASSERT_OK(port);
   auto stub = KgStub(*port);
   for (int i : acknowledged) {
     EXPECT_EQ(TriplesOfBatch(stub.get(), i), kTriplesPerBatch) << i;
     pb::IngestResponse resp;
-    ASSERT_TRUE(IngestOne(stub.get(), MakeBatch(i), &resp).ok());
+    ASSERT_OK(IngestOne(stub.get(), MakeBatch(i), &resp));
     EXPECT_EQ(resp.batches_already_applied(), 1u) << i;
   }
 }

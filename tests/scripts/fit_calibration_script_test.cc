@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 #include "absl/time/time.h"
+#include "common/test_util/status_matchers.h"
 #include "common/test_util/temp_dir.h"
 #include "common/test_util/test_util.h"
 #include "gmock/gmock.h"
@@ -36,7 +37,7 @@ std::string RunScript(const std::string& args_dir, const std::vector<std::string
   const std::string log = args_dir + "/script.log";
   std::remove(log.c_str());
   absl::StatusOr<int> code = RunToCompletion(argv, log, absl::Seconds(30));
-  EXPECT_TRUE(code.ok()) << code.status();
+  EXPECT_OK(code);
   std::ifstream in(log);
   std::stringstream out;
   out << in.rdbuf();

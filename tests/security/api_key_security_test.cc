@@ -19,6 +19,7 @@
 #include "absl/time/clock.h"
 #include "common/file_util.h"
 #include "common/test_util/fake_openai_server.h"
+#include "common/test_util/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "ibgraphrag/v1/gateway.grpc.pb.h"
@@ -27,6 +28,8 @@
 
 namespace ibgraphrag::security {
 namespace {
+
+using ::ibgraphrag::common::test_util::StatusIs;
 
 namespace pb = ibgraphrag::v1;
 using ::ibgraphrag::common::Sha256Hex;
@@ -49,7 +52,7 @@ class ApiKeySecurityTest : public gateway::testing::AllInOneHttpTest {
  protected:
   static void SetUpTestSuite() {
     auto fake = FakeOpenAiServer::Start();
-    ASSERT_TRUE(fake.ok()) << fake.status();
+    ASSERT_OK(fake);
     fake_ = fake->release();
     fake_->SetDefault(FakeResponse::Completion(
         "ans: A\nwhy: (Metformin, drug treats disease, type 2 diabetes mellitus)"));
@@ -66,7 +69,7 @@ class ApiKeySecurityTest : public gateway::testing::AllInOneHttpTest {
                /*with_documents=*/true);
     if (::testing::Test::HasFatalFailure()) return;
     auto port = suite_->WaitForReadyPort("ibgraphrag", absl::Seconds(1));
-    ASSERT_TRUE(port.ok()) << port.status();
+    ASSERT_OK(port);
     grpc_port_ = *port;
   }
 
@@ -100,7 +103,7 @@ class ApiKeySecurityTest : public gateway::testing::AllInOneHttpTest {
   static absl::Time ReplaceKeysAndWaitForReload(const std::string& contents,
                                                 const std::string& key) {
     const int before = CountLines(suite_->ReadLog(), kReloadLine);
-    EXPECT_TRUE(common::WriteStringToFileAtomic(*dir_ + "/api_keys", contents).ok());
+    EXPECT_OK(common::WriteStringToFileAtomic(*dir_ + "/api_keys", contents));
     const absl::Time give_up = absl::Now() + absl::Seconds(15);
     while (absl::Now() < give_up) {
       if (CountLines(suite_->ReadLog(), kReloadLine) > before) return absl::Now();
@@ -142,14 +145,14 @@ class ApiKeySecurityTest : public gateway::testing::AllInOneHttpTest {
 
 TEST_F(ApiKeySecurityTest, MissingOrWrongKeyIsRefusedOverGrpcAndHttp) {
   pb::AnswerResponse response;
-  EXPECT_EQ(Ask(MarkedQuestion(), "", &response).error_code(), grpc::StatusCode::UNAUTHENTICATED);
-  EXPECT_EQ(Ask(MarkedQuestion(), "wrong", &response).error_code(),
-            grpc::StatusCode::UNAUTHENTICATED);
+  EXPECT_THAT(Ask(MarkedQuestion(), "", &response), StatusIs(grpc::StatusCode::UNAUTHENTICATED));
+  EXPECT_THAT(Ask(MarkedQuestion(), "wrong", &response),
+              StatusIs(grpc::StatusCode::UNAUTHENTICATED));
   // A key id or a hash from the file is not a key.
-  EXPECT_EQ(Ask(MarkedQuestion(), "clinic", &response).error_code(),
-            grpc::StatusCode::UNAUTHENTICATED);
-  EXPECT_EQ(Ask(MarkedQuestion(), Sha256Hex(kClinicKey), &response).error_code(),
-            grpc::StatusCode::UNAUTHENTICATED);
+  EXPECT_THAT(Ask(MarkedQuestion(), "clinic", &response),
+              StatusIs(grpc::StatusCode::UNAUTHENTICATED));
+  EXPECT_THAT(Ask(MarkedQuestion(), Sha256Hex(kClinicKey), &response),
+              StatusIs(grpc::StatusCode::UNAUTHENTICATED));
   EXPECT_EQ(HttpStatus(""), 401);
   EXPECT_EQ(HttpStatus("wrong"), 401);
   EXPECT_EQ(HttpStatus(kClinicKey), 200);
@@ -203,7 +206,7 @@ TEST_F(ApiKeySecurityTest, RevokedKeyIsNeverServedAfterTheReloadUnderLoad) {
   EXPECT_GT(refused_after, 10);
   EXPECT_EQ(other_after, 0);
   pb::AnswerResponse response;
-  EXPECT_TRUE(Ask(MarkedQuestion(), kClinicKey, &response).ok()) << "other callers keep working";
+  EXPECT_OK(Ask(MarkedQuestion(), kClinicKey, &response)) << "other callers keep working";
   EXPECT_EQ(HttpStatus(kRevokedKey), 401);
   // Put the key back for the other tests.
   ReplaceKeysAndWaitForReload(InitialKeys(), kClinicKey);
@@ -216,18 +219,18 @@ TEST_F(ApiKeySecurityTest, RotatedKeyReplacesTheOldOne) {
                    KeyLine("flood", kFloodKey)),
       kClinicKey);
   pb::AnswerResponse response;
-  EXPECT_TRUE(Ask(MarkedQuestion(), kRotatedClinicKey, &response).ok());
-  EXPECT_EQ(Ask(MarkedQuestion(), kClinicKey, &response).error_code(),
-            grpc::StatusCode::UNAUTHENTICATED);
+  EXPECT_OK(Ask(MarkedQuestion(), kRotatedClinicKey, &response));
+  EXPECT_THAT(Ask(MarkedQuestion(), kClinicKey, &response),
+              StatusIs(grpc::StatusCode::UNAUTHENTICATED));
   EXPECT_EQ(HttpStatus(kRotatedClinicKey), 200);
   EXPECT_EQ(HttpStatus(kClinicKey), 401);
   // A broken new file keeps the keys in force.
-  ASSERT_TRUE(common::WriteStringToFileAtomic(*dir_ + "/api_keys", "not a key line\n").ok());
+  ASSERT_OK(common::WriteStringToFileAtomic(*dir_ + "/api_keys", "not a key line\n"));
   absl::SleepFor(absl::Milliseconds(2500));  // past the 2 s re-check interval
-  EXPECT_TRUE(Ask(MarkedQuestion(), kRotatedClinicKey, &response).ok());
+  EXPECT_OK(Ask(MarkedQuestion(), kRotatedClinicKey, &response));
   EXPECT_THAT(suite_->ReadLog(), ::testing::HasSubstr("previous keys stay in force"));
   ReplaceKeysAndWaitForReload(InitialKeys(), kRotatedClinicKey);
-  EXPECT_TRUE(Ask(MarkedQuestion(), kClinicKey, &response).ok());
+  EXPECT_OK(Ask(MarkedQuestion(), kClinicKey, &response));
 }
 
 // One caller far over its rate is refused while another caller's requests, interleaved, all pass.
@@ -245,7 +248,7 @@ TEST_F(ApiKeySecurityTest, RateLimitRefusesOnlyTheCallerOverItsRate) {
         Ask(cheap, kFloodKey, &response).error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED;
     if (++flood_calls % 20 == 0 && other_calls < kOtherCalls) {
       const grpc::Status status = Ask(MarkedQuestion(), kClinicKey, &response);
-      EXPECT_TRUE(status.ok()) << status.error_message();
+      EXPECT_OK(status);
       other_ok += status.ok();
       ++other_calls;
     }
@@ -265,9 +268,9 @@ TEST_F(ApiKeySecurityTest, QuestionMarkerPassesEveryModeAndEndpoint) {
   for (const std::string mode : {"", "ibgraphrag", "kg_rank", "kg_rag", "give", "illama"}) {
     pb::AnswerResponse response;
     const grpc::Status status = Ask(MarkedQuestion(mode), kClinicKey, &response);
-    EXPECT_TRUE(status.ok()) << mode << ": " << status.error_message();
+    EXPECT_OK(status) << mode;
   }
-  EXPECT_TRUE(ibgraphrag::testing::AskStreamingWithKey(*Stub(), MarkedQuestion(), kClinicKey).ok());
+  EXPECT_OK(ibgraphrag::testing::AskStreamingWithKey(*Stub(), MarkedQuestion(), kClinicKey));
   EXPECT_EQ(HttpStatus(kClinicKey), 200);
   auto res =
       Client().Post("/v1/answer:stream", {{"X-Api-Key", kClinicKey}},
@@ -279,11 +282,11 @@ TEST_F(ApiKeySecurityTest, QuestionMarkerPassesEveryModeAndEndpoint) {
   pb::AnswerResponse response;
   pb::AnswerRequest invalid = MarkedQuestion();
   invalid.mutable_pipeline()->set_top_k(5000);
-  EXPECT_EQ(Ask(invalid, kClinicKey, &response).error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(Ask(invalid, kClinicKey, &response), StatusIs(grpc::StatusCode::INVALID_ARGUMENT));
   invalid = MarkedQuestion("no_such_mode");
-  EXPECT_EQ(Ask(invalid, kClinicKey, &response).error_code(), grpc::StatusCode::INVALID_ARGUMENT);
-  EXPECT_EQ(Ask(MarkedQuestion(), "wrong", &response).error_code(),
-            grpc::StatusCode::UNAUTHENTICATED);
+  EXPECT_THAT(Ask(invalid, kClinicKey, &response), StatusIs(grpc::StatusCode::INVALID_ARGUMENT));
+  EXPECT_THAT(Ask(MarkedQuestion(), "wrong", &response),
+              StatusIs(grpc::StatusCode::UNAUTHENTICATED));
   EXPECT_THAT(suite_->ReadLog(), ::testing::Not(::testing::HasSubstr(kMarker)));
 }
 

@@ -17,6 +17,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/file_util.h"
 #include "common/test_util/fake_openai_server.h"
+#include "common/test_util/status_matchers.h"
 #include "common/test_util/test_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -27,6 +28,8 @@
 
 namespace ibgraphrag::security {
 namespace {
+
+using ::ibgraphrag::common::test_util::StatusIs;
 
 namespace pb = ibgraphrag::v1;
 using ::ibgraphrag::common::test_util::FakeOpenAiServer;
@@ -45,7 +48,7 @@ class QuestionLogSecurityTest : public ::testing::Test {
     gateway::testing::PublishSmallSuite(dir_ + "/art", /*with_documents=*/true);
     ASSERT_FALSE(HasFatalFailure());
     auto fake = FakeOpenAiServer::Start();
-    ASSERT_TRUE(fake.ok()) << fake.status();
+    ASSERT_OK(fake);
     fake_ = *std::move(fake);
     fake_->SetDefault(FakeResponse::Completion(
         "ans: A\nwhy: (Metformin, drug treats disease, type 2 diabetes mellitus)"));
@@ -62,7 +65,7 @@ class QuestionLogSecurityTest : public ::testing::Test {
     options.reasoner_config = dir_ + "/reasoner.textproto";
     options.gateway_flags = {"--api_keys_file=" + dir_ + "/api_keys"};
     auto suite = DistributedSuite::Start(options);
-    ASSERT_TRUE(suite.ok()) << suite.status();
+    ASSERT_OK(suite);
     suite_ = *std::move(suite);
     stub_ = pb::GatewayService::NewStub(
         grpc::CreateChannel(suite_->target("gateway"), grpc::InsecureChannelCredentials()));
@@ -86,14 +89,14 @@ class QuestionLogSecurityTest : public ::testing::Test {
 TEST_F(QuestionLogSecurityTest, NoLogOfAnyServiceHasTheQuestionOrOptions) {
   for (const std::string mode : {"", "kg_rank", "kg_rag", "give", "illama"}) {
     const grpc::Status status = Ask(MarkedQuestion(kMarker, mode), kKey);
-    EXPECT_TRUE(status.ok()) << "mode '" << mode << "': " << status.error_message();
-    EXPECT_TRUE(AskStreamingWithKey(*stub_, MarkedQuestion(kMarker, mode), kKey).ok())
+    EXPECT_OK(status) << "mode '" << mode << "': ";
+    EXPECT_OK(AskStreamingWithKey(*stub_, MarkedQuestion(kMarker, mode), kKey))
         << "mode '" << mode << "'";
   }
   pb::AnswerRequest invalid = MarkedQuestion(kMarker);
   invalid.mutable_pipeline()->set_top_k(5000);
-  EXPECT_EQ(Ask(invalid, kKey).error_code(), grpc::StatusCode::INVALID_ARGUMENT);
-  EXPECT_EQ(Ask(MarkedQuestion(kMarker), "wrong").error_code(), grpc::StatusCode::UNAUTHENTICATED);
+  EXPECT_THAT(Ask(invalid, kKey), StatusIs(grpc::StatusCode::INVALID_ARGUMENT));
+  EXPECT_THAT(Ask(MarkedQuestion(kMarker), "wrong"), StatusIs(grpc::StatusCode::UNAUTHENTICATED));
   // The LLM saw the question (so it travelled through every service)...
   bool llm_saw_marker = false;
   for (const auto& request : fake_->requests()) {
@@ -108,7 +111,7 @@ TEST_F(QuestionLogSecurityTest, NoLogOfAnyServiceHasTheQuestionOrOptions) {
   std::vector<std::thread> stops;
   for (const std::string& service : services) {
     stops.emplace_back([this, service] {
-      EXPECT_TRUE(suite_->process(service).Stop(SIGTERM, absl::Seconds(30)).ok()) << service;
+      EXPECT_OK(suite_->process(service).Stop(SIGTERM, absl::Seconds(30))) << service;
     });
   }
   for (std::thread& stop : stops) stop.join();
@@ -121,7 +124,7 @@ TEST_F(QuestionLogSecurityTest, NoLogOfAnyServiceHasTheQuestionOrOptions) {
   for (const auto& entry : std::filesystem::recursive_directory_iterator(dir_)) {
     if (!entry.is_regular_file()) continue;
     auto contents = common::ReadFileToString(entry.path().string());
-    ASSERT_TRUE(contents.ok()) << contents.status();
+    ASSERT_OK(contents);
     EXPECT_FALSE(absl::StrContains(*contents, kMarker)) << entry.path();
     ++scanned;
   }

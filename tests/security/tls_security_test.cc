@@ -15,6 +15,7 @@
 #include "common/client.h"
 #include "common/file_util.h"
 #include "common/status_macros.h"
+#include "common/test_util/status_matchers.h"
 #include "common/test_util/test_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -24,6 +25,8 @@
 
 namespace ibgraphrag::security {
 namespace {
+
+using ::ibgraphrag::common::test_util::StatusIs;
 
 namespace pb = ibgraphrag::v1;
 using grpc::health::v1::HealthCheckResponse;
@@ -68,16 +71,14 @@ class TlsSecurityTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     // CI must not pass without these checks: a missing tool is a failure.
-    ASSERT_TRUE(common::test_util::HaveProgram("openssl")) << "openssl CLI is required";
+    ASSERT_TRUE(common::test_util::ProgramInstalled("openssl", "openssl"));
     dir_ = new std::string(common::test_util::MakeTempDir("security-tls"));
     auto certs = common::test_util::MakeTestCertificates(*dir_);
-    ASSERT_TRUE(certs.ok()) << certs.status();
+    ASSERT_OK(certs);
     certs_ = new TestCertificates(*certs);
-    ASSERT_TRUE(SignExpired(*dir_, "expired_server", "localhost",
-                            "subjectAltName=DNS:localhost,IP:127.0.0.1")
-                    .ok());
-    ASSERT_TRUE(
-        SignExpired(*dir_, "expired_client", "ibgr-expired", "extendedKeyUsage=clientAuth").ok());
+    ASSERT_OK(SignExpired(*dir_, "expired_server", "localhost",
+                          "subjectAltName=DNS:localhost,IP:127.0.0.1"));
+    ASSERT_OK(SignExpired(*dir_, "expired_client", "ibgr-expired", "extendedKeyUsage=clientAuth"));
     gateway::testing::PublishSmallSuite(*dir_ + "/art");
     ASSERT_FALSE(HasFatalFailure());
     common::test_util::WriteFileOrDie(*dir_ + "/api_keys",
@@ -125,12 +126,12 @@ class TlsSecurityTest : public ::testing::Test {
                                      "--metrics_port=-1", "--config=" + config_path};
     argv.insert(argv.end(), flags.begin(), flags.end());
     auto process = Subprocess::Start(argv, *dir_ + "/" + name + ".log");
-    EXPECT_TRUE(process.ok()) << process.status();
+    EXPECT_OK(process);
     if (!process.ok()) return nullptr;
     auto* server = new Server;
     server->process = std::make_unique<Subprocess>(*std::move(process));
     auto port = server->process->WaitForReadyPort(binary, absl::Seconds(90));
-    EXPECT_TRUE(port.ok()) << name << ": " << port.status() << server->process->ReadLog();
+    EXPECT_OK(port) << name << server->process->ReadLog();
     if (port.ok()) server->port = *port;
     return server;
   }
@@ -147,7 +148,7 @@ class TlsSecurityTest : public ::testing::Test {
     options.tls.key_path = key;
     options.retry_unavailable = false;
     auto channel = common::MakeChannel(options);
-    EXPECT_TRUE(channel.ok()) << channel.status();
+    EXPECT_OK(channel);
     return channel.ok() ? *channel : nullptr;
   }
 
@@ -185,24 +186,24 @@ class TlsSecurityTest : public ::testing::Test {
 
 TEST_F(TlsSecurityTest, GatewayAnswersOverTlsAndStillRequiresTheKey) {
   const grpc::Status status = Ask(Channel(*gateway_, certs_->ca_cert), kKey);
-  EXPECT_TRUE(status.ok()) << status.error_message() << gateway_->process->ReadLog();
-  EXPECT_EQ(Ask(Channel(*gateway_, certs_->ca_cert), "").error_code(),
-            grpc::StatusCode::UNAUTHENTICATED);
+  EXPECT_OK(status) << gateway_->process->ReadLog();
+  EXPECT_THAT(Ask(Channel(*gateway_, certs_->ca_cert), ""),
+              StatusIs(grpc::StatusCode::UNAUTHENTICATED));
 }
 
 TEST_F(TlsSecurityTest, GatewayRefusesPlaintextClients) {
-  EXPECT_EQ(Ask(Plaintext(*gateway_), kKey).error_code(), grpc::StatusCode::UNAVAILABLE);
+  EXPECT_THAT(Ask(Plaintext(*gateway_), kKey), StatusIs(grpc::StatusCode::UNAVAILABLE));
 }
 
 TEST_F(TlsSecurityTest, ClientTrustingAnotherCaRefusesTheGateway) {
-  EXPECT_EQ(Ask(Channel(*gateway_, Path("rogue_ca.pem")), kKey).error_code(),
-            grpc::StatusCode::UNAVAILABLE);
+  EXPECT_THAT(Ask(Channel(*gateway_, Path("rogue_ca.pem")), kKey),
+              StatusIs(grpc::StatusCode::UNAVAILABLE));
 }
 
 TEST_F(TlsSecurityTest, InternalServiceAnswersAClientCertificateFromItsCa) {
   auto status =
       CheckHealth(Channel(*kgstore_, certs_->ca_cert, certs_->client_cert, certs_->client_key), "");
-  ASSERT_TRUE(status.ok()) << status.status();
+  ASSERT_OK(status);
   EXPECT_EQ(*status, HealthCheckResponse::SERVING);
 }
 

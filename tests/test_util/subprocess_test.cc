@@ -5,6 +5,7 @@
 #include <string>
 
 #include "absl/time/time.h"
+#include "common/test_util/status_matchers.h"
 #include "common/test_util/temp_dir.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -12,6 +13,7 @@
 namespace ibgraphrag::testing {
 namespace {
 
+using ::ibgraphrag::common::test_util::StatusIs;
 using ::testing::HasSubstr;
 
 TEST(SubprocessTest, WaitForLogLineSkipsAnEarlierProcesssLines) {
@@ -19,22 +21,22 @@ TEST(SubprocessTest, WaitForLogLineSkipsAnEarlierProcesssLines) {
   const std::string log = dir.path() + "/service.log";
   absl::StatusOr<int> first =
       RunToCompletion({"/bin/sh", "-c", "echo first: ready"}, log, absl::Seconds(10));
-  ASSERT_TRUE(first.ok()) << first.status();
+  ASSERT_OK(first);
   // The second run exits without logging "ready": the wait fails instead of finding line 1.
   absl::StatusOr<Subprocess> second =
       Subprocess::Start({"/bin/sh", "-c", "echo second: starting; exit 3"}, log);
-  ASSERT_TRUE(second.ok()) << second.status();
+  ASSERT_OK(second);
   absl::StatusOr<std::string> line = second->WaitForLogLine("ready", absl::Seconds(10));
-  EXPECT_EQ(line.status().code(), absl::StatusCode::kFailedPrecondition) << line.status();
+  EXPECT_THAT(line, StatusIs(absl::StatusCode::kFailedPrecondition));
   EXPECT_EQ(second->exit_code(), 3);
   EXPECT_EQ(second->ReadOwnLog(), "second: starting\n");
   EXPECT_THAT(second->ReadLog(), HasSubstr("first: ready"));  // the whole file keeps both runs
   // A third run that does log it is found.
   absl::StatusOr<Subprocess> third =
       Subprocess::Start({"/bin/sh", "-c", "echo third: ready; sleep 5"}, log);
-  ASSERT_TRUE(third.ok()) << third.status();
+  ASSERT_OK(third);
   line = third->WaitForLogLine("ready", absl::Seconds(10));
-  ASSERT_TRUE(line.ok()) << line.status();
+  ASSERT_OK(line);
   EXPECT_EQ(*line, "third: ready");
 }
 

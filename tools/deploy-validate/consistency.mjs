@@ -266,7 +266,9 @@ function checkCompose(file) {
   const deferred = [];
   for (const [name, s] of Object.entries(svcs)) {
     const where = `compose ${name}`;
-    if (!String(s.image ?? "").includes("ibgraphrag")) continue;
+    // Our image (any binary of it); not the Dockerfile's Debian Prometheus target.
+    const image = String(s.image ?? "");
+    if (!image.includes("ibgraphrag") || image.includes("ibgraphrag-prometheus")) continue;
     const entry = Array.isArray(s.entrypoint) ? s.entrypoint : s.entrypoint ? [s.entrypoint] : [];
     const command = Array.isArray(s.command) ? s.command : [];
     const bin = path.basename(entry[0] ?? "ibgraphrag");
@@ -277,9 +279,12 @@ function checkCompose(file) {
     const want = expectedPorts(server, explicit, { port: env.IBGR_PORT, metrics: env.IBGR_METRICS_PORT });
     const hp = env.IBGR_HEALTH_PORT;
     if (Number(hp) !== want.grpc) fail(where, `IBGR_HEALTH_PORT (HEALTHCHECK) ${hp}, but ${bin} listens on ${want.grpc}`);
+    const http = explicit["flag:http_port"] !== undefined ? Number(explicit["flag:http_port"]) : undefined;
     for (const p of s.ports ?? []) {
       const container = Number(String(p).split(":").pop());
-      if (container !== want.grpc && container !== want.metrics) fail(where, `published container port ${container} is neither ${want.grpc} nor ${want.metrics}`);
+      if (container !== want.grpc && container !== want.metrics && container !== http) {
+        fail(where, `published container port ${container} is neither ${want.grpc}, ${want.metrics} nor --http_port`);
+      }
     }
     info[name] = { server, ...want };
     for (const flag of Object.keys(ADDRESS_FLAGS)) {
@@ -308,7 +313,8 @@ function checkCompose(file) {
 
 // ---------------------------------------------------------------- Dockerfile
 function checkDockerfile(file, ciScript) {
-  const text = readFileSync(file, "utf8").replace(/\\\n/g, " ");
+  // Comments explain how to build; only instructions are checked.
+  const text = readFileSync(file, "utf8").replace(/^\s*#.*\n/gm, "").replace(/\\\n/g, " ");
   const ci = ciScript ? readFileSync(ciScript, "utf8") : "";
   for (const m of text.matchAll(/(?:^|[\s/])(scripts\/[A-Za-z0-9_.-]+)/g)) {
     const s = m[1];

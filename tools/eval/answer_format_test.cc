@@ -1,5 +1,6 @@
 #include "tools/eval/answer_format.h"
 
+#include "common/test_util/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
@@ -136,7 +137,7 @@ TEST(FormatAnswerTextTest, FactVerdictAndEmptyResponse) {
 
 TEST(MessageToJsonTest, PrintsDefaultValuesSoOptionZeroIsVisible) {
   auto json = MessageToJson(SampleResponse(1), /*pretty=*/false);
-  ASSERT_TRUE(json.ok()) << json.status();
+  ASSERT_OK(json);
   const nlohmann::json parsed = nlohmann::json::parse(*json);
   EXPECT_EQ(parsed["answer"]["optionIndex"], 0);
   EXPECT_EQ(parsed["answer"]["optionLetter"], "A");

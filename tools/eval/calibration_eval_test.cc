@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "common/test_util/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tools/eval/eval_report.h"
@@ -11,6 +12,7 @@
 namespace ibgraphrag::eval {
 namespace {
 
+using ::ibgraphrag::common::test_util::StatusIs;
 using ::testing::HasSubstr;
 
 QaItem McItem(int gold) {
@@ -120,8 +122,7 @@ TEST(CalibrationEvalTest, NonFiniteSignalsAreRejectedAndLeaveNoFitExample) {
   response.mutable_answer()->mutable_signals()->set_margin(std::nan(""));
   const absl::StatusOr<reasoner::ExtractiveSignals> signals =
       SignalsFromProto(response.answer().signals());
-  EXPECT_EQ(signals.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(signals.status().message(), HasSubstr("signals.margin"));
+  EXPECT_THAT(signals, StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("signals.margin")));
   const ItemOutcome outcome = ScoreAnswer(McItem(1), response, 1);
   EXPECT_TRUE(outcome.correct);  // the answer itself still counts
   EXPECT_FALSE(outcome.has_signals);
@@ -144,12 +145,12 @@ TEST(CalibrationEvalTest, NonFiniteConfidenceCountsAsZero) {
 }
 
 TEST(CalibrationEvalTest, FittingRefusesGridAndGridMode) {
-  EXPECT_TRUE(CheckCalibrationFitScope(/*fit=*/true, false, false).ok());
-  EXPECT_TRUE(CheckCalibrationFitScope(/*fit=*/false, true, true).ok());
+  EXPECT_OK(CheckCalibrationFitScope(/*fit=*/true, false, false));
+  EXPECT_OK(CheckCalibrationFitScope(/*fit=*/false, true, true));
   const absl::Status grid = CheckCalibrationFitScope(true, /*grid=*/true, false);
-  EXPECT_EQ(grid.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(grid.message(), HasSubstr("--fit_calibration"));
-  EXPECT_THAT(grid.message(), HasSubstr("--grid"));
+  EXPECT_THAT(grid,
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       ::testing::AllOf(HasSubstr("--fit_calibration"), HasSubstr("--grid"))));
   const absl::Status mode = CheckCalibrationFitScope(true, false, /*grid_mode=*/true);
   EXPECT_THAT(mode.message(), HasSubstr("--grid_mode"));
 }

@@ -197,7 +197,10 @@ RunSummary Summarize(const std::string& dataset, const std::string& config,
       ++s.degraded_by_component[component];
     }
     latencies.push_back(o.latency_ms);
-    for (const auto& [stage, ms] : o.stage_ms) {
+    for (const auto& stage_ms : o.stage_ms) {
+      // Named copies: clang 14 cannot capture structured bindings in a lambda (C++20).
+      const auto& stage = stage_ms.first;
+      const auto& ms = stage_ms.second;
       auto it = std::find_if(stages.begin(), stages.end(),
                              [&](const auto& entry) { return entry.first == stage; });
       if (it == stages.end()) it = stages.insert(stages.end(), {stage, {0.0, 0}});

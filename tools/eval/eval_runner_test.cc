@@ -2,6 +2,7 @@
 
 #include <mutex>
 
+#include "common/test_util/status_matchers.h"
 #include "gmock/gmock.h"
 #include "grpcpp/create_channel.h"
 #include "grpcpp/security/credentials.h"
@@ -10,8 +11,11 @@
 namespace ibgraphrag::eval {
 namespace {
 
+using ::ibgraphrag::common::test_util::IsOk;
+using ::ibgraphrag::common::test_util::StatusIs;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 QaItem Item(const std::string& question) {
   QaItem item;
@@ -98,17 +102,15 @@ TEST(RunItemsTest, RejectsBadOptionsNamingTheFlag) {
   RunOptions options;
   options.concurrency = 0;
   auto result = RunItems(stub.get(), {Item("q")}, options);
-  ASSERT_FALSE(result.ok());
-  EXPECT_EQ(result.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(result.status().message(), HasSubstr("--concurrency"));
+  ASSERT_THAT(result, StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("--concurrency")));
   options.concurrency = kMaxConcurrency + 1;
-  EXPECT_FALSE(RunItems(stub.get(), {Item("q")}, options).ok());
+  EXPECT_THAT(RunItems(stub.get(), {Item("q")}, options), Not(IsOk()));
   options.concurrency = 1;
   options.deadline = absl::ZeroDuration();
   result = RunItems(stub.get(), {Item("q")}, options);
-  ASSERT_FALSE(result.ok());
+  ASSERT_THAT(result, Not(IsOk()));
   EXPECT_THAT(result.status().message(), HasSubstr("--deadline_ms"));
-  EXPECT_FALSE(RunItems(nullptr, {Item("q")}, RunOptions()).ok());
+  EXPECT_THAT(RunItems(nullptr, {Item("q")}, RunOptions()), Not(IsOk()));
 }
 
 // A real gRPC channel to an address where nothing listens: every call fails UNAVAILABLE, and the
@@ -130,7 +132,7 @@ TEST(RunItemsTest, UnreachableGatewayGivesOneErrorOutcomePerItem) {
     done.push_back(progress.done);
   };
   auto outcomes = RunItems(stub.get(), items, options);
-  ASSERT_TRUE(outcomes.ok()) << outcomes.status();
+  ASSERT_OK(outcomes);
   ASSERT_EQ(outcomes->size(), 20u);
   for (const ItemOutcome& outcome : *outcomes) {
     EXPECT_EQ(outcome.code, absl::StatusCode::kUnavailable);
@@ -154,7 +156,7 @@ TEST(RunItemsTest, StopsSendingWhenTheFirstCallsAllFail) {
   options.deadline = absl::Seconds(10);
   options.fail_fast_after = 5;
   auto outcomes = RunItems(stub.get(), items, options);
-  ASSERT_TRUE(outcomes.ok()) << outcomes.status();
+  ASSERT_OK(outcomes);
   ASSERT_EQ(outcomes->size(), 200u);
   int unavailable = 0;
   int cancelled = 0;

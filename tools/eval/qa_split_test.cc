@@ -4,12 +4,14 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "common/test_util/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
 namespace ibgraphrag::eval {
 namespace {
 
+using ::ibgraphrag::common::test_util::StatusIs;
 using ::testing::HasSubstr;
 
 TEST(QaSplitTest, NormalisationIgnoresCasePunctuationAndSpacing) {
@@ -56,10 +58,8 @@ TEST(QaSplitTest, SelectionAndNames) {
     EXPECT_EQ(*ParseQaSplit(QaSplitName(s)), s);
   }
   const absl::StatusOr<QaSplit> bad = ParseQaSplit("dev", "eval_split");
-  ASSERT_FALSE(bad.ok());
-  EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(bad.status().message(), HasSubstr("eval_split"));
-  EXPECT_THAT(bad.status().message(), HasSubstr("validation"));
+  ASSERT_THAT(bad, StatusIs(absl::StatusCode::kInvalidArgument,
+                            ::testing::AllOf(HasSubstr("eval_split"), HasSubstr("validation"))));
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "common/test_util/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "services/alignment/encoder_training/name_encoder_model.h"
@@ -15,6 +16,9 @@
 
 namespace ibgraphrag::alignment::training {
 namespace {
+
+using ::ibgraphrag::common::test_util::IsOk;
+using ::testing::Not;
 
 LexiconEntry Entry(const std::string& id, const std::string& name,
                    std::vector<std::string> synonyms, std::vector<std::string> xrefs) {
@@ -42,7 +46,7 @@ TEST(TrainingConceptsTest, XrefJoinedEntriesShareOneConceptAndOneSplit) {
 
   ConceptSet set = BuildConcepts(lexicon, ConceptOptions());
   ASSERT_EQ(set.concepts.size(), 200u);
-  ASSERT_TRUE(AssignSplits(/*seed=*/7, 0.2, 0.2, &set).ok());
+  ASSERT_OK(AssignSplits(/*seed=*/7, 0.2, 0.2, &set));
   int per_split[3] = {0, 0, 0};
   for (uint32_t e = 0; e < lexicon.entries.size(); e += 2) {
     EXPECT_EQ(set.concept_of_entry[e], set.concept_of_entry[e + 1]) << "entry " << e;
@@ -59,11 +63,11 @@ TEST(TrainingConceptsTest, XrefJoinedEntriesShareOneConceptAndOneSplit) {
   }
   // The split is a function of the seed and the concept keys only.
   ConceptSet again = BuildConcepts(lexicon, ConceptOptions());
-  ASSERT_TRUE(AssignSplits(7, 0.2, 0.2, &again).ok());
+  ASSERT_OK(AssignSplits(7, 0.2, 0.2, &again));
   for (size_t c = 0; c < set.concepts.size(); ++c) {
     EXPECT_EQ(set.concepts[c].split, again.concepts[c].split);
   }
-  EXPECT_FALSE(AssignSplits(7, 0.7, 0.1, &again).ok());
+  EXPECT_THAT(AssignSplits(7, 0.7, 0.1, &again), Not(IsOk()));
 }
 
 TEST(TrainingConceptsTest, HeldOutStringsStayOutOfTraining) {
@@ -116,7 +120,7 @@ NameEncoderTrainOptions TinyOptions() {
 double LinkFirstToLast(const TrainedEncoderWeights& w,
                        const std::vector<std::vector<std::string>>& groups) {
   auto encoder = TrainedNameEncoder::FromWeights(w, "test");
-  EXPECT_TRUE(encoder.ok()) << encoder.status();
+  EXPECT_OK(encoder);
   const int d = w.dim;
   std::vector<std::vector<float>> last;
   for (const auto& g : groups) last.push_back((*encoder)->Encode(g.back()).value());
@@ -139,9 +143,9 @@ TEST(NameEncoderTrainerTest, TrainingLowersLossAndLinksSynonyms) {
   NameEncoderTrainOptions untrained_options = TinyOptions();
   untrained_options.epochs = 0;
   auto untrained = TrainNameEncoder(groups, untrained_options);
-  ASSERT_TRUE(untrained.ok()) << untrained.status();
+  ASSERT_OK(untrained);
   auto trained = TrainNameEncoder(groups, TinyOptions());
-  ASSERT_TRUE(trained.ok()) << trained.status();
+  ASSERT_OK(trained);
   ASSERT_EQ(trained->epochs_run, 40);
   EXPECT_LT(trained->epoch_loss.back(), 0.5 * trained->epoch_loss.front());
   const double before = LinkFirstToLast(untrained->weights, groups);
@@ -158,7 +162,9 @@ TEST(NameEncoderTrainerTest, SameSeedGivesIdenticalWeights) {
   auto b = TrainNameEncoder(groups, o);
   o.seed = 12;
   auto c = TrainNameEncoder(groups, o);
-  ASSERT_TRUE(a.ok() && b.ok() && c.ok());
+  ASSERT_OK(a);
+  ASSERT_OK(b);
+  ASSERT_OK(c);
   const std::string bytes_a = SerializeTrainedEncoderWeights(a->weights).value();
   EXPECT_EQ(bytes_a, SerializeTrainedEncoderWeights(b->weights).value());
   EXPECT_NE(bytes_a, SerializeTrainedEncoderWeights(c->weights).value());
@@ -169,15 +175,15 @@ TEST(NameEncoderTrainerTest, TorchForwardMatchesServedEncoder) {
   NameEncoderTrainOptions o = TinyOptions();
   o.epochs = 5;  // a trained, non-zero MLP
   auto trained = TrainNameEncoder(groups, o);
-  ASSERT_TRUE(trained.ok()) << trained.status();
+  ASSERT_OK(trained);
   const std::vector<std::string> texts = {
       "Type 2 diabetes mellitus", "Crohn's disease", "", "--", groups[3][0], "BRCA1"};
   auto torch_out = TorchEncode(trained->weights, texts);
-  ASSERT_TRUE(torch_out.ok()) << torch_out.status();
+  ASSERT_OK(torch_out);
   auto encoder = TrainedNameEncoder::FromWeights(trained->weights, "test");
-  ASSERT_TRUE(encoder.ok()) << encoder.status();
+  ASSERT_OK(encoder);
   std::vector<float> served(texts.size() * o.dim);
-  ASSERT_TRUE((*encoder)->EncodeBatch(texts, absl::MakeSpan(served)).ok());
+  ASSERT_OK((*encoder)->EncodeBatch(texts, absl::MakeSpan(served)));
   float max_diff = 0;
   for (size_t i = 0; i < served.size(); ++i) {
     max_diff = std::max(max_diff, std::abs(served[i] - (*torch_out)[i]));
@@ -190,9 +196,9 @@ TEST(NameEncoderTrainerTest, RejectsBadOptionsNamingTheField) {
   NameEncoderTrainOptions o = TinyOptions();
   o.temperature = 0;
   auto r = TrainNameEncoder(SyntheticConcepts(4), o);
-  ASSERT_FALSE(r.ok());
+  ASSERT_THAT(r, Not(IsOk()));
   EXPECT_THAT(std::string(r.status().message()), ::testing::HasSubstr("temperature"));
-  EXPECT_FALSE(TrainNameEncoder({{"a b c"}}, TinyOptions()).ok());  // no pair to learn from
+  EXPECT_THAT(TrainNameEncoder({{"a b c"}}, TinyOptions()), Not(IsOk()));  // no pair to learn from
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 
+#include "common/test_util/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -10,9 +11,10 @@ namespace {
 
 TEST(ReadQuestionSetsTest, ReadsEveryRealSet) {
   const char* data = std::getenv("IBGR_DATA_DIR");
-  if (data == nullptr) GTEST_SKIP() << "IBGR_DATA_DIR not set";
+  ASSERT_NE(data, nullptr) << "IBGR_DATA_DIR is not set: run through ctest, or set it to the "
+                              "shared data folder (cmake -DIBGR_DATA_DIR=...)";
   auto sets = ReadQuestionSets(data);
-  ASSERT_TRUE(sets.ok()) << sets.status();
+  ASSERT_OK(sets);
   ASSERT_EQ(sets->size(), 9u);
   for (const QuestionSet& set : *sets) {
     EXPECT_FALSE(set.questions.empty()) << set.name;

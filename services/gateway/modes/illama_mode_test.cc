@@ -13,6 +13,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/test_util/fake_openai_server.h"
+#include "common/test_util/status_matchers.h"
 #include "common/test_util/temp_dir.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -32,6 +33,7 @@ namespace pb = ibgraphrag::v1;
 using ::ibgraphrag::common::test_util::FakeOpenAiServer;
 using ::ibgraphrag::common::test_util::FakeResponse;
 using ::ibgraphrag::common::test_util::ScratchDir;
+using ::ibgraphrag::common::test_util::StatusIs;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
@@ -43,7 +45,7 @@ class IllamaModeTest : public ::testing::Test {
     testing::PublishSmallSuite(dir_.path());
     ASSERT_FALSE(HasFatalFailure());
     auto fake = FakeOpenAiServer::Start();
-    ASSERT_TRUE(fake.ok()) << fake.status();
+    ASSERT_OK(fake);
     llm_ = *std::move(fake);
     llm_->SetHandler([](const common::test_util::RecordedRequest&) {
       return FakeResponse::Completion(
@@ -70,7 +72,7 @@ class IllamaModeTest : public ::testing::Test {
     backend.max_retries = 0;
     options.reasoner.reasoner.backends = {backend};
     auto suite = AllInOne::Start(options);
-    ASSERT_TRUE(suite.ok()) << suite.status();
+    ASSERT_OK(suite);
     suite_ = *std::move(suite);
   }
 
@@ -99,7 +101,7 @@ TEST_F(IllamaModeTest, LlmGetsThePapersPromptOverTheRerankedDocuments) {
   StartSuite();
   pb::AnswerResponse response;
   const grpc::Status status = Ask("fake", &response);
-  ASSERT_TRUE(status.ok()) << status.error_message();
+  ASSERT_OK(status);
 
   ASSERT_EQ(llm_->requests().size(), 1u);
   const auto body = nlohmann::json::parse(llm_->requests()[0].body);
@@ -135,7 +137,7 @@ TEST_F(IllamaModeTest, ExtractiveBackendAnswersFromTheDocumentsTriples) {
   StartSuite();
   pb::AnswerResponse response;
   const grpc::Status status = Ask("extractive", &response);
-  ASSERT_TRUE(status.ok()) << status.error_message();
+  ASSERT_OK(status);
   EXPECT_TRUE(llm_->requests().empty());
   EXPECT_EQ(response.answer().backend(), "extractive");
   EXPECT_EQ(response.answer().option_letter(), "A");
@@ -154,14 +156,14 @@ TEST_F(IllamaModeTest, DocumentsOfAnotherEncoderDegradeInsteadOfFailing) {
   options.snapshot_dir = kgstore::SnapshotDir(dir_.path(), 1);
   options.read_only = true;
   auto store = kgstore::KgStore::Open(options);
-  ASSERT_TRUE(store.ok()) << store.status();
+  ASSERT_OK(store);
   auto built = retriever::BuildSubgraphDocuments(**store, retriever::HashNgramEmbedder(64).value(),
                                                  retriever::DocumentsBuildOptions(), dir_.path());
-  ASSERT_TRUE(built.ok()) << built.status();
+  ASSERT_OK(built);
   StartSuite();
   pb::AnswerResponse response;
   const grpc::Status status = Ask("extractive", &response);
-  ASSERT_TRUE(status.ok()) << status.error_message();
+  ASSERT_OK(status);
   EXPECT_TRUE(response.evidence().empty());
   bool flagged = false;
   for (const pb::Degradation& d : response.degraded()) {
@@ -177,8 +179,8 @@ TEST_F(IllamaModeTest, WithoutDocumentsTheModeIsFailedPrecondition) {
   StartSuite();
   pb::AnswerResponse response;
   const grpc::Status status = Ask("extractive", &response);
-  EXPECT_EQ(status.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
-  EXPECT_THAT(status.error_message(), HasSubstr("no documents artifact; run ibgr docs build"));
+  EXPECT_THAT(status, StatusIs(grpc::StatusCode::FAILED_PRECONDITION,
+                               HasSubstr("no documents artifact; run ibgr docs build")));
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "common/test_util/fake_openai_server.h"
+#include "common/test_util/status_matchers.h"
 #include "common/utf8.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -31,6 +32,7 @@ namespace pb = ibgraphrag::v1;
 using ::ibgraphrag::common::test_util::FakeOpenAiServer;
 using ::ibgraphrag::common::test_util::FakeResponse;
 using ::ibgraphrag::common::test_util::RecordedRequest;
+using ::ibgraphrag::common::test_util::StatusIs;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
@@ -141,7 +143,7 @@ class ModeTest : public ::testing::Test {
  protected:
   void SetUp() override {
     auto fake = FakeOpenAiServer::Start();
-    ASSERT_TRUE(fake.ok()) << fake.status();
+    ASSERT_OK(fake);
     llm_ = *std::move(fake);
     reasoner::ReasonerServer::Options options;
     options.server.service_name = "reasoner";
@@ -157,7 +159,7 @@ class ModeTest : public ::testing::Test {
     options.reasoner.backends = {backend};
     options.reasoner.log = [](absl::string_view) {};
     auto reasoner = reasoner::ReasonerServer::BuildAndStart(options);
-    ASSERT_TRUE(reasoner.ok()) << reasoner.status();
+    ASSERT_OK(reasoner);
     reasoner_ = *std::move(reasoner);
 
     grpc::ServerBuilder builder;
@@ -182,7 +184,7 @@ class ModeTest : public ::testing::Test {
     upstreams.reasoner = grpc::CreateChannel(absl::StrCat("127.0.0.1:", reasoner_->port()),
                                              grpc::InsecureChannelCredentials());
     AnswerPipeline pipeline(config, upstreams);
-    EXPECT_TRUE(ValidateAnswerRequest(request).ok());
+    EXPECT_OK(ValidateAnswerRequest(request));
     grpc::ServerContext context;
     return pipeline.Run(context, request, response, sink);
   }
@@ -233,7 +235,7 @@ TEST_F(KgRankModeTest, ExtractsTermsDraftsAnAnswerThenRanksOneHopTriplesAgainstI
       "Therefore, the answers are:\nans: B) Aspirin"));
   pb::AnswerResponse response;
   const grpc::Status status = Answer("fake", &response);
-  ASSERT_TRUE(status.ok()) << status.error_message();
+  ASSERT_OK(status);
 
   // Step 1, NER: the LLM lists the question's terms; alignment maps them (one text, a term a
   // line) to the entities whose neighbourhoods are ranked.
@@ -278,7 +280,7 @@ TEST_F(KgRankModeTest, ExtractsTermsDraftsAnAnswerThenRanksOneHopTriplesAgainstI
 TEST_F(KgRankModeTest, WithoutAnLlmSkipsAnswerExpansionAndSaysSo) {
   pb::AnswerResponse response;
   const grpc::Status status = Answer("extractive", &response);
-  ASSERT_TRUE(status.ok()) << status.error_message();
+  ASSERT_OK(status);
   EXPECT_TRUE(llm_->requests().empty());
   const std::vector<pb::RetrieveRequest> calls = retriever_.requests();
   ASSERT_FALSE(calls.empty());
@@ -315,7 +317,7 @@ std::string DegradedReasons(const pb::AnswerResponse& response) {
 TEST_F(KgRankModeTest, StreamsItsStagesInOrder) {
   StageRecorder recorder;
   pb::AnswerResponse response;
-  ASSERT_TRUE(Answer("extractive", &response, &recorder).ok());
+  ASSERT_OK(Answer("extractive", &response, &recorder));
   EXPECT_EQ(recorder.stages,
             (std::vector<std::string>{"align", "extract", "draft", "retrieve", "reason"}));
 }
@@ -324,7 +326,7 @@ TEST_F(KgRankModeTest, DegradesWithNamedReasonsWhenTheLlmFails) {
   llm_->SetDefault(FakeResponse::Error(500, "model overloaded"));
   pb::AnswerResponse response;
   const grpc::Status status = Answer("fake", &response);
-  ASSERT_TRUE(status.ok()) << status.error_message();
+  ASSERT_OK(status);
   // Every LLM step was tried; the reasoner answered extractively and the mode says what that
   // did to entity extraction and answer expansion.
   EXPECT_EQ(llm_->requests().size(), 3u);
@@ -345,7 +347,7 @@ TEST_F(KgRankModeTest, CutsALongExpandedQueryToTheRetrieversQuestionLimit) {
   llm_->Enqueue(FakeResponse::Completion("ans: B) Aspirin"));
   pb::AnswerResponse response;
   const grpc::Status status = Answer("fake", &response);
-  ASSERT_TRUE(status.ok()) << status.error_message();
+  ASSERT_OK(status);
   const std::vector<pb::RetrieveRequest> calls = retriever_.requests();
   ASSERT_FALSE(calls.empty());
   EXPECT_THAT(calls[0].question(), HasSubstr(kQuestion));
@@ -361,7 +363,7 @@ TEST_F(KgRankModeTest, CutsALongExpandedQueryToTheRetrieversQuestionLimit) {
 TEST_F(KgRankModeTest, KeepsTheMmrOrderWhenReRankingFails) {
   retriever_.FailMode(pb::SCORING_MODE_IBRP);
   pb::AnswerResponse response;
-  ASSERT_TRUE(Answer("extractive", &response).ok());
+  ASSERT_OK(Answer("extractive", &response));
   ASSERT_EQ(response.evidence_size(), 2);
   EXPECT_EQ(response.evidence(0).head().id(), 1u);  // most similar first, as MMR chose
   EXPECT_THAT(DegradedReasons(response),
@@ -429,7 +431,7 @@ TEST_F(KgRagModeTest, RunsEveryStrategyPrunesContextAndVotesOverThePapersTempera
   llm_->SetDefault(FakeResponse::Completion("{\"answer\": \"HLA-B\"}"));
   pb::AnswerResponse response;
   const grpc::Status status = Run(GeneQuestion("fake"), &response);
-  ASSERT_TRUE(status.ok()) << status.error_message();
+  ASSERT_OK(status);
 
   // Retrieval: the full question (both diseases), each disease, options A and B (C has no
   // entity), the diseases combined; every call one-hop encoder similarity.
@@ -484,7 +486,7 @@ TEST_F(KgRagModeTest, RendersThePapersPromptModes) {
   for (uint32_t mode : {0u, 1u, 2u}) {
     request.mutable_pipeline()->set_kg_rag_prompt_mode(mode);
     pb::AnswerResponse response;
-    ASSERT_TRUE(Run(request, &response).ok());
+    ASSERT_OK(Run(request, &response));
     EXPECT_EQ(response.answer().prompt_version(), absl::StrCat("kg_rag.mode", mode, ".medium"));
     prompts.push_back(UserPrompt(llm_->requests().size() - 1));
   }
@@ -502,7 +504,7 @@ TEST_F(KgRagModeTest, AnswersWithoutContextWhenRetrievalFailsAndSaysSo) {
   llm_->SetDefault(FakeResponse::Completion("{\"answer\": \"HLA-B\"}"));
   pb::AnswerResponse response;
   const grpc::Status status = Run(GeneQuestion("fake"), &response);
-  ASSERT_TRUE(status.ok()) << status.error_message();
+  ASSERT_OK(status);
   EXPECT_EQ(response.evidence_size(), 0);
   EXPECT_EQ(response.answer().prompt_version(), "kg_rag.mode3.none");
   EXPECT_THAT(UserPrompt(0), HasSubstr("\"context_quality\": \"NONE - context from 0 sources\""));
@@ -514,7 +516,7 @@ TEST_F(KgRagModeTest, AnswersWithoutContextWhenRetrievalFailsAndSaysSo) {
 TEST_F(KgRagModeTest, AnswersExtractivelyFromThePrunedContext) {
   pb::AnswerResponse response;
   const grpc::Status status = Run(GeneQuestion("extractive"), &response);
-  ASSERT_TRUE(status.ok()) << status.error_message();
+  ASSERT_OK(status);
   EXPECT_TRUE(llm_->requests().empty());
   EXPECT_EQ(response.answer().option_letter(), "A");
   EXPECT_FALSE(response.answer().used_llm());
@@ -593,7 +595,7 @@ TEST_F(GiveModeTest, ChecksCandidateLinksThenAnswersProgressively) {
   llm_->SetHandler(GiveLlm);
   pb::AnswerResponse response;
   const grpc::Status status = Answer("fake", &response);
-  ASSERT_TRUE(status.ok()) << status.error_message();
+  ASSERT_OK(status);
 
   // Inner-group links: MI-myocarditis and aspirin-aspirin lysine (MI-acute MI is in the KG).
   EXPECT_EQ(UserPrompts("Name the relation"),
@@ -631,7 +633,7 @@ TEST_F(GiveModeTest, ChecksCandidateLinksThenAnswersProgressively) {
 TEST_F(GiveModeTest, WithoutAnLlmKeepsOnlyKgLinksAndSaysSo) {
   pb::AnswerResponse response;
   const grpc::Status status = Answer("extractive", &response);
-  ASSERT_TRUE(status.ok()) << status.error_message();
+  ASSERT_OK(status);
   EXPECT_TRUE(llm_->requests().empty());
   EXPECT_EQ(response.evidence_size(), 2);
   EXPECT_EQ(response.answer().option_letter(), "B");
@@ -645,7 +647,7 @@ TEST_F(GiveModeTest, ASpentCheckWindowStopsTheChecksButNotTheAnswers) {
   llm_->SetHandler(GiveLlm);
   pb::AnswerResponse response;
   const grpc::Status status = Answer("fake", &response);
-  ASSERT_TRUE(status.ok()) << status.error_message();
+  ASSERT_OK(status);
   EXPECT_TRUE(UserPrompts("Name the relation").empty());
   EXPECT_TRUE(UserPrompts("whether the statement is true").empty());
   EXPECT_EQ(UserPrompts("Answer the question with the knowledge").size(), 3u);
@@ -690,7 +692,7 @@ TEST_F(GiveModeTest, ChecksLinksViaAnIntermediateGroupBetweenUnlinkedGroups) {
   llm_->SetHandler(GiveIntermediateLlm);
   pb::AnswerResponse response;
   const grpc::Status status = Answer("fake", &response);
-  ASSERT_TRUE(status.ok()) << status.error_message();
+  ASSERT_OK(status);
 
   // One 1-hop read of the groups' links, then one 2-hop read around the unlinked pair.
   const std::vector<pb::RetrieveRequest> reads = retriever_.requests();
@@ -726,7 +728,7 @@ TEST_F(GiveModeTest, WithoutAnLlmKeepsTheIntermediatePathAsKgEvidence) {
   retriever_.SetHandler(GiveTwoHopLinks);
   pb::AnswerResponse response;
   const grpc::Status status = Answer("extractive", &response);
-  ASSERT_TRUE(status.ok()) << status.error_message();
+  ASSERT_OK(status);
   EXPECT_TRUE(llm_->requests().empty());
   ASSERT_EQ(response.evidence_size(), 3);
   EXPECT_EQ(response.evidence(1).tail().name(), "PTGS1");
@@ -740,7 +742,7 @@ TEST_F(GiveModeTest, TheCheckCapCountsTheIntermediateLinks) {
   llm_->SetHandler(GiveIntermediateLlm);
   pb::AnswerResponse response;
   const grpc::Status status = Answer("fake", &response);
-  ASSERT_TRUE(status.ok()) << status.error_message();
+  ASSERT_OK(status);
   EXPECT_EQ(UserPrompts("Name the relation").size(), 1u);
   EXPECT_TRUE(UserPrompts("whether the statement is true").empty());
   EXPECT_EQ(response.llm_calls(), 4u);
@@ -753,7 +755,7 @@ TEST_F(KgRagModeTest, ASpentRetrievalWindowSkipsTheStrategiesButStillAnswers) {
   llm_->SetDefault(FakeResponse::Completion("{\"answer\": \"HLA-B\"}"));
   pb::AnswerResponse response;
   const grpc::Status status = Run(GeneQuestion("fake"), &response);
-  ASSERT_TRUE(status.ok()) << status.error_message();
+  ASSERT_OK(status);
   EXPECT_TRUE(retriever_.requests().empty());
   EXPECT_EQ(response.evidence_size(), 0);
   EXPECT_THAT(DegradedReasons(response),
@@ -767,17 +769,17 @@ TEST(PipelineModeTest, RejectsAnUnknownModeNamingTheFieldAndTheAllowedValues) {
   request.set_question(kQuestion);
   request.mutable_pipeline()->set_mode("graphrag");
   const absl::Status status = ValidateAnswerRequest(request);
-  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(status.message(), HasSubstr("pipeline.mode"));
-  EXPECT_THAT(status.message(), HasSubstr("ibgraphrag, kg_rank, kg_rag, give"));
+  EXPECT_THAT(status, StatusIs(absl::StatusCode::kInvalidArgument,
+                               ::testing::AllOf(HasSubstr("pipeline.mode"),
+                                                HasSubstr("ibgraphrag, kg_rank, kg_rag, give"))));
   request.mutable_pipeline()->set_mode("kg_rank");
-  EXPECT_TRUE(ValidateAnswerRequest(request).ok());
+  EXPECT_OK(ValidateAnswerRequest(request));
   request.mutable_pipeline()->set_mode("");
-  EXPECT_TRUE(ValidateAnswerRequest(request).ok());
+  EXPECT_OK(ValidateAnswerRequest(request));
   request.mutable_pipeline()->set_kg_rag_prompt_mode(4);
   const absl::Status bad_prompt_mode = ValidateAnswerRequest(request);
-  EXPECT_EQ(bad_prompt_mode.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(bad_prompt_mode.message(), HasSubstr("pipeline.kg_rag_prompt_mode"));
+  EXPECT_THAT(bad_prompt_mode, StatusIs(absl::StatusCode::kInvalidArgument,
+                                        HasSubstr("pipeline.kg_rag_prompt_mode")));
 }
 
 }  // namespace

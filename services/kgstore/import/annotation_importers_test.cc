@@ -5,6 +5,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "common/test_util/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "services/kgstore/import/hetionet_importer.h"
@@ -14,6 +15,7 @@
 namespace ibgraphrag::kgstore::import_ {
 namespace {
 
+using ::ibgraphrag::common::test_util::StatusIs;
 using ::testing::Contains;
 using ::testing::HasSubstr;
 using testing_util::DataFile;
@@ -25,7 +27,7 @@ class AnnotationImportersTest : public ::testing::Test {
   static void SetUpTestSuite() {
     KgBuilder builder;
     ImportOptions options;
-    auto run = [](const absl::Status& status) { ASSERT_TRUE(status.ok()) << status; };
+    auto run = [](const absl::Status& status) { ASSERT_OK(status); };
     run(ImportDiseaseOntologyObo(DataFile("vocab/doid-2024-01-31.obo.gz"), builder, options));
     run(ImportDoXrefs(DataFile("vocab/do-allXREFinDO.tsv"), builder, options));
     run(ImportHpoObo(DataFile("vocab/hp-2017-04-13.obo.gz"), builder, options));
@@ -198,10 +200,9 @@ TEST(AnnotationMalformedRowTest, SkipsAndReportsFileLineOrAbortsWhenStrict) {
   testing_util::WriteFile(path, head + "only\ttwo fields\n" + rest);
   KgBuilder builder;
   ImportOptions options;
-  ASSERT_TRUE(
-      ImportDiseaseOntologyObo(DataFile("vocab/doid-2024-01-31.obo.gz"), builder, options).ok());
+  ASSERT_OK(ImportDiseaseOntologyObo(DataFile("vocab/doid-2024-01-31.obo.gz"), builder, options));
   const absl::Status lenient = ImportHsdnSymptoms(path, builder, options);
-  ASSERT_TRUE(lenient.ok()) << lenient;
+  ASSERT_OK(lenient);
   KgData kg = builder.Finish();
   const SourceReport& report = kg.reports.back();
   EXPECT_EQ(report.rows_read, 6);
@@ -213,7 +214,7 @@ TEST(AnnotationMalformedRowTest, SkipsAndReportsFileLineOrAbortsWhenStrict) {
   KgBuilder strict_builder;
   options.strict = true;
   const absl::Status strict = ImportHsdnSymptoms(path, strict_builder, options);
-  EXPECT_EQ(strict.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(strict, StatusIs(absl::StatusCode::kInvalidArgument));
   EXPECT_EQ(strict.message(), absl::StrCat(path, ":4: expected at least 7 fields, got 2"));
 }
 
@@ -221,8 +222,8 @@ TEST(AnnotationMalformedRowTest, WrongFileIsRejectedByItsHeader) {
   KgBuilder builder;
   const absl::Status status =
       ImportHsdnSymptoms(DataFile("kg/do-disease-symptom.tsv"), builder, ImportOptions());
-  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(status.message(), HasSubstr("do-disease-symptom.tsv:1: unexpected header"));
+  EXPECT_THAT(status, StatusIs(absl::StatusCode::kInvalidArgument,
+                               HasSubstr("do-disease-symptom.tsv:1: unexpected header")));
 }
 
 TEST(AnnotationMalformedRowTest, MaxErrorsReportedCapsMessagesNotCounts) {
@@ -233,7 +234,7 @@ TEST(AnnotationMalformedRowTest, MaxErrorsReportedCapsMessagesNotCounts) {
   KgBuilder builder;
   ImportOptions options;
   options.max_errors_reported = 3;
-  ASSERT_TRUE(ImportPharmacotherapyDb(path, builder, options).ok());
+  ASSERT_OK(ImportPharmacotherapyDb(path, builder, options));
   KgData kg = builder.Finish();
   EXPECT_EQ(kg.reports[0].rows_skipped, 10);
   ASSERT_EQ(kg.reports[0].errors.size(), 3u);

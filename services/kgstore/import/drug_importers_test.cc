@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "common/test_util/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "services/kgstore/import/import_test_util.h"
@@ -39,7 +40,7 @@ TEST(DrugImportersTest, DrugBankDrugsReadQuotedMultiLineDescriptions) {
             "XX\tBroken\tbiotech\t\t\t\t\t\tx\n");
   KgBuilder builder;
   AddBackbone(builder);
-  ASSERT_TRUE(ImportDrugBankDrugs(path, builder, ImportOptions()).ok());
+  ASSERT_OK(ImportDrugBankDrugs(path, builder, ImportOptions()));
   const KgData kg = builder.Finish();
   const Entity* lepirudin = nullptr;
   for (const Entity& e : kg.entities) {
@@ -75,8 +76,8 @@ TEST(DrugImportersTest, SiderSideEffectsLandOnDrugBankThroughStitchIds) {
                 "CID100000001\tCID000000001\tC0015967\tPT\tC0015967\tPyrexia\n");
   KgBuilder builder;
   AddBackbone(builder);
-  ASSERT_TRUE(ImportSiderIndications(indications, builder, ImportOptions()).ok());
-  ASSERT_TRUE(ImportSiderSideEffects(side_effects, builder, ImportOptions()).ok());
+  ASSERT_OK(ImportSiderIndications(indications, builder, ImportOptions()));
+  ASSERT_OK(ImportSiderSideEffects(side_effects, builder, ImportOptions()));
   const KgData kg = builder.Finish();
   EXPECT_THAT(kg.entities[0].xrefs, Contains("STITCH:CID100047725"));
   EXPECT_THAT(kg.entities[0].xrefs, Contains("PubChem:47725"));
@@ -116,9 +117,9 @@ TEST(DrugImportersTest, TargetSourcesMergeIntoOneBindsTripleWithScoresAndNotes) 
             "DB00035\t555\tinf\t1\tBindingDB\t1\tDesmopressin\t1\tAVPR3\n");
   KgBuilder builder;
   AddBackbone(builder);
-  ASSERT_TRUE(ImportDrugBankProteins(proteins, builder, ImportOptions()).ok());
-  ASSERT_TRUE(ImportDrugCentralTargets(drugcentral, builder, ImportOptions()).ok());
-  ASSERT_TRUE(ImportBindingDb(bindingdb, builder, ImportOptions()).ok());
+  ASSERT_OK(ImportDrugBankProteins(proteins, builder, ImportOptions()));
+  ASSERT_OK(ImportDrugCentralTargets(drugcentral, builder, ImportOptions()));
+  ASSERT_OK(ImportBindingDb(bindingdb, builder, ImportOptions()));
   const KgData kg = builder.Finish();
   const int64_t i = FindTriple(kg, "DrugBank:DB00014", "drug binds gene", "UniProt:P00734");
   ASSERT_GE(i, 0);
@@ -154,8 +155,8 @@ TEST(DrugImportersTest, ClassesAndIndicationsUseHetionetRelations) {
             "DOID:0000000\tDB00014\tnothing\tGoserelin\tDM\n");
   KgBuilder builder;
   AddBackbone(builder);
-  ASSERT_TRUE(ImportDrugCentralClasses(classes, builder, ImportOptions()).ok());
-  ASSERT_TRUE(ImportDrugCentralIndications(indications, builder, ImportOptions()).ok());
+  ASSERT_OK(ImportDrugCentralClasses(classes, builder, ImportOptions()));
+  ASSERT_OK(ImportDrugCentralIndications(indications, builder, ImportOptions()));
   const KgData kg = builder.Finish();
   EXPECT_GE(
       FindTriple(kg, "NDFRT:N0000175655", "pharmacologic class includes drug", "DrugBank:DB00014"),

@@ -7,6 +7,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/match.h"
 #include "common/file_util.h"
+#include "common/test_util/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "services/kgstore/import/import_test_util.h"
@@ -14,6 +15,7 @@
 namespace ibgraphrag::kgstore::import_ {
 namespace {
 
+using ::ibgraphrag::common::test_util::StatusIs;
 using ::testing::Contains;
 using ::testing::HasSubstr;
 
@@ -23,7 +25,7 @@ class EmbeddedKgTest : public ::testing::Test {
     ImportOptions options;
     options.data_dir = testing_util::DataDir();
     absl::StatusOr<KgData> kg = BuildEmbeddedKg(options);
-    ASSERT_TRUE(kg.ok()) << kg.status();
+    ASSERT_OK(kg);
     kg_ = new KgData(*std::move(kg));
   }
   static void TearDownTestSuite() { delete kg_; }
@@ -169,7 +171,7 @@ TEST_F(EmbeddedKgTest, ExcludingNcLeavesNoNcDescriptionsOrXrefsOnKeptEntities) {
   options.data_dir = testing_util::DataDir();
   options.license_filter.exclude = {"NC"};
   absl::StatusOr<KgData> filtered = BuildEmbeddedKg(options);
-  ASSERT_TRUE(filtered.ok()) << filtered.status();
+  ASSERT_OK(filtered);
   const Entity* kept = aspirin_in(*filtered);
   ASSERT_NE(kept, nullptr);  // Hetionet (CC0) still has it
   EXPECT_EQ(kept->definition, "");
@@ -183,10 +185,10 @@ TEST(EmbeddedKgMissingDataTest, MissingDataDirIsNotFoundNamingTheFile) {
   ImportOptions options;
   options.data_dir = "/nonexistent/ibgr-data";
   const absl::StatusOr<KgData> kg = BuildEmbeddedKg(options);
-  EXPECT_EQ(kg.status().code(), absl::StatusCode::kNotFound);
-  EXPECT_THAT(kg.status().message(), HasSubstr("/nonexistent/ibgr-data/vocab/doid"));
+  EXPECT_THAT(
+      kg, StatusIs(absl::StatusCode::kNotFound, HasSubstr("/nonexistent/ibgr-data/vocab/doid")));
   options.data_dir.clear();
-  EXPECT_EQ(BuildEmbeddedKg(options).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(BuildEmbeddedKg(options), StatusIs(absl::StatusCode::kInvalidArgument));
 }
 
 }  // namespace

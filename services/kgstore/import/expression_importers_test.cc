@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "common/test_util/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "services/kgstore/import/import_test_util.h"
@@ -9,6 +10,7 @@
 namespace ibgraphrag::kgstore::import_ {
 namespace {
 
+using ::ibgraphrag::common::test_util::StatusIs;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using testing_util::FindReport;
@@ -30,7 +32,7 @@ class ExpressionImportersTest : public ::testing::Test {
               "UBERON:0000002\tuterine cervix\n"
               "UBERON:0000948\theart\n"
               "CL:0000000\tnot uberon\n");
-    ASSERT_TRUE(ImportUberonTerms(terms, builder_, ImportOptions(), &names_).ok());
+    ASSERT_OK(ImportUberonTerms(terms, builder_, ImportOptions(), &names_));
   }
   KgBuilder builder_;
   AnatomyNames names_;
@@ -53,7 +55,7 @@ TEST_F(ExpressionImportersTest, PresenceMatrixAddsExpressesForEveryOne) {
                 "3\t1\t1\t1\n"
                 "1\t1\t2\t0\n"
                 "1\t1\n");
-  ASSERT_TRUE(ImportBgeePresence(path, names_, builder_, ImportOptions()).ok());
+  ASSERT_OK(ImportBgeePresence(path, names_, builder_, ImportOptions()));
   const KgData kg = builder_.Finish();
   const int64_t i = FindTriple(kg, "UBERON:0000002", "anatomy expresses gene", "Entrez:1");
   ASSERT_GE(i, 0);
@@ -77,7 +79,7 @@ TEST_F(ExpressionImportersTest, DiffexMatrixSplitsUpAndDownRegulation) {
   WriteFile(path,
             "GeneID\tUBERON:0000002\tUBERON:0000948\n"
             "1\t1\t-1\n");
-  ASSERT_TRUE(ImportBgeeDiffex(path, names_, builder_, ImportOptions()).ok());
+  ASSERT_OK(ImportBgeeDiffex(path, names_, builder_, ImportOptions()));
   const KgData kg = builder_.Finish();
   EXPECT_GE(FindTriple(kg, "UBERON:0000002", "anatomy upregulates gene", "Entrez:1"), 0);
   EXPECT_GE(FindTriple(kg, "UBERON:0000948", "anatomy downregulates gene", "Entrez:1"), 0);
@@ -87,8 +89,8 @@ TEST_F(ExpressionImportersTest, WrongFileIsRejectedByItsHeader) {
   const std::string path = TempPath("wrong.tsv");
   WriteFile(path, "GeneID\tUBERON:0000002\n1\t1\n");
   const absl::Status status = ImportBgeePresence(path, names_, builder_, ImportOptions());
-  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(status.message(), HasSubstr("wrong.tsv:1: unexpected header"));
+  EXPECT_THAT(status, StatusIs(absl::StatusCode::kInvalidArgument,
+                               HasSubstr("wrong.tsv:1: unexpected header")));
 }
 
 }  // namespace

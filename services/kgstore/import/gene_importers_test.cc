@@ -3,6 +3,7 @@
 #include <cmath>
 #include <string>
 
+#include "common/test_util/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "services/kgstore/import/import_test_util.h"
@@ -10,6 +11,7 @@
 namespace ibgraphrag::kgstore::import_ {
 namespace {
 
+using ::ibgraphrag::common::test_util::StatusIs;
 using ::testing::Contains;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
@@ -40,7 +42,7 @@ TEST(GeneImportersTest, HgncFamiliesCreateFamiliesAndKeepSymbols) {
             "x\tBroken\t1\t1\t6624\tFSCN1\n");
   KgBuilder builder;
   AddBackbone(builder);
-  ASSERT_TRUE(ImportHgncGeneFamilies(path, builder, ImportOptions()).ok());
+  ASSERT_OK(ImportHgncGeneFamilies(path, builder, ImportOptions()));
   const KgData kg = builder.Finish();
   const int64_t i = FindTriple(kg, "Entrez:6624", "gene belongs to gene family", "HGNC_FAMILY:3");
   ASSERT_GE(i, 0);
@@ -63,8 +65,8 @@ KgData ImportKnowledgeChannel(const std::string& name, const std::string& map_ts
   WriteGzipFile(path, rows);
   KgBuilder builder;
   AddBackbone(builder);
-  EXPECT_TRUE(ImportStringGeneMap(map_path, builder, ImportOptions()).ok());
-  EXPECT_TRUE(ImportDiseasesChannel(path, "knowledge", builder, ImportOptions()).ok());
+  EXPECT_OK(ImportStringGeneMap(map_path, builder, ImportOptions()));
+  EXPECT_OK(ImportDiseasesChannel(path, "knowledge", builder, ImportOptions()));
   return builder.Finish();
 }
 
@@ -85,8 +87,8 @@ TEST(GeneImportersTest, DiseasesChannelJoinsStringIdsAndSkipsRootsAndLowConfiden
                 "ENSP00000269305\tTP53\tDOID:9352\tT2D\tGHR\tCURATED\tseven\n");
   KgBuilder builder;
   AddBackbone(builder);
-  ASSERT_TRUE(ImportStringGeneMap(map_path, builder, ImportOptions()).ok());
-  ASSERT_TRUE(ImportDiseasesChannel(path, "knowledge", builder, ImportOptions()).ok());
+  ASSERT_OK(ImportStringGeneMap(map_path, builder, ImportOptions()));
+  ASSERT_OK(ImportDiseasesChannel(path, "knowledge", builder, ImportOptions()));
   const KgData kg = builder.Finish();
   EXPECT_THAT(kg.entities[0].xrefs, Contains("STRING:9606.ENSP00000266970"));
   EXPECT_EQ(FindReport(kg, "diseases-string-map")->unmapped_ids, 1);
@@ -114,7 +116,7 @@ TEST(GeneImportersTest, PpiScoresBySourceCountAndMergesBothDirectionsSeparately)
             "1017\t7157\t0\t0\n");
   KgBuilder builder;
   AddBackbone(builder);
-  ASSERT_TRUE(ImportHumanPpi(path, builder, ImportOptions()).ok());
+  ASSERT_OK(ImportHumanPpi(path, builder, ImportOptions()));
   const KgData kg = builder.Finish();
   const int64_t i = FindTriple(kg, "Entrez:1017", "gene interacts with gene", "Entrez:7157");
   ASSERT_GE(i, 0);
@@ -134,7 +136,7 @@ TEST(GeneImportersTest, PathwaysUseHetionetIdsAndOneSourcePerLicence) {
       "WP100_r1\tGlutathione metabolism\turl\t2\t2\twikipathways\tCC BY 3.0\t7157|31\t7157\n");
   KgBuilder builder;
   AddBackbone(builder);
-  ASSERT_TRUE(ImportPathways(path, builder, ImportOptions()).ok());
+  ASSERT_OK(ImportPathways(path, builder, ImportOptions()));
   const KgData kg = builder.Finish();
   const int64_t pid =
       FindTriple(kg, "Entrez:1017", "gene participates in pathway", "PathwayCommons:PC7_10399");
@@ -159,7 +161,7 @@ TEST(GeneImportersTest, GoAnnotationsPickTheRelationByDomainAndCheckListLengths)
             "GO:0000004\tthing\tsome_domain\t9606\tdirect\t1\t1\tA1BG\n");
   KgBuilder builder;
   AddBackbone(builder);
-  ASSERT_TRUE(ImportGoAnnotations(path, builder, ImportOptions()).ok());
+  ASSERT_OK(ImportGoAnnotations(path, builder, ImportOptions()));
   const KgData kg = builder.Finish();
   EXPECT_GE(FindTriple(kg, "Entrez:4358", "gene participates in biological process", "GO:0000002"),
             0);
@@ -188,7 +190,7 @@ TEST(GeneImportersTest, GoRowWithABadGeneIdMidListAddsNothing) {
             "TP53|BAD|CDK2\n");
   KgBuilder builder;
   AddBackbone(builder);
-  ASSERT_TRUE(ImportGoAnnotations(path, builder, ImportOptions()).ok());
+  ASSERT_OK(ImportGoAnnotations(path, builder, ImportOptions()));
   const KgData kg = builder.Finish();
   EXPECT_TRUE(kg.triples.empty());  // TP53's triple, before the bad id, is not kept either
   const SourceReport* report = FindReport(kg, "go-annotations");
@@ -203,10 +205,10 @@ TEST(GeneImportersTest, StrictModeStopsAtTheFirstMalformedRowNamingFileAndLine) 
   ImportOptions options;
   options.strict = true;
   const absl::Status status = ImportHumanPpi(path, builder, options);
-  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(status.message(), HasSubstr("ppi.tsv:2: gene id is not a number"));
-  EXPECT_EQ(ImportHumanPpi(TempPath("missing.tsv"), builder, options).code(),
-            absl::StatusCode::kNotFound);
+  EXPECT_THAT(status, StatusIs(absl::StatusCode::kInvalidArgument,
+                               HasSubstr("ppi.tsv:2: gene id is not a number")));
+  EXPECT_THAT(ImportHumanPpi(TempPath("missing.tsv"), builder, options),
+              StatusIs(absl::StatusCode::kNotFound));
 }
 
 }  // namespace

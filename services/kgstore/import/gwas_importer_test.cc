@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/test_util/status_matchers.h"
 #include "common/utf8.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -99,7 +100,7 @@ TEST_F(GwasImporterTest, CatalogMapsTraitsAndKeepsTheMappingOnTheEdge) {
                    CatalogRow("Lung cancer", "999999", "1E-9", "lung carcinoma"), "short\trow\n"));
   GwasTraitCounts counts;
   const NameTraitMapper mapper(builder_, NameTraitMapper::Options());
-  ASSERT_TRUE(ImportGwasCatalog(path, mapper, builder_, ImportOptions(), &counts).ok());
+  ASSERT_OK(ImportGwasCatalog(path, mapper, builder_, ImportOptions(), &counts));
   const KgData kg = builder_.Finish();
   const int64_t i = FindTriple(kg, "DOID:9352", "disease associated with gene", "Entrez:3953");
   ASSERT_GE(i, 0);
@@ -143,7 +144,7 @@ TEST_F(GwasImporterTest, LongTraitsAreCutInTheNoteAtACharacterBoundary) {
   const std::string trait = std::string(59, 'a') + "\xc3\xa9 and more";
   WriteGzipFile(path, absl::StrCat(header, "\n", CatalogRow(trait, "3953", "3E-8", "x")));
   const EverythingIs mapper(t2d_);
-  ASSERT_TRUE(ImportGwasCatalog(path, mapper, builder_, ImportOptions(), nullptr).ok());
+  ASSERT_OK(ImportGwasCatalog(path, mapper, builder_, ImportOptions(), nullptr));
   const KgData kg = builder_.Finish();
   const int64_t i = FindTriple(kg, "DOID:9352", "disease associated with gene", "Entrez:3953");
   ASSERT_GE(i, 0);
@@ -160,7 +161,7 @@ TEST_F(GwasImporterTest, CuratedAssociationsScoreByLocusConfidence) {
             "DOID:1324\tlung cancer\t3\t0\t0\tLC-S\t4094\tMAF\n"
             "DOID:0000000\tnothing\t3\t0\t0\tLC-S\t4094\tMAF\n"
             "DOID:1324\tlung cancer\t3\tmaybe\t0\tLC-S\t4094\tMAF\n");
-  ASSERT_TRUE(ImportGwasGeneAssociations(path, builder_, ImportOptions()).ok());
+  ASSERT_OK(ImportGwasGeneAssociations(path, builder_, ImportOptions()));
   const KgData kg = builder_.Finish();
   const int64_t hc = FindTriple(kg, "DOID:9352", "disease associated with gene", "Entrez:3953");
   ASSERT_GE(hc, 0);

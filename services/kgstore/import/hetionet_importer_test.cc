@@ -7,6 +7,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/match.h"
 #include "common/delimited_reader.h"
+#include "common/test_util/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "services/kgstore/import/import_test_util.h"
@@ -28,7 +29,7 @@ constexpr char kMetaedges[] = "kg/hetionet-metaedges.tsv";
 std::map<std::string, int64_t> CountMetaedgesInFile(const std::string& path) {
   std::map<std::string, int64_t> counts;
   auto reader = LineReader::Open(path);
-  EXPECT_TRUE(reader.ok());
+  EXPECT_OK(reader);
   absl::string_view line;
   std::vector<absl::string_view> fields;
   bool header = true;
@@ -74,14 +75,13 @@ class HetionetTest : public ::testing::Test {
     builder_ = new KgBuilder();
     ImportOptions options;
     // DO first, as in the embedded build, so Hetionet diseases land on DO entities.
-    ASSERT_TRUE(
-        ImportDiseaseOntologyObo(DataFile("vocab/doid-2024-01-31.obo.gz"), *builder_, options)
-            .ok());
+    ASSERT_OK(
+        ImportDiseaseOntologyObo(DataFile("vocab/doid-2024-01-31.obo.gz"), *builder_, options));
     do_entities_ = builder_->num_entities();
     absl::Status status = ImportHetionetNodes(DataFile(kNodes), *builder_, options);
-    ASSERT_TRUE(status.ok()) << status;
+    ASSERT_OK(status);
     status = ImportHetionetEdges(DataFile(kEdges), DataFile(kMetaedges), *builder_, options);
-    ASSERT_TRUE(status.ok()) << status;
+    ASSERT_OK(status);
     kg_ = new KgData(builder_->Finish());
   }
   static void TearDownTestSuite() {
@@ -119,8 +119,8 @@ std::map<std::string, int64_t> TriplesPerRelation(const KgData& kg) {
 TEST(HetionetAloneTest, EdgeCountPerMetaedgeMatchesTheFile) {
   KgBuilder builder;
   ImportOptions options;
-  ASSERT_TRUE(ImportHetionetNodes(DataFile(kNodes), builder, options).ok());
-  ASSERT_TRUE(ImportHetionetEdges(DataFile(kEdges), DataFile(kMetaedges), builder, options).ok());
+  ASSERT_OK(ImportHetionetNodes(DataFile(kNodes), builder, options));
+  ASSERT_OK(ImportHetionetEdges(DataFile(kEdges), DataFile(kMetaedges), builder, options));
   const KgData kg = builder.Finish();
   EXPECT_EQ(kg.entities.size(), 47'031u);
   const std::map<std::string, int64_t> in_file = CountMetaedgesInFile(DataFile(kEdges));
@@ -146,11 +146,10 @@ TEST(HetionetAloneTest, EdgeCountPerMetaedgeMatchesTheFile) {
 TEST(HetionetAloneTest, DiseaseGeneRowsKeepTheirLicenceAndMergeWithHetionetEdges) {
   KgBuilder builder;
   ImportOptions options;
-  ASSERT_TRUE(ImportHetionetNodes(DataFile(kNodes), builder, options).ok());
-  ASSERT_TRUE(ImportHetionetEdges(DataFile(kEdges), DataFile(kMetaedges), builder, options).ok());
-  ASSERT_TRUE(
-      ImportHetionetDiseaseGene(DataFile("kg/hetionet-DaG-association.tsv"), builder, options)
-          .ok());
+  ASSERT_OK(ImportHetionetNodes(DataFile(kNodes), builder, options));
+  ASSERT_OK(ImportHetionetEdges(DataFile(kEdges), DataFile(kMetaedges), builder, options));
+  ASSERT_OK(
+      ImportHetionetDiseaseGene(DataFile("kg/hetionet-DaG-association.tsv"), builder, options));
   const KgData kg = builder.Finish();
   std::set<std::string> dag_licenses, hetionet_licenses;
   for (const SourceInfo& s : kg.sources) {
@@ -257,8 +256,8 @@ TEST(HetionetEdgesTest, UnknownMetaedgeAndWrongKindsAreMalformedRows) {
                           "Gene::1\tGiG\tGene::404\n");
   KgBuilder builder;
   ImportOptions options;
-  ASSERT_TRUE(ImportHetionetNodes(nodes, builder, options).ok());
-  ASSERT_TRUE(ImportHetionetEdges(edges, DataFile(kMetaedges), builder, options).ok());
+  ASSERT_OK(ImportHetionetNodes(nodes, builder, options));
+  ASSERT_OK(ImportHetionetEdges(edges, DataFile(kMetaedges), builder, options));
   KgData kg = builder.Finish();
   const SourceReport& report = kg.reports.back();
   EXPECT_EQ(report.rows_read, 4);

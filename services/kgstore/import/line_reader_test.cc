@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/file_util.h"
+#include "common/test_util/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "services/kgstore/import/import_test_util.h"
@@ -12,11 +13,12 @@
 namespace ibgraphrag::kgstore::import_ {
 namespace {
 
+using ::ibgraphrag::common::test_util::StatusIs;
 using ::testing::ElementsAre;
 
 std::vector<std::string> ReadAll(const std::string& path, absl::Status* status = nullptr) {
   auto reader = LineReader::Open(path);
-  EXPECT_TRUE(reader.ok()) << reader.status();
+  EXPECT_OK(reader);
   std::vector<std::string> lines;
   if (!reader.ok()) return lines;
   absl::string_view line;
@@ -44,7 +46,7 @@ TEST(LineReaderTest, GzipRoundTripKeepsEveryLineAndNumbersThem) {
   testing_util::WriteGzipFile(path, content);
 
   auto reader = LineReader::Open(path);
-  ASSERT_TRUE(reader.ok()) << reader.status();
+  ASSERT_OK(reader);
   EXPECT_TRUE((*reader)->is_gzip());
   absl::string_view line;
   size_t n = 0;
@@ -54,10 +56,10 @@ TEST(LineReaderTest, GzipRoundTripKeepsEveryLineAndNumbersThem) {
     ++n;
     ASSERT_EQ((*reader)->line_number(), static_cast<int64_t>(n));
   }
-  EXPECT_TRUE((*reader)->status().ok()) << (*reader)->status();
+  EXPECT_OK((*reader)->status());
   EXPECT_EQ(n, expected.size());
   absl::StatusOr<std::string> digest = (*reader)->FinishSha256();
-  ASSERT_TRUE(digest.ok());
+  ASSERT_OK(digest);
   // The manifest digest is of the bytes on disk, i.e. the compressed file.
   EXPECT_EQ(*digest, common::Sha256Hex(testing_util::ReadFile(path)));
 }
@@ -88,8 +90,7 @@ TEST(LineReaderTest, TruncatedGzipIsDataLossNotACrash) {
   testing_util::WriteFile(cut, bytes.substr(0, bytes.size() / 2));
   absl::Status status;
   const std::vector<std::string> lines = ReadAll(cut, &status);
-  EXPECT_EQ(status.code(), absl::StatusCode::kDataLoss) << status;
-  EXPECT_THAT(status.message(), ::testing::HasSubstr(cut));
+  EXPECT_THAT(status, StatusIs(absl::StatusCode::kDataLoss, ::testing::HasSubstr(cut)));
   EXPECT_LT(lines.size(), 20'000u);
 }
 
@@ -98,19 +99,19 @@ TEST(LineReaderTest, FinishSha256OfPlainFileCoversUnreadBytes) {
   const std::string content = "one\ntwo\nthree\n";
   testing_util::WriteFile(path, content);
   auto reader = LineReader::Open(path);
-  ASSERT_TRUE(reader.ok());
+  ASSERT_OK(reader);
   absl::string_view line;
   ASSERT_TRUE((*reader)->Next(&line));
   absl::StatusOr<std::string> digest = (*reader)->FinishSha256();
-  ASSERT_TRUE(digest.ok());
+  ASSERT_OK(digest);
   EXPECT_EQ(*digest, common::Sha256Hex(content));
   EXPECT_FALSE((*reader)->Next(&line));
 }
 
 TEST(LineReaderTest, MissingFileIsNotFoundNamingThePath) {
   auto reader = LineReader::Open("/nonexistent/ibgr/file.tsv");
-  EXPECT_EQ(reader.status().code(), absl::StatusCode::kNotFound);
-  EXPECT_THAT(reader.status().message(), ::testing::HasSubstr("/nonexistent/ibgr/file.tsv"));
+  EXPECT_THAT(reader, StatusIs(absl::StatusCode::kNotFound,
+                               ::testing::HasSubstr("/nonexistent/ibgr/file.tsv")));
 }
 
 }  // namespace

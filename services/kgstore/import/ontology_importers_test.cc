@@ -5,6 +5,7 @@
 
 #include "absl/strings/match.h"
 #include "common/file_util.h"
+#include "common/test_util/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "services/kgstore/import/import_test_util.h"
@@ -12,6 +13,7 @@
 namespace ibgraphrag::kgstore::import_ {
 namespace {
 
+using ::ibgraphrag::common::test_util::StatusIs;
 using ::testing::Contains;
 using ::testing::HasSubstr;
 using ::testing::Not;
@@ -31,7 +33,7 @@ class DiseaseOntologyTest : public ::testing::Test {
  protected:
   void SetUp() override {
     const absl::Status status = ImportDiseaseOntologyObo(DataFile(kDoObo), builder_, options_);
-    ASSERT_TRUE(status.ok()) << status;
+    ASSERT_OK(status);
   }
   EntityId MustResolve(const std::string& id) {
     const std::optional<EntityId> e = builder_.Resolve(id);
@@ -88,7 +90,7 @@ TEST_F(DiseaseOntologyTest, XrefReportAddsAliasesMissingFromTheObo) {
   EXPECT_FALSE(builder_.Resolve("UMLS:C5680319").has_value());
   const absl::Status status =
       ImportDoXrefs(DataFile("vocab/do-allXREFinDO.tsv"), builder_, options_);
-  ASSERT_TRUE(status.ok()) << status;
+  ASSERT_OK(status);
   EXPECT_EQ(builder_.Resolve("UMLS:C5680319"), builder_.Resolve("DOID:0080643"));
   KgData kg = builder_.Finish();
   const SourceReport& report = kg.reports.back();
@@ -102,9 +104,8 @@ TEST_F(DiseaseOntologyTest, XrefReportAddsAliasesMissingFromTheObo) {
 TEST(HpoOboTest, PhenotypesWithSynonymsAliasesAndLaySynonyms) {
   KgBuilder builder;
   ImportOptions options;
-  ASSERT_TRUE(ImportHpoObo(DataFile(kHpObo), builder, options).ok());
-  ASSERT_TRUE(
-      ImportHpoLaySynonyms(DataFile("vocab/hpo-layperson-synonyms.tsv"), builder, options).ok());
+  ASSERT_OK(ImportHpoObo(DataFile(kHpObo), builder, options));
+  ASSERT_OK(ImportHpoLaySynonyms(DataFile("vocab/hpo-layperson-synonyms.tsv"), builder, options));
   const std::optional<EntityId> fever = builder.Resolve("HP:0001945");
   ASSERT_TRUE(fever.has_value());
   EXPECT_EQ(builder.entity(*fever).name, "Fever");
@@ -137,8 +138,7 @@ TEST(HpoOboTest, LaySynonymsFollowTheHpoLicenceFilter) {
     const RelationId has = builder.AddRelation("disease has phenotype", "", "", "");
     builder.AddTriple(disease, has, skull, builder.AddSource("kept", "CC BY 4.0"));
     ImportOptions options;
-    EXPECT_TRUE(
-        ImportHpoLaySynonyms(DataFile("vocab/hpo-layperson-synonyms.tsv"), builder, options).ok());
+    EXPECT_OK(ImportHpoLaySynonyms(DataFile("vocab/hpo-layperson-synonyms.tsv"), builder, options));
     KgData kg = builder.Finish(filter);
     EXPECT_EQ(kg.entities.at(skull).external_id, "HP:0002648");
     return kg.entities.at(skull).synonyms;
@@ -179,7 +179,7 @@ TEST(OboTest, GenericImporterReportsMalformedStanzasWithFileAndLine) {
   spec.is_a_relation = "thing is a subtype of thing";
   KgBuilder builder;
   ImportOptions options;
-  ASSERT_TRUE(ImportObo(path, spec, builder, options).ok());
+  ASSERT_OK(ImportObo(path, spec, builder, options));
   const std::optional<EntityId> child = builder.Resolve("X:2");
   ASSERT_TRUE(child.has_value());
   EXPECT_EQ(builder.entity(*child).definition, "A child \"term\".");
@@ -198,7 +198,7 @@ TEST(OboTest, GenericImporterReportsMalformedStanzasWithFileAndLine) {
   KgBuilder strict_builder;
   options.strict = true;
   const absl::Status strict = ImportObo(path, spec, strict_builder, options);
-  EXPECT_EQ(strict.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(strict, StatusIs(absl::StatusCode::kInvalidArgument));
   EXPECT_EQ(strict.message(), path + ":15: [Term] stanza without id");
 }
 

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "absl/strings/str_split.h"
+#include "common/test_util/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "services/kgstore/import/import_test_util.h"
@@ -14,6 +15,8 @@
 
 namespace ibgraphrag::kgstore::import_ {
 namespace {
+
+using ::ibgraphrag::common::test_util::StatusIs;
 
 // 10% of PrimeKG's nodes and 1% of its edges keeps every relation well below its pair capacity.
 SyntheticKgOptions SmallOptions() {
@@ -139,9 +142,9 @@ TEST(SyntheticKgTest, WritesTsvForPostgresCopy) {
   options.num_triples = 5'000;
   const KgData kg = GenerateSyntheticPrimeKg(options);
   const std::string triples = testing_util::TempPath("triples.tsv");
-  ASSERT_TRUE(WriteTriplesTsv(kg, triples).ok());
+  ASSERT_OK(WriteTriplesTsv(kg, triples));
   auto reader = LineReader::Open(triples);
-  ASSERT_TRUE(reader.ok());
+  ASSERT_OK(reader);
   absl::string_view line;
   size_t n = 0;
   while ((*reader)->Next(&line)) {
@@ -158,15 +161,15 @@ TEST(SyntheticKgTest, WritesTsvForPostgresCopy) {
   TsvWriteOptions write_options;
   write_options.header = true;
   write_options.internal_ids = true;
-  ASSERT_TRUE(WriteTriplesTsv(kg, numeric, write_options).ok());
+  ASSERT_OK(WriteTriplesTsv(kg, numeric, write_options));
   const std::string text = testing_util::ReadFile(numeric);
   EXPECT_EQ(text.substr(0, text.find('\n')), "head\trelation\ttail");
   const std::string entities = testing_util::TempPath("entities.tsv");
-  ASSERT_TRUE(WriteEntitiesTsv(kg, entities).ok());
+  ASSERT_OK(WriteEntitiesTsv(kg, entities));
   const std::string entity_text = testing_util::ReadFile(entities);
   EXPECT_EQ(std::count(entity_text.begin(), entity_text.end(), '\n'), 2'000);
-  EXPECT_EQ(WriteTriplesTsv(kg, "/nonexistent-dir/x.tsv").code(),
-            absl::StatusCode::kPermissionDenied);
+  EXPECT_THAT(WriteTriplesTsv(kg, "/nonexistent-dir/x.tsv"),
+              StatusIs(absl::StatusCode::kPermissionDenied));
 }
 
 }  // namespace

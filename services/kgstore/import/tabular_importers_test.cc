@@ -3,6 +3,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "common/test_util/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "services/kgstore/import/import_test_util.h"
@@ -10,6 +11,7 @@
 namespace ibgraphrag::kgstore::import_ {
 namespace {
 
+using ::ibgraphrag::common::test_util::StatusIs;
 using ::testing::HasSubstr;
 
 constexpr char kPrimeKgHeader[] =
@@ -74,7 +76,7 @@ TEST(PrimeKgImportTest, ImportsFixtureWithReadableRelationsAndFoldsReverseCopies
           "exposure_disease,linked to,7,D000082,exposure,Acetaminophen,CTD,3,5148,disease,"
           "\"diabetes mellitus, type 2\",MONDO\n"));
   KgBuilder builder;
-  ASSERT_TRUE(ImportPrimeKgCsv(path, builder, ImportOptions()).ok());
+  ASSERT_OK(ImportPrimeKgCsv(path, builder, ImportOptions()));
   KgData kg = builder.Finish();
   EXPECT_TRUE(Has(kg, "Entrez:7157", "gene interacts with gene", "Entrez:4193"));
   EXPECT_TRUE(Has(kg, "Entrez:4193", "gene interacts with gene", "Entrez:7157"));
@@ -106,7 +108,7 @@ TEST(PrimeKgImportTest, MalformedRowsAreSkippedWithFileAndLine) {
                          "indication,indication,0,1,gene/protein,A,NCBI,1,2,gene/protein,B,NCBI\n",
                          "protein_protein,ppi,0,1,gene/protein,A,NCBI\n"));
   KgBuilder builder;
-  ASSERT_TRUE(ImportPrimeKgCsv(path, builder, ImportOptions()).ok());
+  ASSERT_OK(ImportPrimeKgCsv(path, builder, ImportOptions()));
   KgData kg = builder.Finish();
   const SourceReport& report = kg.reports[0];
   EXPECT_EQ(report.rows_read, 5);
@@ -130,12 +132,12 @@ TEST(PrimeKgImportTest, GzipFileAndWrongHeaderAreHandled) {
                        "drug_drug,synergistic interaction,0,DB1,drug,A,DrugBank,1,DB2,drug,B,"
                        "DrugBank\n"));
   KgBuilder builder;
-  ASSERT_TRUE(ImportPrimeKgCsv(gz, builder, ImportOptions()).ok());
+  ASSERT_OK(ImportPrimeKgCsv(gz, builder, ImportOptions()));
   EXPECT_EQ(builder.num_triples(), 1u);
   const std::string wrong = testing_util::TempPath("wrong.csv");
   testing_util::WriteFile(wrong, "a,b,c\n1,2,3\n");
-  EXPECT_EQ(ImportPrimeKgCsv(wrong, builder, ImportOptions()).code(),
-            absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(ImportPrimeKgCsv(wrong, builder, ImportOptions()),
+              StatusIs(absl::StatusCode::kInvalidArgument));
 }
 
 TEST(PrimeKgSchemaTest, DrugProteinDisplayNamesPickTheirRelation) {
@@ -157,7 +159,7 @@ TEST(TsvTriplesTest, HeaderlessRowsWithOptionalTypesAndNames) {
                           "Entrez:3667\tgene interacts with gene\tEntrez:3630\n"
                           "\trelation\tEntrez:1\n");
   KgBuilder builder;
-  ASSERT_TRUE(ImportTsvTriples(path, builder, ImportOptions()).ok());
+  ASSERT_OK(ImportTsvTriples(path, builder, ImportOptions()));
   KgData kg = builder.Finish();
   EXPECT_TRUE(Has(kg, "DOID:9352", "disease associated with gene", "Entrez:3667"));
   EXPECT_TRUE(Has(kg, "Entrez:3667", "gene interacts with gene", "Entrez:3630"));
@@ -178,7 +180,7 @@ TEST(TsvTriplesTest, HeaderNamesColumnsInAnyOrderAndReusesKnownIds) {
                           "X:2\tX:1\tlinks to\tsecond\n");
   KgBuilder builder;
   const EntityId existing = builder.AddEntity("X:2", "thing", "already here");
-  ASSERT_TRUE(ImportTsvTriples(path, builder, ImportOptions(), "my-kg").ok());
+  ASSERT_OK(ImportTsvTriples(path, builder, ImportOptions(), "my-kg"));
   EXPECT_EQ(builder.num_entities(), 2u);
   KgData kg = builder.Finish();
   EXPECT_TRUE(Has(kg, "X:1", "links to", "X:2"));
