@@ -30,7 +30,9 @@ Suites: bookworm bookworm-updates
 Components: main
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 SOURCES
-$SUDO apt-get update -qq -o Dir::Etc::sourcelist="$list" -o Dir::Etc::sourceparts=/dev/null
+# Only this list, and without List-Cleanup: apt would otherwise delete every other source's index.
+$SUDO apt-get update -qq -o Dir::Etc::sourcelist="$list" -o Dir::Etc::sourceparts=/dev/null \
+  -o APT::Get::List-Cleanup=0
 (cd "$work" && apt-get source --download-only -qq "abseil=$version" >/dev/null 2>&1)
 tar -xzf "$work"/abseil_*.orig.tar.gz -C "$work"
 src="$(find "$work" -maxdepth 1 -type d -name 'abseil-*' | head -1)"

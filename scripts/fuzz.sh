@@ -96,17 +96,19 @@ make_corpus() {
       slice "$target" 0 qa/mmlu-anatomy-test.csv 20 ;;
     fuzz_line_reader)
       slice "$target" 0 kg/uberon-terms.tsv 100; slice "$target" 1 kg/hetionet-v1.0-nodes.tsv 100
-      [ -f "$data_dir/kg/hpo-phenotype.hpoa.gz" ] &&
+      if [ -f "$data_dir/kg/hpo-phenotype.hpoa.gz" ]; then
         { printf '\x00'; head_of "$data_dir/kg/hpo-phenotype.hpoa.gz" 100 | gzip -c; } \
-          > "$corpus_root/$target/data-hpoa-gzip" ;;
+          > "$corpus_root/$target/data-hpoa-gzip"
+      fi ;;
     fuzz_qa_datasets)
       slice "$target" 0 qa/medqa-test.jsonl 3; slice "$target" 1 qa/medmcqa-dev.jsonl 5
       slice "$target" 3 qa/mmlu-anatomy-test.csv 5; slice "$target" 3 qa/mmlu-medical_genetics-test.csv 5
       slice "$target" 5 qa/biomixqa-true-false.csv 10
       # PubMedQA is one JSON object: its first item, closed again.
-      [ -f "$data_dir/qa/pubmedqa-test.json" ] &&
+      if [ -f "$data_dir/qa/pubmedqa-test.json" ]; then
         { printf '\x02'; awk 'NR > 1 && /^    },?$/ { print "    }"; exit } { print }' \
-            "$data_dir/qa/pubmedqa-test.json"; echo '}'; } > "$corpus_root/$target/data-pubmedqa" ;;
+            "$data_dir/qa/pubmedqa-test.json"; echo '}'; } > "$corpus_root/$target/data-pubmedqa"
+      fi ;;
     fuzz_import_annotations)
       slice "$target" 0 kg/hpo-phenotype.hpoa.gz; slice "$target" 1 kg/hpo-genes_to_phenotype.txt.gz
       slice "$target" 2 kg/disgenet-curated_gene_disease_associations.txt.gz

@@ -23,7 +23,16 @@ for arg in "$@"; do
   esac
 done
 
+case "$sanitize" in
+  "" | address | thread) ;;
+  *) echo "test.sh: --sanitize must be address or thread, not '$sanitize'" >&2; exit 2 ;;
+esac
+
 scripts/install_deps.sh
+# The interop test's Node client (@grpc/grpc-js, pinned by package-lock.json), for every run.
+if [[ ! -d tools/grpc-js-client/node_modules/@grpc/grpc-js ]]; then
+  (cd tools/grpc-js-client && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+fi
 
 # The concurrency-heavy tests TSan runs: the server runner, hot-swap holders (versioned artifacts,
 # servable holder), the rate limiter and the gateway pipeline, the reactors and thread pools,
@@ -39,7 +48,6 @@ run_sanitized() {
   case "$kind" in
     address) dir=build-asan; flags=(-DIBGR_SANITIZE=address -DIBGR_FUZZ=ON) ;;
     thread) dir=build-tsan; flags=(-DIBGR_SANITIZE=thread) ;;
-    *) echo "test.sh: --sanitize must be address or thread, not '$kind'" >&2; exit 2 ;;
   esac
   CC=clang-14 CXX=clang++-14 cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DIBGR_BUILD_BENCHMARKS=OFF -DIBGR_DATA_DIR="${IBGR_DATA_DIR:-$PWD/../shared/data}" \
@@ -75,10 +83,6 @@ fi
 
 scripts/build.sh
 scripts/lint_protos.sh
-# The interop test's Node client (@grpc/grpc-js, pinned by package-lock.json).
-if [[ ! -d tools/grpc-js-client/node_modules/@grpc/grpc-js ]]; then
-  (cd tools/grpc-js-client && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
-fi
 excluded=()
 [[ "${IBGR_TEST_GPU:-0}" == 1 ]] || excluded+=(gpu)
 [[ "${IBGR_TEST_CONTAINER:-0}" == 1 ]] || excluded+=(container)
@@ -87,7 +91,8 @@ label_args=()
 ctest --test-dir build --output-on-failure -j "${IBGR_TEST_JOBS:-2}" \
   "${label_args[@]+"${label_args[@]}"}" "${ctest_args[@]+"${ctest_args[@]}"}"
 # Every fuzz target for a few seconds (issue 17): the parsers must not crash on what the fuzzer
-# finds quickly. Long runs: scripts/fuzz.sh 600.
-if [[ "${IBGR_FUZZ_SMOKE_SECONDS:-5}" != 0 ]]; then
+# finds quickly. Long runs: scripts/fuzz.sh 600. Only for the whole suite: with ctest arguments
+# (`scripts/test.sh -R foo`) the caller asked for a part.
+if [[ "${IBGR_FUZZ_SMOKE_SECONDS:-5}" != 0 && ${#ctest_args[@]} -eq 0 ]]; then
   scripts/fuzz.sh "${IBGR_FUZZ_SMOKE_SECONDS:-5}"
 fi

@@ -31,6 +31,11 @@ if "$DOCKER" compose version >/dev/null 2>&1; then COMPOSE=("$DOCKER" compose)
 elif command -v docker-compose >/dev/null; then COMPOSE=(docker-compose); fi
 
 if [[ -z "$DOCKER" ]] || ! "$DOCKER" info >/dev/null 2>&1; then
+  # Asked for (scripts/test.sh with IBGR_TEST_CONTAINER=1): a missing daemon is a failure.
+  if [[ "${IBGR_TEST_CONTAINER:-0}" == 1 ]]; then
+    echo "FAIL: IBGR_TEST_CONTAINER=1 but no Docker daemon answers (scripts/install_deps.sh --container; start dockerd)"
+    exit 1
+  fi
   echo "container_stack_test: SKIPPED: no Docker daemon answers (scripts/install_deps.sh --container; dockerd)"
   exit 77
 fi
@@ -42,7 +47,7 @@ mkdir -p "$(dirname "$REPORT")"
 work="$(mktemp -d /tmp/ibgr-container.XXXXXX)"
 failures=0
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-declare -a timings=()
+declare -a timings=() sizes=()
 step_start=0
 begin() { echo "== $1"; step_name="$1"; step_start=$(date +%s); }
 end() { local s=$(( $(date +%s) - step_start )); timings+=("| $step_name | $s s |"); echo "   ($s s)"; }
@@ -53,7 +58,18 @@ export IBGR_IMAGE="ibgraphrag:$TAG" IBGR_PROMETHEUS_IMAGE="ibgraphrag-prometheus
 export IBGR_GATEWAY_PORT=$GRPC_PORT IBGR_GATEWAY_HTTP_PORT=$HTTP_PORT IBGR_PROMETHEUS_PORT=$PROM_PORT
 export IBGR_DATA_DIR="$(cd "$DATA" && pwd)"
 compose() { "${COMPOSE[@]}" -p "$PROJECT" -f docker/compose.yaml "$@"; }
+write_report() {
+  {
+    echo "## container_stack_test $(date -u +%Y-%m-%dT%H:%MZ) ($failures failure(s))"
+    echo
+    echo "| step | wall |"; echo "|---|--:|"; printf '%s\n' "${timings[@]+"${timings[@]}"}"
+    echo
+    echo "| image | size | user | healthcheck |"; echo "|---|--:|---|---|"
+    printf '%s\n' "${sizes[@]+"${sizes[@]}"}"
+  } >"$REPORT"
+}
 cleanup() {
+  write_report || true
   if [[ "${IBGR_CONTAINER_KEEP:-0}" != 1 ]]; then
     compose down -v --remove-orphans >/dev/null 2>&1 || true
   fi
@@ -85,7 +101,6 @@ done
 ((failures == 0)) || { echo "container_stack_test: $failures failure(s) building images"; exit 1; }
 
 echo "== image checks"
-declare -a sizes=()
 for t in "${targets[@]}"; do
   case $t in all) image="ibgraphrag:$TAG" ;; *) image="ibgraphrag-$t:$TAG" ;; esac
   user=$("$DOCKER" image inspect -f '{{.Config.User}}' "$image")
@@ -108,7 +123,7 @@ for t in "${targets[@]}"; do
 done
 
 begin "compose up (artifacts job from ../shared/data, then five services and Prometheus)"
-compose up -d >"$work/compose-up.log" 2>&1 || { cat "$work/compose-up.log"; fail "compose up"; }
+compose up -d >"$work/compose-up.log" 2>&1 || { cat "$work/compose-up.log"; fail "compose up"; exit 1; }
 # The artifacts job builds everything in the volume (minutes); the gateway turns healthy after.
 deadline=$(( $(date +%s) + ${IBGR_CONTAINER_STACK_TIMEOUT:-1800} ))
 status_of() { "$DOCKER" inspect -f '{{if .State.Health}}{{.State.Health.Status}}{{else}}{{.State.Status}}{{end}}' \
@@ -166,13 +181,7 @@ for s in kgstore alignment retriever reasoner gateway; do
   if "$DOCKER" exec "$c" sh -c 'echo x > /etc/ibgr/x' 2>/dev/null; then fail "$s: wrote to /etc"; fi
 done
 
-{
-  echo "## container_stack_test $(date -u +%Y-%m-%dT%H:%MZ)"
-  echo
-  echo "| step | wall |"; echo "|---|--:|"; printf '%s\n' "${timings[@]}"
-  echo
-  echo "| image | size | user | healthcheck |"; echo "|---|--:|---|---|"; printf '%s\n' "${sizes[@]}"
-} >"$REPORT"
+write_report
 cat "$REPORT"
 if ((failures)); then echo "container_stack_test: $failures failure(s)"; exit 1; fi
 echo "container_stack_test: passed"
