@@ -99,8 +99,8 @@ check_tree() {
       --compose "$root/docker/compose.yaml" --dockerfile "$root/docker/Dockerfile" \
       --ci-script "$SRC/scripts/test.sh" --rules "$root/deploy/monitoring/ibgr-alerts.rules.yaml" \
       "${rendered[@]}") || rc=1
-    # shellcheck is required like the tools above (a missing tool fails, never skips); --quick
-    # leaves it out on purpose.
+    # The shellcheck tool is required like the tools above (a missing tool fails, never
+    # skips); --quick leaves it out on purpose.
     if [[ -z "$quick" ]]; then
       echo "== shellcheck"
       shellcheck "$root/docker/ibgr-ops.sh" "$root/deploy/check_deploy.sh" || rc=1
