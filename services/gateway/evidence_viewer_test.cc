@@ -117,11 +117,10 @@ class EvidenceViewerTest : public gateway::testing::AllInOneHttpTest {
   // Runs headless Chromium on `url` with `extra` flags; its stdout+stderr. Fails the test when
   // chromium is missing: the page's only end-to-end check must not vanish silently.
   static std::string RunChromium(const std::string& url, const std::vector<std::string>& extra) {
-    if (!common::test_util::HaveProgram("chromium")) {
-      ADD_FAILURE() << "chromium is not installed: scripts/install_deps.sh installs it "
-                       "(apt-get install -y chromium)";
-      return "";
-    }
+    const ::testing::AssertionResult installed =
+        common::test_util::ProgramInstalled("chromium", "chromium");
+    EXPECT_TRUE(installed);
+    if (!installed) return "";
     std::vector<std::string> argv = {"/usr/bin/env",
                                      "chromium",
                                      "--headless=new",

@@ -115,20 +115,6 @@ pb::IngestRequest BigBatch(const std::string& id, int n) {
   return batch;
 }
 
-int64_t OutDegree(pb::KgStoreService::Stub* stub, const std::string& external_id) {
-  grpc::ClientContext ctx;
-  SetDeadline(&ctx);
-  pb::NeighborsRequest req;
-  req.set_external_id(external_id);
-  req.set_direction(pb::DIRECTION_OUT);
-  req.set_limit(1);
-  req.set_entity_detail(pb::ENTITY_DETAIL_IDS);
-  pb::NeighborsResponse resp;
-  grpc::Status s = stub->Neighbors(&ctx, req, &resp);
-  EXPECT_OK(s);
-  return static_cast<int64_t>(resp.total());
-}
-
 TEST(DiskFullTest, IngestFailsWholeAndTheServerKeepsServing) {
   const std::string dir = MakeTempDir("disk-full-ingest");
   const std::string tsv = WriteChainTsv(dir, 2000);

@@ -3,10 +3,12 @@
 #define IBGRAPHRAG_TESTS_TEST_UTIL_KGSTORE_CLIENT_H_
 
 #include <chrono>
+#include <cstdint>
 #include <memory>
 #include <string>
 
 #include "grpcpp/grpcpp.h"
+#include "gtest/gtest.h"
 #include "ibgraphrag/v1/kgstore.grpc.pb.h"
 
 namespace ibgraphrag::testing {
@@ -32,6 +34,24 @@ inline grpc::Status IngestOne(ibgraphrag::v1::KgStoreService::Stub* stub,
   writer->Write(batch);
   writer->WritesDone();
   return writer->Finish();
+}
+
+// How many out-neighbours `external_id` has (the server's total, not capped by the limit); -1
+// when the entity does not exist. Any other error fails the calling test.
+inline int64_t OutDegree(ibgraphrag::v1::KgStoreService::Stub* stub,
+                         const std::string& external_id) {
+  grpc::ClientContext ctx;
+  SetDeadline(&ctx);
+  ibgraphrag::v1::NeighborsRequest req;
+  req.set_external_id(external_id);
+  req.set_direction(ibgraphrag::v1::DIRECTION_OUT);
+  req.set_limit(1);
+  req.set_entity_detail(ibgraphrag::v1::ENTITY_DETAIL_IDS);
+  ibgraphrag::v1::NeighborsResponse resp;
+  grpc::Status s = stub->Neighbors(&ctx, req, &resp);
+  if (s.error_code() == grpc::StatusCode::NOT_FOUND) return -1;
+  EXPECT_TRUE(s.ok()) << s.error_message();
+  return static_cast<int64_t>(resp.total());
 }
 
 }  // namespace ibgraphrag::testing
