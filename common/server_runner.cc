@@ -16,6 +16,7 @@
 #include <chrono>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <utility>
 
 #include "absl/container/flat_hash_set.h"
@@ -26,6 +27,7 @@
 #include "common/logging.h"
 #include "common/server_interceptor.h"
 #include "common/status_macros.h"
+#include "common/tls_certificate.h"
 
 namespace ibgraphrag::common {
 namespace {
@@ -163,12 +165,21 @@ absl::Status ValidateOptions(const ServerRunner::Options& options) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> MakeServerCredentials(
-    const ServerRunner::TlsOptions& tls) {
-  if (tls.cert_path.empty()) return grpc::InsecureServerCredentials();
+// The port's credentials, and the served certificate's dates when TLS is on.
+struct ServerTls {
+  std::shared_ptr<grpc::ServerCredentials> credentials;
+  std::optional<CertificateValidity> certificate;
+};
+
+absl::StatusOr<ServerTls> MakeServerCredentials(const ServerRunner::TlsOptions& tls) {
+  if (tls.cert_path.empty()) return ServerTls{grpc::InsecureServerCredentials(), std::nullopt};
   grpc::SslServerCredentialsOptions ssl;
   grpc::SslServerCredentialsOptions::PemKeyCertPair pair;
   IBGR_ASSIGN_OR_RETURN(pair.cert_chain, ReadFileNamedByField("tls.cert_path", tls.cert_path));
+  const std::string field = absl::StrCat("tls.cert_path ", tls.cert_path);
+  IBGR_ASSIGN_OR_RETURN(const CertificateValidity validity,
+                        ReadCertificateValidity(pair.cert_chain, field));
+  IBGR_RETURN_IF_ERROR(CheckCertificateDates(validity, absl::Now(), field));
   IBGR_ASSIGN_OR_RETURN(pair.private_key, ReadFileNamedByField("tls.key_path", tls.key_path));
   ssl.pem_key_cert_pairs.push_back(std::move(pair));
   if (!tls.client_ca_path.empty()) {
@@ -180,7 +191,29 @@ absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> MakeServerCredentials(
   } else {
     ssl.client_certificate_request = GRPC_SSL_DONT_REQUEST_CLIENT_CERTIFICATE;
   }
-  return grpc::SslServerCredentials(ssl);
+  return ServerTls{grpc::SslServerCredentials(ssl), validity};
+}
+
+// Within this of expiry a start logs a warning (the gauge below is what alerts should use).
+constexpr absl::Duration kCertificateExpiryWarning = absl::Hours(24 * 30);
+
+// Exports the served certificate's expiry and warns when it is near.
+absl::Status ReportCertificate(const ServerTls& tls, const std::string& service,
+                               MetricsRegistry* metrics) {
+  if (!tls.certificate.has_value()) return absl::OkStatus();
+  const absl::Time not_after = tls.certificate->not_after;
+  IBGR_ASSIGN_OR_RETURN(
+      prometheus::Gauge * gauge,
+      metrics->GetGauge("ibgr_tls_certificate_not_after_seconds",
+                        "Unix time at which the served TLS certificate expires (alert well "
+                        "before it: clients refuse an expired certificate).",
+                        {{"server", service}}));
+  gauge->Set(static_cast<double>(absl::ToUnixSeconds(not_after)));
+  if (not_after - absl::Now() < kCertificateExpiryWarning) {
+    LogWarning("TLS certificate expires soon: renew it",
+               {{"server", service}, {"not_after", FormatCertificateTime(not_after)}});
+  }
+  return absl::OkStatus();
 }
 
 absl::string_view TlsMode(const ServerRunner::TlsOptions& tls) {
@@ -229,8 +262,7 @@ absl::StatusOr<std::unique_ptr<ServerRunner>> ServerRunner::BuildAndStart(
       return absl::InvalidArgumentError(absl::StrCat("services[", i, "]: must not be null"));
     }
   }
-  IBGR_ASSIGN_OR_RETURN(std::shared_ptr<grpc::ServerCredentials> credentials,
-                        MakeServerCredentials(options.tls));
+  IBGR_ASSIGN_OR_RETURN(const ServerTls tls, MakeServerCredentials(options.tls));
 
   std::unique_ptr<ServerRunner> runner(new ServerRunner(options));
   if (::pipe2(runner->wake_fds_, O_CLOEXEC | O_NONBLOCK) != 0) {
@@ -255,6 +287,7 @@ absl::StatusOr<std::unique_ptr<ServerRunner>> ServerRunner::BuildAndStart(
     metrics_options.port = options.metrics_port;
     IBGR_ASSIGN_OR_RETURN(runner->metrics_, MetricsRegistry::Create(metrics_options));
   }
+  IBGR_RETURN_IF_ERROR(ReportCertificate(tls, options.service_name, runner->metrics_.get()));
   IBGR_ASSIGN_OR_RETURN(
       std::unique_ptr<RpcObservabilityInterceptorFactory> interceptor_factory,
       RpcObservabilityInterceptorFactory::Create(options.service_name, runner->metrics_.get()));
@@ -268,7 +301,7 @@ absl::StatusOr<std::unique_ptr<ServerRunner>> ServerRunner::BuildAndStart(
   const std::string address =
       in_process_only ? std::string("in-process") : HostPort(options.listen_host, options.port);
   int selected_port = 0;
-  if (!in_process_only) builder.AddListeningPort(address, credentials, &selected_port);
+  if (!in_process_only) builder.AddListeningPort(address, tls.credentials, &selected_port);
   for (grpc::Service* service : services) builder.RegisterService(service);
   // Without this a second instance could bind the same port (SO_REUSEPORT) and silently take
   // half the connections; a busy port must be an error.

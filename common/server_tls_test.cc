@@ -7,9 +7,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/client.h"
+#include "common/file_util.h"
 #include "common/server_runner.h"
 #include "common/test_util/status_matchers.h"
 #include "common/test_util/test_util.h"
+#include "common/tls_certificate.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -140,6 +142,50 @@ TEST_F(ServerTlsTest, UnreadableKeyIsInvalidArgumentNamingTheField) {
   options.tls.key_path = certs_->server_key + ".missing";
   auto runner = ServerRunner::BuildAndStart(options, {&service_}, {});
   EXPECT_THAT(runner, StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("tls.key_path")));
+}
+
+TEST_F(ServerTlsTest, ServedCertificateExpiryIsExportedAsAMetric) {
+  StartServer(/*require_client_cert=*/false);
+  auto pem = ReadFileToString(certs_->server_cert);
+  ASSERT_OK(pem);
+  auto validity = ReadCertificateValidity(*pem, "server_cert");
+  ASSERT_OK(validity);
+  EXPECT_THAT(
+      runner_->metrics().Serialize(),
+      HasSubstr(absl::StrCat("ibgr_tls_certificate_not_after_seconds{server=\"ibgr-tls-test\"} ",
+                             absl::ToUnixSeconds(validity->not_after))));
+}
+
+TEST_F(ServerTlsTest, CertificateOutsideItsValidityRefusesTheStartNamingFileAndDate) {
+  auto pem = ReadFileToString(certs_->server_cert);
+  ASSERT_OK(pem);
+  auto validity = ReadCertificateValidity(*pem, "tls.cert_path x.pem");
+  ASSERT_OK(validity);
+  EXPECT_LT(validity->not_before, absl::Now());
+  EXPECT_GT(validity->not_after, absl::Now());
+  EXPECT_OK(CheckCertificateDates(*validity, absl::Now(), "tls.cert_path x.pem"));
+  EXPECT_THAT(CheckCertificateDates(*validity, validity->not_after + absl::Seconds(1),
+                                    "tls.cert_path x.pem"),
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       HasSubstr(absl::StrCat("tls.cert_path x.pem: the certificate expired at ",
+                                              FormatCertificateTime(validity->not_after)))));
+  EXPECT_THAT(CheckCertificateDates(*validity, validity->not_before - absl::Seconds(1), "f"),
+              StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("not valid before")));
+  EXPECT_THAT(ReadCertificateValidity("-----BEGIN CERTIFICATE-----\nAAAA\n", "tls.cert_path y"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("tls.cert_path y")));
+}
+
+TEST_F(ServerTlsTest, ACertificateFileWithoutACertificateIsInvalidArgument) {
+  const std::string path = test_util::MakeTempDir() + "/not_a_cert.pem";
+  ASSERT_OK(WriteStringToFileAtomic(path, "hello\n"));
+  ServerRunner::Options options;
+  options.service_name = "ibgr-tls-test";
+  options.listen_host = "127.0.0.1";
+  options.tls.cert_path = path;
+  options.tls.key_path = certs_->server_key;
+  auto runner = ServerRunner::BuildAndStart(options, {&service_}, {});
+  EXPECT_THAT(runner, StatusIs(absl::StatusCode::kInvalidArgument,
+                               HasSubstr("no PEM certificate could be parsed")));
 }
 
 }  // namespace

@@ -272,4 +272,42 @@ absl::Status ArtifactStaging::Publish() {
   return FsyncDirectory(parent.empty() ? std::string(".") : parent.string());
 }
 
+absl::StatusOr<std::map<std::string, std::string>> FileDigests(
+    const std::string& dir, absl::Span<const std::string> files) {
+  std::map<std::string, std::string> digests;
+  for (const std::string& file : files) {
+    IBGR_ASSIGN_OR_RETURN(digests[file], Sha256HexOfFile(dir + "/" + file));
+  }
+  return digests;
+}
+
+absl::Status CheckFileDigests(const std::string& dir, absl::Span<const std::string> files,
+                              const std::map<std::string, std::string>& digests) {
+  const std::string manifest = absl::StrCat(dir, "/", kArtifactManifestFile);
+  for (const auto& [file, digest] : digests) {
+    if (std::find(files.begin(), files.end(), file) == files.end()) {
+      return absl::DataLossError(
+          absl::StrCat(manifest, ": file_sha256 names '", file, "', not a file of this artifact"));
+    }
+  }
+  for (const std::string& file : files) {
+    auto it = digests.find(file);
+    if (it == digests.end()) {
+      return absl::DataLossError(absl::StrCat(manifest, ": file_sha256 has no entry for ", file));
+    }
+    const std::string path = absl::StrCat(dir, "/", file);
+    absl::StatusOr<std::string> actual = Sha256HexOfFile(path);
+    if (!actual.ok()) {
+      return absl::NotFoundError(
+          absl::StrCat(path, ": missing or unreadable (", actual.status().message(), ")"));
+    }
+    if (*actual != it->second) {
+      return absl::DataLossError(absl::StrCat(path, ": SHA-256 ", *actual,
+                                              " differs from the manifest's ", it->second,
+                                              " (corrupt or replaced)"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace ibgraphrag::common

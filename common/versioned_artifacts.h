@@ -12,6 +12,7 @@
 #define IBGRAPHRAG_COMMON_VERSIONED_ARTIFACTS_H_
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -20,6 +21,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "absl/types/span.h"
 
 namespace ibgraphrag::common {
 
@@ -28,6 +30,19 @@ inline constexpr char kArtifactManifestFile[] = "manifest.json";
 
 // A version directory name: decimal digits, no sign, no leading zero, fits int64, > 0.
 std::optional<int64_t> ParseArtifactVersion(absl::string_view name);
+
+// SHA-256 of each of `files` inside `dir` (file name -> lower-case hex), what a publisher writes
+// into its manifest.
+absl::StatusOr<std::map<std::string, std::string>> FileDigests(const std::string& dir,
+                                                               absl::Span<const std::string> files);
+
+// Checks a version's files against the digests its manifest lists (`digests`: file name ->
+// lower-case hex, as FileDigests makes them). The manifest must list exactly `files`: a missing
+// entry would skip that file's check, and an extra one names a path the loader must not open.
+// DATA_LOSS naming the manifest entry, or the file whose digest differs; NOT_FOUND naming a
+// file that is missing or unreadable.
+absl::Status CheckFileDigests(const std::string& dir, absl::Span<const std::string> files,
+                              const std::map<std::string, std::string>& digests);
 
 // One artifact kind under one base directory.
 class VersionedArtifactDir {

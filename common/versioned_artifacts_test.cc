@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <string>
 #include <thread>
@@ -169,6 +170,37 @@ TEST(ServableManagerTest, WatcherSwapsToNewVersionsAndSkipsBrokenOnes) {
   while (manager.version() != 3 && absl::Now() < deadline) absl::SleepFor(absl::Milliseconds(5));
   EXPECT_EQ(*manager.Get(), 3);
   EXPECT_OK(manager.load_status());
+}
+
+TEST(FileDigestsTest, ChecksExactlyTheListedFiles) {
+  ScratchDir dir;
+  ASSERT_OK(WriteStringToFileAtomic(dir.path() + "/a.bin", "alpha"));
+  ASSERT_OK(WriteStringToFileAtomic(dir.path() + "/b.tsv", "beta\n"));
+  const std::vector<std::string> files = {"a.bin", "b.tsv"};
+  auto digests = FileDigests(dir.path(), files);
+  ASSERT_OK(digests);
+  EXPECT_EQ(digests->at("a.bin"), Sha256Hex("alpha"));
+  EXPECT_OK(CheckFileDigests(dir.path(), files, *digests));
+
+  // A changed byte names the file.
+  ASSERT_OK(WriteStringToFileAtomic(dir.path() + "/b.tsv", "betA\n"));
+  EXPECT_THAT(CheckFileDigests(dir.path(), files, *digests),
+              StatusIs(absl::StatusCode::kDataLoss, ::testing::HasSubstr("/b.tsv: SHA-256")));
+  ASSERT_OK(WriteStringToFileAtomic(dir.path() + "/b.tsv", "beta\n"));
+  // A dropped entry would skip a check; an extra one names a path the loader must not open.
+  std::map<std::string, std::string> partial = *digests;
+  partial.erase("b.tsv");
+  EXPECT_THAT(CheckFileDigests(dir.path(), files, partial),
+              StatusIs(absl::StatusCode::kDataLoss,
+                       ::testing::HasSubstr("file_sha256 has no entry for b.tsv")));
+  std::map<std::string, std::string> extra = *digests;
+  extra["../../etc/passwd"] = "00";
+  EXPECT_THAT(CheckFileDigests(dir.path(), files, extra),
+              StatusIs(absl::StatusCode::kDataLoss, ::testing::HasSubstr("'../../etc/passwd'")));
+  // A missing file is NOT_FOUND naming it.
+  fs::remove(dir.path() + "/a.bin");
+  EXPECT_THAT(CheckFileDigests(dir.path(), files, *digests),
+              StatusIs(absl::StatusCode::kNotFound, ::testing::HasSubstr("/a.bin: missing")));
 }
 
 }  // namespace

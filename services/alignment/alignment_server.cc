@@ -121,6 +121,12 @@ absl::StatusOr<std::shared_ptr<const Aligner>> AlignmentServer::Load(const std::
                         Aligner::Create(bundle, std::move(encoder), llm_, options_.aligner));
   const double seconds = absl::ToDoubleSeconds(absl::Now() - start);
   gauges_->load_seconds->Set(seconds);
+  if (bundle->manifest.file_sha256.empty()) {
+    common::LogWarning(
+        "alignment: bundle has no file checksums (built before they existed), "
+        "served unchecked; rebuild it with `ibgr align build`",
+        {{"bundle_dir", dir}});
+  }
   common::LogInfo("alignment: serving bundle", {{"bundle_dir", dir},
                                                 {"encoder_id", bundle->manifest.encoder_id},
                                                 {"entries", bundle->manifest.entries},

@@ -153,6 +153,7 @@ std::string BundleManifestToJson(const BundleManifest& m) {
   files["index_rows"] = kRowsFile;
   files["enriched_embeddings"] = kEnrichedFile;
   if (m.has_generic_terms) files["generic_terms"] = kGenericTermsFile;
+  p.mutable_file_sha256()->insert(m.file_sha256.begin(), m.file_sha256.end());
   return common::ProtoToJson(p);
 }
 
@@ -179,12 +180,19 @@ absl::StatusOr<BundleManifest> BundleManifestFromJson(const std::string& json) {
   m.build_seconds = p.build_seconds();
   m.created_by = p.created_by();
   m.has_generic_terms = p.files().contains("generic_terms");
+  m.file_sha256.insert(p.file_sha256().begin(), p.file_sha256().end());
   if (p.has_score_calibration()) {
     m.calibration = CalibrationFromProto(p.score_calibration());
   } else {
     m.calibration.reference_entries = -1;  // fitted by LoadAlignmentBundle
   }
   return m;
+}
+
+std::vector<std::string> BundleFiles(const BundleManifest& manifest) {
+  std::vector<std::string> files = {kLexiconFile, kIndexFile, kRowsFile, kEnrichedFile};
+  if (manifest.has_generic_terms) files.push_back(kGenericTermsFile);
+  return files;
 }
 
 common::VersionedArtifactDir BundleArtifacts(const std::string& base) {
@@ -274,6 +282,7 @@ absl::StatusOr<BundleBuildResult> BuildAlignmentBundle(const Lexicon& lexicon,
     m.created_by = options.created_by;
     m.calibration = calibration;
     m.has_generic_terms = true;
+    IBGR_ASSIGN_OR_RETURN(m.file_sha256, common::FileDigests(tmp.string(), BundleFiles(m)));
     // The manifest last: it marks the version complete once published.
     IBGR_RETURN_IF_ERROR(
         common::WriteStringToFileAtomic((tmp / kManifestFile).string(), BundleManifestToJson(m)));
@@ -283,6 +292,17 @@ absl::StatusOr<BundleBuildResult> BuildAlignmentBundle(const Lexicon& lexicon,
   IBGR_RETURN_IF_ERROR(staging.Publish());  // fsyncs every file; never replaces a version
   return BundleBuildResult{staging.final_dir(), std::move(manifest)};
 }
+
+namespace {
+
+// Damage to a vector, the FAISS index or the row map would load as wrong answers: digests catch
+// it. Bundles from before checksums have none and load as they always did (the server warns).
+absl::Status CheckBundleFiles(const std::string& dir, const BundleManifest& manifest) {
+  if (manifest.file_sha256.empty()) return absl::OkStatus();
+  return common::CheckFileDigests(dir, BundleFiles(manifest), manifest.file_sha256);
+}
+
+}  // namespace
 
 absl::StatusOr<std::shared_ptr<const AlignmentBundle>> LoadAlignmentBundle(
     const std::string& dir, const CandidateIndexOptions& index_options) {
@@ -296,6 +316,7 @@ absl::StatusOr<std::shared_ptr<const AlignmentBundle>> LoadAlignmentBundle(
     return absl::FailedPreconditionError(absl::StrCat(dir, ": bundle format ", m.format_version,
                                                       ", this build reads ", kBundleFormatVersion));
   }
+  IBGR_RETURN_IF_ERROR(CheckBundleFiles(dir, m));
   IBGR_ASSIGN_OR_RETURN(bundle->lexicon, ReadLexicon((fs::path(dir) / kLexiconFile).string()));
   if (static_cast<int64_t>(bundle->lexicon.entries.size()) != m.entries) {
     return absl::DataLossError(absl::StrCat(dir, ": lexicon has ", bundle->lexicon.entries.size(),

@@ -6,6 +6,7 @@
 #define IBGRAPHRAG_SERVICES_ALIGNMENT_BUNDLE_H_
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -85,7 +86,13 @@ struct BundleManifest {
   // The bundle holds generic_terms.tsv (generic_terms.h); bundles written before it have none,
   // and then no name is generic.
   bool has_generic_terms = false;
+  // File name -> SHA-256 hex of each data file (BundleFiles), checked before anything is parsed.
+  // Empty for bundles written before checksums, which load unchecked with a warning.
+  std::map<std::string, std::string> file_sha256;
 };
+
+// The data files of a bundle with this manifest (all but manifest.json).
+std::vector<std::string> BundleFiles(const BundleManifest& manifest);
 
 std::string BundleManifestToJson(const BundleManifest& manifest);
 absl::StatusOr<BundleManifest> BundleManifestFromJson(const std::string& json);
@@ -144,8 +151,9 @@ struct AlignmentBundle {
   }
 };
 
-// Loads and checks a bundle directory (DATA_LOSS for inconsistent files, FAILED_PRECONDITION
-// for another format version).
+// Loads and checks a bundle directory: every data file against its SHA-256 in the manifest
+// first (DATA_LOSS naming a damaged file, NOT_FOUND a missing one), then DATA_LOSS for
+// inconsistent files and FAILED_PRECONDITION for another format version.
 absl::StatusOr<std::shared_ptr<const AlignmentBundle>> LoadAlignmentBundle(
     const std::string& dir, const CandidateIndexOptions& index_options = {});
 

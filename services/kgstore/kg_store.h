@@ -330,6 +330,10 @@ class KgStore {
   // external ids that resolve neither in the store nor in the batch; FAILED_PRECONDITION on a
   // read-only store.
   absl::StatusOr<IngestResult> Ingest(const IngestBatch& batch);
+  // Ingest's checks without the write: OK when Ingest would apply `batch` against the current
+  // store (a batch id already applied is not looked up), else the error Ingest would return.
+  // Works on a read-only store too (a dry run, and the ingest fuzzer).
+  absl::Status CheckIngest(const IngestBatch& batch) const;
   // Folds ingested edges into the CSR and persists fresh CSR blobs, so the next open replays
   // nothing. Readers keep running meanwhile; ingests wait. FAILED_PRECONDITION when read-only.
   absl::Status CompactOverlay();

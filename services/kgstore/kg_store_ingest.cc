@@ -484,6 +484,12 @@ absl::StatusOr<IngestResult> KgStore::Ingest(const IngestBatch& batch) {
   return ResultFromMarker(plan.marker, /*already_applied=*/false);
 }
 
+absl::Status KgStore::CheckIngest(const IngestBatch& batch) const {
+  IBGR_RETURN_IF_ERROR(ValidateBatchShape(batch));
+  IngestPlan plan;
+  return PlanIngest(batch, &plan);
+}
+
 absl::StatusOr<std::optional<IngestResult>> KgStore::FindAppliedBatch(
     const std::string& batch_id) const {
   std::string marker;

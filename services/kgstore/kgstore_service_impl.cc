@@ -425,6 +425,25 @@ grpc::Status KgStoreServiceImpl::ShortestPaths(grpc::ServerContext*,
   return ToGrpcStatus(status);
 }
 
+IngestBatch IngestBatchFromProto(const pb::IngestRequest& request) {
+  IngestBatch batch;
+  batch.batch_id = request.batch_id();
+  batch.entities.reserve(request.entities_size());
+  for (const pb::Entity& e : request.entities()) batch.entities.push_back(FromProto(e));
+  batch.triples.reserve(request.triples_size());
+  for (const pb::IngestTriple& t : request.triples()) {
+    IngestTriple& in = batch.triples.emplace_back();
+    in.head = t.head_external_id();
+    in.relation = t.relation();
+    in.tail = t.tail_external_id();
+    in.source = t.source();
+    in.license = t.license();
+    if (t.has_score()) in.score = t.score();
+    in.note = t.note();
+  }
+  return batch;
+}
+
 grpc::Status KgStoreServiceImpl::Ingest(grpc::ServerContext* context,
                                         grpc::ServerReader<pb::IngestRequest>* reader,
                                         pb::IngestResponse* response) {
@@ -433,21 +452,7 @@ grpc::Status KgStoreServiceImpl::Ingest(grpc::ServerContext* context,
     pb::IngestRequest request;
     while (reader->Read(&request)) {
       if (context->IsCancelled()) return absl::CancelledError("Ingest: cancelled by the caller");
-      IngestBatch batch;
-      batch.batch_id = request.batch_id();
-      batch.entities.reserve(request.entities_size());
-      for (const pb::Entity& e : request.entities()) batch.entities.push_back(FromProto(e));
-      batch.triples.reserve(request.triples_size());
-      for (const pb::IngestTriple& t : request.triples()) {
-        IngestTriple& in = batch.triples.emplace_back();
-        in.head = t.head_external_id();
-        in.relation = t.relation();
-        in.tail = t.tail_external_id();
-        in.source = t.source();
-        in.license = t.license();
-        if (t.has_score()) in.score = t.score();
-        in.note = t.note();
-      }
+      const IngestBatch batch = IngestBatchFromProto(request);
       absl::StatusOr<IngestResult> result = store->Ingest(batch);
       if (!result.ok()) {
         // Batches before this one are durable; say so, so the caller resumes from here.

@@ -28,6 +28,10 @@ inline constexpr int kMaxTripleProvenance = 10000;
 // with alive through its shared_ptr; a replaced store is closed off the request path.
 using StoreHolder = common::ServableHolder<KgStore>;
 
+// One IngestRequest of the Ingest stream as the store's batch (no checks: KgStore::Ingest and
+// KgStore::CheckIngest make them).
+IngestBatch IngestBatchFromProto(const ibgraphrag::v1::IngestRequest& request);
+
 class KgStoreServiceImpl final : public ibgraphrag::v1::KgStoreService::Service {
  public:
   // `holder` must outlive the service.

@@ -200,32 +200,9 @@ absl::Status ParseTriple(absl::string_view field, DocumentTriple* t) {
   return absl::OkStatus();
 }
 
-// The manifest must list exactly the version's files: a missing entry would skip its check and
-// an extra one is a path this loader must not open (a "../../dev/zero" key would hang it).
-absl::Status CheckFileDigests(const av1::DocumentsManifest& manifest, const std::string& dir) {
-  constexpr const char* kFiles[] = {kDocumentsFile, kEntitiesFile, kRelationsFile, kIndexFile,
-                                    kIndexRowsFile};
-  for (const auto& entry : manifest.file_sha256()) {
-    const std::string& file = entry.first;
-    if (std::find_if(std::begin(kFiles), std::end(kFiles),
-                     [&](const char* known) { return file == known; }) == std::end(kFiles)) {
-      return absl::DataLossError(absl::StrCat(dir, "/manifest.json: file_sha256 names '", file,
-                                              "', not a documents artifact file"));
-    }
-  }
-  for (const char* file : kFiles) {
-    auto it = manifest.file_sha256().find(file);
-    if (it == manifest.file_sha256().end()) {
-      return absl::DataLossError(
-          absl::StrCat(dir, "/manifest.json: file_sha256 has no entry for ", file));
-    }
-    IBGR_ASSIGN_OR_RETURN(std::string actual, common::Sha256HexOfFile(dir + "/" + file));
-    if (actual != it->second) {
-      return absl::DataLossError(absl::StrCat(dir, "/", file, ": SHA-256 ", actual,
-                                              " differs from the manifest's ", it->second));
-    }
-  }
-  return absl::OkStatus();
+// The files of a documents version, each with its digest in manifest.file_sha256.
+std::vector<std::string> DocumentsFiles() {
+  return {kDocumentsFile, kEntitiesFile, kRelationsFile, kIndexFile, kIndexRowsFile};
 }
 
 // index_rows.bin maps FAISS rows to documents: every entry must name a document, each once, or
@@ -291,11 +268,8 @@ absl::StatusOr<av1::DocumentsManifest> BuildSubgraphDocuments(const kgstore::KgS
   manifest.set_centers_per_entity(options.centers_per_entity);
   manifest.set_max_neighbors(options.max_neighbors);
   manifest.set_index_kind(kind);
-  for (const char* file :
-       {kDocumentsFile, kEntitiesFile, kRelationsFile, kIndexFile, kIndexRowsFile}) {
-    IBGR_ASSIGN_OR_RETURN(std::string digest, common::Sha256HexOfFile(staging.dir() + "/" + file));
-    (*manifest.mutable_file_sha256())[file] = digest;
-  }
+  IBGR_ASSIGN_OR_RETURN(const auto digests, common::FileDigests(staging.dir(), DocumentsFiles()));
+  manifest.mutable_file_sha256()->insert(digests.begin(), digests.end());
   manifest.set_build_seconds(absl::ToDoubleSeconds(absl::Now() - started));
   IBGR_RETURN_IF_ERROR(common::WriteStringToFileAtomic(
       staging.dir() + "/" + common::kArtifactManifestFile, common::ProtoToJson(manifest)));
@@ -350,7 +324,9 @@ absl::StatusOr<std::shared_ptr<const SubgraphDocuments>> SubgraphDocuments::Load
         dir, ": documents format_version ", docs->manifest_.format_version(), ", this build reads ",
         kDocumentsFormatVersion, " (rebuild: ibgr docs build)"));
   }
-  IBGR_RETURN_IF_ERROR(CheckFileDigests(docs->manifest_, dir));
+  IBGR_RETURN_IF_ERROR(common::CheckFileDigests(
+      dir, DocumentsFiles(),
+      {docs->manifest_.file_sha256().begin(), docs->manifest_.file_sha256().end()}));
   IBGR_RETURN_IF_ERROR(docs->ReadTables(dir));
   alignment::CandidateIndexOptions index_options;
   index_options.search_omp_threads = 1;

@@ -133,7 +133,7 @@ TEST_F(SubgraphDocumentsTest, ManifestMustHashExactlyTheArtifactsFiles) {
   });
   docs = SubgraphDocuments::Load(dir);
   ASSERT_THAT(docs,
-              StatusIs(absl::StatusCode::kDataLoss, HasSubstr("not a documents artifact file")));
+              StatusIs(absl::StatusCode::kDataLoss, HasSubstr("not a file of this artifact")));
 }
 
 TEST_F(SubgraphDocumentsTest, OutOfRangeDocumentHasNoTriples) {

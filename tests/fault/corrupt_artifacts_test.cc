@@ -18,6 +18,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/file_util.h"
 #include "common/proto_json.h"
+#include "common/status_macros.h"
 #include "common/test_util/status_matchers.h"
 #include "common/test_util/test_util.h"
 #include "gmock/gmock.h"
@@ -181,16 +182,46 @@ TEST_F(CorruptArtifactsTest, KgSnapshotDamageIsRefusedNamingTheFile) {
       rules);
 }
 
+// A copy of the version at `good` whose manifest.json, a `Manifest` proto, `edit` changed.
+template <typename Manifest>
+absl::StatusOr<std::string> CopyWithEditedManifest(const std::string& good,
+                                                   const std::string& label,
+                                                   const std::function<void(Manifest*)>& edit) {
+  const std::string copy = MakeTempDir("corrupt-" + label) + "/1";
+  fs::copy(good, copy, fs::copy_options::recursive);
+  IBGR_ASSIGN_OR_RETURN(const std::string json, common::ReadFileToString(copy + "/manifest.json"));
+  Manifest manifest;
+  IBGR_RETURN_IF_ERROR(common::JsonToProto(json, "manifest", &manifest));
+  edit(&manifest);
+  IBGR_RETURN_IF_ERROR(
+      common::WriteStringToFileAtomic(copy + "/manifest.json", common::ProtoToJson(manifest)));
+  return copy;
+}
+
 TEST_F(CorruptArtifactsTest, AlignmentBundleDamageIsRefusedNamingTheFile) {
-  SweepRules rules;
-  // The bundle manifest records sizes and counts but no digests: a flipped bit in a vector, the
-  // FAISS index or the row map loads. Listed in docs/operations.md as an open gap.
-  for (const char* file : {"enriched.f32", "names.faiss", "names.rows", "manifest.json"}) {
-    rules.undetected.push_back({file, Damage::kBitFlip});
-  }
-  ExpectEveryDamageRefused(
-      "alignment", *base_ + "/alignment/1",
-      [](const std::string& dir) { return alignment::LoadAlignmentBundle(dir).status(); }, rules);
+  // Every data file is checked against its SHA-256 in manifest.json before it is parsed.
+  const std::string good = *base_ + "/alignment/1";
+  const Opener open = [](const std::string& dir) {
+    return alignment::LoadAlignmentBundle(dir).status();
+  };
+  ExpectEveryDamageRefused("alignment", good, open, SweepRules());
+
+  // A manifest listing some digests must list them all: a dropped entry must not skip a check.
+  auto dropped = CopyWithEditedManifest<artifacts::v1::AlignmentBundleManifest>(
+      good, "alignment-dropped", [](artifacts::v1::AlignmentBundleManifest* m) {
+        EXPECT_EQ(m->file_sha256().size(), 5u);
+        m->mutable_file_sha256()->erase("enriched.f32");
+      });
+  ASSERT_OK(dropped);
+  EXPECT_THAT(open(*dropped), StatusIs(absl::StatusCode::kDataLoss,
+                                       HasSubstr("file_sha256 has no entry for enriched.f32")));
+
+  // A bundle from before checksums (no file_sha256 at all) still loads, unchecked.
+  auto unchecked = CopyWithEditedManifest<artifacts::v1::AlignmentBundleManifest>(
+      good, "alignment-unchecked",
+      [](artifacts::v1::AlignmentBundleManifest* m) { m->clear_file_sha256(); });
+  ASSERT_OK(unchecked);
+  EXPECT_OK(open(*unchecked));
 }
 
 TEST_F(CorruptArtifactsTest, RetrieverModelDamageIsRefusedNamingTheFile) {
@@ -227,16 +258,11 @@ TEST_F(CorruptArtifactsTest, DocumentsArtifactDamageIsRefusedNamingTheFile) {
   ExpectEveryDamageRefused("documents", good, open, SweepRules());
 
   // A manifest that lists no digests must not skip the checks it would have named.
-  const std::string stripped = MakeTempDir("corrupt-documents-stripped") + "/1";
-  fs::copy(good, stripped, fs::copy_options::recursive);
-  absl::StatusOr<std::string> json = common::ReadFileToString(stripped + "/manifest.json");
-  ASSERT_OK(json);
-  artifacts::v1::DocumentsManifest manifest;
-  ASSERT_OK(common::JsonToProto(*json, "manifest", &manifest));
-  manifest.clear_file_sha256();
-  ASSERT_OK(
-      common::WriteStringToFileAtomic(stripped + "/manifest.json", common::ProtoToJson(manifest)));
-  const absl::Status status = open(stripped);
+  auto stripped = CopyWithEditedManifest<artifacts::v1::DocumentsManifest>(
+      good, "documents-stripped",
+      [](artifacts::v1::DocumentsManifest* m) { m->clear_file_sha256(); });
+  ASSERT_OK(stripped);
+  const absl::Status status = open(*stripped);
   EXPECT_THAT(status, StatusIs(absl::StatusCode::kDataLoss, HasSubstr("file_sha256 has no entry")));
 }
 
