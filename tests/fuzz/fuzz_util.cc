@@ -45,11 +45,16 @@ const std::string& WriteScratchFile(const uint8_t* data, size_t size, absl::stri
   if (path.empty()) {
     path = absl::StrCat(ScratchDir(), "/ibgr_fuzz_", getpid(), "_", suffix);
   }
+  WriteFileOrAbort(path, absl::string_view(reinterpret_cast<const char*>(data), size));
+  return path;
+}
+
+void WriteFileOrAbort(const std::string& path, absl::string_view bytes) {
   FILE* file = std::fopen(path.c_str(), "wb");
   Check(file != nullptr, absl::StrCat("cannot open scratch file ", path));
-  const bool written = size == 0 || std::fwrite(data, 1, size, file) == size;
+  const bool written =
+      bytes.empty() || std::fwrite(bytes.data(), 1, bytes.size(), file) == bytes.size();
   Check(std::fclose(file) == 0 && written, absl::StrCat("cannot write scratch file ", path));
-  return path;
 }
 
 }  // namespace ibgraphrag::fuzz

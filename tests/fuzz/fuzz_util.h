@@ -28,6 +28,10 @@ void CheckCleanError(const absl::Status& status, absl::string_view what);
 // suffix, overwritten for every input. Aborts when it cannot be written.
 const std::string& WriteScratchFile(const uint8_t* data, size_t size, absl::string_view suffix);
 
+// Writes `bytes` to `path` (no fsync: scratch files are rewritten for every input). Aborts when it
+// cannot.
+void WriteFileOrAbort(const std::string& path, absl::string_view bytes);
+
 // Checks that a parsed value survives its own serialisation: ToJson(FromJson(ToJson(v))) ==
 // ToJson(v). `to_json` and `from_json` are the manifest's pair.
 template <typename T, typename ToJson, typename FromJson>

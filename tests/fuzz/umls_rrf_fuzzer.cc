@@ -21,7 +21,6 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/string_view.h"
-#include "common/file_util.h"
 #include "common/test_util/temp_dir.h"
 #include "services/alignment/lexicon.h"
 #include "tests/fuzz/fuzz_util.h"
@@ -70,8 +69,7 @@ void WriteRrfFiles(const std::string& dir, absl::string_view body) {
   for (size_t i = 0; i < 3; ++i) {
     const std::string path = dir + "/" + kNames[i];
     if (i < parts.size()) {
-      ibgraphrag::fuzz::CheckOk(ibgraphrag::common::WriteStringToFileAtomic(path, parts[i]),
-                                "writing the fuzzer's RRF file");
+      ibgraphrag::fuzz::WriteFileOrAbort(path, parts[i]);
     } else {
       unlink(path.c_str());
     }
