@@ -2,6 +2,7 @@
 
 #include <openssl/asn1.h>
 #include <openssl/bio.h>
+#include <openssl/err.h>
 #include <openssl/pem.h>
 #include <openssl/x509.h>
 
@@ -35,8 +36,11 @@ absl::StatusOr<CertificateValidity> ReadCertificateValidity(absl::string_view pe
                                                             absl::string_view field) {
   std::unique_ptr<BIO, BioFree> bio(BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())));
   if (bio == nullptr) return absl::ResourceExhaustedError("BIO_new_mem_buf failed");
-  std::unique_ptr<X509, X509Free> cert(PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr));
+  // The _AUX reader is the one gRPC loads the served chain with: it also takes a leaf written as
+  // "TRUSTED CERTIFICATE".
+  std::unique_ptr<X509, X509Free> cert(PEM_read_bio_X509_AUX(bio.get(), nullptr, nullptr, nullptr));
   if (cert == nullptr) {
+    ERR_clear_error();  // leave no stale error for the next OpenSSL user on this thread
     return absl::InvalidArgumentError(
         absl::StrCat(field, ": no PEM certificate could be parsed from the file"));
   }
@@ -58,7 +62,7 @@ absl::Status CheckCertificateDates(const CertificateValidity& validity, absl::Ti
         "; every client would refuse the handshake, so the server does not start "
         "(renew the certificate)"));
   }
-  if (now < validity.not_before) {
+  if (now + kCertificateClockSkew < validity.not_before) {
     return absl::FailedPreconditionError(absl::StrCat(
         field, ": the certificate is not valid before ", FormatCertificateTime(validity.not_before),
         "; every client would refuse the handshake (check the clock or the "

@@ -25,7 +25,13 @@ struct CertificateValidity {
 absl::StatusOr<CertificateValidity> ReadCertificateValidity(absl::string_view pem,
                                                             absl::string_view field);
 
-// FAILED_PRECONDITION naming `field` and the date when `now` is outside the validity period.
+// How far the host clock may lag a certificate's notBefore: a certificate issued moments ago
+// (cert-manager sets notBefore to the issue time) must not fail a pod whose node clock is a
+// little behind the issuer's.
+inline constexpr absl::Duration kCertificateClockSkew = absl::Minutes(5);
+
+// FAILED_PRECONDITION naming `field` and the date when `now` is after notAfter, or more than
+// kCertificateClockSkew before notBefore.
 absl::Status CheckCertificateDates(const CertificateValidity& validity, absl::Time now,
                                    absl::string_view field);
 

@@ -297,9 +297,9 @@ absl::Status CheckFileDigests(const std::string& dir, absl::Span<const std::stri
     }
     const std::string path = absl::StrCat(dir, "/", file);
     absl::StatusOr<std::string> actual = Sha256HexOfFile(path);
-    if (!actual.ok()) {
-      return absl::NotFoundError(
-          absl::StrCat(path, ": missing or unreadable (", actual.status().message(), ")"));
+    if (!actual.ok()) {  // the read error's code: NOT_FOUND, PERMISSION_DENIED, ...
+      return absl::Status(actual.status().code(), absl::StrCat(path, ": missing or unreadable (",
+                                                               actual.status().message(), ")"));
     }
     if (*actual != it->second) {
       return absl::DataLossError(absl::StrCat(path, ": SHA-256 ", *actual,

@@ -39,8 +39,8 @@ absl::StatusOr<std::map<std::string, std::string>> FileDigests(const std::string
 // Checks a version's files against the digests its manifest lists (`digests`: file name ->
 // lower-case hex, as FileDigests makes them). The manifest must list exactly `files`: a missing
 // entry would skip that file's check, and an extra one names a path the loader must not open.
-// DATA_LOSS naming the manifest entry, or the file whose digest differs; NOT_FOUND naming a
-// file that is missing or unreadable.
+// DATA_LOSS naming the manifest entry, or the file whose digest differs; for a file that cannot
+// be read, the read error's code (NOT_FOUND when missing, PERMISSION_DENIED, ...) naming it.
 absl::Status CheckFileDigests(const std::string& dir, absl::Span<const std::string> files,
                               const std::map<std::string, std::string>& digests);
 

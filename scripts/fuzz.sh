@@ -157,6 +157,9 @@ for target in "${targets[@]}"; do
   rm -rf "$artifacts"
   mkdir -p "$artifacts" "$findings_root/$target" "$build_dir/fuzz-logs"
   log=$build_dir/fuzz-logs/$target.log
+  # Targets with a store or model on disk keep it in a scratch folder; a crash or timeout exits
+  # without removing it (libFuzzer's _Exit), so earlier runs' folders go here.
+  rm -rf "$TEST_TMPDIR"/ibgr-"$target"-*
   start=$(date +%s)
   status=0
   locked "$cpu_lock" "$build_dir/fuzz/$target" "$corpus_root/$target" \

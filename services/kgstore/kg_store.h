@@ -332,7 +332,8 @@ class KgStore {
   absl::StatusOr<IngestResult> Ingest(const IngestBatch& batch);
   // Ingest's checks without the write: OK when Ingest would apply `batch` against the current
   // store (a batch id already applied is not looked up), else the error Ingest would return.
-  // Works on a read-only store too (a dry run, and the ingest fuzzer).
+  // Works on a read-only store too (a dry run, and the ingest fuzzer). Waits for an Ingest in
+  // progress (it plans against the same state Ingest would).
   absl::Status CheckIngest(const IngestBatch& batch) const;
   // Folds ingested edges into the CSR and persists fresh CSR blobs, so the next open replays
   // nothing. Readers keep running meanwhile; ingests wait. FAILED_PRECONDITION when read-only.
@@ -409,7 +410,7 @@ class KgStore {
   // The result recorded for `batch_id` when that batch was applied before; nullopt otherwise.
   absl::StatusOr<std::optional<IngestResult>> FindAppliedBatch(const std::string& batch_id) const;
   absl::Status PlanIngest(const IngestBatch& batch, IngestPlan* plan) const
-      ABSL_LOCKS_EXCLUDED(mu_);
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(ingest_mu_) ABSL_LOCKS_EXCLUDED(mu_);
   absl::Status PutEntityRecords(IngestPlan* plan, rocksdb::WriteBatch* wb) const;
   void PutGraphRecords(const IngestPlan& plan, rocksdb::WriteBatch* wb) const;
   // Sources, licences and provenance groups including the plan's new ones.
@@ -426,8 +427,10 @@ class KgStore {
   std::unique_ptr<rocksdb::DB> db_;
   std::vector<rocksdb::ColumnFamilyHandle*> cf_;  // indexed by internal::ColumnFamily
 
-  // Serialises writers (Ingest, CompactOverlay); never held by readers.
-  absl::Mutex ingest_mu_;
+  // Serialises writers (Ingest, CompactOverlay) and CheckIngest's planning, which reads the
+  // latest database state and so must not see a written but not yet applied batch; never held
+  // by queries.
+  mutable absl::Mutex ingest_mu_;
   // Guards the in-memory view. Readers hold it shared for a whole query.
   mutable absl::Mutex mu_;
   CsrGraph csr_ ABSL_GUARDED_BY(mu_);

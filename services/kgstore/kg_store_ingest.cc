@@ -486,6 +486,7 @@ absl::StatusOr<IngestResult> KgStore::Ingest(const IngestBatch& batch) {
 
 absl::Status KgStore::CheckIngest(const IngestBatch& batch) const {
   IBGR_RETURN_IF_ERROR(ValidateBatchShape(batch));
+  absl::MutexLock writer(&ingest_mu_);
   IngestPlan plan;
   return PlanIngest(batch, &plan);
 }

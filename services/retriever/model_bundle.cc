@@ -193,6 +193,12 @@ common::VersionedArtifactDir RetrieverArtifacts(const std::string& base) {
       {base, "retriever", "retriever model", "(train one with `ibgr artifacts build`)"});
 }
 
+std::vector<std::string> RetrieverVersionFiles(const RetrieverManifest& manifest) {
+  std::vector<std::string> files = {kEntityEmbeddingsFile, kRelationEmbeddingsFile};
+  for (const ScorerVariantInfo& v : manifest.variants) files.push_back(v.file);
+  return files;
+}
+
 std::string RetrieverVersionDir(const std::string& base, int64_t version) {
   return RetrieverArtifacts(base).VersionDir(version);
 }
@@ -319,11 +325,8 @@ absl::Status PublishRetrieverVersion(common::ArtifactStaging* staging,
         common::WriteStringToFileAtomic(dir + "/" + info.file, SerializeScorerParams(t.params)));
     manifest.variants.push_back(std::move(info));
   }
-  std::vector<std::string> files = {kEntityEmbeddingsFile, kRelationEmbeddingsFile};
-  for (const ScorerVariantInfo& v : manifest.variants) files.push_back(v.file);
-  for (const std::string& f : files) {
-    IBGR_ASSIGN_OR_RETURN(manifest.file_sha256[f], common::Sha256HexOfFile(dir + "/" + f));
-  }
+  IBGR_ASSIGN_OR_RETURN(manifest.file_sha256,
+                        common::FileDigests(dir, RetrieverVersionFiles(manifest)));
   // The manifest last: it marks the version complete once published.
   IBGR_RETURN_IF_ERROR(common::WriteStringToFileAtomic(dir + "/" + kManifestFile,
                                                        RetrieverManifestToJson(manifest)));
@@ -342,27 +345,10 @@ absl::Status PublishRetrieverVersion(common::ArtifactStaging* staging, const Sco
 
 namespace {
 
-// NOT_FOUND when `dir`/`file` is unreadable, DATA_LOSS when its SHA-256 differs from the manifest.
-absl::Status CheckFileDigest(const std::string& dir, const std::string& file,
-                             const RetrieverManifest& manifest) {
-  const std::string path = dir + "/" + file;
-  absl::StatusOr<std::string> digest = common::Sha256HexOfFile(path);
-  if (!digest.ok()) {
-    return absl::NotFoundError(
-        absl::StrCat(path, ": missing or unreadable (", digest.status().message(), ")"));
-  }
-  auto it = manifest.file_sha256.find(file);
-  if (it == manifest.file_sha256.end() || it->second != *digest) {
-    return absl::DataLossError(
-        absl::StrCat(path, ": SHA-256 differs from manifest.json (corrupt or replaced)"));
-  }
-  return absl::OkStatus();
-}
-
-// One variant's parameters, checked against its hash and the dims the manifest gives it.
+// One variant's parameters (its digest already checked), checked against the dims the manifest
+// gives it.
 absl::StatusOr<ScorerParams> LoadScorerVariant(const std::string& dir, const ScorerVariantInfo& v,
                                                const RetrieverManifest& manifest) {
-  IBGR_RETURN_IF_ERROR(CheckFileDigest(dir, v.file, manifest));
   IBGR_ASSIGN_OR_RETURN(std::string bytes, common::ReadFileToString(dir + "/" + v.file));
   IBGR_ASSIGN_OR_RETURN(ScorerParams params, ParseScorerParams(bytes));
   const ScorerConfig& c = params.config;
@@ -390,9 +376,8 @@ absl::StatusOr<LoadedRetrieverVersion> LoadRetrieverVersion(const std::string& d
                         absl::StrCat(dir, "/", manifest.status().message()));
   }
   out.manifest = *std::move(manifest);
-  for (const char* f : {kEntityEmbeddingsFile, kRelationEmbeddingsFile}) {
-    IBGR_RETURN_IF_ERROR(CheckFileDigest(dir, f, out.manifest));
-  }
+  IBGR_RETURN_IF_ERROR(
+      common::CheckFileDigests(dir, RetrieverVersionFiles(out.manifest), out.manifest.file_sha256));
   for (const ScorerVariantInfo& v : out.manifest.variants) {
     IBGR_ASSIGN_OR_RETURN(ScorerParams params, LoadScorerVariant(dir, v, out.manifest));
     if (out.manifest.variants.front().file == v.file) {

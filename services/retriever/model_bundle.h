@@ -106,6 +106,9 @@ absl::StatusOr<RetrieverManifest> RetrieverManifestFromJson(const std::string& j
 common::VersionedArtifactDir RetrieverArtifacts(const std::string& base);
 // `<base>/retriever/<version>`.
 std::string RetrieverVersionDir(const std::string& base, int64_t version);
+// The files of a version with this manifest whose SHA-256 the manifest lists (embeddings and
+// one parameter file per scorer variant), checked at load (common::CheckFileDigests).
+std::vector<std::string> RetrieverVersionFiles(const RetrieverManifest& manifest);
 // Complete versions (numeric directories with manifest.json), ascending.
 absl::StatusOr<std::vector<int64_t>> ListRetrieverVersions(const std::string& base);
 // Pinned version (NOT_FOUND naming it) or the newest (NOT_FOUND when there is none).

@@ -35,12 +35,14 @@ constexpr uint32_t kRelations = kt::kResembles + 1;
 
 // Built once per process: the scratch folder, the read-only store and the service over it.
 struct Service {
-  ibgraphrag::common::test_util::ScratchDir dir{"fuzz-kgstore"};
+  ibgraphrag::common::test_util::ScratchDir dir{"fuzz_kgstore_request"};
   kgstore::StoreHolder holder;
   std::unique_ptr<kgstore::KgStoreServiceImpl> impl;
 
   Service() {
-    std::shared_ptr<kgstore::KgStore> store = kt::WriteAndOpen(kt::SmallKg(), dir.path());
+    kgstore::KgStoreOptions options;
+    options.read_only = true;  // as replicas serve; CheckIngest must work on it too
+    std::shared_ptr<kgstore::KgStore> store = kt::WriteAndOpen(kt::SmallKg(), dir.path(), options);
     Check(store != nullptr, "the fuzzer's KG snapshot did not open");
     holder.Swap(std::move(store), 1);
     impl = std::make_unique<kgstore::KgStoreServiceImpl>(&holder);

@@ -39,7 +39,7 @@ constexpr uint32_t kEntities = kt::kIsolated + 1;  // SmallKg's entity count
 
 // Built once per process: the scratch folder, the store, the model and the service over them.
 struct Service {
-  ibgraphrag::common::test_util::ScratchDir dir{"fuzz-retriever"};
+  ibgraphrag::common::test_util::ScratchDir dir{"fuzz_retriever_request"};
   std::unique_ptr<retriever::Retriever> core;
   std::unique_ptr<retriever::RetrieverServiceImpl> impl;
 

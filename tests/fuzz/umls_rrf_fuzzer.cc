@@ -3,9 +3,9 @@
 // ../shared/data, so the seeds are the rows of lexicon_test's UMLS test.
 //
 // Input: the first byte sets the options (bit 0 skip_suppressed, bit 1
-// definitions_only_when_missing, bits 2-4 max_synonyms_per_entry - 1); the rest splits at NUL
-// bytes into MRCONSO.RRF, MRDEF.RRF and MRSTY.RRF (MRDEF and MRSTY are absent when the input has
-// no part for them).
+// definitions_only_when_missing, bits 2-4 max_synonyms_per_entry - 1) and bit 5 leaves
+// MRCONSO.RRF out (NOT_FOUND); the rest splits at NUL bytes into MRCONSO.RRF, MRDEF.RRF and
+// MRSTY.RRF (MRDEF and MRSTY are absent when the input has no part for them).
 //
 // Invariants: OK or a clean error; after an import every entry keeps its identity, holds no
 // duplicate names and at most max_synonyms_per_entry synonyms, and keeps a definition it had when
@@ -57,8 +57,9 @@ alignment::Lexicon SmallLexicon() {
   return lexicon;
 }
 
-// Writes the RRF files of this input into `dir` (removing the ones it has no part for).
-void WriteRrfFiles(const std::string& dir, absl::string_view body) {
+// Writes the RRF files of this input into `dir` (removing the ones it has no part for, and
+// MRCONSO.RRF with `without_mrconso`).
+void WriteRrfFiles(const std::string& dir, absl::string_view body, bool without_mrconso) {
   static const char* const kNames[] = {"MRCONSO.RRF", "MRDEF.RRF", "MRSTY.RRF"};
   std::vector<absl::string_view> parts;
   for (size_t start = 0; parts.size() < 3 && start <= body.size();) {
@@ -68,7 +69,7 @@ void WriteRrfFiles(const std::string& dir, absl::string_view body) {
   }
   for (size_t i = 0; i < 3; ++i) {
     const std::string path = dir + "/" + kNames[i];
-    if (i < parts.size()) {
+    if (i < parts.size() && !(i == 0 && without_mrconso)) {
       ibgraphrag::fuzz::WriteFileOrAbort(path, parts[i]);
     } else {
       unlink(path.c_str());
@@ -101,14 +102,16 @@ void CheckImported(const alignment::Lexicon& before, const alignment::Lexicon& a
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  static ibgraphrag::common::test_util::ScratchDir dir("fuzz-umls");
+  static ibgraphrag::common::test_util::ScratchDir dir("fuzz_umls_rrf");
   if (size == 0) return 0;
   alignment::UmlsImportOptions options;
   options.rrf_dir = dir.path();
   options.skip_suppressed = (data[0] & 1) != 0;
   options.definitions_only_when_missing = (data[0] & 2) != 0;
   options.max_synonyms_per_entry = 1 + ((data[0] >> 2) & 7);
-  WriteRrfFiles(dir.path(), absl::string_view(reinterpret_cast<const char*>(data + 1), size - 1));
+  const bool without_mrconso = (data[0] & 32) != 0;
+  WriteRrfFiles(dir.path(), absl::string_view(reinterpret_cast<const char*>(data + 1), size - 1),
+                without_mrconso);
 
   const alignment::Lexicon before = SmallLexicon();
   alignment::Lexicon lexicon = before;
@@ -118,6 +121,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     CheckCleanError(report.status(), "ImportUmlsRrf");
     return 0;
   }
+  Check(!without_mrconso, "ImportUmlsRrf succeeded without MRCONSO.RRF");
   Check(report->rows_skipped <= report->mrconso_rows + report->mrdef_rows + report->mrsty_rows,
         "more rows skipped than read");
   Check(report->cuis_joined <= 3, "more CUIs joined than the lexicon has");
