@@ -47,6 +47,21 @@ void CheckRefusal(const absl::Status& status) {
         "a malformed manifest was refused without a clear error");
 }
 
+#if IBGR_FUZZ_MANIFEST <= 3
+// Struct manifests: `from_json` refuses cleanly, or gives a value that survives `to_json` and
+// `from_json` again.
+template <typename FromJson, typename ToJson>
+auto ParseManifest(const std::string& json, FromJson from_json, ToJson to_json) {
+  auto manifest = from_json(json);
+  if (!manifest.ok()) {
+    CheckRefusal(manifest.status());
+    return manifest;
+  }
+  CheckJsonRoundTrip(*manifest, to_json, from_json, "manifest JSON round trip");
+  return manifest;
+}
+#endif
+
 #if IBGR_FUZZ_MANIFEST == 4 || IBGR_FUZZ_MANIFEST == 5
 // Proto manifests: the JSON mapping is the schema, so the round trip is ProtoToJson/JsonToProto.
 template <typename Proto>
@@ -75,28 +90,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string json(reinterpret_cast<const char*>(data), size);
 #if IBGR_FUZZ_MANIFEST == 1
   using namespace ibgraphrag::kgstore;  // NOLINT: the manifest's free functions
-  auto manifest = SnapshotManifestFromJson(json);
-  if (!manifest.ok()) return CheckRefusal(manifest.status()), 0;
-  CheckJsonRoundTrip(
-      *manifest, [](const SnapshotManifest& m) { return SnapshotManifestToJson(m); },
-      [](const std::string& text) { return SnapshotManifestFromJson(text); },
-      "snapshot manifest round trip");
+  ParseManifest(json, SnapshotManifestFromJson, SnapshotManifestToJson);
 #elif IBGR_FUZZ_MANIFEST == 2
   using namespace ibgraphrag::alignment;  // NOLINT
-  auto manifest = BundleManifestFromJson(json);
-  if (!manifest.ok()) return CheckRefusal(manifest.status()), 0;
-  CheckJsonRoundTrip(
-      *manifest, [](const BundleManifest& m) { return BundleManifestToJson(m); },
-      [](const std::string& text) { return BundleManifestFromJson(text); },
-      "bundle manifest round trip");
+  ParseManifest(json, BundleManifestFromJson, BundleManifestToJson);
 #elif IBGR_FUZZ_MANIFEST == 3
   using namespace ibgraphrag::retriever;  // NOLINT
-  auto manifest = RetrieverManifestFromJson(json);
-  if (!manifest.ok()) return CheckRefusal(manifest.status()), 0;
-  CheckJsonRoundTrip(
-      *manifest, [](const RetrieverManifest& m) { return RetrieverManifestToJson(m); },
-      [](const std::string& text) { return RetrieverManifestFromJson(text); },
-      "retriever manifest round trip");
+  auto manifest = ParseManifest(json, RetrieverManifestFromJson, RetrieverManifestToJson);
+  if (!manifest.ok()) return 0;
+  // What loading asks of a parsed manifest must not crash either.
   TrainedMaxScored(*manifest);
   TrainedOntologyExpansion(*manifest);
 #elif IBGR_FUZZ_MANIFEST == 4
