@@ -20,9 +20,9 @@
 #include "absl/flags/parse.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
+#include "common/qa/qa_datasets.h"
 #include "grpcpp/grpcpp.h"
 #include "ibgraphrag/v1/gateway.grpc.pb.h"
-#include "tools/eval/qa_datasets.h"
 
 ABSL_FLAG(std::string, target, "127.0.0.1:50051", "gateway address");
 ABSL_FLAG(std::string, questions, "", "BiomixQA true/false CSV (index,text,label)");

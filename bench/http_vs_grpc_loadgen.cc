@@ -25,10 +25,10 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
 #include "common/proto_json.h"
+#include "common/qa/qa_datasets.h"
 #include "grpcpp/grpcpp.h"
 #include "ibgraphrag/v1/gateway.grpc.pb.h"
 #include "tools/eval/eval_metrics.h"
-#include "tools/eval/qa_datasets.h"
 
 ABSL_FLAG(std::string, grpc_target, "127.0.0.1:50051", "gRPC address of the server");
 ABSL_FLAG(std::string, http_host, "127.0.0.1", "HTTP host of the same server");

@@ -11,6 +11,7 @@
 #include "absl/time/clock.h"
 #include "common/client.h"
 #include "common/grpc_status.h"
+#include "common/question_intent_proto.h"
 #include "common/server_interceptor.h"
 #include "common/topic_rule.h"
 #include "services/gateway/shortest_path_evidence.h"
@@ -40,6 +41,17 @@ void AddUpstreamTimings(pb::AnswerResponse* response, absl::string_view prefix,
                         const google::protobuf::RepeatedPtrField<pb::StageTiming>& timings) {
   for (const pb::StageTiming& t : timings) {
     AddTiming(response, absl::StrCat(prefix, ".", t.stage()), t.duration_ms());
+  }
+}
+
+// The intent the gateway resolved (AnswerResponse.intent), for a retriever or reasoner request:
+// forwarded when it names something, else the stage is told not to read one of its own.
+template <typename Request>
+void SetIntent(const pb::AnswerResponse& response, pb::QuestionIntent* out, Request* request) {
+  if (response.intent().relation_kinds_size() > 0 || response.intent().answer_types_size() > 0) {
+    *out = response.intent();
+  } else {
+    request->set_intent_disabled(true);
   }
 }
 
@@ -116,6 +128,17 @@ grpc::Status AnswerPipeline::Run(const grpc::ServerContextBase& context,
                         absl::StrCat("deadline: less than ", Ms(config_.min_deadline),
                                      " ms left when the request arrived; nothing was run"));
   }
+  // The question's intent, read once here (or the caller's override) and sent to the retriever
+  // and the reasoner, so every stage and every mode reads the question alike.
+  const bool intent_enabled = request.pipeline().has_intent_enabled()
+                                  ? request.pipeline().intent_enabled()
+                                  : config_.intent_enabled;
+  absl::StatusOr<common::QuestionIntent> intent =
+      common::ResolveIntent(request.intent(), !intent_enabled, request.question(), "intent");
+  if (!intent.ok()) {
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, std::string(intent.status().message()));
+  }
+  common::IntentToProto(*intent, response->mutable_intent());
   const std::string& mode = request.pipeline().mode();
   if (mode.empty() || mode == kModeIbGraphRag) {
     return RunIbGraphRag(context, start, deadline, request, response, sink);
@@ -278,6 +301,7 @@ grpc::Status AnswerPipeline::Retrieve(const grpc::ServerContextBase& context, ab
   const bool ibrp = p.has_ibrp_enabled() ? p.ibrp_enabled() : config_.ibrp_enabled;
   retrieve.set_mode(ibrp ? pb::SCORING_MODE_IBRP : pb::SCORING_MODE_SHORTEST_PATH);
   if (ibrp) retrieve.set_scorer_variant(p.scorer_variant());
+  SetIntent(*response, retrieve.mutable_intent(), &retrieve);
 
   const absl::Duration budget = StageBudget(deadline, config_.retrieve_share, config_.retrieve_cap);
   std::unique_ptr<grpc::ClientContext> child = common::MakeChildContext(context, budget);
@@ -351,6 +375,7 @@ grpc::Status AnswerPipeline::Reason(const grpc::ServerContextBase& context, absl
     if (e.mention().begin() < request.question().size()) *reason.add_topic_entities() = e.entity();
   }
   reason.set_backend(request.pipeline().reasoner_backend());
+  SetIntent(*response, reason.mutable_intent(), &reason);
   *reason.mutable_self_consistency() = request.pipeline().self_consistency();
 
   // Run() caps the deadline (default_deadline), so the time left is always finite.

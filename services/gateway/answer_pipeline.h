@@ -59,6 +59,9 @@ struct PipelineConfig {
   uint32_t max_hops = 2;
   bool msca_enabled = true;
   bool ibrp_enabled = true;
+  // Read each question's intent and send it to the retriever and the reasoner
+  // (PipelineOptions.intent_enabled overrides per request).
+  bool intent_enabled = true;
   // Candidate triples the retriever scores per request; 0 = the cap the served retriever model
   // was trained with (its manifest), so serving sees the candidates training saw.
   uint32_t max_candidates = 0;

@@ -73,11 +73,25 @@ class FakeRetriever final : public pb::RetrieverService::Service {
 };
 
 class FakeReasoner final : public pb::ReasonerService::Service {
-  grpc::Status Reason(grpc::ServerContext*, const pb::ReasonRequest*,
+ public:
+  pb::ReasonRequest last() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return last_;
+  }
+
+ private:
+  grpc::Status Reason(grpc::ServerContext*, const pb::ReasonRequest* request,
                       pb::ReasonResponse* response) override {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      last_ = *request;
+    }
     response->mutable_answer()->set_text("metformin");
     return grpc::Status::OK;
   }
+
+  std::mutex mu_;
+  pb::ReasonRequest last_;
 };
 
 class AnswerPipelineTest : public ::testing::Test {
@@ -153,6 +167,63 @@ TEST_F(AnswerPipelineTest, AVariantTheModelLacksFailsTheAnswerInsteadOfDegrading
   EXPECT_THAT(status, StatusIs(grpc::StatusCode::FAILED_PRECONDITION,
                                ::testing::AllOf(HasSubstr("pipeline.scorer_variant"),
                                                 HasSubstr("no plain scorer"))));
+}
+
+// The question's intent is read once by the gateway, returned, and sent to both stages.
+TEST_F(AnswerPipelineTest, ReadsTheIntentOnceAndSendsItToRetrieverAndReasoner) {
+  pb::AnswerRequest request;
+  request.set_question("What drugs treat type 2 diabetes?");
+  pb::AnswerResponse response;
+  ASSERT_OK(Answer(PipelineConfig(), request, &response));
+  EXPECT_THAT(response.intent().relation_kinds(), ::testing::ElementsAre("treats"));
+  EXPECT_THAT(response.intent().answer_types(), ::testing::ElementsAre("compound"));
+  EXPECT_EQ(response.intent().origin(), "question");
+  EXPECT_THAT(response.intent().relations(), ::testing::Contains("drug treats disease"));
+  EXPECT_THAT(retriever_.last().intent().relation_kinds(), ::testing::ElementsAre("treats"));
+  EXPECT_FALSE(retriever_.last().intent_disabled());
+  EXPECT_THAT(reasoner_.last().intent().answer_types(), ::testing::ElementsAre("compound"));
+  EXPECT_EQ(reasoner_.last().intent().origin(), "question");
+  EXPECT_FALSE(reasoner_.last().intent_disabled());
+}
+
+TEST_F(AnswerPipelineTest, IntentOverrideAndSwitchOff) {
+  pb::AnswerRequest request;
+  request.set_question("What about metformin?");
+  request.mutable_intent()->add_relation_kinds("side_effect");
+  pb::AnswerResponse response;
+  ASSERT_OK(Answer(PipelineConfig(), request, &response));
+  EXPECT_EQ(response.intent().origin(), "request");
+  EXPECT_THAT(response.intent().relations(), ::testing::ElementsAre("drug causes side effect"));
+  EXPECT_THAT(retriever_.last().intent().relation_kinds(), ::testing::ElementsAre("side_effect"));
+
+  // Switched off: nothing read, both stages told not to read one either.
+  request.mutable_pipeline()->set_intent_enabled(false);
+  pb::AnswerResponse off;
+  ASSERT_OK(Answer(PipelineConfig(), request, &off));
+  EXPECT_EQ(off.intent().relation_kinds_size(), 0);
+  EXPECT_TRUE(retriever_.last().intent_disabled());
+  EXPECT_TRUE(reasoner_.last().intent_disabled());
+
+  // A question read as no intent: the stages are told so rather than reading again.
+  pb::AnswerRequest plain;
+  plain.set_question("Tell me about type 2 diabetes.");
+  pb::AnswerResponse none;
+  ASSERT_OK(Answer(PipelineConfig(), plain, &none));
+  EXPECT_EQ(none.intent().relation_kinds_size(), 0);
+  EXPECT_TRUE(retriever_.last().intent_disabled());
+}
+
+TEST_F(AnswerPipelineTest, ABadIntentOverrideIsRefusedNamingTheField) {
+  pb::AnswerRequest request = Question();
+  request.mutable_intent()->add_relation_kinds("cures");
+  pb::AnswerResponse response;
+  EXPECT_THAT(Answer(PipelineConfig(), request, &response),
+              StatusIs(grpc::StatusCode::INVALID_ARGUMENT,
+                       HasSubstr("intent.relation_kinds: 'cures' is not one of")));
+  request.mutable_intent()->clear_relation_kinds();
+  request.mutable_intent()->add_answer_types("Not A Type");
+  EXPECT_THAT(Answer(PipelineConfig(), request, &response),
+              StatusIs(grpc::StatusCode::INVALID_ARGUMENT, HasSubstr("intent.answer_types")));
 }
 
 }  // namespace

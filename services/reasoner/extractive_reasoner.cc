@@ -2,16 +2,19 @@
 
 #include <algorithm>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "common/question_intent.h"
 #include "services/reasoner/prompt_builder.h"
 #include "services/reasoner/text_util.h"
 
@@ -288,7 +291,8 @@ void MarkTopics(const ReasonRequest& request, const absl::flat_hash_map<std::str
   }
 }
 
-EvidenceGraph BuildGraph(const ReasonRequest& request, const ExtractiveOptions& options) {
+EvidenceGraph BuildGraph(const ReasonRequest& request, const common::QuestionIntent& intent,
+                         const ExtractiveOptions& options) {
   EvidenceGraph graph;
   const size_t n = request.evidence.size();
   absl::flat_hash_map<std::string, int> index;
@@ -313,7 +317,11 @@ EvidenceGraph BuildGraph(const ReasonRequest& request, const ExtractiveOptions& 
       it->second = words.empty() ? 0.0 : static_cast<double>(found) / words.size();
     }
     graph.score.push_back(score);
-    graph.weight.push_back(score * (1.0 + options.relation_match_bonus * it->second));
+    // The relation the question's intent names counts as fully named, and more.
+    const bool asked = intent.AsksFor(t.relation);
+    const double match = asked ? 1.0 : it->second;
+    graph.weight.push_back(score * (1.0 + options.relation_match_bonus * match) *
+                           (asked ? options.intent_relation_weight : 1.0));
     graph.subtype.push_back(IsSubtypeRelation(t.relation));
   }
 
@@ -847,8 +855,153 @@ std::string RenderPath(const ReasonRequest& request, const EvidenceGraph& graph,
   return out;
 }
 
+// Distinct sources of a triple (its `sources`, or `source` alone).
+std::vector<std::string> TripleSources(const EvidenceTriple& t) {
+  std::vector<std::string> out = t.sources;
+  if (out.empty() && !t.source.empty()) out.push_back(t.source);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+// "drugs", "genes": the answer kind as a reader names it, for the answer's heading.
+std::string AnswerNoun(const common::QuestionIntent& intent) {
+  static const auto* nouns =
+      new absl::flat_hash_map<std::string, std::string>{{"compound", "Drugs"},
+                                                        {"gene", "Genes"},
+                                                        {"symptom", "Symptoms"},
+                                                        {"phenotype", "Phenotypes"},
+                                                        {"side_effect", "Side effects"},
+                                                        {"disease", "Diseases"},
+                                                        {"anatomy", "Anatomy"},
+                                                        {"pathway", "Pathways"},
+                                                        {"biological_process", "Processes"},
+                                                        {"pharmacologic_class", "Drug classes"}};
+  if (!intent.answer_types.empty()) {
+    auto it = nouns->find(intent.answer_types.front());
+    if (it != nouns->end()) return it->second;
+  }
+  return "Answers";
+}
+
+// Open questions with an intent: the entities of the answer type linked to a topic entity (or
+// its is_a anchors) through the relations asked about, ranked by evidence strength; for ALL_OF
+// only those linked to every topic group. Empty result (no answer_entities) when the evidence
+// holds no such triple; the caller then falls back to listing paths.
+ReasonResult OpenByIntent(const ReasonRequest& request, const EvidenceGraph& graph,
+                          const common::QuestionIntent& intent, const ExtractiveOptions& options) {
+  ReasonResult result = BaseResult();
+  struct Candidate {
+    int node = -1;
+    double support = 0.0;
+    std::vector<int> triples;
+    absl::flat_hash_set<int> groups;
+    std::vector<std::string> sources;
+  };
+  absl::flat_hash_map<int, Candidate> by_node;
+  for (size_t t = 0; t < request.evidence.size(); ++t) {
+    const EvidenceTriple& e = request.evidence[t];
+    if (!intent.AsksFor(e.relation)) continue;
+    const auto [head, tail] = graph.ends[t];
+    auto near_topic = [&](int n) { return graph.nodes[n].topic || graph.reach.anchored[n]; };
+    for (const auto& [answer, other, ref] :
+         {std::tuple{tail, head, &e.tail}, std::tuple{head, tail, &e.head}}) {
+      if (!near_topic(other) || graph.nodes[answer].topic || answer == other) continue;
+      if (!ref->type.empty() && !intent.AcceptsType(ref->type)) continue;
+      Candidate& c = by_node[answer];
+      c.node = answer;
+      const std::vector<std::string> sources = TripleSources(e);
+      // The source's own score (when it has one) strengthens a triple by up to half.
+      const double source_score =
+          e.source_score >= 0.0 ? std::clamp(e.source_score, 0.0, 1.0) : 0.0;
+      c.support += graph.reach.value[other] * graph.score[t] *
+                   (1.0 + static_cast<double>(sources.size())) * (1.0 + 0.5 * source_score);
+      c.triples.push_back(static_cast<int>(t));
+      c.groups.insert(graph.nodes[other].topic ? graph.nodes[other].topic_group : -1);
+      c.sources.insert(c.sources.end(), sources.begin(), sources.end());
+    }
+  }
+  // Groups a topic end can be linked to (anchors count with their topic's group only when they
+  // are topics themselves): ALL_OF needs every one.
+  const int groups_needed = std::max(graph.topic_groups, 1);
+  std::vector<Candidate> ranked;
+  for (auto& [node, c] : by_node) {
+    c.groups.erase(-1);
+    ranked.push_back(std::move(c));
+  }
+  auto linked = [](const Candidate& c) { return static_cast<int>(c.groups.size()); };
+  std::sort(ranked.begin(), ranked.end(), [&](const Candidate& a, const Candidate& b) {
+    if (intent.constraint == common::IntentConstraint::kAllOf && linked(a) != linked(b)) {
+      return linked(a) > linked(b);
+    }
+    if (a.support != b.support) return a.support > b.support;
+    return graph.nodes[a.node].display < graph.nodes[b.node].display;
+  });
+  if (ranked.empty()) return result;
+  const bool all_of = intent.constraint == common::IntentConstraint::kAllOf && groups_needed > 1;
+  if (all_of) {
+    const auto partial = std::find_if(ranked.begin(), ranked.end(), [&](const Candidate& c) {
+      return linked(c) < groups_needed;
+    });
+    if (partial == ranked.begin()) {
+      result.insufficient_evidence = true;
+      result.answer = absl::StrCat(
+          "Insufficient evidence: no ", absl::AsciiStrToLower(AnswerNoun(intent)),
+          " in the evidence link to every entity of the question through ",
+          absl::StrJoin(intent.kinds, ", "), " (extractive backend; no LLM was used).");
+      result.rationale = Rationale(request, ranked.front().triples, "Closest partial evidence:");
+      return result;
+    }
+    ranked.erase(partial, ranked.end());
+  }
+  // A single expected answer lists only those near the best; a list, up to max_open_answers
+  // whose support is a fair share of the best's.
+  const double floor = ranked.front().support * (intent.single_answer ? options.single_answer_share
+                                                                      : options.list_answer_share);
+  const int limit = intent.single_answer ? options.max_single_answers : options.max_open_answers;
+  while (static_cast<int>(ranked.size()) > limit) ranked.pop_back();
+  while (ranked.size() > 1 && ranked.back().support < floor) ranked.pop_back();
+
+  result.answer =
+      absl::StrCat(AnswerNoun(intent), " the evidence links to ", absl::StrJoin(intent.kinds, ", "),
+                   " (extractive backend; no LLM was used):");
+  absl::flat_hash_set<int> seen;
+  for (size_t i = 0; i < ranked.size(); ++i) {
+    Candidate& c = ranked[i];
+    std::sort(c.sources.begin(), c.sources.end());
+    c.sources.erase(std::unique(c.sources.begin(), c.sources.end()), c.sources.end());
+    std::stable_sort(c.triples.begin(), c.triples.end(),
+                     [&](int a, int b) { return graph.score[a] > graph.score[b]; });
+    const Node& node = graph.nodes[c.node];
+    const EvidenceTriple& first = request.evidence[c.triples.front()];
+    AnswerEntity entity;
+    entity.entity = graph.ends[c.triples.front()].first == c.node ? first.head : first.tail;
+    entity.support = c.support;
+    entity.evidence = c.triples;
+    entity.sources = c.sources;
+    entity.topics_linked = linked(c);
+    absl::StrAppend(&result.answer, "\n", i + 1, ". ", node.display, " (",
+                    RenderPath(request, graph, {c.triples.front()}),
+                    "; sources: ", c.sources.empty() ? "unknown" : absl::StrJoin(c.sources, ", "),
+                    ")");
+    result.answers.push_back(node.display);
+    result.answer_entities.push_back(std::move(entity));
+    for (int t : c.triples) {
+      if (seen.insert(t).second) result.evidence_used.push_back(t);
+    }
+  }
+  result.confidence = graph.score[ranked.front().triples.front()];
+  result.raw_confidence = result.confidence;
+  result.rationale = Rationale(request, result.evidence_used, "Evidence used:");
+  return result;
+}
+
 ReasonResult Open(const ReasonRequest& request, const EvidenceGraph& graph,
-                  const ExtractiveOptions& options) {
+                  const common::QuestionIntent& intent, const ExtractiveOptions& options) {
+  if (!intent.empty()) {
+    ReasonResult by_intent = OpenByIntent(request, graph, intent, options);
+    if (!by_intent.answer_entities.empty() || by_intent.insufficient_evidence) return by_intent;
+  }
   ReasonResult result = BaseResult();
   std::vector<std::vector<int>> chosen;
   std::vector<double> chosen_scores;
@@ -903,12 +1056,14 @@ ReasonResult Open(const ReasonRequest& request, const EvidenceGraph& graph,
 
 ReasonResult ReasonExtractively(const ReasonRequest& request, Task task,
                                 const ExtractiveOptions& options) {
-  const EvidenceGraph graph = BuildGraph(request, options);
+  const common::QuestionIntent intent =
+      request.intent.has_value() ? *request.intent : common::ReadQuestionIntent(request.question);
+  const EvidenceGraph graph = BuildGraph(request, intent, options);
   switch (task) {
     case Task::kFactVerification:
       return FactVerification(request, graph, options);
     case Task::kOpen:
-      return Open(request, graph, options);
+      return Open(request, graph, intent, options);
     case Task::kMultipleChoice:
     case Task::kUnspecified:
       break;

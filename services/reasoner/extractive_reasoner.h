@@ -45,8 +45,25 @@
 // REFUTED; neither, or a tie, is UNKNOWN. Absence of evidence is never read as REFUTED. The
 // rule does not understand the claim beyond entity names, relation words and negation cues.
 //
-// Open questions. The best reasoning paths (or, without paths, the best triples touching a
-// topic entity) rendered as "head -[relation]-> tail" chains.
+// Open questions with an intent (the request's, or read from the question: relation kinds and
+// answer types, common/question_intent.h). Candidates are the entities at the other end of a
+// triple whose relation the intent asks about and whose one end is a topic entity or one of its
+// is_a anchors, of an answer type the intent accepts (evidence without types: any). support(e) =
+// sum over its triples of reach(topic end) * score * (1 + number of distinct sources) *
+// (1 + 0.5 * source_score when the source scored it): more independent sources, stronger source
+// scores and higher retriever scores rank first. ALL_OF ("both X and Y") keeps only candidates
+// linked to every topic group (none: insufficient evidence, with the closest partial evidence as
+// the rationale). A singular answer noun lists up to max_single_answers within single_answer_share
+// of the best; otherwise up to max_open_answers within list_answer_share. Each answer names its
+// first triple and its sources; `answers` lists the names, `answer_entities` the entities with
+// their triples and sources.
+//
+// Open questions without an intent, or whose evidence holds no triple of the asked relations:
+// the best reasoning paths (or, without paths, the best triples touching a topic entity)
+// rendered as "head -[relation]-> tail" chains.
+//
+// Multiple choice and fact verification with an intent: a triple of an asked relation counts as
+// fully naming the question's relation and weighs intent_relation_weight times more.
 #ifndef IBGRAPHRAG_SERVICES_REASONER_EXTRACTIVE_REASONER_H_
 #define IBGRAPHRAG_SERVICES_REASONER_EXTRACTIVE_REASONER_H_
 
@@ -79,8 +96,19 @@ struct ExtractiveOptions {
   double low_confidence_ratio = 0.8;
   // Evidence lines listed in the rationale.
   int max_rationale_lines = 8;
-  // Reasoning paths (or triples) rendered for open questions.
+  // Reasoning paths (or triples) rendered for open questions without an intent.
   int max_open_paths = 3;
+  // Weight of a triple whose relation the question's intent asks about (common/question_intent.h),
+  // on top of the full relation-match bonus: the evidence about what is asked outweighs the
+  // topic's other facts in multiple choice and fact verification.
+  double intent_relation_weight = 2.0;
+  // Open questions with an intent: answers listed at most (a list question), and those kept only
+  // while their support is at least this share of the best answer's.
+  int max_open_answers = 10;
+  double list_answer_share = 0.2;
+  // ... and for a question whose answer noun is singular ("Which gene is mutated in X?").
+  int max_single_answers = 3;
+  double single_answer_share = 0.5;
 };
 
 // Prompt version reported by extractive results.

@@ -430,5 +430,150 @@ TEST(ExtractiveOpenTest, FlagsEmptyEvidence) {
   EXPECT_TRUE(result.insufficient_evidence);
 }
 
+// A typed triple with its sources, as the gateway forwards retriever evidence.
+EvidenceTriple Typed(std::string head_id, std::string head, std::string head_type,
+                     std::string relation, std::string tail_id, std::string tail,
+                     std::string tail_type, double score, std::vector<std::string> sources) {
+  EvidenceTriple t = Triple(std::move(head_id), std::move(head), std::move(relation),
+                            std::move(tail_id), std::move(tail), score);
+  t.head.type = std::move(head_type);
+  t.tail.type = std::move(tail_type);
+  t.sources = std::move(sources);
+  if (!t.sources.empty()) t.source = t.sources.front();
+  return t;
+}
+
+// "What drugs treat type 2 diabetes?" with the hub's gene associations scored higher than its
+// drugs (what the topic-neighbourhood evidence looked like): the intent answers with the drugs,
+// the best-sourced first, each with its triple and sources.
+ReasonRequest DiabetesDrugsRequest() {
+  ReasonRequest request;
+  request.task = Task::kOpen;
+  request.question = "What drugs treat type 2 diabetes?";
+  request.topic_entities = {{"DOID:9352", "type 2 diabetes mellitus", "disease"}};
+  request.evidence = {
+      Typed("DOID:9352", "type 2 diabetes mellitus", "disease", "disease associated with gene",
+            "Entrez:1", "TCF7L2", "gene", 0.95, {"gwas"}),
+      Typed("DOID:9352", "type 2 diabetes mellitus", "disease", "disease associated with gene",
+            "Entrez:2", "KCNJ11", "gene", 0.93, {"disgenet"}),
+      Typed("DrugBank:DB00331", "Metformin", "compound", "drug treats disease", "DOID:9352",
+            "type 2 diabetes mellitus", "disease", 0.6,
+            {"hetionet", "pharmacotherapydb", "drugcentral"}),
+      Typed("DrugBank:DB01120", "Gliclazide", "compound", "drug treats disease", "DOID:9352",
+            "type 2 diabetes mellitus", "disease", 0.6, {"hetionet"}),
+      Typed("DrugBank:DB01067", "Glipizide", "compound", "drug treats disease", "DOID:9352",
+            "type 2 diabetes mellitus", "disease", 0.7, {"hetionet", "drugcentral"}),
+      // Not linked to the topic: a drug treating another disease is no answer.
+      Typed("DrugBank:DB00945", "Aspirin", "compound", "drug treats disease", "DOID:5844",
+            "myocardial infarction", "disease", 0.9, {"hetionet"}),
+  };
+  return request;
+}
+
+TEST(ExtractiveOpenIntentTest, AnswersWithTheEntitiesOfTheAskedRelationRankedBySources) {
+  const ReasonResult result =
+      ReasonExtractively(DiabetesDrugsRequest(), Task::kOpen, ExtractiveOptions());
+  EXPECT_FALSE(result.insufficient_evidence);
+  EXPECT_EQ(result.answers, (std::vector<std::string>{"Metformin", "Glipizide", "Gliclazide"}));
+  ASSERT_EQ(result.answer_entities.size(), 3u);
+  const AnswerEntity& first = result.answer_entities[0];
+  EXPECT_EQ(first.entity.id, "DrugBank:DB00331");
+  EXPECT_EQ(first.entity.type, "compound");
+  EXPECT_EQ(first.evidence, (std::vector<int>{2}));
+  EXPECT_EQ(first.sources,
+            (std::vector<std::string>{"drugcentral", "hetionet", "pharmacotherapydb"}));
+  EXPECT_EQ(first.topics_linked, 1);
+  // 0.6 * (1 + 3 sources) = 2.4 > Glipizide 0.7 * 3 = 2.1 > Gliclazide 0.6 * 2 = 1.2.
+  EXPECT_NEAR(first.support, 2.4, 1e-9);
+  EXPECT_THAT(result.answer, HasSubstr("1. Metformin (Metformin -[drug treats disease]-> "
+                                       "type 2 diabetes mellitus; sources: drugcentral, "
+                                       "hetionet, pharmacotherapydb)"));
+  EXPECT_THAT(result.answer, Not(HasSubstr("TCF7L2")));
+  EXPECT_THAT(result.answer, Not(HasSubstr("Aspirin")));
+  EXPECT_THAT(result.answer, HasSubstr("no LLM was used"));
+  EXPECT_EQ(result.evidence_used, (std::vector<int>{2, 4, 3}));
+}
+
+TEST(ExtractiveOpenIntentTest, ASingularQuestionListsOnlyTheAnswersNearTheBest) {
+  ReasonRequest request = DiabetesDrugsRequest();
+  request.question = "Which gene is mutated in type 2 diabetes?";
+  // Gene answers: TCF7L2 (0.95 * 2 = 1.9) and KCNJ11 (0.93 * 2 = 1.86), both within half the
+  // best; a weakly backed third one is dropped.
+  request.evidence.push_back(Typed("DOID:9352", "type 2 diabetes mellitus", "disease",
+                                   "disease associated with gene", "Entrez:3", "XYZ1", "gene", 0.2,
+                                   {"gwas"}));
+  const ReasonResult result = ReasonExtractively(request, Task::kOpen, ExtractiveOptions());
+  EXPECT_EQ(result.answers, (std::vector<std::string>{"TCF7L2", "KCNJ11"}));
+}
+
+TEST(ExtractiveOpenIntentTest, AllOfKeepsOnlyAnswersLinkedToEveryTopic) {
+  ReasonRequest request;
+  request.task = Task::kOpen;
+  request.question = "Which genes are associated with both psoriasis and Crohn's disease?";
+  request.topic_entities = {{"DOID:8893", "psoriasis", "disease"},
+                            {"DOID:8778", "Crohn's disease", "disease"}};
+  request.evidence = {
+      Typed("DOID:8893", "psoriasis", "disease", "disease associated with gene", "E:1", "IL23R",
+            "gene", 0.8, {"gwas"}),
+      Typed("DOID:8778", "Crohn's disease", "disease", "disease associated with gene", "E:1",
+            "IL23R", "gene", 0.8, {"gwas", "disgenet"}),
+      Typed("DOID:8893", "psoriasis", "disease", "disease associated with gene", "E:2", "HLA-C",
+            "gene", 0.99, {"gwas", "disgenet", "hetionet"}),
+      Typed("DOID:8778", "Crohn's disease", "disease", "disease associated with gene", "E:3",
+            "NOD2", "gene", 0.99, {"gwas", "disgenet", "hetionet"}),
+  };
+  const ReasonResult result = ReasonExtractively(request, Task::kOpen, ExtractiveOptions());
+  EXPECT_EQ(result.answers, (std::vector<std::string>{"IL23R"}));
+  ASSERT_EQ(result.answer_entities.size(), 1u);
+  EXPECT_EQ(result.answer_entities[0].topics_linked, 2);
+  EXPECT_EQ(result.answer_entities[0].evidence.size(), 2u);
+
+  // No gene shared: insufficient evidence, the partial evidence shown, nothing named.
+  request.evidence.erase(request.evidence.begin(), request.evidence.begin() + 2);
+  const ReasonResult none = ReasonExtractively(request, Task::kOpen, ExtractiveOptions());
+  EXPECT_TRUE(none.insufficient_evidence);
+  EXPECT_TRUE(none.answers.empty());
+  EXPECT_THAT(none.answer, HasSubstr("no genes in the evidence link to every entity"));
+}
+
+TEST(ExtractiveOpenIntentTest, TheAnswerTypeFiltersAndAnEmptyIntentRestoresPaths) {
+  ReasonRequest request = DiabetesDrugsRequest();
+  // An override asking for genes through "gene" associations gets the genes, not the drugs.
+  request.intent =
+      common::IntentFromRequest({"gene"}, {"gene"}, common::IntentConstraint::kNone, "intent")
+          .value();
+  ReasonResult genes = ReasonExtractively(request, Task::kOpen, ExtractiveOptions());
+  EXPECT_EQ(genes.answers, (std::vector<std::string>{"TCF7L2", "KCNJ11"}));
+  // A type the evidence lacks names nothing of another type.
+  request.intent =
+      common::IntentFromRequest({"treats"}, {"gene"}, common::IntentConstraint::kNone, "intent")
+          .value();
+  ReasonResult wrong_type = ReasonExtractively(request, Task::kOpen, ExtractiveOptions());
+  EXPECT_TRUE(wrong_type.answer_entities.empty());
+  // Intent off: the paths/triples listing of before.
+  request.intent = common::QuestionIntent();
+  ReasonResult off = ReasonExtractively(request, Task::kOpen, ExtractiveOptions());
+  EXPECT_TRUE(off.answer_entities.empty());
+  EXPECT_THAT(off.answer,
+              HasSubstr("1. type 2 diabetes mellitus -[disease associated with gene]-> TCF7L2"));
+}
+
+TEST(ExtractiveMultipleChoiceTest, TheAskedRelationOutweighsTheTopicsOtherFacts) {
+  // Drug A is linked to the disease by a stronger but unasked relation; drug B by "treats".
+  ReasonRequest request;
+  request.task = Task::kMultipleChoice;
+  request.question = "Which drug treats disease D?";
+  request.options = {"Drug A", "Drug B"};
+  request.topic_entities = {{"D", "disease D", "disease"}};
+  request.evidence = {
+      Typed("A", "Drug A", "compound", "drug contraindicated for disease", "D", "disease D",
+            "disease", 0.9, {}),
+      Typed("B", "Drug B", "compound", "drug treats disease", "D", "disease D", "disease", 0.5, {}),
+  };
+  const ReasonResult result =
+      ReasonExtractively(request, Task::kMultipleChoice, ExtractiveOptions());
+  EXPECT_EQ(result.option_letter, "B");
+}
+
 }  // namespace
 }  // namespace ibgraphrag::reasoner

@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/grpc_status.h"
+#include "common/question_intent_proto.h"
 #include "common/server_interceptor.h"
 #include "common/status_macros.h"
 
@@ -84,7 +85,9 @@ void ToProto(const ExtractiveSignals& signals, pb::ExtractiveSignals* out) {
   out->set_task(ToProto(signals.task));
 }
 
-EntityRef FromProto(const pb::EntityRef& entity) { return {entity.external_id(), entity.name()}; }
+EntityRef FromProto(const pb::EntityRef& entity) {
+  return {entity.external_id(), entity.name(), entity.type()};
+}
 
 }  // namespace
 
@@ -102,6 +105,8 @@ absl::StatusOr<ReasonRequest> FromProto(const pb::ReasonRequest& request) {
     e.tail = FromProto(t.tail());
     e.score = t.score();
     e.source = t.source();
+    e.sources.assign(t.sources().begin(), t.sources().end());
+    if (t.has_source_score()) e.source_score = t.source_score();
     e.hop = ToInt(t.hop());
   }
   out.paths.reserve(request.paths_size());
@@ -122,6 +127,8 @@ absl::StatusOr<ReasonRequest> FromProto(const pb::ReasonRequest& request) {
   out.evidence_token_budget = ToInt(request.evidence_token_budget());
   out.caller_prompt = {request.caller_prompt().version(), request.caller_prompt().system(),
                        request.caller_prompt().user()};
+  IBGR_ASSIGN_OR_RETURN(
+      out.intent, common::RequestedIntent(request.intent(), request.intent_disabled(), "intent"));
   return out;
 }
 
@@ -156,6 +163,16 @@ void ToProto(const ReasonResult& result, pb::ReasonResponse* response) {
   answer->set_calibration(result.calibration);
   answer->set_abstained(result.abstained);
   for (const std::string& text : result.answers) answer->add_answers(text);
+  for (const AnswerEntity& a : result.answer_entities) {
+    pb::AnswerEntity* out = answer->add_answer_entities();
+    out->mutable_entity()->set_external_id(a.entity.id);
+    out->mutable_entity()->set_name(a.entity.name);
+    out->mutable_entity()->set_type(a.entity.type);
+    out->set_support(static_cast<float>(a.support));
+    for (int index : a.evidence) out->add_evidence(static_cast<uint32_t>(std::max(index, 0)));
+    for (const std::string& s : a.sources) out->add_sources(s);
+    out->set_topics_linked(static_cast<uint32_t>(std::max(a.topics_linked, 0)));
+  }
   for (const StageTiming& timing : result.timings) {
     pb::StageTiming* t = response->add_timings();
     t->set_stage(timing.stage);

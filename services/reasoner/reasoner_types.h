@@ -4,10 +4,12 @@
 #define IBGRAPHRAG_SERVICES_REASONER_REASONER_TYPES_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/strings/string_view.h"
+#include "common/question_intent.h"
 
 namespace ibgraphrag::reasoner {
 
@@ -45,6 +47,7 @@ struct EntityRef {
   // this id when both sides have one, on their normalised names otherwise.
   std::string id;
   std::string name;  // preferred name, used in prompts and for matching option text
+  std::string type;  // lower-case entity type ("compound", "gene"); may be empty (unknown)
 };
 
 // One retrieved triple.
@@ -57,6 +60,11 @@ struct EvidenceTriple {
   // clamped; when every score is <= 0 all triples weigh the same.
   double score = 0.0;
   std::string source;  // data source that asserted the triple ("hetionet", ...)
+  // Every data source that asserted it (`source` first); empty when only `source` is known.
+  std::vector<std::string> sources;
+  // The source's own evidence score (a DisGeNET score, a GWAS mapping confidence, ...), in
+  // [0, 1]; negative = none.
+  double source_score = -1.0;
   // Hop distance from the nearest topic entity (1 = touches one); 0 when unknown.
   int hop = 0;
 };
@@ -107,6 +115,23 @@ struct ReasonRequest {
   CallerPrompt caller_prompt;
   // Opaque id for log lines; never interpreted.
   std::string request_id;
+  // The question's intent (common/question_intent.h); unset = read from `question`. An empty
+  // intent turns intent-driven answering off (open questions list the best paths, as before).
+  std::optional<common::QuestionIntent> intent;
+};
+
+// One entity an open question's intent-driven extractive answer names.
+struct AnswerEntity {
+  EntityRef entity;
+  // Score-weighted evidence strength: sum over its triples of score * (1 + independent sources).
+  double support = 0.0;
+  // Indices into ReasonRequest::evidence of its triples (intent relation, linking it to a topic
+  // entity), best first.
+  std::vector<int> evidence;
+  // Distinct sources of those triples.
+  std::vector<std::string> sources;
+  // Topic-entity groups it is linked to.
+  int topics_linked = 0;
 };
 
 // One self-consistency sample's answer, in sample order.
@@ -206,6 +231,8 @@ struct ReasonResult {
   // The calibrated extractive backend named no answer because the candidate's calibrated
   // probability fell below the task's threshold (the candidate stays in the rationale).
   bool abstained = false;
+  // Open questions answered by intent: the answer entities, best first (empty otherwise).
+  std::vector<AnswerEntity> answer_entities;
 
   bool degraded() const { return !degradations.empty(); }
 };

@@ -98,6 +98,66 @@ absl::Status AddAnchorFacts(SubgraphSource& source, const OntologyExpansion& ont
   return absl::OkStatus();
 }
 
+// Step 1b: the triples of the intent's relations at the topic entities that `sg` lacks, appended
+// as hop-1 triples (one call; its failure leaves `sg` untouched). Returns how many were added.
+absl::StatusOr<int64_t> AddIntentFacts(SubgraphSource& source, const CandidateSetOptions& options,
+                                       CandidateSubgraph* sg) {
+  if (options.intent_relations.empty() || options.intent_budget <= 0 ||
+      sg->resolved_seeds.empty()) {
+    return 0;
+  }
+  std::vector<std::string> names;
+  for (const CandidateSetOptions::AskedRelation& r : options.intent_relations) {
+    names.push_back(r.name);
+  }
+  IBGR_ASSIGN_OR_RETURN(std::vector<std::string> known,
+                        source.KnownRelations(names, options.deadline));
+  if (known.empty()) return 0;
+  SubgraphRequest request;
+  request.seed_ids.assign(sg->resolved_seeds.begin(),
+                          sg->resolved_seeds.begin() +
+                              std::min<size_t>(sg->resolved_seeds.size(),
+                                               static_cast<size_t>(kgstore::kMaxSubgraphSeeds)));
+  request.max_hops = 1;
+  request.max_triples = options.intent_budget;
+  request.max_fanout_per_node = 0;
+  request.allow_relations = std::move(known);
+  request.deadline = options.deadline;
+  IBGR_ASSIGN_OR_RETURN(CandidateSubgraph facts, source.Extract(request));
+  absl::flat_hash_set<TripleKey> present;
+  present.reserve(sg->heads.size());
+  for (size_t i = 0; i < sg->heads.size(); ++i) {
+    present.insert({sg->heads[i], sg->relations[i], sg->tails[i]});
+  }
+  int64_t added = 0;
+  for (size_t i = 0; i < facts.heads.size(); ++i) {
+    if (!present.insert({facts.heads[i], facts.relations[i], facts.tails[i]}).second) continue;
+    sg->heads.push_back(facts.heads[i]);
+    sg->relations.push_back(facts.relations[i]);
+    sg->tails.push_back(facts.tails[i]);
+    sg->hops.push_back(1);
+    ++added;
+  }
+  for (const RelationInfo& info : facts.relation_info) {
+    const bool listed = std::any_of(sg->relation_info.begin(), sg->relation_info.end(),
+                                    [&](const RelationInfo& r) { return r.id == info.id; });
+    if (!listed) sg->relation_info.push_back(info);
+  }
+  return added;
+}
+
+// The intent's relations among the subgraph's relations, by id, with their answer ends.
+IntentRelationIds IntentIds(const std::vector<RelationInfo>& relation_info,
+                            const std::vector<CandidateSetOptions::AskedRelation>& asked) {
+  IntentRelationIds ids;
+  for (const RelationInfo& r : relation_info) {
+    for (const CandidateSetOptions::AskedRelation& a : asked) {
+      if (a.name == r.name) ids[r.id] = AnswerEnds{a.answer_at_head, a.answer_at_tail};
+    }
+  }
+  return ids;
+}
+
 // Per anchor, its is_a chain as indices into the subgraph's triples (AnchorChain).
 std::vector<std::vector<uint32_t>> ChainsInSubgraph(const OntologyExpansion& ontology,
                                                     const CandidateSubgraph& sg) {
@@ -129,11 +189,13 @@ std::vector<int32_t> DdeTopics(const LocalGraph& graph, const OntologyExpansion*
   return topics;
 }
 
-// Rows to keep: the best max_scored by prior plus every chain triple (ascending), and the
-// chains renumbered to the kept rows.
+// Rows to keep: the best max_scored by prior plus every chain triple and every `protected_rows`
+// triple (ascending), and the chains renumbered to the kept rows.
 std::vector<uint32_t> KeepWithChains(absl::Span<const float> prior_scores, int max_scored,
+                                     const std::vector<uint32_t>& protected_rows,
                                      std::vector<std::vector<uint32_t>>* chains) {
   std::vector<uint32_t> keep = TopByPrior(prior_scores, max_scored);
+  keep.insert(keep.end(), protected_rows.begin(), protected_rows.end());
   for (const std::vector<uint32_t>& chain : *chains) {
     keep.insert(keep.end(), chain.begin(), chain.end());
   }
@@ -148,6 +210,16 @@ std::vector<uint32_t> KeepWithChains(absl::Span<const float> prior_scores, int m
 }
 
 }  // namespace
+
+std::vector<CandidateSetOptions::AskedRelation> IntentRelations(
+    const common::QuestionIntent& intent) {
+  std::vector<CandidateSetOptions::AskedRelation> out;
+  for (const std::string& name : intent.relations) {
+    const common::QuestionIntent::AnswerEnds ends = intent.AnswerEndsOf(name);
+    out.push_back({name, ends.head, ends.tail});
+  }
+  return out;
+}
 
 std::vector<uint32_t> TopByPrior(absl::Span<const float> prior_scores, int max_scored) {
   std::vector<uint32_t> order(prior_scores.size());
@@ -194,8 +266,17 @@ absl::StatusOr<CandidateSet> CandidateSetFromSubgraph(CandidateSubgraph sg,
   set.relation_info = std::move(sg.relation_info);
   set.truncated = sg.truncated;
   set.kg_version = std::move(sg.kg_version);
+  const IntentRelationIds intent_ids = IntentIds(set.relation_info, options.intent_relations);
   if (options.max_scored > 0 && set.size() > static_cast<size_t>(options.max_scored)) {
-    Prune(KeepWithChains(set.prior_scores, options.max_scored, &set.anchor_chains), &set);
+    const std::vector<uint32_t> answers = IntentAnswerTriples(set.graph, set.relations, intent_ids);
+    Prune(KeepWithChains(set.prior_scores, options.max_scored, answers, &set.anchor_chains), &set);
+  }
+  // The intent features of the kept candidates (their local nodes are the whole subgraph's).
+  set.intent_answers = IntentAnswerTriples(set.graph, set.relations, intent_ids);
+  set.intent_triples = static_cast<int64_t>(set.intent_answers.size());
+  if (!set.structure_features.empty()) {
+    MarkIntentFeatures(set.graph, set.relations, intent_ids,
+                       absl::MakeSpan(set.structure_features));
   }
   set.features_ms = MsSince(t0);
   return set;
@@ -246,11 +327,21 @@ absl::StatusOr<CandidateSet> BuildCandidateSet(SubgraphSource& source,
       ontology.anchors.clear();
     }
   }
+  // Step 1b, optional like step 0: a failed call serves the topic subgraph alone.
+  int64_t intent_added = 0;
+  std::string intent_skipped;
+  if (absl::StatusOr<int64_t> added = AddIntentFacts(source, options, &sg); added.ok()) {
+    intent_added = *added;
+  } else {
+    intent_skipped = added.status().ToString();
+  }
   const double extract_ms = MsSince(t0);
   IBGR_ASSIGN_OR_RETURN(CandidateSet set,
                         CandidateSetFromSubgraph(std::move(sg), options, &ontology));
   set.extract_ms = extract_ms;
   set.ontology_skipped = std::move(skipped);
+  set.intent_added = intent_added;
+  set.intent_skipped = std::move(intent_skipped);
   return set;
 }
 

@@ -12,9 +12,16 @@
 //      path features still use the question's topic entities only)
 //   3. the shortest-path prior per triple (SHORTEST_PATH score) and, when asked, the structure
 //      features (PriorFeatures), from one shortest-path pass over the whole subgraph
+//   1b. the question's intent (common/question_intent.h): the triples of the relations it asks
+//      about at the topic entities, from one more subgraph call (1 hop, only those relations, at
+//      most intent_budget), join the candidates as hop-1 triples: at a hub (type 2 diabetes has
+//      hundreds of gene associations) the relation-blind extraction and prior keep few or none
+//      of them, and the answer must be among the candidates to be retrieved
 //   4. prune: keep only the `max_scored` triples the prior ranks best (ties: BFS order), so the
 //      MLP scores fewer candidates; pruned triples are dropped, not scored (the anchors' is_a
-//      chains are always kept, so the evidence can show them)
+//      chains and the intent's answer triples (relation asked for, touching a topic) are always
+//      kept: a relation-aware budget on top of the prior's)
+//   5. the intent features (MarkIntentFeatures) of the kept candidates
 #ifndef IBGRAPHRAG_SERVICES_RETRIEVER_CANDIDATE_SET_H_
 #define IBGRAPHRAG_SERVICES_RETRIEVER_CANDIDATE_SET_H_
 
@@ -25,6 +32,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "absl/types/span.h"
+#include "common/question_intent.h"
 #include "services/retriever/dde.h"
 #include "services/retriever/ontology_expansion.h"
 #include "services/retriever/prior_features.h"
@@ -37,6 +45,10 @@ namespace ibgraphrag::retriever {
 // subgraph holds on average: Retrieve 1.8x faster on the gateway's true/false questions, with
 // validation hit@10/50/100 no lower than unpruned (docs/retriever.md "Speed").
 inline constexpr int kDefaultMaxScoredCandidates = 500;
+// Triples of the intent's relations fetched at the topic entities (step 1b). 400: type 2
+// diabetes, the embedded KG's biggest disease hub, has ~100 treating drugs and ~600 associated
+// genes; kgstore's fan-out sampling spreads the 400 over the relations asked about.
+inline constexpr int kIntentCandidateBudget = 400;
 
 struct CandidateSetOptions {
   // Hops from the topic entities, 1..4.
@@ -58,6 +70,18 @@ struct CandidateSetOptions {
   // Step 0. On by default in training (recorded in the manifest); serving expands only for a
   // model whose manifest records it, so a model sees the candidates it was trained on.
   OntologyOptions ontology;
+  // Step 1b: the KG relations the question asks about and their answer ends (IntentRelations of a
+  // common::QuestionIntent; names the KG lacks are ignored); empty = no intent, the topic
+  // neighbourhood only.
+  struct AskedRelation {
+    std::string name;
+    bool answer_at_head = true;
+    bool answer_at_tail = true;
+  };
+  std::vector<AskedRelation> intent_relations;
+  // Step 1b's cap on triples, 0..100,000 (0 = no extra call: the intent only marks features and
+  // protects from pruning what the topic subgraph already holds).
+  int intent_budget = kIntentCandidateBudget;
   // The subgraph call gives up after this.
   absl::Time deadline = absl::InfiniteFuture();
 };
@@ -82,6 +106,14 @@ struct CandidateSet {
   // chain, topic end first (empty when the chain is not whole in the subgraph).
   std::vector<uint32_t> anchors;
   std::vector<std::vector<uint32_t>> anchor_chains;
+  // Kept candidates of the intent's relations that touch a topic entity (feature 7): their
+  // indices, ascending, and how many.
+  std::vector<uint32_t> intent_answers;
+  int64_t intent_triples = 0;
+  // Step 1b's triples that the topic subgraph lacked (added before pruning).
+  int64_t intent_added = 0;
+  // Why step 1b was skipped (its status, as text) when its call failed; empty otherwise.
+  std::string intent_skipped;
   int64_t subgraph_triples = 0;  // extracted, before pruning
   bool truncated = false;        // the subgraph hit max_candidates
   std::string kg_version;
@@ -108,6 +140,11 @@ absl::StatusOr<CandidateSet> BuildCandidateSet(SubgraphSource& source,
 absl::StatusOr<CandidateSet> CandidateSetFromSubgraph(CandidateSubgraph subgraph,
                                                       const CandidateSetOptions& options,
                                                       const OntologyExpansion* ontology = nullptr);
+
+// The relations of `intent` with their answer ends (QuestionIntent::AnswerEndsOf), for
+// CandidateSetOptions::intent_relations.
+std::vector<CandidateSetOptions::AskedRelation> IntentRelations(
+    const common::QuestionIntent& intent);
 
 // Indices (ascending) of the `max_scored` best triples by `prior_scores` (ties: lower index
 // first); all indices when max_scored is 0 or not below the count.

@@ -2,6 +2,7 @@
 // whole subgraph, pruning by the shortest-path prior.
 #include "services/retriever/candidate_set.h"
 
+#include <string>
 #include <vector>
 
 #include "common/test_util/status_matchers.h"
@@ -151,6 +152,137 @@ TEST(CandidateSetTest, NegativeMaxScoredIsRejectedNamingTheField) {
   absl::StatusOr<CandidateSet> set = CandidateSetFromSubgraph(Subgraph(), options);
   EXPECT_THAT(set, StatusIs(absl::StatusCode::kInvalidArgument));
   EXPECT_NE(set.status().message().find("max_scored"), std::string::npos);
+}
+
+// A hub topic (10) whose relation-blind subgraph is mostly "disease associated with gene" (genes
+// 40..47) and holds one of its three "drug treats disease" triples (drug 30); the intent's call
+// (1 hop, only the relations asked for) returns all three (drugs 30, 31, 32).
+class HubSource : public SubgraphSource {
+ public:
+  absl::StatusOr<CandidateSubgraph> Extract(const SubgraphRequest& request) override {
+    requests.push_back(request);
+    CandidateSubgraph sg;
+    sg.resolved_seeds = {10};
+    sg.kg_version = "7";
+    auto add = [&](uint32_t h, uint32_t r, uint32_t t, uint32_t hop) {
+      sg.heads.push_back(h);
+      sg.relations.push_back(r);
+      sg.tails.push_back(t);
+      sg.hops.push_back(hop);
+    };
+    if (request.allow_relations.empty()) {
+      for (uint32_t g = 40; g < 48; ++g) add(10, 0, g, 1);
+      add(30, 1, 10, 1);
+      sg.relation_info = {{0, "disease associated with gene", ""}, {1, "drug treats disease", ""}};
+    } else {
+      for (uint32_t d = 30; d < 33; ++d) add(d, 1, 10, 1);
+      sg.relation_info = {{1, "drug treats disease", ""}};
+    }
+    return sg;
+  }
+  absl::StatusOr<std::vector<EntityInfo>> Describe(absl::Span<const uint32_t>,
+                                                   absl::Time) override {
+    return std::vector<EntityInfo>();
+  }
+  absl::StatusOr<std::vector<std::string>> KnownRelations(absl::Span<const std::string> names,
+                                                          absl::Time) override {
+    std::vector<std::string> known;
+    for (const std::string& n : names) {
+      if (n == "drug treats disease" || n == "disease associated with gene") known.push_back(n);
+    }
+    return known;
+  }
+  std::vector<SubgraphRequest> requests;
+};
+
+TEST(CandidateSetTest, IntentAddsTheAskedRelationAtAHubAndPruningKeepsIt) {
+  HubSource source;
+  CandidateSetOptions options;
+  options.max_scored = 3;  // the prior alone would keep three of the nine (BFS order: genes)
+  options.intent_relations = {{"drug treats disease"}, {"drug indicated for condition"}};
+  options.intent_budget = 50;
+  absl::StatusOr<CandidateSet> set = BuildCandidateSet(source, {10}, {}, options);
+  ASSERT_OK(set);
+  ASSERT_EQ(source.requests.size(), 2u);
+  // The second call asks for the relations the KG has, one hop from the topics, within budget.
+  EXPECT_EQ(source.requests[1].allow_relations, std::vector<std::string>{"drug treats disease"});
+  EXPECT_EQ(source.requests[1].max_hops, 1);
+  EXPECT_EQ(source.requests[1].max_triples, 50);
+  EXPECT_EQ(source.requests[1].seed_ids, std::vector<uint32_t>{10});
+  EXPECT_EQ(set->intent_added, 2);  // drug 30's triple was there already
+  EXPECT_EQ(set->subgraph_triples, 11);
+  EXPECT_EQ(set->intent_triples, 3);
+  std::vector<uint32_t> drugs;
+  for (size_t i = 0; i < set->size(); ++i) {
+    const float* row = set->structure_features.data() + i * kPriorFeatureDim;
+    const bool treats = set->relations[i] == 1;
+    EXPECT_EQ(row[6], treats ? 1.0f : 0.0f) << i;
+    EXPECT_EQ(row[7], treats ? 1.0f : 0.0f) << i;
+    if (treats) drugs.push_back(set->heads[i]);
+  }
+  EXPECT_EQ(drugs, (std::vector<uint32_t>{30, 31, 32}));
+  // Three by the prior plus the three protected answer triples.
+  EXPECT_EQ(set->size(), 6u);
+}
+
+// "What drugs treat X?" reads the answer at the head (the drug): the treats triples of the
+// question's other topic seen from its tail side are no answer. Here the topic (10) is the
+// tail, so asking for answers at the tail only marks none.
+TEST(CandidateSetTest, AnswerEndsDecideWhichTriplesAnswer) {
+  HubSource source;
+  CandidateSetOptions options;
+  options.intent_relations = {{"drug treats disease", /*answer_at_head=*/false,
+                               /*answer_at_tail=*/true}};
+  absl::StatusOr<CandidateSet> set = BuildCandidateSet(source, {10}, {}, options);
+  ASSERT_OK(set);
+  EXPECT_EQ(set->intent_triples, 0);
+  for (size_t i = 0; i < set->size(); ++i) {
+    EXPECT_EQ(set->structure_features[i * kPriorFeatureDim + 6],
+              set->relations[i] == 1 ? 1.0f : 0.0f);
+    EXPECT_EQ(set->structure_features[i * kPriorFeatureDim + 7], 0.0f);
+  }
+  // IntentRelations reads the ends from the intent: drugs asked for are heads.
+  const auto asked = IntentRelations(common::ReadQuestionIntent("What drugs treat asthma?"));
+  ASSERT_FALSE(asked.empty());
+  EXPECT_EQ(asked[0].name, "drug treats disease");
+  EXPECT_TRUE(asked[0].answer_at_head);
+  EXPECT_FALSE(asked[0].answer_at_tail);
+}
+
+TEST(CandidateSetTest, NoIntentMeansOneCallAndNoIntentFeatures) {
+  HubSource source;
+  CandidateSetOptions options;
+  options.max_scored = 3;
+  absl::StatusOr<CandidateSet> set = BuildCandidateSet(source, {10}, {}, options);
+  ASSERT_OK(set);
+  EXPECT_EQ(source.requests.size(), 1u);
+  EXPECT_EQ(set->size(), 3u);
+  EXPECT_EQ(set->intent_triples, 0);
+  for (size_t i = 0; i < set->size(); ++i) {
+    EXPECT_EQ(set->structure_features[i * kPriorFeatureDim + 6], 0.0f);
+    EXPECT_EQ(set->structure_features[i * kPriorFeatureDim + 7], 0.0f);
+  }
+}
+
+// The intent's call failing (kgstore down for it) serves the topic subgraph, saying why.
+class IntentCallFails : public HubSource {
+ public:
+  absl::StatusOr<CandidateSubgraph> Extract(const SubgraphRequest& request) override {
+    if (!request.allow_relations.empty()) return absl::UnavailableError("kgstore gone");
+    return HubSource::Extract(request);
+  }
+};
+
+TEST(CandidateSetTest, AFailedIntentCallIsSkippedNotFatal) {
+  IntentCallFails source;
+  CandidateSetOptions options;
+  options.intent_relations = {{"drug treats disease"}};
+  absl::StatusOr<CandidateSet> set = BuildCandidateSet(source, {10}, {}, options);
+  ASSERT_OK(set);
+  EXPECT_EQ(set->size(), 9u);
+  EXPECT_EQ(set->intent_added, 0);
+  EXPECT_EQ(set->intent_triples, 1);  // drug 30's triple, present in the topic subgraph
+  EXPECT_NE(set->intent_skipped.find("kgstore gone"), std::string::npos);
 }
 
 }  // namespace

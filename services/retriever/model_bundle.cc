@@ -126,13 +126,13 @@ absl::StatusOr<RetrieverManifest> RetrieverManifestFromJson(const std::string& t
   artifacts_pb::RetrieverModelManifest p;
   IBGR_RETURN_IF_ERROR(common::JsonToProto(text, "manifest.json", &p));
   if (p.format_version() != kRetrieverFormatVersion) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("manifest.json: format_version ", p.format_version(), ", this build reads ",
-                     kRetrieverFormatVersion,
-                     p.format_version() < kRetrieverFormatVersion
-                         ? " (the model predates the scorer's structure features; retrain it with "
-                           "`ibgr artifacts build` or retriever_train)"
-                         : " (written by a newer build)"));
+    return absl::FailedPreconditionError(absl::StrCat(
+        "manifest.json: format_version ", p.format_version(), ", this build reads ",
+        kRetrieverFormatVersion,
+        p.format_version() < kRetrieverFormatVersion
+            ? " (the model predates the scorer's question-intent features; retrain it with "
+              "`ibgr artifacts build` or retriever_train)"
+            : " (written by a newer build)"));
   }
   if (p.version() <= 0 || p.encoder_id().empty() || p.files().empty() || !p.has_dde()) {
     return absl::DataLossError("manifest.json: version, encoder_id, dde and files are required");

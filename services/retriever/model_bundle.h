@@ -31,8 +31,9 @@
 
 namespace ibgraphrag::retriever {
 
-inline constexpr int kRetrieverFormatVersion =
-    2;  // 2: scorer structure features (prior_dim, IBGRMLP2)
+// 2: scorer structure features (prior_dim, IBGRMLP2); 3: the question-intent features
+// (prior_dim 8) and open-question training data.
+inline constexpr int kRetrieverFormatVersion = 3;
 inline constexpr char kModelFile[] = "model.bin";
 inline constexpr char kEntityEmbeddingsFile[] = "entity_embeddings.f32";
 inline constexpr char kRelationEmbeddingsFile[] = "relation_embeddings.f32";

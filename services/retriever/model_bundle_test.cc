@@ -25,7 +25,7 @@ RetrieverManifest ManifestWithTwoVariants() {
   m.scorer.text_dim = 32;
   m.scorer.dde_dim = m.dde.node_dim();
   m.scorer.hidden = 16;
-  m.scorer.prior_dim = 6;
+  m.scorer.prior_dim = kPriorFeatureDim;
   m.file_sha256 = {{"model.bin", "aa"}, {"model_plain.bin", "bb"}};
   m.max_candidates = 1500;
   ScorerVariantInfo residual{ScorerVariant::kResidual, "model.bin", m.scorer, {}, {}};
@@ -46,7 +46,7 @@ TEST(ModelBundleTest, ManifestRoundTripsVariantsAndCandidateCap) {
   ASSERT_EQ(back->variants.size(), 2u);
   EXPECT_EQ(back->variants[0].variant, ScorerVariant::kResidual);
   EXPECT_EQ(back->variants[0].file, "model.bin");
-  EXPECT_EQ(back->variants[0].scorer.prior_dim, 6);
+  EXPECT_EQ(back->variants[0].scorer.prior_dim, kPriorFeatureDim);
   EXPECT_DOUBLE_EQ(back->variants[0].metrics.at("validation/hit@10"), 0.5);
   EXPECT_EQ(back->variants[1].variant, ScorerVariant::kPlain);
   EXPECT_EQ(back->variants[1].file, "model_plain.bin");
@@ -81,7 +81,7 @@ TEST(ModelBundleTest, OlderManifestsHoldModelBinAloneAndTheCapAsText) {
   absl::StatusOr<RetrieverManifest> back = RetrieverManifestFromJson(RetrieverManifestToJson(m));
   ASSERT_OK(back);
   ASSERT_EQ(back->variants.size(), 1u);
-  EXPECT_EQ(back->variants[0].variant, ScorerVariant::kResidual);  // prior_dim 6
+  EXPECT_EQ(back->variants[0].variant, ScorerVariant::kResidual);  // prior_dim kPriorFeatureDim
   EXPECT_EQ(back->variants[0].file, "model.bin");
   EXPECT_EQ(TrainedCandidateCap(*back), 2500);
 
@@ -110,7 +110,7 @@ TEST(ModelBundleTest, PublishesAndLoadsBothVariants) {
   EXPECT_TRUE(std::filesystem::exists(v + "/model_plain.bin"));
   absl::StatusOr<LoadedRetrieverVersion> loaded = LoadRetrieverVersion(v);
   ASSERT_OK(loaded);
-  EXPECT_EQ(loaded->params.config.prior_dim, 6);
+  EXPECT_EQ(loaded->params.config.prior_dim, kPriorFeatureDim);
   ASSERT_EQ(loaded->other_variants.size(), 1u);
   EXPECT_EQ(loaded->other_variants[0].first, ScorerVariant::kPlain);
   EXPECT_EQ(loaded->other_variants[0].second.config.prior_dim, 0);

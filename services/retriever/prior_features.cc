@@ -158,4 +158,32 @@ StructurePrior ComputeStructurePrior(const LocalGraph& g, absl::Span<const uint3
   return out;
 }
 
+std::vector<uint32_t> IntentAnswerTriples(const LocalGraph& g, absl::Span<const uint32_t> relations,
+                                          const IntentRelationIds& intent_relations) {
+  std::vector<uint32_t> out;
+  if (intent_relations.empty()) return out;
+  const absl::flat_hash_set<int32_t> topics(g.topics.begin(), g.topics.end());
+  for (size_t i = 0; i < relations.size(); ++i) {
+    auto it = intent_relations.find(relations[i]);
+    if (it == intent_relations.end()) continue;
+    const bool head_topic = topics.contains(g.heads[i]);
+    const bool tail_topic = topics.contains(g.tails[i]);
+    if ((tail_topic && it->second.head) || (head_topic && it->second.tail)) {
+      out.push_back(static_cast<uint32_t>(i));
+    }
+  }
+  return out;
+}
+
+int64_t MarkIntentFeatures(const LocalGraph& g, absl::Span<const uint32_t> relations,
+                           const IntentRelationIds& intent_relations, absl::Span<float> features) {
+  if (intent_relations.empty() || features.size() < relations.size() * kPriorFeatureDim) return 0;
+  for (size_t i = 0; i < relations.size(); ++i) {
+    features[i * kPriorFeatureDim + 6] = intent_relations.contains(relations[i]) ? 1.0f : 0.0f;
+  }
+  const std::vector<uint32_t> answers = IntentAnswerTriples(g, relations, intent_relations);
+  for (uint32_t i : answers) features[i * kPriorFeatureDim + 7] = 1.0f;
+  return static_cast<int64_t>(answers.size());
+}
+
 }  // namespace ibgraphrag::retriever

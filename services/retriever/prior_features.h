@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/types/span.h"
 #include "services/retriever/scorer_params.h"
 
@@ -38,12 +39,13 @@ std::vector<uint32_t> LocalHops(const LocalGraph& graph);
 std::vector<float> ShortestPathPriorScores(const LocalGraph& graph,
                                            absl::Span<const uint32_t> hops);
 
-// The kPriorFeatureDim structure features of every triple, row-major [triples x 6]:
+// The kPriorFeatureDim structure features of every triple, row-major [triples x 8]:
 //   0  logit of the SHORTEST_PATH score (so a scorer with only this weight = 1 ranks exactly
 //      like SHORTEST_PATH)
 //   1  1 if on a shortest topic-topic path
 //   2  1 / that path's length (0 when on none)
 //   3  hop == 1, 4  hop == 2, 5  hop >= 3 (indicators)
+//   6, 7  the question's intent (MarkIntentFeatures; 0 here)
 // `hops` may be empty (then LocalHops).
 std::vector<float> PriorFeatures(const LocalGraph& graph, absl::Span<const uint32_t> hops);
 
@@ -56,6 +58,30 @@ struct StructurePrior {
 };
 StructurePrior ComputeStructurePrior(const LocalGraph& graph, absl::Span<const uint32_t> hops,
                                      bool with_features);
+
+// The relations a question asks about, by relation id, with the ends that can be its answer
+// (the other end a topic entity): "What are the symptoms of asthma?" takes the tail of "disease
+// presents symptom", not the head (the diseases presenting asthma's phenotype twin).
+struct AnswerEnds {
+  bool head = true;
+  bool tail = true;
+};
+using IntentRelationIds = absl::flat_hash_map<uint32_t, AnswerEnds>;
+
+// The intent features of every triple into `features` ([triples x kPriorFeatureDim], columns 6
+// and 7; the others untouched):
+//   6  the triple's relation is one the question asks about (`intent_relations`;
+//      common::QuestionIntent's relations resolved in the KG)
+//   7  it is, and a topic entity is at one end with an answer end at the other: it names a
+//      direct answer
+// A model conditioned on these learns to prefer the relation the question names over the
+// topic's other facts. Returns the number of triples with feature 7.
+int64_t MarkIntentFeatures(const LocalGraph& graph, absl::Span<const uint32_t> relations,
+                           const IntentRelationIds& intent_relations, absl::Span<float> features);
+// Indices of the triples that feature 7 marks, ascending.
+std::vector<uint32_t> IntentAnswerTriples(const LocalGraph& graph,
+                                          absl::Span<const uint32_t> relations,
+                                          const IntentRelationIds& intent_relations);
 
 }  // namespace ibgraphrag::retriever
 

@@ -50,15 +50,19 @@ TEST(PriorFeaturesTest, FeaturesEncodePriorLogitPathAndHop) {
   const float on_path = std::log(0.98f / 0.02f);
   const std::vector<float> t0 = row(0);
   EXPECT_NEAR(t0[0], on_path, 1e-4);
-  EXPECT_EQ(std::vector<float>(t0.begin() + 1, t0.end()), (std::vector<float>{1, 0.5f, 1, 0, 0}));
+  EXPECT_EQ(std::vector<float>(t0.begin() + 1, t0.end()),
+            (std::vector<float>{1, 0.5f, 1, 0, 0, 0, 0}));
   const std::vector<float> t2 = row(2);
   EXPECT_NEAR(t2[0], 0.0f, 1e-6);  // logit(0.5)
-  EXPECT_EQ(std::vector<float>(t2.begin() + 1, t2.end()), (std::vector<float>{0, 0, 1, 0, 0}));
+  EXPECT_EQ(std::vector<float>(t2.begin() + 1, t2.end()),
+            (std::vector<float>{0, 0, 1, 0, 0, 0, 0}));
   const std::vector<float> t3 = row(3);
   EXPECT_NEAR(t3[0], std::log(1.0f / 3.0f), 1e-5);  // logit(0.25)
-  EXPECT_EQ(std::vector<float>(t3.begin() + 1, t3.end()), (std::vector<float>{0, 0, 0, 1, 0}));
+  EXPECT_EQ(std::vector<float>(t3.begin() + 1, t3.end()),
+            (std::vector<float>{0, 0, 0, 1, 0, 0, 0}));
   const std::vector<float> t5 = row(5);
-  EXPECT_EQ(std::vector<float>(t5.begin() + 1, t5.end()), (std::vector<float>{0, 0, 0, 0, 1}));
+  EXPECT_EQ(std::vector<float>(t5.begin() + 1, t5.end()),
+            (std::vector<float>{0, 0, 0, 0, 1, 0, 0}));
   // The logit feature orders triples exactly like the SHORTEST_PATH scores.
   const std::vector<float> prior = ShortestPathPriorScores(Graph({10, 11}), {});
   for (int i = 0; i < 6; ++i) {
@@ -66,6 +70,35 @@ TEST(PriorFeaturesTest, FeaturesEncodePriorLogitPathAndHop) {
       EXPECT_EQ(prior[i] < prior[j], row(i)[0] < row(j)[0]) << i << " " << j;
     }
   }
+}
+
+// Columns 6 and 7: the relation asked about, and that relation touching a topic entity.
+TEST(PriorFeaturesTest, IntentFeaturesMarkTheAskedRelationAndItsAnswerTriples) {
+  const LocalGraph g = Graph({10, 11});
+  // Triples t0 A->X (r0), t1 X->B (r1), t2 A->Y (r0), t3 Y->Z (r1), t4 C->A (r2), t5 D->E (r2).
+  const std::vector<uint32_t> relations = {0, 1, 0, 1, 2, 2};
+  std::vector<float> f = PriorFeatures(g, {});
+  const std::vector<float> before = f;
+  EXPECT_EQ(MarkIntentFeatures(g, relations, {}, absl::MakeSpan(f)), 0);
+  EXPECT_EQ(f, before);  // no intent: nothing marked
+  EXPECT_EQ(MarkIntentFeatures(g, relations, IntentRelationIds{{1, {}}}, absl::MakeSpan(f)), 1);
+  for (int i = 0; i < 6; ++i) {
+    EXPECT_EQ(f[i * kPriorFeatureDim + 6], relations[i] == 1 ? 1.0f : 0.0f) << i;
+    // t1 X->B touches topic B; t3 Y->Z touches none.
+    EXPECT_EQ(f[i * kPriorFeatureDim + 7], i == 1 ? 1.0f : 0.0f) << i;
+    for (int k = 0; k < 6; ++k)
+      EXPECT_EQ(f[i * kPriorFeatureDim + k], before[i * kPriorFeatureDim + k]);
+  }
+  EXPECT_EQ(IntentAnswerTriples(g, relations, IntentRelationIds{{0, {}}, {2, {}}}),
+            (std::vector<uint32_t>{0, 2, 4}));
+  // Answer ends: t0 A->X has its topic A at the head, so only an answer at the tail counts; t4
+  // C->A has A at the tail, so only an answer at the head.
+  EXPECT_EQ(
+      IntentAnswerTriples(g, relations, IntentRelationIds{{0, {false, true}}, {2, {false, true}}}),
+      (std::vector<uint32_t>{0, 2}));
+  EXPECT_EQ(
+      IntentAnswerTriples(g, relations, IntentRelationIds{{0, {true, false}}, {2, {true, false}}}),
+      (std::vector<uint32_t>{4}));
 }
 
 TEST(PriorFeaturesTest, OnePassGivesTheSameScoresAndFeatures) {

@@ -1,5 +1,5 @@
 // Retriever training examples from the real QA sets (`<data>/qa`, read by the one loader,
-// tools/eval/qa_datasets.h), built the way the gateway sees each question at serving time:
+// common/qa/qa_datasets.h), built the way the gateway sees each question at serving time:
 //
 //   text      = common::AlignmentText(question, options)        (common/topic_rule.h)
 //   kept      = the alignment service's Aligner over the base's bundle, default options (as the
@@ -24,7 +24,7 @@
 //   "answer_unaligned"   no kept entity inside the gold option (or the claim has < 2 entities)
 //   "no_question_entity" no kept entity in the question part besides the answer
 //   "no_path"            no path of <= max_hops edges joins them
-// Kept questions go to train / validation / test by their question text (tools/eval/qa_split.h),
+// Kept questions go to train / validation / test by their question text (common/qa/qa_split.h),
 // the same rule `ibgr eval --qa_split` applies.
 #ifndef IBGRAPHRAG_SERVICES_RETRIEVER_QA_TRAINING_DATA_H_
 #define IBGRAPHRAG_SERVICES_RETRIEVER_QA_TRAINING_DATA_H_
@@ -37,10 +37,10 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "common/qa/qa_datasets.h"
 #include "services/alignment/aligner.h"
 #include "services/kgstore/kg_store.h"
 #include "services/retriever/training_data.h"
-#include "tools/eval/qa_datasets.h"
 
 namespace ibgraphrag::retriever {
 
@@ -72,7 +72,7 @@ struct QaExampleOptions {
   // Longest supervision path in edges, 1..4; shortest paths kept per question.
   int max_hops = 2;
   int max_paths_per_question = 50;
-  // Seed of the train / validation / test split (tools/eval/qa_split.h).
+  // Seed of the train / validation / test split (common/qa/qa_split.h).
   uint64_t split_seed = eval::kDefaultSplitSeed;
   // Threads aligning questions and finding paths (the results do not depend on it).
   int threads = 2;

@@ -18,6 +18,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "common/question_intent.h"
 #include "common/servable_holder.h"
 #include "services/retriever/candidate_set.h"
 #include "services/retriever/dde.h"
@@ -45,9 +46,14 @@ inline constexpr int kDefaultMaxPaths = 10;
 inline constexpr int kMaxPathsLimit = 100;
 inline constexpr int kMaxScoreTriples = 100000;
 
+// SHORTEST_PATH score of a triple of the relation the question asks about that touches a topic
+// entity (below the topic-topic paths' 1 - 0.01 * length, above a plain hop-1 triple's 0.5).
+inline constexpr float kIntentAnswerPrior = 0.75f;
+
 enum class ScoringMode {
   kIbrp,          // trained scorer
-  kShortestPath,  // prior only: triples on shortest topic-topic paths first, then by hop
+  kShortestPath,  // prior only: triples on shortest topic-topic paths first, then the intent's
+                  // answer triples (kIntentAnswerPrior), then by hop
   kCosine,        // untrained: cosine(question, head + relation + tail text)
 };
 const char* ScoringModeName(ScoringMode mode);
@@ -151,6 +157,10 @@ struct RetrieveQuery {
   // (Retriever::Options::ontology.enabled and the served model's manifest). It can only turn
   // expansion off: true never expands for a model trained without it.
   std::optional<bool> ontology_expansion;
+  // The question's intent (candidate set step 1b and the scorer's intent features); unset = read
+  // from `question` (common::ReadQuestionIntent), so training, evaluation and serving read a
+  // question alike. An empty intent turns the intent off (the topic neighbourhood alone).
+  std::optional<common::QuestionIntent> intent;
   absl::Time deadline = absl::InfiniteFuture();
 };
 
@@ -193,9 +203,15 @@ struct RetrieveResult {
   // Subtypes and parents of the topic entities whose facts joined the candidates (0 when
   // ontology expansion is off or the KG has no is_a relation).
   int64_t ontology_anchors = 0;
+  // The intent the candidates and features followed (empty: none read, or turned off), and the
+  // candidates it added and marked (CandidateSet::intent_added / intent_triples).
+  common::QuestionIntent intent;
+  int64_t intent_added = 0;
+  int64_t intent_triples = 0;
   // Optional steps that failed and were skipped rather than failing the retrieval, each
-  // "<step>: <status>" (steps: "ontology expansion", "provenance"). Each also shows in
-  // `timings_ms` as "<step>_skipped" (ontology_skipped, provenance_skipped), which the
+  // "<step>: <status>" (steps: "ontology expansion", "intent candidates", "provenance"). Each
+  // also shows in `timings_ms` as "<step>_skipped" (ontology_skipped, intent_skipped,
+  // provenance_skipped), which the
   // RetrieveResponse carries.
   std::vector<std::string> skipped_steps;
 };

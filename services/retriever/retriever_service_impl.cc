@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "common/grpc_status.h"
+#include "common/question_intent_proto.h"
 #include "common/status_macros.h"
 
 namespace ibgraphrag::retriever {
@@ -90,6 +91,8 @@ absl::StatusOr<RetrieveQuery> FromProto(const pb::RetrieveRequest& request, absl
   q.mode = FromProto(request.mode());
   IBGR_ASSIGN_OR_RETURN(q.scorer_variant, ScorerVariantFromProto(request.scorer_variant()));
   if (request.has_ontology_expansion()) q.ontology_expansion = request.ontology_expansion();
+  IBGR_ASSIGN_OR_RETURN(
+      q.intent, common::RequestedIntent(request.intent(), request.intent_disabled(), "intent"));
   q.deadline = deadline;
   return q;
 }
@@ -143,6 +146,7 @@ void ToProto(const RetrieveResult& result, const std::string& device,
   response->set_device(device);
   response->set_scorer_variant(ScorerVariantToProto(result.scorer_variant));
   response->set_max_candidates(static_cast<uint32_t>(result.max_candidates));
+  common::IntentToProto(result.intent, response->mutable_intent());
 }
 
 void RetrieverServiceImpl::SetVariantCounters(prometheus::Counter* residual,

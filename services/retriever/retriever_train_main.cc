@@ -33,6 +33,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
+#include "common/qa/qa_split.h"
 #include "common/status_macros.h"
 #include "nlohmann/json.hpp"
 #include "services/kgstore/kg_store.h"
@@ -44,7 +45,6 @@
 #include "services/retriever/retriever.h"
 #include "services/retriever/torch_scorer.h"
 #include "services/retriever/trainer.h"
-#include "tools/eval/qa_split.h"
 
 ABSL_FLAG(std::string, base, "artifacts", "artifact base holding kg/<version>/");
 ABSL_FLAG(int, epochs, 6, "training epochs");
@@ -88,7 +88,10 @@ ABSL_FLAG(std::string, variants, "",
 ABSL_FLAG(int64_t, question_seed, -1,
           "seed of the question generation; -1 = --seed + 1 (set it to vary --seed on the same "
           "questions)");
-ABSL_FLAG(int, max_per_template, 1000, "questions generated per template");
+ABSL_FLAG(int, max_per_template, 1000, "questions generated per multiple-choice template");
+ABSL_FLAG(int, max_per_open_template, 300,
+          "open questions generated per open template (answers not among the topics: \"What "
+          "drugs treat X?\"; the hubs with most answers first for a tenth of it); 0 = all");
 ABSL_FLAG(int, max_dev_questions, 0,
           "validation questions evaluated per epoch, and questions --evaluate scores (0 = all)");
 ABSL_FLAG(bool, templates, true, "train and evaluate on templated questions too");
@@ -155,6 +158,7 @@ absl::StatusOr<std::vector<ScorerVariant>> VariantsFromFlags() {
 QuestionOptions QuestionOptionsFromFlags() {
   QuestionOptions qo;
   qo.max_per_template = absl::GetFlag(FLAGS_max_per_template);
+  qo.max_per_open_template = absl::GetFlag(FLAGS_max_per_open_template);
   qo.max_hops = absl::GetFlag(FLAGS_max_hops);
   const int64_t question_seed = absl::GetFlag(FLAGS_question_seed);
   qo.seed =
@@ -236,7 +240,9 @@ absl::Status EvaluateVersion(const std::string& base,
   if (model->manifest().training_data_hash != data.hash) {
     std::printf(
         "warning: questions differ from the ones version %lld was trained on (use the "
-        "same --seed/--question_seed/--max_per_template/--max_hops/--split_seed/--templates/"
+        "same "
+        "--seed/--question_seed/--max_per_template/--max_per_open_template/--max_hops/--split_seed/"
+        "--templates/"
         "--qa_sets and the same alignment bundle)\n",
         static_cast<long long>(version));
   }

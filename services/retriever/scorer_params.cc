@@ -33,7 +33,10 @@ absl::Status ValidateScorerConfig(const ScorerConfig& c) {
   }
   if (c.prior_dim != 0 && c.prior_dim != kPriorFeatureDim) {
     return absl::InvalidArgumentError(
-        absl::StrCat("prior_dim: ", c.prior_dim, ", this build computes 0 or ", kPriorFeatureDim));
+        absl::StrCat("prior_dim: ", c.prior_dim, ", this build computes 0 or ", kPriorFeatureDim,
+                     c.prior_dim == 6 ? " (a model trained before the question-intent features: "
+                                        "retrain it, e.g. `ibgr artifacts build`)"
+                                      : ""));
   }
   return absl::OkStatus();
 }

@@ -22,8 +22,10 @@
 
 namespace ibgraphrag::retriever {
 
-// Structure features per candidate (prior_features.h, PriorFeatures).
-inline constexpr int kPriorFeatureDim = 6;
+// Structure features per candidate (prior_features.h, PriorFeatures): 6 of the subgraph's shape,
+// then 2 of the question's intent (MarkIntentFeatures). Models of the 6-feature format (before
+// intents) fail to load with a message to retrain.
+inline constexpr int kPriorFeatureDim = 8;
 
 struct ScorerConfig {
   // Text embedding width (question, entity and relation embeddings), 1..4096.

@@ -75,7 +75,7 @@ TEST(ScorerTest, PriorTermReachesEveryForm) {
   config.hidden = 8;
   ScorerParams params = InitScorerParams(config, 3);
   ResidualPriorInit(&params);
-  params.w_prior = {0.5f, 1.0f, -2.0f, 0.25f, 0.0f, 3.0f};
+  params.w_prior = {0.5f, 1.0f, -2.0f, 0.25f, 0.0f, 3.0f, 1.5f, -0.75f};
   auto data = testing::MakeRandomCandidates(16, 5, 50, 4, 20, 200, 5);
   auto scorer = TorchScorer::Create(params, "cpu");
   ASSERT_OK(scorer);

@@ -18,6 +18,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "common/parallel_for.h"
+#include "common/question_intent.h"
 #include "common/status_macros.h"
 #include "services/retriever/candidate_set.h"
 #include "services/retriever/evaluation.h"
@@ -168,6 +169,8 @@ absl::StatusOr<std::optional<Sample>> BuildSample(SubgraphSource& source,
   co.ontology.enabled = options.ontology_expansion;
   co.dde = options.dde;
   co.with_structure_features = options.residual_prior;
+  // The question's intent, read from its text as Retrieve reads it (train/serve parity).
+  co.intent_relations = IntentRelations(common::ReadQuestionIntent(q.text));
   IBGR_ASSIGN_OR_RETURN(CandidateSet cs, BuildCandidateSet(source, q.topics, {}, co));
   Sample s;
   s.heads = std::move(cs.heads);

@@ -46,10 +46,11 @@ absl::StatusOr<EntityCatalog> ReadCatalog(const KgStore& store) {
   return c;
 }
 
-absl::StatusOr<std::vector<EntityId>> AllNeighbors(const KgStore& store, EntityId entity,
-                                                   Direction direction,
-                                                   const std::vector<RelationId>& relations) {
-  std::vector<EntityId> out;
+// Every triple of `relations` at `entity` in `direction`, as (head, relation, tail).
+absl::StatusOr<std::vector<std::array<uint32_t, 3>>> AllTriples(
+    const KgStore& store, EntityId entity, Direction direction,
+    const std::vector<RelationId>& relations) {
+  std::vector<std::array<uint32_t, 3>> out;
   kgstore::NeighborQuery q;
   q.entity = entity;
   q.direction = direction;
@@ -57,10 +58,21 @@ absl::StatusOr<std::vector<EntityId>> AllNeighbors(const KgStore& store, EntityI
   q.limit = kgstore::kMaxNeighborLimit;
   while (true) {
     IBGR_ASSIGN_OR_RETURN(kgstore::NeighborPage page, store.Neighbors(q));
-    for (const kgstore::Triple& t : page.triples) out.push_back(t.head == entity ? t.tail : t.head);
+    for (const kgstore::Triple& t : page.triples) out.push_back({t.head, t.relation, t.tail});
     if (page.next_offset == 0) break;
     q.offset = page.next_offset;
   }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+absl::StatusOr<std::vector<EntityId>> AllNeighbors(const KgStore& store, EntityId entity,
+                                                   Direction direction,
+                                                   const std::vector<RelationId>& relations) {
+  IBGR_ASSIGN_OR_RETURN(const auto triples, AllTriples(store, entity, direction, relations));
+  std::vector<EntityId> out;
+  for (const auto& t : triples) out.push_back(t[0] == entity ? t[2] : t[0]);
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
@@ -156,6 +168,147 @@ std::vector<GeneratedQuestion> SharedGeneQuestions(
     out.push_back(Draft(absl::StrCat("Which gene is associated with both ", catalog.names[a],
                                      " and ", catalog.names[b], "?"),
                         "shared_gene", {a, b}, std::move(both)));
+  }
+  return out;
+}
+
+// Open questions (issue 25): the answer is NOT a topic entity, so the scorer must follow the
+// relation the question names. One template per relation kind of the intent reader
+// (common/question_intent.h), each asked from one end of its relations with several wordings
+// clinicians use; the supervision is every triple linking the asked entity to an answer through
+// those relations (one hop: the direct answers), so the hub's other facts are the negatives.
+struct OpenTemplate {
+  const char* name;                    // "template/open_<name>"
+  std::vector<const char*> relations;  // KG relation names
+  Direction direction;                 // from the asked entity to the answers
+  const char* asked_type;              // entity type asked about
+  std::vector<const char*> wordings;   // "{}" = the asked entity's name
+};
+
+const std::vector<OpenTemplate>& OpenTemplates() {
+  static const auto* templates = new std::vector<OpenTemplate>{
+      {"treats",
+       {"drug treats disease"},
+       Direction::kIn,
+       "disease",
+       {"What drugs treat {}?", "Which medications are used to treat {}?",
+        "What is prescribed for {}?", "Which drugs are indicated for {}?",
+        "What medicines are used for {}?", "What are the treatment options for {}?",
+        "Which drugs are used in the management of {}?"}},
+      {"indications",
+       {"drug treats disease"},
+       Direction::kOut,
+       "compound",
+       {"What is {} used for?", "Which diseases does {} treat?",
+        "What conditions is {} indicated for?"}},
+      {"side_effects",
+       {"drug causes side effect"},
+       Direction::kOut,
+       "compound",
+       {"What are the side effects of {}?", "What adverse effects does {} cause?",
+        "Which adverse reactions are reported with {}?", "What side effects can {} have?"}},
+      {"symptoms",
+       {"disease presents symptom", "disease has phenotype"},
+       Direction::kOut,
+       "disease",
+       {"What are the symptoms of {}?", "How does {} present?",
+        "What signs and symptoms are seen in {}?", "What are the clinical features of {}?",
+        "Which phenotypes are associated with {}?"}},
+      {"genes",
+       {"disease associated with gene"},
+       Direction::kOut,
+       "disease",
+       {"Which genes are associated with {}?", "What genes are linked to {}?",
+        "Which gene is mutated in {}?", "What are the genetic causes of {}?",
+        "Which genes are implicated in {}?"}},
+      {"targets",
+       {"drug targets gene", "drug binds gene"},
+       Direction::kOut,
+       "compound",
+       {"What does {} target?", "Which proteins does {} bind?",
+        "What is the molecular target of {}?", "Which genes does {} act on?"}},
+      {"subtypes",
+       {"disease is a subtype of disease"},
+       Direction::kIn,
+       "disease",
+       {"What are the subtypes of {}?", "What types of {} are there?",
+        "Which diseases are a kind of {}?"}},
+      {"class_members",
+       {"pharmacologic class includes drug"},
+       Direction::kOut,
+       "pharmacologic_class",
+       {"Which drugs belong to the class {}?", "Which drugs are {}?",
+        "Name drugs of the class {}."}},
+      {"anatomy",
+       {"disease localizes to anatomy"},
+       Direction::kOut,
+       "disease",
+       {"Which organs does {} affect?", "Where in the body is {} localized?",
+        "Which tissues are affected by {}?"}},
+      {"pathways",
+       {"gene participates in pathway"},
+       Direction::kOut,
+       "gene",
+       {"Which pathways is {} involved in?", "In which pathways does {} participate?"}},
+  };
+  return *templates;
+}
+
+// The open questions of one template: up to `cap` asked entities, the hubs (most answers) first
+// for a tenth of the cap so every hub size is trained on, the rest sampled; each gets one of the
+// template's wordings. The answers are capped at kMaxOpenAnswers (the retriever's intent budget
+// keeps about that many triples of a relation at a hub).
+constexpr size_t kMaxOpenAnswers = 400;
+
+absl::StatusOr<std::vector<GeneratedQuestion>> OpenQuestions(const KgStore& store,
+                                                             const EntityCatalog& catalog,
+                                                             const OpenTemplate& t, int cap,
+                                                             std::mt19937_64* rng) {
+  std::vector<RelationId> relations;
+  for (const char* name : t.relations) {
+    auto r = store.FindRelation(name);
+    if (r.ok()) relations.push_back(r->id);
+  }
+  auto it = catalog.by_type.find(t.asked_type);
+  if (relations.empty() || it == catalog.by_type.end()) return std::vector<GeneratedQuestion>{};
+  struct Asked {
+    EntityId id;
+    std::vector<std::array<uint32_t, 3>> triples;
+  };
+  std::vector<Asked> asked;
+  for (EntityId e : it->second) {
+    IBGR_ASSIGN_OR_RETURN(auto triples, AllTriples(store, e, t.direction, relations));
+    if (!triples.empty()) asked.push_back({e, std::move(triples)});
+  }
+  std::sort(asked.begin(), asked.end(), [](const Asked& a, const Asked& b) {
+    return a.triples.size() != b.triples.size() ? a.triples.size() > b.triples.size() : a.id < b.id;
+  });
+  const size_t hubs = std::min(asked.size(), static_cast<size_t>(std::max(1, cap / 10)));
+  std::shuffle(asked.begin() + hubs, asked.end(), *rng);
+  if (cap > 0 && asked.size() > static_cast<size_t>(cap)) asked.resize(cap);
+  std::vector<GeneratedQuestion> out;
+  std::uniform_int_distribution<size_t> wording(0, t.wordings.size() - 1);
+  for (Asked& a : asked) {
+    if (a.triples.size() > kMaxOpenAnswers) {
+      std::shuffle(a.triples.begin(), a.triples.end(), *rng);
+      a.triples.resize(kMaxOpenAnswers);
+      std::sort(a.triples.begin(), a.triples.end());
+    }
+    std::vector<EntityId> answers;
+    for (const auto& tr : a.triples) answers.push_back(tr[0] == a.id ? tr[2] : tr[0]);
+    std::sort(answers.begin(), answers.end());
+    answers.erase(std::unique(answers.begin(), answers.end()), answers.end());
+    std::string text = t.wordings[wording(*rng)];
+    text.replace(text.find("{}"), 2, catalog.names[a.id]);
+    GeneratedQuestion q = Draft(std::move(text), "", {a.id}, std::move(answers));
+    q.source = absl::StrCat("template/open_", t.name);
+    q.evidence = std::move(a.triples);
+    std::vector<std::string> names;
+    for (size_t i = 0; i < q.answers.size() && i < 20; ++i)
+      names.push_back(catalog.names[q.answers[i]]);
+    q.answer_text = absl::StrJoin(names, "; ");
+    q.topics = common::TopicEntityIds(q.question_entities);
+    out.push_back(std::move(q));
   }
   return out;
 }
@@ -389,6 +542,14 @@ absl::StatusOr<QuestionSet> GenerateQuestions(const KgStore& store,
         continue;
       }
       IBGR_RETURN_IF_ERROR(AddOptions(store, catalog, options.distractors, &rng, &q));
+      const QaSplit part = TemplatePart(catalog, q, options.split_seed);
+      AddQuestion(part, std::move(q), &out);
+    }
+  }
+  for (const OpenTemplate& t : OpenTemplates()) {
+    IBGR_ASSIGN_OR_RETURN(std::vector<GeneratedQuestion> open,
+                          OpenQuestions(store, catalog, t, options.max_per_open_template, &rng));
+    for (GeneratedQuestion& q : open) {
       const QaSplit part = TemplatePart(catalog, q, options.split_seed);
       AddQuestion(part, std::move(q), &out);
     }

@@ -5,6 +5,10 @@
 //   "template/drug_treats"   "Which drug treats {disease}?"             answers: drugs treating it
 //   "template/shared_gene"   "Which gene is associated with both {d1} and {d2}?"
 //   "template/phenotypes"    "Which phenotypes does {disease} present with?"
+//   "template/open_<kind>"   open questions whose answers are NOT topics ("What drugs treat
+//                            {disease}?", "What are the side effects of {drug}?", ...; one per
+//                            relation kind, varied wording, hubs included): options empty, topics
+//                            = the asked entity, supervision = every direct triple to an answer
 //   "qa/<set>"               real questions (qa_training_data.h)
 // Supervision ("evidence") = the triples on shortest paths between the question entities and the
 // answer entities (KgStore::ShortestPaths, undirected, at most max_hops edges).
@@ -15,7 +19,7 @@
 // seed), shuffled, and topics = question entities + option entities, as the gateway would send
 // for a multiple-choice question whose options are all entities.
 //
-// Splits (tools/eval/qa_split.h, the one rule): real questions by question text; templates BY
+// Splits (common/qa/qa_split.h, the one rule): real questions by question text; templates BY
 // ENTITY: each disease falls in a part by the hash of its external id and the split seed, and a
 // question goes to the most held-out part among its question entities (test > validation >
 // train), so no validation or test disease is ever a question entity of a train question.
@@ -29,8 +33,8 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "common/qa/qa_split.h"
 #include "services/kgstore/kg_store.h"
-#include "tools/eval/qa_split.h"
 
 namespace ibgraphrag::retriever {
 
@@ -82,8 +86,12 @@ struct QuestionSet {
 struct QuestionOptions {
   // Questions kept per template (before the split), deterministic sample; 0 = all.
   int max_per_template = 1500;
-  // Questions with more answers than this are skipped (too vague to supervise).
+  // Questions with more answers than this are skipped (too vague to supervise); multiple-choice
+  // templates only: open templates keep hubs (their answers are capped, not skipped).
   int max_answers = 20;
+  // Open questions kept per open template (the hubs with most answers first for a tenth of it,
+  // the rest sampled); 0 = all.
+  int max_per_open_template = 300;
   // Distractor options added to each template question (0 = options are the answers only).
   int distractors = 3;
   // Longest supervision path in edges (the retrieval hops), 1..4.
@@ -92,7 +100,7 @@ struct QuestionOptions {
   int max_paths_per_question = 50;
   // Seed of the per-template sampling and of the distractors.
   uint64_t seed = 1;
-  // Seed of the train / validation / test split (tools/eval/qa_split.h).
+  // Seed of the train / validation / test split (common/qa/qa_split.h).
   uint64_t split_seed = eval::kDefaultSplitSeed;
 };
 

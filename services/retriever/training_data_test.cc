@@ -6,8 +6,11 @@
 #include <set>
 #include <string>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
+#include "common/question_intent.h"
 #include "common/test_util/status_matchers.h"
 #include "common/topic_rule.h"
 #include "gmock/gmock.h"
@@ -105,6 +108,7 @@ TEST_F(TrainingDataTest, TemplatesHaveAnswersAmongOptionsAndTopicsFollowTheTopic
   ASSERT_OK(set);
   std::set<std::string> sources;
   for (const GeneratedQuestion& q : set->Part(QaSplit::kAll)) {
+    if (absl::StartsWith(q.source, "template/open_")) continue;  // OpenTemplates... below
     sources.insert(q.source);
     ASSERT_FALSE(q.answers.empty());
     ASSERT_FALSE(q.evidence.empty()) << q.text;
@@ -130,6 +134,51 @@ TEST_F(TrainingDataTest, TemplatesHaveAnswersAmongOptionsAndTopicsFollowTheTopic
   }
   EXPECT_EQ(sources, (std::set<std::string>{"template/drug_treats", "template/phenotypes",
                                             "template/shared_gene"}));
+}
+
+// Open questions (issue 25): the answers are not topics, the supervision is every direct triple
+// of the asked relation, the wording varies, and the question reads as the relation it asks.
+TEST_F(TrainingDataTest, OpenTemplatesAskForNonTopicAnswersThroughOneRelation) {
+  absl::StatusOr<QuestionSet> set = Generate();
+  ASSERT_OK(set);
+  std::map<std::string, int> by_source;
+  std::set<std::string> wordings;
+  for (const GeneratedQuestion& q : set->Part(QaSplit::kAll)) {
+    if (!absl::StartsWith(q.source, "template/open_")) continue;
+    ++by_source[q.source];
+    EXPECT_TRUE(q.options.empty()) << q.text;
+    ASSERT_EQ(q.question_entities.size(), 1u) << q.text;
+    EXPECT_EQ(q.topics, q.question_entities) << q.text;
+    const uint32_t asked = q.question_entities.front();
+    EXPECT_THAT(q.text, HasSubstr(NameOf(asked)));
+    wordings.insert(absl::StrReplaceAll(q.text, {{NameOf(asked), "{}"}}));
+    for (uint32_t a : q.answers) EXPECT_NE(a, asked) << q.text;
+    // Every evidence triple links the asked entity to an answer directly, and every answer has one.
+    std::set<uint32_t> linked;
+    for (const auto& t : q.evidence) {
+      ASSERT_TRUE(t[0] == asked || t[2] == asked) << q.text;
+      linked.insert(t[0] == asked ? t[2] : t[0]);
+    }
+    EXPECT_EQ(linked, std::set<uint32_t>(q.answers.begin(), q.answers.end())) << q.text;
+    // The intent reader reads the template as a relation question.
+    EXPECT_FALSE(common::ReadQuestionIntent(q.text).relations.empty()) << q.text;
+  }
+  // The KG has treats, associated-gene and presents-symptom relations: four open templates.
+  EXPECT_EQ(by_source.size(), 4u);
+  EXPECT_EQ(by_source["template/open_treats"], kDiseases);
+  EXPECT_EQ(by_source["template/open_indications"], kDrugs);
+  EXPECT_GT(by_source["template/open_genes"], 0);
+  EXPECT_GT(by_source["template/open_symptoms"], 0);
+  EXPECT_GT(wordings.size(), 8u);  // several wordings per template
+
+  QuestionOptions capped;
+  capped.max_per_open_template = 5;
+  absl::StatusOr<QuestionSet> few = Generate(capped);
+  ASSERT_OK(few);
+  EXPECT_EQ(few->split_counts.at("template/open_treats").train +
+                few->split_counts.at("template/open_treats").validation +
+                few->split_counts.at("template/open_treats").test,
+            5);
 }
 
 TEST_F(TrainingDataTest, EvidenceIsTheShortestPathBetweenQuestionAndAnswers) {
@@ -170,7 +219,11 @@ TEST_F(TrainingDataTest, SplitIsDeterministicDisjointAndByDisease) {
     for (const GeneratedQuestion& q : a->Part(part)) {
       EXPECT_TRUE(part_of_text.emplace(q.text, part).second) << q.text << " in two parts";
       for (uint32_t d : q.question_entities) {
-        const QaSplit own = eval::SplitOfKey(absl::StrCat("DOID:", d), options.split_seed);
+        // Open "indications" questions ask about a drug (external id "DB:<j>").
+        const std::string key = d < static_cast<uint32_t>(kDiseases)
+                                    ? absl::StrCat("DOID:", d)
+                                    : absl::StrCat("DB:", d - kDiseases);
+        const QaSplit own = eval::SplitOfKey(key, options.split_seed);
         if (part == QaSplit::kTrain) EXPECT_EQ(own, QaSplit::kTrain) << q.text;
         if (q.question_entities.size() == 1) parts_of_disease[d].insert(part);
       }

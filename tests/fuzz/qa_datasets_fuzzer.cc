@@ -1,4 +1,4 @@
-// The QA set loaders (tools/eval/qa_datasets.h Parse*), one per format; the first byte picks
+// The QA set loaders (common/qa/qa_datasets.h Parse*), one per format; the first byte picks
 // the format. Loaded items must be usable by `ibgr eval` without further checks: a question,
 // a gold option inside the options for multiple choice, a gold label for true/false.
 #include <cstddef>
@@ -8,8 +8,8 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "common/qa/qa_datasets.h"
 #include "tests/fuzz/fuzz_util.h"
-#include "tools/eval/qa_datasets.h"
 
 namespace {
 

@@ -74,6 +74,43 @@ void AppendAnswer(const v1::Answer& answer, std::string* out) {
   }
 }
 
+// "Question read as: treats -> compound (all_of; from the question: drug, treat)".
+void AppendIntent(const v1::AnswerResponse& response, std::string* out) {
+  const v1::QuestionIntent& intent = response.intent();
+  if (intent.relation_kinds_size() == 0 && intent.answer_types_size() == 0) {
+    absl::StrAppend(out, "\nQuestion read as: no relation recognised (evidence about the topic)\n");
+    return;
+  }
+  std::string line = intent.relation_kinds_size() == 0
+                         ? std::string("any relation")
+                         : absl::StrJoin(intent.relation_kinds(), ", ");
+  absl::StrAppend(&line, " -> ",
+                  intent.answer_types_size() == 0 ? std::string("any type")
+                                                  : absl::StrJoin(intent.answer_types(), "|"));
+  std::vector<std::string> notes;
+  if (intent.constraint() == v1::INTENT_CONSTRAINT_ALL_OF) notes.push_back("all of the entities");
+  if (intent.constraint() == v1::INTENT_CONSTRAINT_EXCEPT) notes.push_back("the exception");
+  if (intent.single_answer()) notes.push_back("one answer expected");
+  notes.push_back(intent.origin() == "request"
+                      ? std::string("given by the request")
+                      : absl::StrCat("from the words: ", absl::StrJoin(intent.cues(), ", ")));
+  absl::StrAppend(out, "\nQuestion read as: ", line, " (", absl::StrJoin(notes, "; "), ")\n");
+}
+
+// The open answer's entities with their sources (intent-driven extractive answers).
+void AppendAnswerEntities(const v1::Answer& answer, std::string* out) {
+  if (answer.answer_entities_size() == 0) return;
+  absl::StrAppend(out, "\nAnswer entities (", answer.answer_entities_size(), ")\n");
+  int rank = 0;
+  for (const v1::AnswerEntity& a : answer.answer_entities()) {
+    absl::StrAppend(
+        out, "  ", ++rank, ". ", EntityLabel(a.entity()),
+        absl::StrFormat(
+            "  support %.2f, %d triple(s), sources: %s\n", a.support(), a.evidence_size(),
+            a.sources_size() == 0 ? std::string("unknown") : absl::StrJoin(a.sources(), ", ")));
+  }
+}
+
 void AppendEntities(const v1::AnswerResponse& response, std::string* out) {
   absl::StrAppend(out, "\nEntities (", response.entities_size(), " aligned)\n");
   if (response.entities_size() == 0) {
@@ -212,6 +249,8 @@ std::string FormatAnswerText(const v1::AnswerResponse& response,
                              const AnswerFormatOptions& options) {
   std::string out;
   AppendAnswer(response.answer(), &out);
+  AppendAnswerEntities(response.answer(), &out);
+  AppendIntent(response, &out);
   AppendEntities(response, &out);
   AppendEvidence(response, options.max_evidence, &out);
   AppendPaths(response, options.max_paths, &out);

@@ -6,6 +6,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "tools/eval/calibration_eval.h"
 
@@ -64,6 +65,78 @@ bool IsCorrect(const QaItem& item, const v1::Answer& answer) {
   if (chosen == item.gold_index) return true;
   return NormalizeName(item.options[chosen]) == NormalizeName(item.gold_text);
 }
+
+bool IsAcceptedName(absl::string_view name, const std::vector<std::string>& accepted) {
+  // Normalised words, a trailing plural "s" dropped from each, sorted: "lung small cell
+  // carcinoma" and "small cell lung carcinoma" name the same thing.
+  auto words = [](absl::string_view text) {
+    std::vector<std::string> out = absl::StrSplit(NormalizeName(text), ' ', absl::SkipEmpty());
+    for (std::string& w : out) {
+      if (w.size() > 3 && w.back() == 's' && w[w.size() - 2] != 's') w.pop_back();
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  const std::vector<std::string> n = words(name);
+  if (n.empty()) return false;
+  for (const std::string& a : accepted) {
+    if (words(a) == n) return true;
+  }
+  return false;
+}
+
+namespace {
+
+// What an open answer names, in order: Answer.answers, or for an answer without that list (an
+// extractive answer from before question intents, which rendered evidence paths) the entities of
+// the evidence it used that are not the question's aligned entities.
+std::vector<std::string> NamedAnswers(const v1::AnswerResponse& response) {
+  const v1::Answer& answer = response.answer();
+  std::vector<std::string> out(answer.answers().begin(), answer.answers().end());
+  if (!out.empty()) return out;
+  std::set<std::string> skip;
+  for (const v1::AlignedEntity& e : response.entities())
+    skip.insert(NormalizeName(e.entity().name()));
+  for (uint32_t index : answer.evidence_used()) {
+    if (index >= static_cast<uint32_t>(response.evidence_size())) continue;
+    const v1::EvidenceTriple& t = response.evidence(static_cast<int>(index));
+    for (const v1::EntityRef* e : {&t.head(), &t.tail()}) {
+      if (skip.insert(NormalizeName(e->name())).second) out.push_back(e->name());
+    }
+  }
+  return out;
+}
+
+void ScoreLookup(const QaItem& item, const v1::AnswerResponse& response, ItemOutcome* outcome) {
+  if (item.accepted.empty()) return;
+  outcome->lookup = true;
+  outcome->item_id = item.id;
+  outcome->open = item.task == v1::TASK_OPEN;
+  outcome->relation = item.relation;
+  for (int i = 0; i < response.evidence_size() && outcome->evidence_rank == 0; ++i) {
+    const v1::EvidenceTriple& t = response.evidence(i);
+    if (IsAcceptedName(t.head().name(), item.accepted) ||
+        IsAcceptedName(t.tail().name(), item.accepted)) {
+      outcome->evidence_rank = i + 1;
+    }
+  }
+  if (!outcome->open) {
+    outcome->hit5 = outcome->correct;
+    return;
+  }
+  const std::vector<std::string> answers = NamedAnswers(response);
+  const int n = std::min<int>(5, static_cast<int>(answers.size()));
+  int right = 0;
+  for (int i = 0; i < n; ++i) {
+    if (IsAcceptedName(answers[i], item.accepted)) ++right;
+  }
+  outcome->hit5 = right > 0;
+  outcome->precision5 = n == 0 ? 0.0 : static_cast<double>(right) / n;
+  // An open question is answered right when one of its first five answers is accepted.
+  outcome->correct = outcome->hit5;
+}
+
+}  // namespace
 
 EntityHit AnswerEntityHit(absl::string_view gold_text, const v1::AnswerResponse& response) {
   const std::string gold = NormalizeName(gold_text);
@@ -139,6 +212,7 @@ ItemOutcome ScoreAnswer(const QaItem& item, const v1::AnswerResponse& response, 
   outcome.insufficient_evidence = answer.insufficient_evidence();
   ScoreCalibration(item, answer, &outcome);
   outcome.versions = response.versions();
+  ScoreLookup(item, response, &outcome);
   return outcome;
 }
 
@@ -179,6 +253,21 @@ RunSummary Summarize(const std::string& dataset, const std::string& config,
       continue;
     }
     ++s.answered;
+    if (o.lookup) {
+      s.lookup_rows.push_back(
+          {o.item_id, o.relation, o.open, o.evidence_rank, o.hit5, o.precision5});
+      for (RunSummary::LookupCounts* c : {&s.lookup, &s.lookup_by_relation[o.relation]}) {
+        ++c->questions;
+        if (o.hit5) ++c->right;
+        if (!o.open) continue;
+        ++c->open;
+        if (o.hit5) ++c->hit5;
+        c->precision5_sum += o.precision5;
+        if (o.evidence_rank > 0) ++c->evidence_any;
+        if (o.evidence_rank > 0 && o.evidence_rank <= 10) ++c->evidence_top10;
+        if (o.evidence_rank > 0 && o.evidence_rank <= 100) ++c->evidence_top100;
+      }
+    }
     if (o.correct) ++s.correct;
     if (o.hit_applicable) {
       ++s.hit_applicable;

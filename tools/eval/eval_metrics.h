@@ -12,9 +12,9 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
+#include "common/qa/qa_datasets.h"
 #include "ibgraphrag/v1/gateway.pb.h"
 #include "services/reasoner/reasoner_types.h"
-#include "tools/eval/qa_datasets.h"
 
 namespace ibgraphrag::eval {
 
@@ -67,7 +67,27 @@ struct ItemOutcome {
   v1::ArtifactVersions versions;
   reasoner::ExtractiveSignals signals;
   bool candidate_correct = false;
+  // Lookup sets (QaItem::accepted non-empty): the relation kind asked about, whether the
+  // question is open, and
+  //   evidence_rank   1-based rank of the first evidence triple (best first) naming an accepted
+  //                   answer as head or tail; 0 when none does
+  //   hit5            open: one of the first five answers is accepted (Answer.answers; for an
+  //                   answer without that list, the entities of the evidence it used other
+  //                   than the aligned ones, in order); otherwise `correct`
+  //   precision5      open: accepted answers among the first min(5, answers) answers, over
+  //                   that count (0 without answers)
+  bool lookup = false;
+  bool open = false;
+  std::string item_id;
+  std::string relation;
+  int evidence_rank = 0;
+  bool hit5 = false;
+  double precision5 = 0;
 };
+
+// Whether `name` names one of `accepted`: the same normalised words in any order, a trailing
+// plural 's' of each ignored ("Lung small cell carcinoma" = "small cell lung carcinomas").
+bool IsAcceptedName(absl::string_view name, const std::vector<std::string>& accepted);
 
 // Lower-cases ASCII letters, turns every other ASCII character that is not a letter or a digit
 // into a space, collapses runs of spaces and trims (bytes >= 0x80 are kept as they are).
@@ -134,6 +154,29 @@ struct RunSummary {
   // Wall time of the whole run and answered calls per second over it.
   double wall_seconds = 0;
   double throughput_qps = 0;
+  // Lookup sets (ItemOutcome::lookup): answered lookup questions and, over the open ones,
+  // hit@5, mean precision@5 and evidence containing an accepted answer (in the first 10, the
+  // first 100, anywhere); per relation kind: questions, right answers (hit@5 for open
+  // questions, `correct` otherwise) and evidence containing an accepted answer.
+  struct LookupCounts {
+    int questions = 0;
+    int open = 0;
+    int right = 0;  // open questions with hit@5, plus the other kinds answered correctly
+    int hit5 = 0;   // open questions with hit@5
+    double precision5_sum = 0;  // open questions
+    int evidence_any = 0, evidence_top10 = 0, evidence_top100 = 0;
+  };
+  LookupCounts lookup;
+  std::map<std::string, LookupCounts> lookup_by_relation;
+  // Per lookup question, in item order: id, relation, open, evidence_rank, hit5, precision5.
+  struct LookupRow {
+    std::string id, relation;
+    bool open = false;
+    int evidence_rank = 0;
+    bool hit5 = false;
+    double precision5 = 0;
+  };
+  std::vector<LookupRow> lookup_rows;
 };
 
 RunSummary Summarize(const std::string& dataset, const std::string& config,

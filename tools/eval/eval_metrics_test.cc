@@ -242,5 +242,109 @@ TEST(SummarizeTest, EmptyRunHasZeroRatesNotNaN) {
   EXPECT_THAT(ReportMarkdown(ReportMeta(), {s}), HasSubstr("| n/a | n/a |"));
 }
 
+// Lookup questions: hit@5 and precision@5 over the first five answers, and where the first
+// evidence triple naming an accepted answer ranks.
+QaItem OpenLookup(std::vector<std::string> accepted, std::string relation) {
+  QaItem item;
+  item.id = "L1";
+  item.task = v1::TASK_OPEN;
+  item.accepted = std::move(accepted);
+  item.gold_text = item.accepted.front();
+  item.gold_is_entity = true;
+  item.relation = std::move(relation);
+  return item;
+}
+
+v1::AnswerResponse OpenAnswer(std::vector<std::string> answers,
+                              std::vector<std::pair<std::string, std::string>> evidence) {
+  v1::AnswerResponse response;
+  for (const std::string& a : answers) response.mutable_answer()->add_answers(a);
+  for (const auto& [head, tail] : evidence) {
+    v1::EvidenceTriple* t = response.add_evidence();
+    t->mutable_head()->set_name(head);
+    t->mutable_tail()->set_name(tail);
+  }
+  return response;
+}
+
+TEST(LookupScoreTest, HitPrecisionAndEvidenceRank) {
+  const QaItem item = OpenLookup({"metformin", "glipizide", "insulin glargine"}, "treats");
+  const ItemOutcome o =
+      ScoreAnswer(item,
+                  OpenAnswer({"Metformin", "Aspirin", "Insulin Glargine", "Glipizides"},
+                             {{"type 2 diabetes", "TCF7L2"}, {"Metformin", "type 2 diabetes"}}),
+                  1.0);
+  EXPECT_TRUE(o.lookup);
+  EXPECT_TRUE(o.open);
+  EXPECT_EQ(o.item_id, "L1");
+  EXPECT_TRUE(o.hit5);
+  EXPECT_TRUE(o.correct);
+  // Three of the four answers are accepted ("Glipizides": a plural 's' is ignored).
+  EXPECT_TRUE(IsAcceptedName("Lung small cell carcinoma", {"small cell lung carcinoma"}));
+  EXPECT_FALSE(IsAcceptedName("lung carcinoma", {"small cell lung carcinoma"}));
+  EXPECT_DOUBLE_EQ(o.precision5, 0.75);
+  EXPECT_EQ(o.evidence_rank, 2);
+
+  const ItemOutcome wrong = ScoreAnswer(item, OpenAnswer({"Aspirin"}, {{"a", "b"}}), 1.0);
+  EXPECT_FALSE(wrong.hit5);
+  EXPECT_FALSE(wrong.correct);
+  EXPECT_DOUBLE_EQ(wrong.precision5, 0.0);
+  EXPECT_EQ(wrong.evidence_rank, 0);
+  // No answers at all: precision 0, not NaN.
+  const ItemOutcome empty = ScoreAnswer(item, OpenAnswer({}, {}), 1.0);
+  EXPECT_DOUBLE_EQ(empty.precision5, 0.0);
+  // An answer without an answer list (an extractive answer that rendered paths) names the
+  // entities of the evidence it used, less the aligned ones.
+  v1::AnswerResponse paths =
+      OpenAnswer({}, {{"type 2 diabetes", "TCF7L2"}, {"Metformin", "type 2 diabetes"}});
+  paths.add_entities()->mutable_entity()->set_name("Type 2 Diabetes");
+  paths.mutable_answer()->add_evidence_used(1);
+  paths.mutable_answer()->add_evidence_used(0);
+  const ItemOutcome rendered = ScoreAnswer(item, paths, 1.0);
+  EXPECT_TRUE(rendered.hit5);
+  EXPECT_DOUBLE_EQ(rendered.precision5, 0.5);  // Metformin, TCF7L2
+  // Only the first five answers count.
+  const ItemOutcome sixth =
+      ScoreAnswer(item, OpenAnswer({"a", "b", "c", "d", "e", "metformin"}, {}), 1.0);
+  EXPECT_FALSE(sixth.hit5);
+}
+
+TEST(LookupScoreTest, SummaryPerRelationAndInTheReports) {
+  std::vector<ItemOutcome> outcomes;
+  QaItem treats = OpenLookup({"metformin"}, "treats");
+  outcomes.push_back(ScoreAnswer(treats, OpenAnswer({"Metformin"}, {{"Metformin", "x"}}), 1.0));
+  QaItem genes = OpenLookup({"cftr"}, "gene");
+  std::vector<std::pair<std::string, std::string>> far(20, {"x", "y"});
+  far.push_back({"cystic fibrosis", "CFTR"});
+  outcomes.push_back(ScoreAnswer(genes, OpenAnswer({"TTN", "CFTR"}, far), 1.0));
+  QaItem mcq = Mcq({"TTN", "CFTR"}, 1);
+  mcq.accepted = {"cftr"};
+  mcq.relation = "gene";
+  outcomes.push_back(ScoreAnswer(mcq, Answered(1), 1.0));
+  const RunSummary s = Summarize("lookup", "default", outcomes, 1.0);
+  EXPECT_EQ(s.lookup.questions, 3);
+  EXPECT_EQ(s.lookup.open, 2);
+  EXPECT_EQ(s.lookup.right, 3);
+  EXPECT_EQ(s.lookup.hit5, 2);
+  EXPECT_DOUBLE_EQ(s.lookup.precision5_sum, 1.5);
+  EXPECT_EQ(s.lookup.evidence_any, 2);
+  EXPECT_EQ(s.lookup.evidence_top10, 1);
+  EXPECT_EQ(s.lookup.evidence_top100, 2);
+  EXPECT_EQ(s.lookup_by_relation.at("gene").questions, 2);
+  EXPECT_EQ(s.lookup_by_relation.at("gene").open, 1);
+  ASSERT_EQ(s.lookup_rows.size(), 3u);
+  EXPECT_EQ(s.lookup_rows[1].evidence_rank, 21);
+
+  ReportMeta meta;
+  const nlohmann::json json = nlohmann::json::parse(ReportJson(meta, {s}, {}));
+  const nlohmann::json& lookup = json["runs"][0]["lookup"];
+  EXPECT_DOUBLE_EQ(lookup["hit_at_5"].get<double>(), 1.0);
+  EXPECT_DOUBLE_EQ(lookup["precision_at_5"].get<double>(), 0.75);
+  EXPECT_DOUBLE_EQ(lookup["evidence_top10"].get<double>(), 0.5);
+  EXPECT_EQ(lookup["by_relation"]["gene"]["questions"].get<int>(), 2);
+  EXPECT_EQ(lookup["questions_detail"].size(), 3u);
+  EXPECT_THAT(ReportMarkdown(meta, {s}, {}), HasSubstr("| **all** | 3 | 3 | 2 | 100.0% | 0.75 |"));
+}
+
 }  // namespace
 }  // namespace ibgraphrag::eval

@@ -65,6 +65,39 @@ Json SummaryJson(const RunSummary& s) {
   };
 }
 
+Json LookupCountsJson(const RunSummary::LookupCounts& c) {
+  const double open = std::max(c.open, 1);
+  return Json{{"questions", c.questions},
+              {"right", c.right},
+              {"open", c.open},
+              {"hit_at_5", c.open == 0 ? 0.0 : c.hit5 / open},
+              {"precision_at_5", c.precision5_sum / open},
+              {"evidence_contains_answer", c.evidence_any / open},
+              {"evidence_top10", c.evidence_top10 / open},
+              {"evidence_top100", c.evidence_top100 / open}};
+}
+
+// The lookup section of a run (empty when the dataset is not a lookup set).
+Json LookupJson(const RunSummary& s) {
+  if (s.lookup.questions == 0) return Json();
+  Json by_relation = Json::object();
+  for (const auto& [relation, c] : s.lookup_by_relation)
+    by_relation[relation] = LookupCountsJson(c);
+  Json rows = Json::array();
+  for (const RunSummary::LookupRow& r : s.lookup_rows) {
+    rows.push_back(Json{{"id", r.id},
+                        {"relation", r.relation},
+                        {"open", r.open},
+                        {"evidence_rank", r.evidence_rank},
+                        {"hit_at_5", r.hit5},
+                        {"precision_at_5", r.precision5}});
+  }
+  Json out = LookupCountsJson(s.lookup);
+  out["by_relation"] = std::move(by_relation);
+  out["questions_detail"] = std::move(rows);
+  return out;
+}
+
 std::string CountsText(const std::map<std::string, int>& counts) {
   if (counts.empty()) return "";
   std::vector<std::string> parts;
@@ -88,6 +121,7 @@ std::string ReportJson(const ReportMeta& meta, const std::vector<RunSummary>& ru
             {"runs", Json::array()}};
   for (size_t i = 0; i < runs.size(); ++i) {
     Json run = SummaryJson(runs[i]);
+    if (Json lookup = LookupJson(runs[i]); !lookup.is_null()) run["lookup"] = std::move(lookup);
     if (i < calibration.size()) {
       run["calibration"] = CalibrationSummaryJson(calibration[i].summary);
       run["questions"] = calibration[i].questions;
@@ -133,6 +167,29 @@ std::string ReportMarkdown(const ReportMeta& meta, const std::vector<RunSummary>
                           stages.empty() ? "none" : absl::StrJoin(stages, ", "), s.degraded_answers,
                           CountsText(s.degraded_by_component), s.errors,
                           CountsText(s.errors_by_code));
+  }
+  for (const RunSummary& s : runs) {
+    if (s.lookup.questions == 0) continue;
+    absl::StrAppendFormat(
+        &md,
+        "\nLookup questions, %s, %s (open questions: hit@5 = an accepted answer among the first "
+        "five answers; precision@5; evidence = an evidence triple names an accepted answer, "
+        "anywhere / in the first 10 / 100; right = hit@5 for open questions, the right option or "
+        "verdict otherwise):\n\n"
+        "| relation | questions | right | open | hit@5 | precision@5 | evidence | top 10 | "
+        "top 100 |\n|---|--:|--:|--:|--:|--:|--:|--:|--:|\n",
+        Cell(s.dataset), Cell(s.config));
+    auto row = [&](const std::string& name, const RunSummary::LookupCounts& c) {
+      const double open = std::max(c.open, 1);
+      absl::StrAppendFormat(&md, "| %s | %d | %d | %d | %s | %.2f | %s | %s | %s |\n", name,
+                            c.questions, c.right, c.open, c.open ? Percent(c.hit5 / open) : "n/a",
+                            c.precision5_sum / open,
+                            c.open ? Percent(c.evidence_any / open) : "n/a",
+                            c.open ? Percent(c.evidence_top10 / open) : "n/a",
+                            c.open ? Percent(c.evidence_top100 / open) : "n/a");
+    };
+    for (const auto& [relation, c] : s.lookup_by_relation) row(relation, c);
+    row("**all**", s.lookup);
   }
   if (!calibration.empty()) absl::StrAppend(&md, CalibrationMarkdown(calibration));
   return md;

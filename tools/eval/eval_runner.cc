@@ -37,6 +37,7 @@ std::string PipelineConfig::Label() const {
   if (max_hops) absl::StrAppend(&label, " max_hops=", *max_hops);
   if (!backend.empty()) absl::StrAppend(&label, " backend=", backend);
   if (!scorer.empty()) absl::StrAppend(&label, " scorer=", scorer);
+  if (intent) absl::StrAppend(&label, " intent=", OnOff(intent));
   if (!mode.empty()) label = absl::StrCat("mode=", mode, " ", label);
   return label;
 }
@@ -53,6 +54,7 @@ void PipelineConfig::ApplyTo(v1::PipelineOptions* options) const {
   if (scorer == "residual") options->set_scorer_variant(v1::SCORER_VARIANT_RESIDUAL);
   if (scorer == "plain") options->set_scorer_variant(v1::SCORER_VARIANT_PLAIN);
   if (!mode.empty()) options->set_mode(mode);
+  if (intent) options->set_intent_enabled(*intent);
 }
 
 std::vector<PipelineConfig> AblationGrid(const PipelineConfig& base,

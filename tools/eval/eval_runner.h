@@ -12,10 +12,10 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "common/qa/qa_datasets.h"
 #include "grpcpp/client_context.h"
 #include "ibgraphrag/v1/gateway.grpc.pb.h"
 #include "tools/eval/eval_metrics.h"
-#include "tools/eval/qa_datasets.h"
 
 namespace ibgraphrag::eval {
 
@@ -33,6 +33,8 @@ struct PipelineConfig {
   std::string scorer;
   // PipelineOptions.mode ("kg_rank", ...); empty = the gateway's default (ibgraphrag).
   std::string mode;
+  // PipelineOptions.intent_enabled (question intent on/off); unset = the gateway's default (on).
+  std::optional<bool> intent;
 
   // "msca=on ibrp=off top_k=10" (fields left to the gateway read "default").
   std::string Label() const;

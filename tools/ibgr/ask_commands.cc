@@ -9,6 +9,7 @@
 #include "absl/flags/reflection.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 #include "grpcpp/client_context.h"
 #include "tools/eval/answer_format.h"
@@ -41,6 +42,16 @@ ABSL_FLAG(int64_t, deadline_ms, 30000, "ask/eval: deadline of each call in milli
 ABSL_FLAG(bool, stream, false, "ask: use AnswerStream and print stages and tokens as they come");
 ABSL_FLAG(std::string, api_key, "",
           "ask/eval: API key sent as a bearer token (default $IBGR_API_KEY; never printed)");
+ABSL_FLAG(bool, intent, true,
+          "ask/eval: read the question's intent (relation, answer type, constraint) and let it "
+          "shape retrieval and the extractive answer (false = topic neighbourhood, as before)");
+ABSL_FLAG(std::string, relation, "",
+          "ask: override the question's intent: comma list of relation kinds (treats, palliates, "
+          "side_effect, symptom, gene, target, is_a, drug_class, anatomy, pathway, "
+          "contraindication, interaction, expression)");
+ABSL_FLAG(std::string, answer_type, "",
+          "ask: override the intent's answer entity types, comma list (compound, gene, disease, "
+          "symptom, phenotype, side_effect, anatomy, pathway, ...)");
 ABSL_FLAG(int, show_evidence, 10, "ask: evidence triples to list");
 ABSL_FLAG(int, show_paths, 5, "ask: reasoning paths to list");
 
@@ -55,6 +66,7 @@ constexpr char kAskUsage[] =
     "                [--top_k=N (evidence triples, 1..1000)] [--msca=true|false] "
     "[--ibrp=true|false] [--scorer=residual|plain]\n"
     "                [--backend=NAME] [--lambda=X --tau=X] [--hops=N] [--deadline_ms=30000]\n"
+    "                [--intent=true|false] [--relation=KIND,...] [--answer_type=TYPE,...]\n"
     "                [--stream] [--json] [--tls_ca=PEM] [--api_key=KEY] \"question\"\n"
     "Pipeline switches not given are left to the gateway's defaults (top_k 100, MSCA and IBRP "
     "on).";
@@ -220,6 +232,7 @@ absl::StatusOr<eval::PipelineConfig> PipelineFromFlags() {
   }
   config.backend = absl::GetFlag(FLAGS_backend);
   config.mode = absl::GetFlag(FLAGS_mode);
+  if (Given("intent")) config.intent = absl::GetFlag(FLAGS_intent);
   return config;
 }
 
@@ -263,6 +276,14 @@ int Ask(const std::vector<std::string>& args) {
   auto pipeline = PipelineFromFlags();
   if (!pipeline.ok()) return Usage(std::string(pipeline.status().message()));
   pipeline->ApplyTo(request.mutable_pipeline());
+  for (absl::string_view kind :
+       absl::StrSplit(absl::GetFlag(FLAGS_relation), ',', absl::SkipEmpty())) {
+    request.mutable_intent()->add_relation_kinds(std::string(kind));
+  }
+  for (absl::string_view type :
+       absl::StrSplit(absl::GetFlag(FLAGS_answer_type), ',', absl::SkipEmpty())) {
+    request.mutable_intent()->add_answer_types(std::string(type));
+  }
   auto deadline = DeadlineFromFlags();
   if (!deadline.ok()) return Usage(std::string(deadline.status().message()));
   auto stub = GatewayStubFromFlags();

@@ -15,13 +15,13 @@
 #include "absl/time/clock.h"
 #include "common/file_util.h"
 #include "common/proto_json.h"
+#include "common/qa/qa_datasets.h"
+#include "common/qa/qa_split.h"
 #include "common/status_macros.h"
 #include "services/reasoner/confidence_calibration.h"
 #include "tools/eval/calibration_eval.h"
 #include "tools/eval/eval_report.h"
 #include "tools/eval/eval_runner.h"
-#include "tools/eval/qa_datasets.h"
-#include "tools/eval/qa_split.h"
 #include "tools/ibgr/ask_commands.h"
 
 ABSL_DECLARE_FLAG(std::string, gateway);

@@ -75,7 +75,24 @@
     if (answer.insufficient_evidence) confidence += ' (insufficient evidence)';
     $('answer-confidence').textContent = confidence;
     $('answer-backend').textContent = answer.backend || '—';
+    $('answer-intent').textContent = intentText(response.intent || {});
     $('answer-rationale').textContent = answer.rationale || '';
+  }
+
+  // "treats -> compound (all of the entities; from the words: drug, treat)": how the gateway
+  // read the question (AnswerResponse.intent).
+  function intentText(intent) {
+    const kinds = intent.relation_kinds || [];
+    const types = intent.answer_types || [];
+    if (!kinds.length && !types.length) return 'no relation recognised (evidence about the topic)';
+    const notes = [];
+    if (intent.constraint === 'INTENT_CONSTRAINT_ALL_OF') notes.push('all of the entities');
+    if (intent.constraint === 'INTENT_CONSTRAINT_EXCEPT') notes.push('the exception');
+    if (intent.single_answer) notes.push('one answer expected');
+    if (intent.origin === 'request') notes.push('given by the request');
+    else if ((intent.cues || []).length) notes.push('from the words: ' + intent.cues.join(', '));
+    return (kinds.length ? kinds.join(', ') : 'any relation') + ' -> ' +
+        (types.length ? types.join('|') : 'any type') + (notes.length ? ' (' + notes.join('; ') + ')' : '');
   }
 
   function renderDegraded(response) {

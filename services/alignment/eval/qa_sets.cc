@@ -4,8 +4,8 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/strip.h"
+#include "common/qa/qa_datasets.h"
 #include "common/status_macros.h"
-#include "tools/eval/qa_datasets.h"
 
 namespace ibgraphrag::alignment::eval {
 namespace {

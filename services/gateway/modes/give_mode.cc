@@ -74,6 +74,9 @@ grpc::Status RetrieveAround(const ModeCall& call, const PipelineStages& stages,
                             std::vector<uint32_t> topics, int hops, int top_k,
                             absl::Duration budget, pb::RetrieveResponse* out) {
   pb::RetrieveRequest retrieve;
+  // The baseline retrieves as its paper does, without IBGraphRAG's question intent (the intent
+  // reaches its answer through the gateway's reasoner call, AnswerResponse.intent).
+  retrieve.set_intent_disabled(true);
   retrieve.set_question(call.request.question());
   std::sort(topics.begin(), topics.end());
   for (uint32_t id : topics) retrieve.add_topic_entity_ids(id);

@@ -223,6 +223,9 @@ KgRagMode::Context KgRagMode::Retrieve(const ModeCall& call, const PipelineStage
   std::vector<std::string> sentences;
   for (size_t n = 0; n < strategy.nodes.size(); ++n) {
     pb::RetrieveRequest retrieve;
+    // The baseline retrieves as its paper does, without IBGraphRAG's question intent (the intent
+    // reaches its answer through the gateway's reasoner call, AnswerResponse.intent).
+    retrieve.set_intent_disabled(true);
     retrieve.set_question(strategy.query);
     retrieve.add_topic_entity_ids(strategy.nodes[n]);
     retrieve.set_top_k(1000);

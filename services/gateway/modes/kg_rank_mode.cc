@@ -98,6 +98,9 @@ grpc::Status RetrieveOneHop(const ModeCall& call, const PipelineStages& stages,
                             const std::string& query, pb::ScoringMode mode, uint32_t top_k,
                             absl::Time until, pb::RetrieveResponse* out) {
   pb::RetrieveRequest retrieve;
+  // The baseline retrieves as its paper does, without IBGraphRAG's question intent (the intent
+  // reaches its answer through the gateway's reasoner call, AnswerResponse.intent).
+  retrieve.set_intent_disabled(true);
   retrieve.set_question(query);
   retrieve.add_topic_entity_ids(entity_id);
   retrieve.set_top_k(top_k);

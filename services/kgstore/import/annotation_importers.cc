@@ -1,6 +1,7 @@
 #include "services/kgstore/import/annotation_importers.h"
 
 #include <array>
+#include <cmath>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -8,7 +9,9 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 #include "absl/strings/strip.h"
@@ -277,7 +280,19 @@ absl::Status ImportHsdnSymptoms(const std::string& path, KgBuilder& builder,
         const EntityId symptom =
             AddEntityFromSource(builder, absl::StrCat("MESH:", f[5]), "symptom", f[0], kSource);
         builder.AddEntitySource(*disease, BuilderArg(kSource));
-        builder.AddTriple(*disease, relation, symptom, source);
+        // The TF-IDF of the symptom in the disease's literature is how characteristic it is
+        // (asthma: Respiratory Sounds 1,967, Cough 930, Dyspnea 544 ... Birth Weight 107):
+        // recorded as the triple's source score, mapped to [0, 1) by tfidf / (tfidf + 100) (half
+        // at 100, about the 97th percentile of HSDN's pairs), with the raw figures as its note.
+        double tfidf = 0;
+        double cooccurs = 0;
+        if (!absl::SimpleAtod(f[3], &tfidf) || !std::isfinite(tfidf) || tfidf < 0 ||
+            !absl::SimpleAtod(f[2], &cooccurs)) {
+          return ctx.Malformed("tfidf_score / cooccurs is not a non-negative number");
+        }
+        builder.AddTriple(
+            *disease, relation, symptom, source, static_cast<float>(tfidf / (tfidf + 100.0)),
+            absl::StrFormat("HSDN tf-idf %.0f, %.0f co-occurrences", tfidf, cooccurs));
         return absl::OkStatus();
       });
 }

@@ -126,6 +126,18 @@ TEST_F(AnnotationImportersTest, HsdnAndHetionetSymptomsMergeIntoOneRelation) {
   // Hetionet's DpS edges come from HSDN, so many HSDN rows repeat an existing triple.
   EXPECT_LT(hsdn.triples_added, hsdn.rows_read - hsdn.unmapped_ids - 2'000);
   EXPECT_GT(by_source.at("do-disease-symptom"), 0);
+  // HSDN's TF-IDF ranks a disease's symptoms by how characteristic they are: asthma's
+  // Respiratory Sounds (tf-idf 1,967) scores above its Birth Weight (107).
+  const int64_t sounds =
+      testing_util::FindTriple(*kg_, "DOID:2841", "disease presents symptom", "MESH:D012135");
+  const int64_t weight =
+      testing_util::FindTriple(*kg_, "DOID:2841", "disease presents symptom", "MESH:D001724");
+  ASSERT_GE(sounds, 0);
+  ASSERT_GE(weight, 0);
+  EXPECT_NEAR(TripleScoreAt(*kg_, sounds), 1967.12 / 2067.12, 1e-4);
+  EXPECT_GT(TripleScoreAt(*kg_, sounds), TripleScoreAt(*kg_, weight));
+  EXPECT_THAT(std::string(TripleNoteAt(*kg_, sounds)),
+              HasSubstr("HSDN tf-idf 1967, 1200 co-occurrences"));
 }
 
 TEST_F(AnnotationImportersTest, IndicationsShareHetionetTreatsAndPalliates) {

@@ -29,11 +29,11 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
+#include "common/qa/qa_datasets.h"
 #include "services/kgstore/import/embedded_kg.h"
 #include "services/reasoner/eval/kg_evidence.h"
 #include "services/reasoner/reasoner.h"
 #include "services/reasoner/text_util.h"
-#include "tools/eval/qa_datasets.h"
 
 ABSL_FLAG(std::string, data_dir, "",
           "shared data directory (kg/, vocab/, qa/); default $IBGR_DATA_DIR or ../shared/data");
@@ -53,7 +53,7 @@ struct Statement {
   bool label = false;
 };
 
-// The statements through the one question-set loader (tools/eval/qa_datasets.h), which checks
+// The statements through the one question-set loader (common/qa/qa_datasets.h), which checks
 // the `,text,label` header and the True/False labels and names the file and line otherwise.
 absl::StatusOr<std::vector<Statement>> ReadStatements(const std::string& path) {
   absl::StatusOr<::ibgraphrag::eval::QaDataset> dataset =

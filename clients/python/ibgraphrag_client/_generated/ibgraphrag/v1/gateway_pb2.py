@@ -18,7 +18,7 @@ from ibgraphrag.v1 import reasoner_pb2 as ibgraphrag_dot_v1_dot_reasoner__pb2
 from ibgraphrag.v1 import retriever_pb2 as ibgraphrag_dot_v1_dot_retriever__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1bibgraphrag/v1/gateway.proto\x12\ribgraphrag.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1dibgraphrag/v1/alignment.proto\x1a\x1aibgraphrag/v1/common.proto\x1a\x1cibgraphrag/v1/reasoner.proto\x1a\x1dibgraphrag/v1/retriever.proto\"\xdf\x03\n\x0fPipelineOptions\x12\x12\n\x05top_k\x18\x01 \x01(\rH\x00\x88\x01\x01\x12\x19\n\x0cmsca_enabled\x18\x02 \x01(\x08H\x01\x88\x01\x01\x12\x13\n\x06lambda\x18\x03 \x01(\x02H\x02\x88\x01\x01\x12\x10\n\x03tau\x18\x04 \x01(\x02H\x03\x88\x01\x01\x12\x18\n\x0b\x61lign_top_k\x18\x05 \x01(\rH\x04\x88\x01\x01\x12\x19\n\x0cibrp_enabled\x18\x06 \x01(\x08H\x05\x88\x01\x01\x12\x15\n\x08max_hops\x18\x07 \x01(\rH\x06\x88\x01\x01\x12\x18\n\x10reasoner_backend\x18\x08 \x01(\t\x12\x38\n\x10self_consistency\x18\t \x01(\x0b\x32\x1e.ibgraphrag.v1.SelfConsistency\x12\x34\n\x0escorer_variant\x18\n \x01(\x0e\x32\x1c.ibgraphrag.v1.ScorerVariant\x12\x0c\n\x04mode\x18\x0b \x01(\t\x12\x1f\n\x12kg_rag_prompt_mode\x18\x0c \x01(\rH\x07\x88\x01\x01\x42\x08\n\x06_top_kB\x0f\n\r_msca_enabledB\t\n\x07_lambdaB\x06\n\x04_tauB\x0e\n\x0c_align_top_kB\x0f\n\r_ibrp_enabledB\x0b\n\t_max_hopsB\x15\n\x13_kg_rag_prompt_mode\"\x87\x01\n\rAnswerRequest\x12\x10\n\x08question\x18\x01 \x01(\t\x12\x0f\n\x07options\x18\x02 \x03(\t\x12!\n\x04task\x18\x03 \x01(\x0e\x32\x13.ibgraphrag.v1.Task\x12\x30\n\x08pipeline\x18\x04 \x01(\x0b\x32\x1e.ibgraphrag.v1.PipelineOptions\"\xfa\x02\n\x0e\x41nswerResponse\x12%\n\x06\x61nswer\x18\x01 \x01(\x0b\x32\x15.ibgraphrag.v1.Answer\x12.\n\x08\x65ntities\x18\x02 \x03(\x0b\x32\x1c.ibgraphrag.v1.AlignedEntity\x12/\n\x08\x65vidence\x18\x03 \x03(\x0b\x32\x1d.ibgraphrag.v1.EvidenceTriple\x12+\n\x05paths\x18\x04 \x03(\x0b\x32\x1c.ibgraphrag.v1.ReasoningPath\x12+\n\x07timings\x18\x05 \x03(\x0b\x32\x1a.ibgraphrag.v1.StageTiming\x12,\n\x08\x64\x65graded\x18\x06 \x03(\x0b\x32\x1a.ibgraphrag.v1.Degradation\x12\x31\n\x08versions\x18\x07 \x01(\x0b\x32\x1f.ibgraphrag.v1.ArtifactVersions\x12\x12\n\nrequest_id\x18\x08 \x01(\t\x12\x11\n\tllm_calls\x18\t \x01(\r\"D\n\x13\x41nswerStreamRequest\x12-\n\x07request\x18\x01 \x01(\x0b\x32\x1c.ibgraphrag.v1.AnswerRequest\"A\n\nStageEvent\x12\r\n\x05stage\x18\x01 \x01(\t\x12\x13\n\x0b\x64uration_ms\x18\x02 \x01(\x01\x12\x0f\n\x07summary\x18\x03 \x01(\t\"\x8d\x01\n\x14\x41nswerStreamResponse\x12*\n\x05stage\x18\x01 \x01(\x0b\x32\x19.ibgraphrag.v1.StageEventH\x00\x12\x0f\n\x05token\x18\x02 \x01(\tH\x00\x12/\n\x06result\x18\x03 \x01(\x0b\x32\x1d.ibgraphrag.v1.AnswerResponseH\x00\x42\x07\n\x05\x65vent2\xed\x01\n\x0eGatewayService\x12\\\n\x06\x41nswer\x12\x1c.ibgraphrag.v1.AnswerRequest\x1a\x1d.ibgraphrag.v1.AnswerResponse\"\x15\x82\xd3\xe4\x93\x02\x0f\"\n/v1/answer:\x01*\x12}\n\x0c\x41nswerStream\x12\".ibgraphrag.v1.AnswerStreamRequest\x1a#.ibgraphrag.v1.AnswerStreamResponse\"\"\x82\xd3\xe4\x93\x02\x1c\"\x11/v1/answer:stream:\x07request0\x01\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1bibgraphrag/v1/gateway.proto\x12\ribgraphrag.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1dibgraphrag/v1/alignment.proto\x1a\x1aibgraphrag/v1/common.proto\x1a\x1cibgraphrag/v1/reasoner.proto\x1a\x1dibgraphrag/v1/retriever.proto\"\x8f\x04\n\x0fPipelineOptions\x12\x12\n\x05top_k\x18\x01 \x01(\rH\x00\x88\x01\x01\x12\x19\n\x0cmsca_enabled\x18\x02 \x01(\x08H\x01\x88\x01\x01\x12\x13\n\x06lambda\x18\x03 \x01(\x02H\x02\x88\x01\x01\x12\x10\n\x03tau\x18\x04 \x01(\x02H\x03\x88\x01\x01\x12\x18\n\x0b\x61lign_top_k\x18\x05 \x01(\rH\x04\x88\x01\x01\x12\x19\n\x0cibrp_enabled\x18\x06 \x01(\x08H\x05\x88\x01\x01\x12\x15\n\x08max_hops\x18\x07 \x01(\rH\x06\x88\x01\x01\x12\x18\n\x10reasoner_backend\x18\x08 \x01(\t\x12\x38\n\x10self_consistency\x18\t \x01(\x0b\x32\x1e.ibgraphrag.v1.SelfConsistency\x12\x34\n\x0escorer_variant\x18\n \x01(\x0e\x32\x1c.ibgraphrag.v1.ScorerVariant\x12\x0c\n\x04mode\x18\x0b \x01(\t\x12\x1f\n\x12kg_rag_prompt_mode\x18\x0c \x01(\rH\x07\x88\x01\x01\x12\x1b\n\x0eintent_enabled\x18\r \x01(\x08H\x08\x88\x01\x01\x42\x08\n\x06_top_kB\x0f\n\r_msca_enabledB\t\n\x07_lambdaB\x06\n\x04_tauB\x0e\n\x0c_align_top_kB\x0f\n\r_ibrp_enabledB\x0b\n\t_max_hopsB\x15\n\x13_kg_rag_prompt_modeB\x11\n\x0f_intent_enabled\"\xb6\x01\n\rAnswerRequest\x12\x10\n\x08question\x18\x01 \x01(\t\x12\x0f\n\x07options\x18\x02 \x03(\t\x12!\n\x04task\x18\x03 \x01(\x0e\x32\x13.ibgraphrag.v1.Task\x12\x30\n\x08pipeline\x18\x04 \x01(\x0b\x32\x1e.ibgraphrag.v1.PipelineOptions\x12-\n\x06intent\x18\x05 \x01(\x0b\x32\x1d.ibgraphrag.v1.QuestionIntent\"\xa9\x03\n\x0e\x41nswerResponse\x12%\n\x06\x61nswer\x18\x01 \x01(\x0b\x32\x15.ibgraphrag.v1.Answer\x12.\n\x08\x65ntities\x18\x02 \x03(\x0b\x32\x1c.ibgraphrag.v1.AlignedEntity\x12/\n\x08\x65vidence\x18\x03 \x03(\x0b\x32\x1d.ibgraphrag.v1.EvidenceTriple\x12+\n\x05paths\x18\x04 \x03(\x0b\x32\x1c.ibgraphrag.v1.ReasoningPath\x12+\n\x07timings\x18\x05 \x03(\x0b\x32\x1a.ibgraphrag.v1.StageTiming\x12,\n\x08\x64\x65graded\x18\x06 \x03(\x0b\x32\x1a.ibgraphrag.v1.Degradation\x12\x31\n\x08versions\x18\x07 \x01(\x0b\x32\x1f.ibgraphrag.v1.ArtifactVersions\x12\x12\n\nrequest_id\x18\x08 \x01(\t\x12\x11\n\tllm_calls\x18\t \x01(\r\x12-\n\x06intent\x18\n \x01(\x0b\x32\x1d.ibgraphrag.v1.QuestionIntent\"D\n\x13\x41nswerStreamRequest\x12-\n\x07request\x18\x01 \x01(\x0b\x32\x1c.ibgraphrag.v1.AnswerRequest\"A\n\nStageEvent\x12\r\n\x05stage\x18\x01 \x01(\t\x12\x13\n\x0b\x64uration_ms\x18\x02 \x01(\x01\x12\x0f\n\x07summary\x18\x03 \x01(\t\"\x8d\x01\n\x14\x41nswerStreamResponse\x12*\n\x05stage\x18\x01 \x01(\x0b\x32\x19.ibgraphrag.v1.StageEventH\x00\x12\x0f\n\x05token\x18\x02 \x01(\tH\x00\x12/\n\x06result\x18\x03 \x01(\x0b\x32\x1d.ibgraphrag.v1.AnswerResponseH\x00\x42\x07\n\x05\x65vent2\xed\x01\n\x0eGatewayService\x12\\\n\x06\x41nswer\x12\x1c.ibgraphrag.v1.AnswerRequest\x1a\x1d.ibgraphrag.v1.AnswerResponse\"\x15\x82\xd3\xe4\x93\x02\x0f\"\n/v1/answer:\x01*\x12}\n\x0c\x41nswerStream\x12\".ibgraphrag.v1.AnswerStreamRequest\x1a#.ibgraphrag.v1.AnswerStreamResponse\"\"\x82\xd3\xe4\x93\x02\x1c\"\x11/v1/answer:stream:\x07request0\x01\x62\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'ibgraphrag.v1.gateway_pb2', globals())
@@ -30,17 +30,17 @@ if _descriptor._USE_C_DESCRIPTORS == False:
   _GATEWAYSERVICE.methods_by_name['AnswerStream']._options = None
   _GATEWAYSERVICE.methods_by_name['AnswerStream']._serialized_options = b'\202\323\344\223\002\034\"\021/v1/answer:stream:\007request'
   _PIPELINEOPTIONS._serialized_start=197
-  _PIPELINEOPTIONS._serialized_end=676
-  _ANSWERREQUEST._serialized_start=679
-  _ANSWERREQUEST._serialized_end=814
-  _ANSWERRESPONSE._serialized_start=817
-  _ANSWERRESPONSE._serialized_end=1195
-  _ANSWERSTREAMREQUEST._serialized_start=1197
-  _ANSWERSTREAMREQUEST._serialized_end=1265
-  _STAGEEVENT._serialized_start=1267
-  _STAGEEVENT._serialized_end=1332
-  _ANSWERSTREAMRESPONSE._serialized_start=1335
-  _ANSWERSTREAMRESPONSE._serialized_end=1476
-  _GATEWAYSERVICE._serialized_start=1479
-  _GATEWAYSERVICE._serialized_end=1716
+  _PIPELINEOPTIONS._serialized_end=724
+  _ANSWERREQUEST._serialized_start=727
+  _ANSWERREQUEST._serialized_end=909
+  _ANSWERRESPONSE._serialized_start=912
+  _ANSWERRESPONSE._serialized_end=1337
+  _ANSWERSTREAMREQUEST._serialized_start=1339
+  _ANSWERSTREAMREQUEST._serialized_end=1407
+  _STAGEEVENT._serialized_start=1409
+  _STAGEEVENT._serialized_end=1474
+  _ANSWERSTREAMRESPONSE._serialized_start=1477
+  _ANSWERSTREAMRESPONSE._serialized_end=1618
+  _GATEWAYSERVICE._serialized_start=1621
+  _GATEWAYSERVICE._serialized_end=1858
 # @@protoc_insertion_point(module_scope)

@@ -1,4 +1,4 @@
-#include "tools/eval/qa_split.h"
+#include "common/qa/qa_split.h"
 
 #include <map>
 #include <string>

@@ -4,15 +4,15 @@
 // retriever trained on. A key (a question's normalised text, or a template's entity id) falls in
 // a part by a seeded 64-bit hash: the first 70% of the hash range is train, the next 15%
 // validation, the last 15% test. Deterministic across runs, machines and file orders.
-#ifndef IBGRAPHRAG_TOOLS_EVAL_QA_SPLIT_H_
-#define IBGRAPHRAG_TOOLS_EVAL_QA_SPLIT_H_
+#ifndef IBGRAPHRAG_COMMON_QA_QA_SPLIT_H_
+#define IBGRAPHRAG_COMMON_QA_QA_SPLIT_H_
 
 #include <cstdint>
 #include <string>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "tools/eval/qa_datasets.h"
+#include "common/qa/qa_datasets.h"
 
 namespace ibgraphrag::eval {
 
@@ -50,8 +50,10 @@ inline bool SplitSelects(QaSplit wanted, QaSplit part) {
 }
 
 // Drops the items of `items` whose question is not in `wanted` under `seed` (kAll keeps all).
+// Items that carry their own part (QaItem::file_split: "dev" = validation, "test", "train")
+// keep it instead of the hash rule.
 void KeepSplit(QaSplit wanted, uint64_t seed, std::vector<QaItem>* items);
 
 }  // namespace ibgraphrag::eval
 
-#endif  // IBGRAPHRAG_TOOLS_EVAL_QA_SPLIT_H_
+#endif  // IBGRAPHRAG_COMMON_QA_QA_SPLIT_H_

@@ -1,4 +1,4 @@
-#include "tools/eval/qa_datasets.h"
+#include "common/qa/qa_datasets.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -22,8 +22,8 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-constexpr absl::string_view kFormatNames[] = {"auto", "medqa",        "medmcqa",  "pubmedqa",
-                                              "mmlu", "biomixqa_mcq", "truefalse"};
+constexpr absl::string_view kFormatNames[] = {"auto", "medqa",        "medmcqa",   "pubmedqa",
+                                              "mmlu", "biomixqa_mcq", "truefalse", "lookup"};
 
 absl::Status LineError(const std::string& path, int line, absl::string_view what) {
   return absl::InvalidArgumentError(absl::StrCat(path, ":", line, ": ", what));
@@ -129,6 +129,77 @@ absl::StatusOr<DatasetFormat> ParseDatasetFormat(absl::string_view name) {
   }
   return absl::InvalidArgumentError(absl::StrCat("--format: unknown format \"", name, "\"; one of ",
                                                  absl::StrJoin(kFormatNames, ", ")));
+}
+
+absl::StatusOr<std::vector<QaItem>> ParseLookup(absl::string_view content,
+                                                const std::string& path) {
+  return ParseJsonLines(content, path, [&](const Json& json, int line) -> absl::StatusOr<QaItem> {
+    QaItem item;
+    for (auto [field, out] :
+         {std::pair{"question", &item.question}, std::pair{"relation", &item.relation},
+          std::pair{"split", &item.file_split}}) {
+      absl::StatusOr<std::string> value = StringField(json, field, path, line);
+      if (!value.ok()) return value.status();
+      *out = *std::move(value);
+    }
+    if (auto id = json.find("id"); id != json.end() && id->is_string()) {
+      item.id = id->get<std::string>();
+    }
+    if (auto hub = json.find("hub"); hub != json.end() && hub->is_boolean()) {
+      item.hub = hub->get<bool>();
+    }
+    auto accepted = json.find("accepted");
+    if (accepted == json.end() || !accepted->is_array() || accepted->empty()) {
+      return LineError(path, line, "field \"accepted\" must be a non-empty array of strings");
+    }
+    for (const Json& a : *accepted) {
+      if (!a.is_string() || a.get<std::string>().empty()) {
+        return LineError(path, line, "field \"accepted\" must hold non-empty strings");
+      }
+      item.accepted.push_back(absl::AsciiStrToLower(a.get<std::string>()));
+    }
+    absl::StatusOr<std::string> kind = StringField(json, "kind", path, line);
+    if (!kind.ok()) return kind.status();
+    if (*kind == "open") {
+      item.task = v1::TASK_OPEN;
+      item.gold_text = item.accepted.front();
+      item.gold_is_entity = true;
+    } else if (*kind == "multiple_choice") {
+      item.task = v1::TASK_MULTIPLE_CHOICE;
+      item.gold_is_entity = true;
+      auto options = json.find("options");
+      if (options == json.end() || !options->is_array() || options->size() < 2 ||
+          options->size() > 26) {
+        return LineError(path, line, "field \"options\" must be an array of 2..26 strings");
+      }
+      for (const Json& o : *options) {
+        if (!o.is_string()) return LineError(path, line, "options must be strings");
+        item.options.push_back(o.get<std::string>());
+      }
+      absl::StatusOr<std::string> letter = StringField(json, "answer", path, line);
+      if (!letter.ok()) return letter.status();
+      const int index = letter->size() == 1 ? (*letter)[0] - 'A' : -1;
+      if (index < 0 || index >= static_cast<int>(item.options.size())) {
+        return LineError(path, line,
+                         absl::StrCat("answer \"", *letter, "\" is not an option letter"));
+      }
+      item.gold_index = index;
+      item.gold_text = item.options[index];
+    } else if (*kind == "yes_no") {
+      item.task = v1::TASK_FACT_VERIFICATION;
+      absl::StatusOr<std::string> answer = StringField(json, "answer", path, line);
+      if (!answer.ok()) return answer.status();
+      if (*answer != "yes" && *answer != "no") {
+        return LineError(path, line, "a yes_no answer must be \"yes\" or \"no\"");
+      }
+      item.gold_label = *answer == "yes" ? v1::FACT_LABEL_SUPPORTED : v1::FACT_LABEL_REFUTED;
+      item.gold_text = *answer == "yes" ? "true" : "false";
+    } else {
+      return LineError(path, line,
+                       absl::StrCat("kind \"", *kind, "\" is not open, multiple_choice or yes_no"));
+    }
+    return item;
+  });
 }
 
 absl::StatusOr<std::vector<QaItem>> ParseMedQa(absl::string_view content, const std::string& path) {
@@ -392,7 +463,7 @@ absl::StatusOr<DatasetFormat> DetectDatasetFormat(const std::string& path,
   auto unknown = [&](absl::string_view why) {
     return absl::InvalidArgumentError(
         absl::StrCat(path, ": cannot detect the dataset format (", why,
-                     "); pass --format=medqa|medmcqa|pubmedqa|mmlu|biomixqa_mcq|truefalse"));
+                     "); pass --format=medqa|medmcqa|pubmedqa|mmlu|biomixqa_mcq|truefalse|lookup"));
   };
   if (absl::EndsWith(path, ".jsonl")) {
     int line = 0;
@@ -404,6 +475,9 @@ absl::StatusOr<DatasetFormat> DetectDatasetFormat(const std::string& path,
         json = Json::parse(text.begin(), text.end());
       } catch (const Json::exception& e) {
         return LineError(path, line, absl::StrCat("not valid JSON: ", e.what()));
+      }
+      if (json.is_object() && json.contains("kind") && json.contains("accepted")) {
+        return DatasetFormat::kLookup;
       }
       if (json.is_object() && json.contains("cop") && json.contains("opa")) {
         return DatasetFormat::kMedMcqa;
@@ -484,6 +558,9 @@ absl::StatusOr<QaDataset> LoadDataset(const std::string& path, DatasetFormat for
       break;
     case DatasetFormat::kTrueFalse:
       items = ParseTrueFalse(*content, path);
+      break;
+    case DatasetFormat::kLookup:
+      items = ParseLookup(*content, path);
       break;
     case DatasetFormat::kAuto:
       return absl::InternalError("format not resolved");

@@ -2,8 +2,8 @@
 // JSONL, MedMCQA JSONL, PubMedQA JSON, MMLU CSV, BiomixQA multiple-choice CSV and the BiomixQA
 // true/false CSV. Each file becomes a list of QaItems with the question, options, task and gold
 // answer; malformed input is an INVALID_ARGUMENT naming the file and line.
-#ifndef IBGRAPHRAG_TOOLS_EVAL_QA_DATASETS_H_
-#define IBGRAPHRAG_TOOLS_EVAL_QA_DATASETS_H_
+#ifndef IBGRAPHRAG_COMMON_QA_QA_DATASETS_H_
+#define IBGRAPHRAG_COMMON_QA_QA_DATASETS_H_
 
 #include <string>
 #include <vector>
@@ -22,9 +22,12 @@ enum class DatasetFormat {
   kMmlu,       // CSV without header: question, A, B, C, D, answer letter
   kBiomixMcq,  // CSV with header: ...,correct_node,...,options_combined,text
   kTrueFalse,  // CSV with header: ,text,label (True/False)
+  // JSON lines: id, split, kind (open | multiple_choice | yes_no), relation, question, accepted
+  // [, options, answer] (the clinical lookup set, tools/eval/lookup/README.md)
+  kLookup,
 };
 
-// "auto", "medqa", "medmcqa", "pubmedqa", "mmlu", "biomixqa_mcq", "truefalse".
+// "auto", "medqa", "medmcqa", "pubmedqa", "mmlu", "biomixqa_mcq", "truefalse", "lookup".
 absl::string_view DatasetFormatName(DatasetFormat format);
 // Inverse of DatasetFormatName; INVALID_ARGUMENT listing the accepted names otherwise.
 absl::StatusOr<DatasetFormat> ParseDatasetFormat(absl::string_view name);
@@ -49,6 +52,14 @@ struct QaItem {
   // False for yes/no/maybe and true/false answers: they are excluded from the answer-entity
   // hit rate.
   bool gold_is_entity = false;
+  // Lookup sets: every accepted answer (lower case; open questions list all the correct
+  // entities, so the first five answers can be judged), the relation kind asked about
+  // ("treats", ...), the part the file puts the question in ("dev" / "test"), whether the topic
+  // is a hub. Empty / false for the other formats.
+  std::vector<std::string> accepted;
+  std::string relation;
+  std::string file_split;
+  bool hub = false;
 };
 
 struct QaDataset {
@@ -70,6 +81,10 @@ absl::StatusOr<std::vector<QaItem>> ParseBiomixMcq(absl::string_view content,
                                                    const std::string& path);
 absl::StatusOr<std::vector<QaItem>> ParseTrueFalse(absl::string_view content,
                                                    const std::string& path);
+// Open questions are TASK_OPEN (gold_text = the first accepted answer), multiple choice
+// TASK_MULTIPLE_CHOICE (answer = the gold letter), yes_no TASK_FACT_VERIFICATION (yes =
+// SUPPORTED, no = REFUTED).
+absl::StatusOr<std::vector<QaItem>> ParseLookup(absl::string_view content, const std::string& path);
 
 // The format of a file from its name (.jsonl / .json / .csv) and its first record; INVALID_ARGUMENT
 // naming the file when it matches none.
@@ -92,4 +107,4 @@ absl::StatusOr<std::vector<std::string>> ExpandDatasetPaths(const std::string& s
 
 }  // namespace ibgraphrag::eval
 
-#endif  // IBGRAPHRAG_TOOLS_EVAL_QA_DATASETS_H_
+#endif  // IBGRAPHRAG_COMMON_QA_QA_DATASETS_H_

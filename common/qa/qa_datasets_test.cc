@@ -1,10 +1,16 @@
-#include "tools/eval/qa_datasets.h"
+#include "common/qa/qa_datasets.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
+#include <utility>
+#include <vector>
 
+#include "absl/strings/match.h"
+#include "common/qa/qa_split.h"
 #include "common/test_util/status_matchers.h"
 #include "common/test_util/temp_dir.h"
 #include "gmock/gmock.h"
@@ -142,11 +148,129 @@ TEST_F(RealDataTest, BiomixTrueFalseHas311ClaimsWithLabels) {
 TEST_F(RealDataTest, DirectoryExpandsToEveryQaFileSorted) {
   auto paths = ExpandDatasetPaths(QaDir());
   ASSERT_OK(paths);
-  ASSERT_EQ(paths->size(), 9u);
-  EXPECT_THAT(paths->front(), HasSubstr("biomixqa-true-false.csv"));
-  EXPECT_THAT(paths->back(), HasSubstr("pubmedqa-test.json"));
+  // Every file parses, sorted by name; the known ones are there (the folder grows, so no count).
+  EXPECT_TRUE(std::is_sorted(paths->begin(), paths->end()));
+  for (const char* name :
+       {"biomixqa-true-false.csv", "medmcqa-dev.jsonl", "medqa-us-4opt-dev.jsonl",
+        "mmlu-anatomy-test.csv", "pubmedqa-test.json"}) {
+    EXPECT_TRUE(std::any_of(paths->begin(), paths->end(), [&](const std::string& p) {
+      return absl::EndsWith(p, name);
+    })) << name;
+  }
   for (const std::string& path : *paths) {
     EXPECT_OK(LoadDataset(path)) << path;
+  }
+}
+
+TEST_F(RealDataTest, MedQaUsDevHas1272FourOptionQuestions) {
+  auto dataset = LoadDataset(QaDir() + "/medqa-us-4opt-dev.jsonl");
+  ASSERT_OK(dataset);
+  EXPECT_EQ(dataset->format, DatasetFormat::kMedQa);
+  ASSERT_EQ(dataset->items.size(), 1272u);
+  for (const QaItem& item : dataset->items) {
+    ASSERT_EQ(item.options.size(), 4u) << item.id;
+    ASSERT_GE(item.gold_index, 0) << item.id;
+    EXPECT_EQ(item.gold_text, item.options[item.gold_index]) << item.id;
+  }
+}
+
+// The clinical lookup set the repository ships (tools/eval/lookup): every line parses, both
+// parts are there, and every kind maps to its task.
+TEST(LookupSetTest, ShippedSetParses) {
+  const std::string path =
+      std::string(IBGR_SOURCE_DIR) + "/tools/eval/lookup/clinical_lookup.jsonl";
+  auto dataset = LoadDataset(path);
+  ASSERT_OK(dataset);
+  EXPECT_EQ(dataset->format, DatasetFormat::kLookup);
+  int dev = 0, test = 0, open = 0, mcq = 0, yes_no = 0;
+  std::set<std::string> relations;
+  for (const QaItem& item : dataset->items) {
+    dev += item.file_split == "dev";
+    test += item.file_split == "test";
+    ASSERT_FALSE(item.accepted.empty()) << item.id;
+    relations.insert(item.relation);
+    switch (item.task) {
+      case v1::TASK_OPEN:
+        ++open;
+        EXPECT_EQ(item.gold_text, item.accepted.front());
+        break;
+      case v1::TASK_MULTIPLE_CHOICE:
+        ++mcq;
+        ASSERT_GE(item.gold_index, 0) << item.id;
+        break;
+      case v1::TASK_FACT_VERIFICATION:
+        ++yes_no;
+        EXPECT_NE(item.gold_label, v1::FACT_LABEL_UNSPECIFIED) << item.id;
+        break;
+      default:
+        ADD_FAILURE() << item.id << " has no task";
+    }
+  }
+  EXPECT_GE(dev, 60);
+  EXPECT_GE(test, 20);
+  EXPECT_EQ(dev + test, static_cast<int>(dataset->items.size()));
+  EXPECT_GT(open, 0);
+  EXPECT_GT(mcq, 0);
+  EXPECT_GT(yes_no, 0);
+  for (const char* relation : {"treats", "side_effect", "symptom", "gene", "target", "is_a",
+                               "drug_class", "anatomy", "pathway"}) {
+    EXPECT_EQ(relations.count(relation), 1u) << relation;
+  }
+}
+
+TEST(LookupSetTest, ParsesEachKindAndRefusesBadLines) {
+  const std::string path = WriteFixture(
+      "lookup.jsonl",
+      R"({"id": "A1", "split": "dev", "kind": "open", "relation": "treats", "hub": true, )"
+      R"("question": "What drugs treat gout?", "accepted": ["Allopurinol", "colchicine"]})"
+      "\n"
+      R"({"id": "A2", "split": "test", "kind": "multiple_choice", "relation": "gene", )"
+      R"("question": "Which gene?", "options": ["TTN", "CFTR"], "answer": "B", )"
+      R"("accepted": ["cftr"]})"
+      "\n"
+      R"({"id": "A3", "split": "dev", "kind": "yes_no", "relation": "treats", )"
+      R"("question": "Is metformin used for gout?", "answer": "no", "accepted": ["no"]})"
+      "\n");
+  auto dataset = LoadDataset(path);
+  ASSERT_OK(dataset);
+  EXPECT_EQ(dataset->format, DatasetFormat::kLookup);
+  ASSERT_EQ(dataset->items.size(), 3u);
+  EXPECT_EQ(dataset->items[0].task, v1::TASK_OPEN);
+  EXPECT_THAT(dataset->items[0].accepted, ::testing::ElementsAre("allopurinol", "colchicine"));
+  EXPECT_TRUE(dataset->items[0].hub);
+  EXPECT_EQ(dataset->items[0].id, "A1");
+  EXPECT_EQ(dataset->items[1].gold_index, 1);
+  EXPECT_EQ(dataset->items[1].gold_text, "CFTR");
+  EXPECT_EQ(dataset->items[1].file_split, "test");
+  EXPECT_EQ(dataset->items[2].gold_label, v1::FACT_LABEL_REFUTED);
+
+  // The file's own parts select the questions: dev is the validation part.
+  std::vector<QaItem> dev = dataset->items;
+  KeepSplit(QaSplit::kValidation, 0, &dev);
+  ASSERT_EQ(dev.size(), 2u);
+  std::vector<QaItem> test = dataset->items;
+  KeepSplit(QaSplit::kTest, 0, &test);
+  ASSERT_EQ(test.size(), 1u);
+  EXPECT_EQ(test.front().id, "A2");
+
+  for (
+      const auto& [body, message] : std::vector<std::pair<std::string, std::string>>{
+          {R"({"split": "dev", "kind": "open", "relation": "x", "question": "q", "accepted": []})",
+           "accepted"},
+          {R"({"split": "dev", "kind": "maybe", "relation": "x", "question": "q", "accepted": ["a"]})",
+           "kind"},
+          {R"({"split": "dev", "kind": "multiple_choice", "relation": "x", "question": "q", )"
+           R"("options": ["a", "b"], "answer": "C", "accepted": ["a"]})",
+           "option letter"},
+          {R"({"split": "dev", "kind": "yes_no", "relation": "x", "question": "q", "answer": )"
+           R"("perhaps", "accepted": ["a"]})",
+           "yes"}}) {
+    const std::string bad = WriteFixture("bad_lookup.jsonl", body + "\n");
+    auto parsed = LoadDataset(bad, DatasetFormat::kLookup);
+    ASSERT_FALSE(parsed.ok()) << body;
+    EXPECT_EQ(parsed.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(std::string(parsed.status().message()), HasSubstr(message)) << body;
+    EXPECT_THAT(std::string(parsed.status().message()), HasSubstr("bad_lookup.jsonl:1")) << body;
   }
 }
 

@@ -1,4 +1,4 @@
-#include "tools/eval/qa_split.h"
+#include "common/qa/qa_split.h"
 
 #include <algorithm>
 
@@ -80,6 +80,15 @@ void KeepSplit(QaSplit wanted, uint64_t seed, std::vector<QaItem>* items) {
   if (wanted == QaSplit::kAll) return;
   items->erase(std::remove_if(items->begin(), items->end(),
                               [&](const QaItem& item) {
+                                // A set that names its own parts (the lookup set: dev / test)
+                                // keeps them: dev is the validation part.
+                                if (!item.file_split.empty()) {
+                                  const QaSplit own = item.file_split == "test" ? QaSplit::kTest
+                                                      : item.file_split == "train"
+                                                          ? QaSplit::kTrain
+                                                          : QaSplit::kValidation;
+                                  return own != wanted;
+                                }
                                 return SplitOfQuestion(item.question, seed) != wanted;
                               }),
                items->end());

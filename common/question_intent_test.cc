@@ -1,0 +1,148 @@
+#include "common/question_intent.h"
+
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace ibgraphrag::common {
+namespace {
+
+using ::testing::Contains;
+using ::testing::ElementsAre;
+using ::testing::IsEmpty;
+using ::testing::Not;
+
+TEST(QuestionIntentTest, DrugsThatTreatADisease) {
+  for (const char* q :
+       {"What drugs treat type 2 diabetes?", "Which drugs are used to treat hypertension?",
+        "What medications are prescribed for rheumatoid arthritis?",
+        "Which medicines help with gout?"}) {
+    const QuestionIntent intent = ReadQuestionIntent(q);
+    EXPECT_THAT(intent.kinds, ElementsAre("treats")) << q;
+    EXPECT_THAT(intent.answer_types, ElementsAre("compound")) << q;
+    EXPECT_THAT(intent.relations, Contains("drug treats disease")) << q;
+    EXPECT_TRUE(intent.AsksFor("drug treats disease")) << q;
+    EXPECT_FALSE(intent.AsksFor("disease associated with gene")) << q;
+    EXPECT_EQ(intent.origin, "question");
+  }
+}
+
+TEST(QuestionIntentTest, SymptomsSideEffectsGenesTargets) {
+  EXPECT_THAT(ReadQuestionIntent("What are the symptoms of asthma?").kinds, ElementsAre("symptom"));
+  EXPECT_THAT(ReadQuestionIntent("How does asthma present?").kinds, ElementsAre("symptom"));
+  const QuestionIntent se = ReadQuestionIntent("What are the adverse effects of metformin?");
+  EXPECT_THAT(se.kinds, ElementsAre("side_effect"));
+  EXPECT_THAT(se.answer_types, ElementsAre("side_effect"));
+  EXPECT_THAT(se.relations, ElementsAre("drug causes side effect"));
+  const QuestionIntent gene = ReadQuestionIntent("Which gene is mutated in cystic fibrosis?");
+  EXPECT_THAT(gene.kinds, ElementsAre("gene"));
+  EXPECT_THAT(gene.answer_types, ElementsAre("gene"));
+  EXPECT_THAT(ReadQuestionIntent("What does imatinib inhibit?").kinds, ElementsAre("target"));
+  EXPECT_THAT(ReadQuestionIntent("Which protein does atorvastatin target?").kinds,
+              ElementsAre("target"));
+  EXPECT_THAT(ReadQuestionIntent("What are the subtypes of diabetes mellitus?").kinds,
+              ElementsAre("is_a"));
+  EXPECT_THAT(ReadQuestionIntent("Which organ does hepatitis B affect?").answer_types,
+              ElementsAre("anatomy"));
+  EXPECT_THAT(ReadQuestionIntent("What class of drug is atenolol?").answer_types,
+              ElementsAre("pharmacologic_class"));
+}
+
+TEST(QuestionIntentTest, Constraints) {
+  const QuestionIntent both =
+      ReadQuestionIntent("Which genes are associated with both psoriasis and Crohn's disease?");
+  EXPECT_THAT(both.kinds, ElementsAre("gene"));
+  EXPECT_EQ(both.constraint, IntentConstraint::kAllOf);
+  const QuestionIntent except =
+      ReadQuestionIntent("Which of the following is NOT used to treat hypertension?");
+  EXPECT_THAT(except.kinds, ElementsAre("treats"));
+  EXPECT_EQ(except.constraint, IntentConstraint::kExcept);
+  EXPECT_EQ(ReadQuestionIntent("All of the following drugs treat gout EXCEPT").constraint,
+            IntentConstraint::kExcept);
+  EXPECT_EQ(ReadQuestionIntent("What drugs treat asthma?").constraint, IntentConstraint::kNone);
+}
+
+TEST(QuestionIntentTest, VignetteReadsOnlyTheQuestionSentence) {
+  // "does not smoke" and "treated with lisinopril" are history, not what is asked.
+  const QuestionIntent intent = ReadQuestionIntent(
+      "A 45-year-old man treated with lisinopril who does not smoke presents with chest pain. "
+      "Which of the following is the most likely diagnosis?");
+  EXPECT_TRUE(intent.empty());
+  EXPECT_EQ(intent.constraint, IntentConstraint::kNone);
+  EXPECT_EQ(intent.origin, "");
+  EXPECT_EQ(intent.Summary(), "none");
+}
+
+TEST(QuestionIntentTest, UnreadableQuestionsAreEmpty) {
+  for (const char* q : {"", "   ", "?", "Tell me more.", "Hello there"}) {
+    EXPECT_TRUE(ReadQuestionIntent(q).empty()) << q;
+  }
+}
+
+TEST(QuestionIntentTest, YesNoQuestionsHaveKindsWithoutType) {
+  const QuestionIntent intent = ReadQuestionIntent("Is metformin used to treat type 2 diabetes?");
+  EXPECT_THAT(intent.kinds, ElementsAre("treats"));
+  EXPECT_THAT(intent.answer_types, IsEmpty());
+  EXPECT_TRUE(intent.AcceptsType("compound"));
+  EXPECT_TRUE(intent.AcceptsType("disease"));
+}
+
+TEST(QuestionIntentTest, AnswerEndsFollowTheAnswerType) {
+  const QuestionIntent symptoms = ReadQuestionIntent("What are the symptoms of asthma?");
+  EXPECT_FALSE(symptoms.AnswerEndsOf("disease presents symptom").head);
+  EXPECT_TRUE(symptoms.AnswerEndsOf("disease presents symptom").tail);
+  const QuestionIntent drugs = ReadQuestionIntent("What drugs treat asthma?");
+  EXPECT_TRUE(drugs.AnswerEndsOf("drug treats disease").head);
+  EXPECT_FALSE(drugs.AnswerEndsOf("drug treats disease").tail);
+  // No answer noun: either end.
+  const QuestionIntent used = ReadQuestionIntent("What is metformin used for?");
+  EXPECT_TRUE(used.AnswerEndsOf("drug treats disease").head);
+  EXPECT_TRUE(used.AnswerEndsOf("drug treats disease").tail);
+  // A relation the intent does not know: either end.
+  EXPECT_TRUE(drugs.AnswerEndsOf("gene interacts with gene").head);
+}
+
+TEST(QuestionIntentTest, EveryKindHasRelationsAndTypes) {
+  for (const IntentKind& kind : IntentKinds()) {
+    EXPECT_THAT(kind.relations, Not(IsEmpty())) << kind.name;
+    EXPECT_THAT(kind.answer_types, Not(IsEmpty())) << kind.name;
+    EXPECT_EQ(FindIntentKind(kind.name), &kind);
+  }
+  EXPECT_EQ(FindIntentKind("cures"), nullptr);
+}
+
+TEST(QuestionIntentTest, RequestOverride) {
+  auto intent = IntentFromRequest({"side_effect", "side_effect"}, {"side_effect"},
+                                  IntentConstraint::kNone, "intent");
+  ASSERT_TRUE(intent.ok()) << intent.status();
+  EXPECT_THAT(intent->kinds, ElementsAre("side_effect"));
+  EXPECT_THAT(intent->relations, ElementsAre("drug causes side effect"));
+  EXPECT_EQ(intent->origin, "request");
+
+  auto bad_kind = IntentFromRequest({"cures"}, {}, IntentConstraint::kNone, "intent");
+  ASSERT_FALSE(bad_kind.ok());
+  EXPECT_EQ(bad_kind.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(bad_kind.status().message()),
+              ::testing::HasSubstr("intent.relation_kinds: 'cures' is not one of treats"));
+
+  auto bad_type = IntentFromRequest({}, {"Compound!"}, IntentConstraint::kNone, "intent");
+  ASSERT_FALSE(bad_type.ok());
+  EXPECT_THAT(std::string(bad_type.status().message()),
+              ::testing::HasSubstr("intent.answer_types"));
+
+  std::vector<std::string> many(17, "treats");
+  auto too_many = IntentFromRequest(many, {}, IntentConstraint::kNone, "intent");
+  ASSERT_FALSE(too_many.ok());
+  EXPECT_THAT(std::string(too_many.status().message()),
+              ::testing::HasSubstr("intent.relation_kinds: 17 entries, at most 16"));
+
+  auto empty = IntentFromRequest({}, {}, IntentConstraint::kNone, "intent");
+  ASSERT_TRUE(empty.ok());
+  EXPECT_TRUE(empty->empty());
+  EXPECT_EQ(empty->origin, "");
+}
+
+}  // namespace
+}  // namespace ibgraphrag::common
