@@ -485,9 +485,10 @@ TEST(ExtractiveOpenIntentTest, AnswersWithTheEntitiesOfTheAskedRelationRankedByS
   EXPECT_EQ(first.topics_linked, 1);
   // 0.6 * (1 + 3 sources) = 2.4 > Glipizide 0.7 * 3 = 2.1 > Gliclazide 0.6 * 2 = 1.2.
   EXPECT_NEAR(first.support, 2.4, 1e-9);
-  EXPECT_THAT(result.answer, HasSubstr("1. Metformin (Metformin -[drug treats disease]-> "
-                                       "type 2 diabetes mellitus; sources: drugcentral, "
-                                       "hetionet, pharmacotherapydb)"));
+  // The triple is rendered from the topic end, as reasoning paths are.
+  EXPECT_THAT(result.answer, HasSubstr("1. Metformin (type 2 diabetes mellitus <-[drug treats "
+                                       "disease]- Metformin; sources: drugcentral, hetionet, "
+                                       "pharmacotherapydb)"));
   EXPECT_THAT(result.answer, Not(HasSubstr("TCF7L2")));
   EXPECT_THAT(result.answer, Not(HasSubstr("Aspirin")));
   EXPECT_THAT(result.answer, HasSubstr("no LLM was used"));

@@ -24,7 +24,7 @@ TEST(ReadQuestionSetsTest, ReadsEveryRealSet) {
                                                {"pubmedqa-test", 500},
                                                {"biomixqa-true-false", 311},
                                                {"medqa-us-4opt-dev", 1272},
-                                               {"mmlu-anatomy-test", 135}};
+                                               {"mmlu-anatomy", 135}};
   std::set<std::string> seen;
   for (const QuestionSet& set : *sets) {
     EXPECT_FALSE(set.questions.empty()) << set.name;
