@@ -179,6 +179,7 @@ TEST(PromptTemplatesTest, CompiledInTemplatesMatchTheSourceFiles) {
 }
 
 TEST(PromptTemplatesTest, EveryCompiledInTemplateParses) {
+  ASSERT_FALSE(CompiledInPromptFiles().empty());  // an empty list would pass vacuously
   for (const auto& [name, text] : CompiledInPromptFiles()) {
     EXPECT_OK(ParsePromptTemplate(name, text)) << name;
   }

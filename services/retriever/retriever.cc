@@ -684,12 +684,17 @@ void DescribeTripleSources(SubgraphSource& source, absl::Time deadline, Retrieve
 // read: timing "intent_strength_skipped").
 void RankAnswersByStrength(SubgraphSource& source, absl::Time deadline, const CandidateSet& cs,
                            std::vector<float>* scores, RetrieveResult* result) {
-  if (cs.intent_answers.empty()) return;
+  // Triples the model could not score (ingested after training: score 0) keep their 0.
+  std::vector<uint32_t> answers;
+  for (uint32_t i : cs.intent_answers) {
+    if ((*scores)[i] > 0.0f) answers.push_back(i);
+  }
+  if (answers.empty()) return;
   const absl::Time t0 = absl::Now();
-  const size_t n = cs.intent_answers.size();
+  const size_t n = answers.size();
   std::vector<uint32_t> heads(n), relations(n), tails(n);
   for (size_t k = 0; k < n; ++k) {
-    const uint32_t i = cs.intent_answers[k];
+    const uint32_t i = answers[k];
     heads[k] = cs.heads[i];
     relations[k] = cs.relations[i];
     tails[k] = cs.tails[i];
@@ -710,7 +715,7 @@ void RankAnswersByStrength(SubgraphSource& source, absl::Time deadline, const Ca
     const double count = std::min<double>(static_cast<double>(s.sources.size()), 3.0) / 3.0;
     const double source_score = std::isnan(s.score) ? 0.0 : std::clamp<double>(s.score, 0.0, 1.0);
     strength[k] = 0.5 * count + 0.5 * source_score;
-    values[k] = (*scores)[cs.intent_answers[k]];
+    values[k] = (*scores)[answers[k]];
   }
   std::vector<size_t> order(n);
   for (size_t k = 0; k < n; ++k) order[k] = k;
@@ -721,7 +726,7 @@ void RankAnswersByStrength(SubgraphSource& source, absl::Time deadline, const Ca
   std::vector<float> sorted_values = values;
   std::sort(sorted_values.begin(), sorted_values.end(), std::greater<float>());
   for (size_t rank = 0; rank < n; ++rank) {
-    (*scores)[cs.intent_answers[order[rank]]] = sorted_values[rank];
+    (*scores)[answers[order[rank]]] = sorted_values[rank];
   }
   result->timings_ms.push_back({"intent_strength", MsSince(t0)});
 }
