@@ -899,15 +899,15 @@ ReasonResult OpenByIntent(const ReasonRequest& request, const EvidenceGraph& gra
     std::vector<std::string> sources;
   };
   absl::flat_hash_map<int, Candidate> by_node;
+  auto near_topic = [&](int n) { return graph.nodes[n].topic || graph.reach.anchored[n]; };
   for (size_t t = 0; t < request.evidence.size(); ++t) {
     const EvidenceTriple& e = request.evidence[t];
     if (!intent.AsksFor(e.relation)) continue;
     const auto [head, tail] = graph.ends[t];
-    auto near_topic = [&](int n) { return graph.nodes[n].topic || graph.reach.anchored[n]; };
     for (const auto& [answer, other, ref] :
          {std::tuple{tail, head, &e.tail}, std::tuple{head, tail, &e.head}}) {
       if (!near_topic(other) || graph.nodes[answer].topic || answer == other) continue;
-      if (!ref->type.empty() && !intent.AcceptsType(ref->type)) continue;
+      if (!intent.AcceptsType(ref->type)) continue;  // an unknown (empty) type is accepted
       Candidate& c = by_node[answer];
       c.node = answer;
       const std::vector<std::string> sources = TripleSources(e);

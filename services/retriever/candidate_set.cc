@@ -44,6 +44,36 @@ void Prune(const std::vector<uint32_t>& keep, CandidateSet* set) {
 
 using TripleKey = std::tuple<uint32_t, uint32_t, uint32_t>;
 
+// The triples `sg` holds, to append others only once.
+absl::flat_hash_set<TripleKey> TriplesOf(const CandidateSubgraph& sg) {
+  absl::flat_hash_set<TripleKey> present;
+  present.reserve(sg.heads.size());
+  for (size_t i = 0; i < sg.heads.size(); ++i) {
+    present.insert({sg.heads[i], sg.relations[i], sg.tails[i]});
+  }
+  return present;
+}
+
+// Appends (h, r, t) as a hop-1 triple unless `present` has it; whether it was appended.
+bool AppendHopOne(uint32_t h, uint32_t r, uint32_t t, absl::flat_hash_set<TripleKey>* present,
+                  CandidateSubgraph* sg) {
+  if (!present->insert({h, r, t}).second) return false;
+  sg->heads.push_back(h);
+  sg->relations.push_back(r);
+  sg->tails.push_back(t);
+  sg->hops.push_back(1);
+  return true;
+}
+
+// Adds the relations of `infos` that `sg` does not list yet.
+void MergeRelationInfo(const std::vector<RelationInfo>& infos, CandidateSubgraph* sg) {
+  for (const RelationInfo& info : infos) {
+    const bool listed = std::any_of(sg->relation_info.begin(), sg->relation_info.end(),
+                                    [&](const RelationInfo& r) { return r.id == info.id; });
+    if (!listed) sg->relation_info.push_back(info);
+  }
+}
+
 // Adds step 0's anchors to `sg`: every triple touching a subtype anchor becomes hop 1 (a
 // subtype's facts are near-topic), then the anchors' is_a links and the subtypes' own facts (one
 // call, at most max_anchor_triples) are appended as hop-1 triples, each triple once. Parents
@@ -70,31 +100,18 @@ absl::Status AddAnchorFacts(SubgraphSource& source, const OntologyExpansion& ont
   for (const OntologyAnchor& a : ontology.anchors) {
     if (a.subtype) anchors.insert(a.id);
   }
-  absl::flat_hash_set<TripleKey> present;
   for (size_t i = 0; i < sg->heads.size(); ++i) {
-    present.insert({sg->heads[i], sg->relations[i], sg->tails[i]});
     if (anchors.contains(sg->heads[i]) || anchors.contains(sg->tails[i])) sg->hops[i] = 1;
   }
-  auto append = [&](uint32_t h, uint32_t r, uint32_t t) {
-    if (!present.insert({h, r, t}).second) return;
-    sg->heads.push_back(h);
-    sg->relations.push_back(r);
-    sg->tails.push_back(t);
-    sg->hops.push_back(1);
-  };
-  for (const OntologyAnchor& a : ontology.anchors) append(a.head, a.relation, a.tail);
+  absl::flat_hash_set<TripleKey> present = TriplesOf(*sg);
+  for (const OntologyAnchor& a : ontology.anchors) {
+    AppendHopOne(a.head, a.relation, a.tail, &present, sg);
+  }
   for (size_t i = 0; i < facts.heads.size(); ++i) {
-    append(facts.heads[i], facts.relations[i], facts.tails[i]);
+    AppendHopOne(facts.heads[i], facts.relations[i], facts.tails[i], &present, sg);
   }
-  for (const std::vector<RelationInfo>* infos :
-       {&ontology.relation_info,
-        static_cast<const std::vector<RelationInfo>*>(&facts.relation_info)}) {
-    for (const RelationInfo& info : *infos) {
-      const bool known = std::any_of(sg->relation_info.begin(), sg->relation_info.end(),
-                                     [&](const RelationInfo& r) { return r.id == info.id; });
-      if (!known) sg->relation_info.push_back(info);
-    }
-  }
+  MergeRelationInfo(ontology.relation_info, sg);
+  MergeRelationInfo(facts.relation_info, sg);
   return absl::OkStatus();
 }
 
@@ -124,25 +141,12 @@ absl::StatusOr<int64_t> AddIntentFacts(SubgraphSource& source, const CandidateSe
   request.allow_relations = std::move(known);
   request.deadline = options.deadline;
   IBGR_ASSIGN_OR_RETURN(CandidateSubgraph facts, source.Extract(request));
-  absl::flat_hash_set<TripleKey> present;
-  present.reserve(sg->heads.size());
-  for (size_t i = 0; i < sg->heads.size(); ++i) {
-    present.insert({sg->heads[i], sg->relations[i], sg->tails[i]});
-  }
+  absl::flat_hash_set<TripleKey> present = TriplesOf(*sg);
   int64_t added = 0;
   for (size_t i = 0; i < facts.heads.size(); ++i) {
-    if (!present.insert({facts.heads[i], facts.relations[i], facts.tails[i]}).second) continue;
-    sg->heads.push_back(facts.heads[i]);
-    sg->relations.push_back(facts.relations[i]);
-    sg->tails.push_back(facts.tails[i]);
-    sg->hops.push_back(1);
-    ++added;
+    added += AppendHopOne(facts.heads[i], facts.relations[i], facts.tails[i], &present, sg);
   }
-  for (const RelationInfo& info : facts.relation_info) {
-    const bool listed = std::any_of(sg->relation_info.begin(), sg->relation_info.end(),
-                                    [&](const RelationInfo& r) { return r.id == info.id; });
-    if (!listed) sg->relation_info.push_back(info);
-  }
+  MergeRelationInfo(facts.relation_info, sg);
   return added;
 }
 
@@ -272,12 +276,9 @@ absl::StatusOr<CandidateSet> CandidateSetFromSubgraph(CandidateSubgraph sg,
     Prune(KeepWithChains(set.prior_scores, options.max_scored, answers, &set.anchor_chains), &set);
   }
   // The intent features of the kept candidates (their local nodes are the whole subgraph's).
-  set.intent_answers = IntentAnswerTriples(set.graph, set.relations, intent_ids);
+  set.intent_answers = MarkIntentFeatures(set.graph, set.relations, intent_ids,
+                                          absl::MakeSpan(set.structure_features));
   set.intent_triples = static_cast<int64_t>(set.intent_answers.size());
-  if (!set.structure_features.empty()) {
-    MarkIntentFeatures(set.graph, set.relations, intent_ids,
-                       absl::MakeSpan(set.structure_features));
-  }
   set.features_ms = MsSince(t0);
   return set;
 }

@@ -175,15 +175,19 @@ std::vector<uint32_t> IntentAnswerTriples(const LocalGraph& g, absl::Span<const 
   return out;
 }
 
-int64_t MarkIntentFeatures(const LocalGraph& g, absl::Span<const uint32_t> relations,
-                           const IntentRelationIds& intent_relations, absl::Span<float> features) {
-  if (intent_relations.empty() || features.size() < relations.size() * kPriorFeatureDim) return 0;
+std::vector<uint32_t> MarkIntentFeatures(const LocalGraph& g, absl::Span<const uint32_t> relations,
+                                         const IntentRelationIds& intent_relations,
+                                         absl::Span<float> features) {
+  std::vector<uint32_t> answers = IntentAnswerTriples(g, relations, intent_relations);
+  // Without feature rows (a scorer without structure features) only the rows are returned.
+  if (intent_relations.empty() || features.size() < relations.size() * kPriorFeatureDim) {
+    return answers;
+  }
   for (size_t i = 0; i < relations.size(); ++i) {
     features[i * kPriorFeatureDim + 6] = intent_relations.contains(relations[i]) ? 1.0f : 0.0f;
   }
-  const std::vector<uint32_t> answers = IntentAnswerTriples(g, relations, intent_relations);
   for (uint32_t i : answers) features[i * kPriorFeatureDim + 7] = 1.0f;
-  return static_cast<int64_t>(answers.size());
+  return answers;
 }
 
 }  // namespace ibgraphrag::retriever

@@ -75,9 +75,12 @@ using IntentRelationIds = absl::flat_hash_map<uint32_t, AnswerEnds>;
 //   7  it is, and a topic entity is at one end with an answer end at the other: it names a
 //      direct answer
 // A model conditioned on these learns to prefer the relation the question names over the
-// topic's other facts. Returns the number of triples with feature 7.
-int64_t MarkIntentFeatures(const LocalGraph& graph, absl::Span<const uint32_t> relations,
-                           const IntentRelationIds& intent_relations, absl::Span<float> features);
+// topic's other facts. Returns the triples feature 7 marks (IntentAnswerTriples), ascending;
+// `features` too short for the triples (none asked for) marks nothing and returns them still.
+std::vector<uint32_t> MarkIntentFeatures(const LocalGraph& graph,
+                                         absl::Span<const uint32_t> relations,
+                                         const IntentRelationIds& intent_relations,
+                                         absl::Span<float> features);
 // Indices of the triples that feature 7 marks, ascending.
 std::vector<uint32_t> IntentAnswerTriples(const LocalGraph& graph,
                                           absl::Span<const uint32_t> relations,

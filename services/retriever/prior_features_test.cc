@@ -79,9 +79,10 @@ TEST(PriorFeaturesTest, IntentFeaturesMarkTheAskedRelationAndItsAnswerTriples) {
   const std::vector<uint32_t> relations = {0, 1, 0, 1, 2, 2};
   std::vector<float> f = PriorFeatures(g, {});
   const std::vector<float> before = f;
-  EXPECT_EQ(MarkIntentFeatures(g, relations, {}, absl::MakeSpan(f)), 0);
+  EXPECT_EQ(MarkIntentFeatures(g, relations, {}, absl::MakeSpan(f)).size(), 0u);
   EXPECT_EQ(f, before);  // no intent: nothing marked
-  EXPECT_EQ(MarkIntentFeatures(g, relations, IntentRelationIds{{1, {}}}, absl::MakeSpan(f)), 1);
+  EXPECT_EQ(MarkIntentFeatures(g, relations, IntentRelationIds{{1, {}}}, absl::MakeSpan(f)).size(),
+            1u);
   for (int i = 0; i < 6; ++i) {
     EXPECT_EQ(f[i * kPriorFeatureDim + 6], relations[i] == 1 ? 1.0f : 0.0f) << i;
     // t1 X->B touches topic B; t3 Y->Z touches none.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <tuple>
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
@@ -647,29 +648,53 @@ absl::Status DescribeResult(SubgraphSource& source, absl::Time deadline, Candida
   return absl::OkStatus();
 }
 
+// Provenance already read this request, by (head, relation, tail).
+using ProvenanceByTriple =
+    absl::flat_hash_map<std::tuple<uint32_t, uint32_t, uint32_t>, TripleSources>;
+std::tuple<uint32_t, uint32_t, uint32_t> TripleKeyOf(uint32_t head, uint32_t relation,
+                                                     uint32_t tail) {
+  return {head, relation, tail};
+}
+
 // Where each selected triple comes from (sources, licences, score, note): one batched read for the
-// returned triples only, never for the candidates. A failed read is recorded in
+// returned triples only, never for the candidates, less those `known` already holds (the
+// evidence-strength step read the intent's answer triples). A failed read is recorded in
 // result->skipped_steps, never fails the retrieval.
-void DescribeTripleSources(SubgraphSource& source, absl::Time deadline, RetrieveResult* result) {
+void DescribeTripleSources(SubgraphSource& source, absl::Time deadline,
+                           const ProvenanceByTriple& known, RetrieveResult* result) {
   const absl::Time t0 = absl::Now();
   const size_t n = result->triples.size();
-  std::vector<uint32_t> heads(n), relations(n), tails(n);
+  result->triple_sources.assign(n, TripleSources());
+  // Only what the evidence-strength step has not read already.
+  std::vector<size_t> missing;
+  std::vector<uint32_t> heads, relations, tails;
   for (size_t i = 0; i < n; ++i) {
-    heads[i] = result->triples[i].head;
-    relations[i] = result->triples[i].relation;
-    tails[i] = result->triples[i].tail;
+    const ScoredTriple& t = result->triples[i];
+    if (auto it = known.find(TripleKeyOf(t.head, t.relation, t.tail)); it != known.end()) {
+      result->triple_sources[i] = it->second;
+      continue;
+    }
+    missing.push_back(i);
+    heads.push_back(t.head);
+    relations.push_back(t.relation);
+    tails.push_back(t.tail);
   }
-  absl::StatusOr<std::vector<TripleSources>> sources =
-      source.DescribeTriples(heads, relations, tails, deadline);
-  if (!sources.ok()) {
-    // Provenance is annotation: the evidence stands without it (empty sources per triple).
-    result->triple_sources.assign(n, TripleSources());
-    result->skipped_steps.push_back(
-        absl::StrCat("provenance: ", MapSourceError(sources.status()).ToString()));
-    result->timings_ms.push_back({"provenance_skipped", MsSince(t0)});
-    return;
+  if (!missing.empty()) {
+    absl::StatusOr<std::vector<TripleSources>> sources =
+        source.DescribeTriples(heads, relations, tails, deadline);
+    if (!sources.ok() || sources->size() != missing.size()) {
+      // Provenance is annotation: the evidence stands without it (empty sources per triple).
+      result->triple_sources.assign(n, TripleSources());
+      result->skipped_steps.push_back(
+          absl::StrCat("provenance: ", sources.ok() ? std::string("provenance size mismatch")
+                                                    : MapSourceError(sources.status()).ToString()));
+      result->timings_ms.push_back({"provenance_skipped", MsSince(t0)});
+      return;
+    }
+    for (size_t k = 0; k < missing.size(); ++k) {
+      result->triple_sources[missing[k]] = std::move((*sources)[k]);
+    }
   }
-  result->triple_sources = *std::move(sources);
   result->timings_ms.push_back({"provenance", MsSince(t0)});
 }
 
@@ -683,7 +708,8 @@ void DescribeTripleSources(SubgraphSource& source, absl::Time deadline, Retrieve
 // one source names with tf-idf 3). One provenance read for those triples; optional (a failed
 // read: timing "intent_strength_skipped").
 void RankAnswersByStrength(SubgraphSource& source, absl::Time deadline, const CandidateSet& cs,
-                           std::vector<float>* scores, RetrieveResult* result) {
+                           std::vector<float>* scores, ProvenanceByTriple* read,
+                           RetrieveResult* result) {
   // Triples the model could not score (ingested after training: score 0) keep their 0.
   std::vector<uint32_t> answers;
   for (uint32_t i : cs.intent_answers) {
@@ -716,6 +742,7 @@ void RankAnswersByStrength(SubgraphSource& source, absl::Time deadline, const Ca
     const double source_score = std::isnan(s.score) ? 0.0 : std::clamp<double>(s.score, 0.0, 1.0);
     strength[k] = 0.5 * count + 0.5 * source_score;
     values[k] = (*scores)[answers[k]];
+    read->emplace(TripleKeyOf(heads[k], relations[k], tails[k]), s);
   }
   std::vector<size_t> order(n);
   for (size_t k = 0; k < n; ++k) order[k] = k;
@@ -758,10 +785,12 @@ absl::StatusOr<RetrieveResult> Retriever::Retrieve(const RetrieveQuery& query) c
                         FetchCandidates(*source_, options_, query, limits, model.get(), &result));
   IBGR_ASSIGN_OR_RETURN(std::vector<float> scores,
                         ScoreCandidates(model.get(), query, cs, &result));
-  RankAnswersByStrength(*source_, query.deadline, cs, &scores, &result);
+  // Provenance read once: the strength step's answers are not read again for the evidence.
+  ProvenanceByTriple provenance;
+  RankAnswersByStrength(*source_, query.deadline, cs, &scores, &provenance, &result);
   SelectTopTriples(limits, cs, scores, &result);
   IBGR_RETURN_IF_ERROR(DescribeResult(*source_, query.deadline, &cs, &result));
-  DescribeTripleSources(*source_, query.deadline, &result);
+  DescribeTripleSources(*source_, query.deadline, provenance, &result);
   result.timings_ms.push_back({"retrieve", MsSince(start)});
   return result;
 }

@@ -117,13 +117,13 @@ TEST_F(EmbeddedKgRetrievalTest, DrugsThatTreatTypeTwoDiabetesAtTheHub) {
   // The extractive answer names drugs that treat type 2 diabetes (a list written from medical
   // knowledge, not read from the KG), each with its sources.
   const std::set<std::string> t2d_drugs = {
-      "Metformin",    "Glipizide",    "Glyburide",      "Glimepiride",  "Gliclazide",
-      "Tolbutamide",  "Chlorpropamide", "Tolazamide",   "Acetohexamide", "Pioglitazone",
-      "Rosiglitazone", "Troglitazone", "Sitagliptin",   "Saxagliptin",  "Linagliptin",
-      "Alogliptin",   "Vildagliptin", "Exenatide",      "Liraglutide",  "Dulaglutide",
-      "Semaglutide",  "Lixisenatide", "Canagliflozin",  "Dapagliflozin", "Empagliflozin",
-      "Ertugliflozin", "Acarbose",    "Miglitol",       "Repaglinide",  "Nateglinide",
-      "Pramlintide",  "Bromocriptine", "Colesevelam",   "Insulin Glargine", "Insulin Lispro",
+      "Metformin",      "Glipizide",       "Glyburide",     "Glimepiride",       "Gliclazide",
+      "Tolbutamide",    "Chlorpropamide",  "Tolazamide",    "Acetohexamide",     "Pioglitazone",
+      "Rosiglitazone",  "Troglitazone",    "Sitagliptin",   "Saxagliptin",       "Linagliptin",
+      "Alogliptin",     "Vildagliptin",    "Exenatide",     "Liraglutide",       "Dulaglutide",
+      "Semaglutide",    "Lixisenatide",    "Canagliflozin", "Dapagliflozin",     "Empagliflozin",
+      "Ertugliflozin",  "Acarbose",        "Miglitol",      "Repaglinide",       "Nateglinide",
+      "Pramlintide",    "Bromocriptine",   "Colesevelam",   "Insulin Glargine",  "Insulin Lispro",
       "Insulin Aspart", "Insulin Detemir", "Insulin Human", "Insulin Glulisine", "Phenformin"};
   const reasoner::ReasonResult answer = reasoner::ReasonExtractively(
       AsReasonRequest(question, with), reasoner::Task::kOpen, reasoner::ExtractiveOptions());

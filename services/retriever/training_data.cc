@@ -93,8 +93,8 @@ struct TemplateRelations {
 };
 
 // A template question before evidence, options and split: text, question entities, answers.
-GeneratedQuestion Draft(std::string text, const char* template_name, std::vector<EntityId> asked,
-                        std::vector<EntityId> answers) {
+GeneratedQuestion Draft(std::string text, absl::string_view template_name,
+                        std::vector<EntityId> asked, std::vector<EntityId> answers) {
   GeneratedQuestion q;
   q.text = std::move(text);
   q.source = absl::StrCat("template/", template_name);
@@ -300,8 +300,8 @@ absl::StatusOr<std::vector<GeneratedQuestion>> OpenQuestions(const KgStore& stor
     answers.erase(std::unique(answers.begin(), answers.end()), answers.end());
     std::string text = t.wordings[wording(*rng)];
     text.replace(text.find("{}"), 2, catalog.names[a.id]);
-    GeneratedQuestion q = Draft(std::move(text), "", {a.id}, std::move(answers));
-    q.source = absl::StrCat("template/open_", t.name);
+    GeneratedQuestion q =
+        Draft(std::move(text), absl::StrCat("open_", t.name), {a.id}, std::move(answers));
     q.evidence = std::move(a.triples);
     std::vector<std::string> names;
     for (size_t i = 0; i < q.answers.size() && i < 20; ++i)
