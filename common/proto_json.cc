@@ -1,9 +1,12 @@
 #include "common/proto_json.h"
 
+#include <vector>
+
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/descriptor.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
+#include "google/protobuf/reflection.h"
 #include "google/protobuf/util/json_util.h"
 #include "google/protobuf/util/type_resolver.h"
 #include "google/protobuf/util/type_resolver_util.h"
@@ -12,6 +15,54 @@ namespace ibgraphrag::common {
 namespace {
 constexpr char kTypeUrlPrefix[] = "type.googleapis.com";
 
+// Sets every float and double of `message` (nested messages, repeated fields and map values too)
+// that is -0 to +0. JSON has one zero: protobuf 3.21 parses "-0.0" as -0 but "-0" as +0 and prints
+// -0 as "-0", so without this a parsed -0 would not survive its own print and parse (a fuzz
+// finding on CalibrationManifest's threshold). -0 means nothing in a manifest or request.
+void CanonicalizeNegativeZeros(google::protobuf::Message* message) {
+  using google::protobuf::FieldDescriptor;
+  const google::protobuf::Reflection* reflection = message->GetReflection();
+  std::vector<const FieldDescriptor*> fields;
+  reflection->ListFields(*message, &fields);
+  for (const FieldDescriptor* field : fields) {
+    switch (field->cpp_type()) {
+      case FieldDescriptor::CPPTYPE_DOUBLE:
+        if (field->is_repeated()) {
+          for (int i = 0; i < reflection->FieldSize(*message, field); ++i) {
+            if (reflection->GetRepeatedDouble(*message, field, i) == 0.0) {
+              reflection->SetRepeatedDouble(message, field, i, 0.0);
+            }
+          }
+        } else if (reflection->GetDouble(*message, field) == 0.0) {
+          reflection->SetDouble(message, field, 0.0);
+        }
+        break;
+      case FieldDescriptor::CPPTYPE_FLOAT:
+        if (field->is_repeated()) {
+          for (int i = 0; i < reflection->FieldSize(*message, field); ++i) {
+            if (reflection->GetRepeatedFloat(*message, field, i) == 0.0F) {
+              reflection->SetRepeatedFloat(message, field, i, 0.0F);
+            }
+          }
+        } else if (reflection->GetFloat(*message, field) == 0.0F) {
+          reflection->SetFloat(message, field, 0.0F);
+        }
+        break;
+      case FieldDescriptor::CPPTYPE_MESSAGE:
+        if (field->is_repeated()) {
+          for (int i = 0; i < reflection->FieldSize(*message, field); ++i) {
+            CanonicalizeNegativeZeros(reflection->MutableRepeatedMessage(message, field, i));
+          }
+        } else {
+          CanonicalizeNegativeZeros(reflection->MutableMessage(message, field));
+        }
+        break;
+      default:
+        break;
+    }
+  }
+}
+
 // Parses `json` into `message`; the parser's reason on failure, "" on success.
 std::string ParseJson(absl::string_view json, bool ignore_unknown_fields,
                       google::protobuf::Message* message) {
@@ -19,7 +70,9 @@ std::string ParseJson(absl::string_view json, bool ignore_unknown_fields,
   options.ignore_unknown_fields = ignore_unknown_fields;
   const auto status = google::protobuf::util::JsonStringToMessage(
       google::protobuf::StringPiece(json.data(), json.size()), message, options);
-  return status.ok() ? "" : status.message().as_string();
+  if (!status.ok()) return status.message().as_string();
+  CanonicalizeNegativeZeros(message);
+  return "";
 }
 }  // namespace
 

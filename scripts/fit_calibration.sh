@@ -2,8 +2,9 @@
 # Fits the extractive backend's confidence calibration on the served artifacts and publishes it as
 # the next <base>/calibration/<version> (services/reasoner/confidence_calibration.h): starts the
 # all-in-one server on loopback WITHOUT a calibration (so answers carry raw signals), runs
-# `ibgr eval` on the VALIDATION split of the shared QA sets (the test split stays held out for the
-# figures), fits, publishes and stops the server. About 20 s on 2 cores.
+# `ibgr eval` on the VALIDATION split of the shared QA sets and of the lookup set asked as
+# multiple choice (the test splits stay held out for the figures), fits one calibration per task
+# and question class, publishes and stops the server.
 #
 #   scripts/fit_calibration.sh [--base=artifacts] [--port=57790] [--if_missing]
 #                              [--print_staleness] [--print_features_version]
@@ -35,7 +36,8 @@ for arg in "$@"; do
 done
 BIN="${IBGR_BIN:-build/bin}"
 DATA_DIR="${IBGR_DATA_DIR:-$PWD/../shared/data}"
-FEATURES_VERSION=2  # reasoner::kCalibrationFeaturesVersion
+LOOKUP_SET="$PWD/tools/eval/lookup/clinical_lookup.jsonl"
+FEATURES_VERSION=3  # reasoner::kCalibrationFeaturesVersion
 # Prints why the newest calibration is stale (nothing when it is current).
 calibration_staleness() {
   python3 - "$BASE" "$FEATURES_VERSION" <<'PY'
@@ -95,7 +97,9 @@ for _ in $(seq 1 600); do
 done
 grep -aq '"msg":"ibgraphrag: ready"' "$LOG" || { echo "server not ready" >&2; tail -5 "$LOG" >&2; exit 1; }
 
-"$BIN/ibgr" eval --gateway="127.0.0.1:$PORT" --dataset="$DATA_DIR/qa" --concurrency=8 \
-  --qa_split=validation --fit_calibration="$BASE/calibration.fit.json" --calibration_base="$BASE" \
+# The shared QA sets (exam questions: mostly clinical_reasoning) and the lookup set's dev questions
+# asked as multiple choice (kg_lookup): each question class gets its own calibration.
+"$BIN/ibgr" eval --gateway="127.0.0.1:$PORT" --dataset="$DATA_DIR/qa,$LOOKUP_SET" \
+  --lookup_as_choices=3 --concurrency=8 --qa_split=validation --fit_calibration="$BASE/calibration.fit.json" --calibration_base="$BASE" \
   >/dev/null
 rm -f "$BASE/calibration.fit.json"

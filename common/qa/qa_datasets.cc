@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <initializer_list>
+#include <tuple>
 #include <utility>
 
 #include "absl/status/status.h"
@@ -148,6 +149,9 @@ absl::StatusOr<std::vector<QaItem>> ParseLookup(absl::string_view content,
     if (auto hub = json.find("hub"); hub != json.end() && hub->is_boolean()) {
       item.hub = hub->get<bool>();
     }
+    if (auto type = json.find("answer_type"); type != json.end() && type->is_string()) {
+      item.answer_type = type->get<std::string>();
+    }
     auto accepted = json.find("accepted");
     if (accepted == json.end() || !accepted->is_array() || accepted->empty()) {
       return LineError(path, line, "field \"accepted\" must be a non-empty array of strings");
@@ -200,6 +204,102 @@ absl::StatusOr<std::vector<QaItem>> ParseLookup(absl::string_view content,
     }
     return item;
   });
+}
+
+namespace {
+// FNV-1a: a hash that is the same on every platform and build, for deterministic choices.
+uint64_t StableHash(absl::string_view text) {
+  uint64_t h = 1469598103934665603ULL;
+  for (const char c : text) {
+    h ^= static_cast<unsigned char>(c);
+    h *= 1099511628211ULL;
+  }
+  return h;
+}
+
+// Lower-case alphanumeric words, sorted and unique.
+std::vector<std::string> NameWords(absl::string_view name) {
+  std::vector<std::string> words;
+  for (absl::string_view w : absl::StrSplit(name, absl::ByAnyChar(" -,/()'"), absl::SkipEmpty())) {
+    words.push_back(absl::AsciiStrToLower(w));
+  }
+  std::sort(words.begin(), words.end());
+  words.erase(std::unique(words.begin(), words.end()), words.end());
+  return words;
+}
+
+// Whether one name's words all occur in the other's ("insulin" and "insulin glargine").
+bool NamesOverlap(const std::vector<std::string>& a, const std::vector<std::string>& b) {
+  if (a.empty() || b.empty()) return false;
+  const auto& [small, large] = a.size() <= b.size() ? std::tie(a, b) : std::tie(b, a);
+  return std::includes(large.begin(), large.end(), small.begin(), small.end());
+}
+}  // namespace
+
+std::vector<QaItem> LookupAsChoices(const std::vector<QaItem>& items, int per_question) {
+  std::vector<QaItem> out;
+  for (const QaItem& item : items) {
+    if (item.task == v1::TASK_MULTIPLE_CHOICE) out.push_back(item);
+  }
+  for (const QaItem& item : items) {
+    if (item.task != v1::TASK_OPEN || item.accepted.empty()) continue;
+    std::vector<std::vector<std::string>> accepted_words;
+    for (const std::string& a : item.accepted) accepted_words.push_back(NameWords(a));
+    auto accepted_here = [&](const std::vector<std::string>& words) {
+      return std::any_of(accepted_words.begin(), accepted_words.end(),
+                         [&](const std::vector<std::string>& a) { return NamesOverlap(a, words); });
+    };
+    // Distractor pool: other open questions' answers of the same type and split, first seen once.
+    std::vector<std::string> pool;
+    std::vector<std::vector<std::string>> pool_words;
+    for (const QaItem& other : items) {
+      if (&other == &item || other.task != v1::TASK_OPEN || other.answer_type != item.answer_type ||
+          other.file_split != item.file_split) {
+        continue;
+      }
+      for (const std::string& a : other.accepted) {
+        std::vector<std::string> words = NameWords(a);
+        if (accepted_here(words)) continue;
+        const bool seen = std::any_of(pool_words.begin(), pool_words.end(),
+                                      [&](const auto& p) { return NamesOverlap(p, words); });
+        if (seen) continue;
+        pool.push_back(a);
+        pool_words.push_back(std::move(words));
+      }
+    }
+    if (pool.size() < 3) continue;
+    const int n = static_cast<int>(item.accepted.size());
+    std::vector<int> rights;
+    for (int k = 0; k < per_question && k < n; ++k) {
+      const int index = k * n / std::max(per_question, 1);
+      if (std::find(rights.begin(), rights.end(), index) == rights.end()) rights.push_back(index);
+    }
+    for (size_t k = 0; k < rights.size(); ++k) {
+      const std::string key = absl::StrCat(item.id, "/mc", k);
+      std::vector<std::string> options;
+      std::vector<size_t> taken;
+      for (uint64_t salt = 0; options.size() < 3 && salt < 64; ++salt) {
+        const size_t pick = StableHash(absl::StrCat(key, "#", salt)) % pool.size();
+        if (std::find(taken.begin(), taken.end(), pick) != taken.end()) continue;
+        taken.push_back(pick);
+        options.push_back(pool[pick]);
+      }
+      if (options.size() < 3) continue;
+      const std::string& right = item.accepted[rights[k]];
+      const int gold = static_cast<int>(StableHash(key) % 4);
+      options.insert(options.begin() + gold, right);
+      QaItem choice = item;
+      choice.id = key;
+      choice.task = v1::TASK_MULTIPLE_CHOICE;
+      choice.options = std::move(options);
+      choice.gold_index = gold;
+      choice.gold_text = right;
+      choice.gold_is_entity = true;
+      choice.accepted = {right};
+      out.push_back(std::move(choice));
+    }
+  }
+  return out;
 }
 
 absl::StatusOr<std::vector<QaItem>> ParseMedQa(absl::string_view content, const std::string& path) {

@@ -60,6 +60,8 @@ struct QaItem {
   std::string relation;
   std::string file_split;
   bool hub = false;
+  // Lookup sets: the answer's entity type as the file names it ("drug", "gene", ...).
+  std::string answer_type;
 };
 
 struct QaDataset {
@@ -85,6 +87,16 @@ absl::StatusOr<std::vector<QaItem>> ParseTrueFalse(absl::string_view content,
 // TASK_MULTIPLE_CHOICE (answer = the gold letter), yes_no TASK_FACT_VERIFICATION (yes =
 // SUPPORTED, no = REFUTED).
 absl::StatusOr<std::vector<QaItem>> ParseLookup(absl::string_view content, const std::string& path);
+
+// A lookup set as multiple choice (the KG-lookup class's calibration examples and figures,
+// issue 26): the set's own multiple-choice questions, then, per open question, up to
+// `per_question` four-option questions (id "<id>/mc<k>") whose right option is one of its
+// accepted answers (the first, then spread over the list) and whose three distractors are
+// accepted answers of other open questions of the same answer type and file split that this
+// question does not accept (no word set of one contains the other's). Deterministic; the
+// right option's position varies. Yes/no questions, and open questions without three
+// distractors, are left out.
+std::vector<QaItem> LookupAsChoices(const std::vector<QaItem>& items, int per_question);
 
 // The format of a file from its name (.jsonl / .json / .csv) and its first record; INVALID_ARGUMENT
 // naming the file when it matches none.

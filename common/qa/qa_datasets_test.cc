@@ -274,6 +274,71 @@ TEST(LookupSetTest, ParsesEachKindAndRefusesBadLines) {
   }
 }
 
+// Issue 26: a lookup set asked as multiple choice, for the KG-lookup class's calibration.
+TEST(LookupSetTest, OpenQuestionsBecomeChoicesWithDistractorsTheQuestionDoesNotAccept) {
+  const std::string path = WriteFixture(
+      "lookup_choices.jsonl",
+      R"({"id": "D1", "split": "dev", "kind": "open", "relation": "treats", "answer_type": )"
+      R"("drug", "question": "What drugs treat gout?", "accepted": ["allopurinol", )"
+      R"("colchicine", "febuxostat", "insulin"]})"
+      "\n"
+      R"({"id": "D2", "split": "dev", "kind": "open", "relation": "treats", "answer_type": )"
+      R"("drug", "question": "What drugs treat diabetes?", "accepted": ["metformin", )"
+      R"("insulin glargine", "glipizide", "colchicine"]})"
+      "\n"
+      R"({"id": "D3", "split": "dev", "kind": "open", "relation": "treats", "answer_type": )"
+      R"("drug", "question": "What drugs treat asthma?", "accepted": ["salbutamol", )"
+      R"("budesonide", "montelukast"]})"
+      "\n"
+      R"({"id": "T1", "split": "test", "kind": "open", "relation": "treats", "answer_type": )"
+      R"("drug", "question": "What drugs treat angina?", "accepted": ["nitroglycerin", "atenolol"]})"
+      "\n"
+      R"({"id": "G1", "split": "dev", "kind": "open", "relation": "gene", "answer_type": )"
+      R"("gene", "question": "Which gene is mutated in CF?", "accepted": ["cftr"]})"
+      "\n"
+      R"({"id": "M1", "split": "dev", "kind": "multiple_choice", "relation": "gene", )"
+      R"("question": "Which gene?", "options": ["TTN", "CFTR"], "answer": "B", )"
+      R"("accepted": ["cftr"]})"
+      "\n");
+  auto dataset = LoadDataset(path);
+  ASSERT_OK(dataset);
+  EXPECT_EQ(dataset->items[0].answer_type, "drug");
+  const std::vector<QaItem> choices = LookupAsChoices(dataset->items, 2);
+  // M1 as written; D1, D2, D3 two each (their pools hold at least three other answers); T1 (no
+  // other test question) and G1 (no other gene question) have no distractors.
+  ASSERT_EQ(choices.size(), 7u);
+  EXPECT_EQ(choices[0].id, "M1");
+  std::set<int> gold_positions;
+  for (size_t i = 1; i < choices.size(); ++i) {
+    const QaItem& c = choices[i];
+    EXPECT_EQ(c.task, v1::TASK_MULTIPLE_CHOICE) << c.id;
+    ASSERT_EQ(c.options.size(), 4u) << c.id;
+    ASSERT_GE(c.gold_index, 0);
+    EXPECT_EQ(c.options[c.gold_index], c.gold_text);
+    EXPECT_EQ(c.accepted, std::vector<std::string>{c.gold_text});
+    EXPECT_EQ(c.file_split, "dev");
+    EXPECT_EQ(std::set<std::string>(c.options.begin(), c.options.end()).size(), 4u) << c.id;
+    gold_positions.insert(c.gold_index);
+    const QaItem& source = c.id.rfind("D1", 0) == 0   ? dataset->items[0]
+                           : c.id.rfind("D2", 0) == 0 ? dataset->items[1]
+                                                      : dataset->items[2];
+    for (int o = 0; o < 4; ++o) {
+      if (o == c.gold_index) continue;
+      // Never an answer the question accepts: gout accepts insulin, so "insulin glargine" and
+      // colchicine are no gout distractors.
+      for (const std::string& a : source.accepted) EXPECT_NE(c.options[o], a) << c.id;
+      if (source.id == "D1") EXPECT_NE(c.options[o], "insulin glargine") << c.id;
+    }
+  }
+  EXPECT_EQ(choices[1].id, "D1/mc0");
+  EXPECT_EQ(choices[1].gold_text, "allopurinol");  // the first accepted answer
+  EXPECT_EQ(choices[2].gold_text, "febuxostat");   // then spread over the list
+  EXPECT_GT(gold_positions.size(), 1u);            // the right option moves
+  // Deterministic.
+  const std::vector<QaItem> again = LookupAsChoices(dataset->items, 2);
+  for (size_t i = 0; i < choices.size(); ++i) EXPECT_EQ(again[i].options, choices[i].options);
+}
+
 // MedQA and BiomixQA multiple choice are not in the data directory: small fixtures in their
 // published formats.
 TEST(MedQaTest, ParsesLetterKeyedOptionsAndAnswerIdx) {

@@ -158,19 +158,14 @@ std::string CandidateText(const ReasonRequest& request, const ExtractiveSignals&
   return absl::StrCat(OptionLetter(index), ") ", request.options[index]);
 }
 
-// Withdraws a committed answer whose calibrated probability `p` is below `threshold`.
-void Abstain(const ReasonRequest& request, double p, double threshold, ReasonResult* result) {
-  const std::string candidate = CandidateText(request, result->signals);
+// Withdraws a committed answer, saying `why` (the candidate and the rule it fell short of).
+void Abstain(const ReasonRequest& request, const std::string& why, ReasonResult* result) {
   result->option_index = -1;
   result->option_letter.clear();
   if (result->signals.task == Task::kFactVerification) result->fact_label = FactLabel::kUnknown;
   result->insufficient_evidence = true;
   result->low_confidence = true;
   result->abstained = true;
-  const std::string why = absl::StrFormat(
-      "the best candidate, %s, has a calibrated probability of %.2f of being right, below this "
-      "task's threshold %.2f",
-      candidate, p, threshold);
   result->answer =
       absl::StrCat("insufficient evidence: ", why, " (extractive backend; no LLM was used).");
   result->rationale = absl::StrCat("Abstained: ", why, ". ", result->rationale);
@@ -182,7 +177,9 @@ const std::vector<std::string>& CalibrationFeatureNames() {
   static const auto* const kNames =
       new std::vector<std::string>{"log1p_top_support",       "margin",
                                    "options_supported_share", "topics_connected_share",
-                                   "exception_question",      "log1p_evidence_count"};
+                                   "exception_question",      "log1p_evidence_count",
+                                   "intent_linked",           "intent_exclusive",
+                                   "log1p_candidate_sources"};
   return *kNames;
 }
 
@@ -199,7 +196,10 @@ std::vector<double> CalibrationFeatures(const ExtractiveSignals& s) {
           supported_share,
           connected_share,
           s.exception_question ? 1.0 : 0.0,
-          std::log1p(std::max(s.evidence_count, 0))};
+          std::log1p(std::max(s.evidence_count, 0)),
+          std::clamp(FiniteOrZero(s.intent_linked), 0.0, 1.0),
+          s.linked_options == 1 && s.intent_linked > 0.0 ? 1.0 : 0.0,
+          std::log1p(std::max(s.candidate_sources, 0))};
 }
 
 bool HasCandidate(const ExtractiveSignals& signals) {
@@ -327,16 +327,26 @@ absl::StatusOr<ConfidenceCalibration> FitCalibration(
   out.set_fit_description(options.description);
   std::string counts;
   for (Task task : {Task::kMultipleChoice, Task::kFactVerification}) {
-    std::vector<CalibrationExample> of_task;
+    // One entry per class the examples report, in name order ("" from servers before classes).
+    std::map<std::string, std::vector<CalibrationExample>> by_class;
     for (const CalibrationExample& e : examples) {
-      if (e.signals.task == task && HasCandidate(e.signals)) of_task.push_back(e);
+      if (e.signals.task == task && HasCandidate(e.signals)) {
+        by_class[e.signals.question_class].push_back(e);
+      }
     }
-    absl::StrAppend(&counts, counts.empty() ? "" : ", ", TaskName(task), " ", of_task.size());
-    if (static_cast<int>(of_task.size()) < options.min_examples) continue;
-    const double target = task == Task::kMultipleChoice ? options.target_accuracy_multiple_choice
-                                                        : options.target_accuracy_fact_verification;
-    IBGR_ASSIGN_OR_RETURN(TaskCalibration fitted, FitTask(task, of_task, target, options));
-    *out.add_tasks() = std::move(fitted);
+    for (const auto& [question_class, of_class] : by_class) {
+      absl::StrAppend(&counts, counts.empty() ? "" : ", ", TaskName(task),
+                      question_class.empty() ? "" : "/", question_class, " ", of_class.size());
+      if (static_cast<int>(of_class.size()) < options.min_examples) continue;
+      const double target = task == Task::kFactVerification
+                                ? options.target_accuracy_fact_verification
+                            : question_class == QuestionClassName(QuestionClass::kKgLookup)
+                                ? options.target_accuracy_kg_lookup
+                                : options.target_accuracy_multiple_choice;
+      IBGR_ASSIGN_OR_RETURN(TaskCalibration fitted, FitTask(task, of_class, target, options));
+      fitted.set_question_class(question_class);
+      *out.add_tasks() = std::move(fitted);
+    }
   }
   if (out.tasks_size() == 0) {
     return absl::FailedPreconditionError(absl::StrCat(
@@ -368,10 +378,20 @@ absl::StatusOr<CalibrationModel> CalibrationModel::FromProto(ConfidenceCalibrati
       return absl::InvalidArgumentError(absl::StrCat(
           field, ".task: \"", task.task(), "\" is not MULTIPLE_CHOICE or FACT_VERIFICATION"));
     }
-    if (std::find(seen.begin(), seen.end(), task.task()) != seen.end()) {
-      return absl::InvalidArgumentError(absl::StrCat(field, ".task: ", task.task(), " twice"));
+    const std::string& question_class = task.question_class();
+    if (!question_class.empty() && question_class != QuestionClassName(QuestionClass::kKgLookup) &&
+        question_class != QuestionClassName(QuestionClass::kClinicalReasoning) &&
+        question_class != QuestionClassName(QuestionClass::kClaim)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(field, ".question_class: \"", question_class,
+                       "\" is not kg_lookup, clinical_reasoning, claim or \"\" (every class)"));
     }
-    seen.push_back(task.task());
+    const std::string key = absl::StrCat(task.task(), "/", question_class);
+    if (std::find(seen.begin(), seen.end(), key) != seen.end()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(field, ": ", task.task(), " class \"", question_class, "\" twice"));
+    }
+    seen.push_back(key);
     if (task.weights_size() != static_cast<int>(names.size()) + 1) {
       return absl::InvalidArgumentError(absl::StrCat(field, ".weights: ", task.weights_size(),
                                                      " values, expected ", names.size() + 1));
@@ -389,13 +409,24 @@ absl::StatusOr<CalibrationModel> CalibrationModel::FromProto(ConfidenceCalibrati
   return CalibrationModel(std::move(proto), std::move(label));
 }
 
-const TaskCalibration* CalibrationModel::ForTask(Task task) const {
+const TaskCalibration* CalibrationModel::ForTask(Task task,
+                                                 absl::string_view question_class) const {
   const absl::string_view name =
       TaskName(task == Task::kUnspecified ? Task::kMultipleChoice : task);
+  const TaskCalibration* every_class = nullptr;
   for (const TaskCalibration& t : proto_.tasks()) {
-    if (t.task() == name) return &t;
+    if (t.task() != name) continue;
+    if (t.question_class() == question_class) return &t;
+    if (t.question_class().empty()) every_class = &t;
   }
-  return nullptr;
+  return every_class;
+}
+
+bool CalibrationModel::HasTask(Task task) const {
+  const absl::string_view name =
+      TaskName(task == Task::kUnspecified ? Task::kMultipleChoice : task);
+  return std::any_of(proto_.tasks().begin(), proto_.tasks().end(),
+                     [&](const TaskCalibration& t) { return t.task() == name; });
 }
 
 double CalibrationModel::Probability(const TaskCalibration& task_calibration,
@@ -493,10 +524,24 @@ absl::StatusOr<int64_t> PublishCalibration(const std::string& base,
 
 void ApplyCalibration(const CalibrationModel& model, const ReasonRequest& request,
                       ReasonResult* result) {
-  const TaskCalibration* task =
-      result->signals.present ? model.ForTask(result->signals.task) : nullptr;
-  if (task == nullptr) {
+  if (!result->signals.present || !model.HasTask(result->signals.task)) {
     result->calibration = kUncalibrated;
+    return;
+  }
+  const TaskCalibration* task = model.ForTask(result->signals.task, result->signals.question_class);
+  if (task == nullptr) {
+    // The task is calibrated but not this class (too few validation answers of it): a class
+    // without a calibration abstains rather than commit to an unjudged guess.
+    result->calibration = model.label();
+    result->confidence = 0.0;
+    if (IsCommitted(*result)) {
+      Abstain(request,
+              absl::StrCat("the best candidate, ", CandidateText(request, result->signals),
+                           ", answers a ", result->signals.question_class,
+                           " question, a class the calibration has no entry for (too few "
+                           "validation answers of it), so it is not trusted"),
+              result);
+    }
     return;
   }
   result->calibration = model.label();
@@ -508,7 +553,12 @@ void ApplyCalibration(const CalibrationModel& model, const ReasonRequest& reques
   result->confidence = FiniteOrZero(p);
   // Written so that a NaN probability withdraws the answer: `p < threshold` is false for NaN.
   if (IsCommitted(*result) && !(p >= task->threshold())) {
-    Abstain(request, p, task->threshold(), result);
+    Abstain(request,
+            absl::StrFormat("the best candidate, %s, has a calibrated probability of %.2f of "
+                            "being right, below the threshold %.2f of %s questions",
+                            CandidateText(request, result->signals), p, task->threshold(),
+                            task->question_class().empty() ? "these" : task->question_class()),
+            result);
   }
 }
 

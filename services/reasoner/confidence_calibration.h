@@ -37,7 +37,9 @@ inline constexpr int kEceBins = 15;
 // computes a signal differently (2: topics counted as question-entity groups, exception questions
 // described by their candidate). Recorded in the manifest; a version fitted on other semantics is
 // not served (LoadCalibrationVersion refuses it).
-inline constexpr int kCalibrationFeaturesVersion = 2;
+// 3: question classes (ExtractiveSignals.question_class) and the KG-lookup signals
+// (intent_linked, linked_options, candidate_sources).
+inline constexpr int kCalibrationFeaturesVersion = 3;
 
 // `value`, or 0 when it is NaN or infinite: signals and confidences arrive over the wire, and a
 // NaN would compare false everywhere (never abstain, break sorting, index bins out of range).
@@ -103,8 +105,11 @@ struct CalibrationExample {
 
 struct CalibrationFitOptions {
   LogisticFitOptions logistic;
-  // Target accuracy when committed, per task (see the file comment).
-  double target_accuracy_multiple_choice = 0.5;
+  // Target accuracy when committed, per task and question class (see the file comment):
+  // multiple choice of the clinical_reasoning class (and of no class), kg_lookup multiple choice,
+  // fact verification.
+  double target_accuracy_multiple_choice = 0.6;
+  double target_accuracy_kg_lookup = 0.85;
   double target_accuracy_fact_verification = 0.75;
   // Fewest committed fit answers a threshold must keep.
   int min_committed = 10;
@@ -129,8 +134,11 @@ class CalibrationModel {
   static absl::StatusOr<CalibrationModel> FromProto(artifacts::v1::ConfidenceCalibration proto,
                                                     std::string label);
 
-  // The task's calibration; nullptr when the model has none for it.
-  const artifacts::v1::TaskCalibration* ForTask(Task task) const;
+  // The calibration of `task` for `question_class` (QuestionClassName), else the task's entry for
+  // every class (question_class ""); nullptr when there is neither.
+  const artifacts::v1::TaskCalibration* ForTask(Task task, absl::string_view question_class) const;
+  // Whether any entry calibrates `task`.
+  bool HasTask(Task task) const;
   // p(candidate right) under `task_calibration`.
   static double Probability(const artifacts::v1::TaskCalibration& task_calibration,
                             const ExtractiveSignals& signals);

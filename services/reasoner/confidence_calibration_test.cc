@@ -147,11 +147,90 @@ TEST(FitCalibrationTest, FitsMultipleChoiceAndLeavesTasksWithoutExamplesOut) {
   EXPECT_NEAR(task.coverage(), 0.5, 1e-9);  // exactly the wide-margin half commits
   auto model = CalibrationModel::FromProto(*fitted, "test");
   ASSERT_OK(model);
-  EXPECT_EQ(model->ForTask(Task::kFactVerification), nullptr);
+  EXPECT_EQ(model->ForTask(Task::kFactVerification, "claim"), nullptr);
   const double p_wide = CalibrationModel::Probability(task, ChoiceSignals(1.0, 0.1, 0));
   const double p_tie = CalibrationModel::Probability(task, ChoiceSignals(1.0, 0.95, 0));
   EXPECT_NEAR(p_wide, 0.75, 0.1);
   EXPECT_LT(p_tie, 0.4);
+}
+
+// KG-lookup answers: linked through the asked relation, exclusively, with sources: right 19 times
+// in 20; not linked: right 1 time in 4. Clinical-reasoning answers: right half the time whatever
+// the signals.
+std::vector<CalibrationExample> ClassExamples() {
+  std::vector<CalibrationExample> examples;
+  for (int i = 0; i < 80; ++i) {
+    CalibrationExample e;
+    e.signals = ChoiceSignals(1.0, 0.5, 0);
+    e.signals.question_class = "kg_lookup";
+    const bool linked = i % 2 == 0;
+    e.signals.intent_linked = linked ? 1.0 : 0.0;
+    e.signals.linked_options = linked ? 1 : 0;
+    e.signals.candidate_sources = linked ? 2 : 0;
+    e.correct = linked ? (i % 40 != 0) : (i % 8 == 1);
+    e.raw_confidence = 1.0;
+    examples.push_back(e);
+  }
+  for (int i = 0; i < 60; ++i) {
+    CalibrationExample e;
+    e.signals = ChoiceSignals(1.0, 0.5, 0);
+    e.signals.question_class = "clinical_reasoning";
+    e.correct = i % 2 == 0;
+    e.raw_confidence = 1.0;
+    examples.push_back(e);
+  }
+  return examples;
+}
+
+// Issue 26: each class gets its own calibration, and a class whose validation answers the KG
+// decides commits to them (a pooled fit used to push the threshold above 1 for everything).
+TEST(FitCalibrationTest, FitsEachQuestionClassAndCommitsWhereTheKgDecides) {
+  CalibrationFitOptions options;
+  options.split = "validation";
+  auto fitted = FitCalibration(ClassExamples(), options);
+  ASSERT_OK(fitted);
+  ASSERT_EQ(fitted->tasks_size(), 2);
+  const auto& reasoning = fitted->tasks(0);
+  const auto& lookup = fitted->tasks(1);
+  EXPECT_EQ(reasoning.question_class(), "clinical_reasoning");
+  EXPECT_EQ(lookup.question_class(), "kg_lookup");
+  EXPECT_EQ(lookup.examples(), 80);
+  EXPECT_DOUBLE_EQ(lookup.target_accuracy(), 0.85);
+  EXPECT_DOUBLE_EQ(reasoning.target_accuracy(), 0.6);
+  // Lookup: the linked half commits, right at least 85 % of the time.
+  EXPECT_LE(lookup.threshold(), 1.0);
+  EXPECT_NEAR(lookup.coverage(), 0.5, 1e-9);
+  EXPECT_GE(lookup.accuracy_when_committed(), 0.85);
+  // Reasoning: nothing reaches 60 %, so nothing commits.
+  EXPECT_GT(reasoning.threshold(), 1.0);
+  auto model = CalibrationModel::FromProto(*fitted, "test");
+  ASSERT_OK(model);
+  EXPECT_EQ(model->ForTask(Task::kMultipleChoice, "kg_lookup"), &model->proto().tasks(1));
+  EXPECT_EQ(model->ForTask(Task::kMultipleChoice, "clinical_reasoning"), &model->proto().tasks(0));
+  EXPECT_EQ(model->ForTask(Task::kMultipleChoice, ""), nullptr);
+  EXPECT_TRUE(model->HasTask(Task::kMultipleChoice));
+  EXPECT_FALSE(model->HasTask(Task::kFactVerification));
+}
+
+TEST(CalibrationModelTest, RefusesUnknownClassesAndTwoEntriesForOneClass) {
+  auto fitted = FitCalibration(ClassExamples(), {});
+  ASSERT_OK(fitted);
+  artifacts::v1::ConfidenceCalibration unknown = *fitted;
+  unknown.mutable_tasks(0)->set_question_class("trivia");
+  EXPECT_THAT(CalibrationModel::FromProto(unknown, "c"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("tasks[0].question_class: \"trivia\"")));
+  artifacts::v1::ConfidenceCalibration twice = *fitted;
+  *twice.add_tasks() = twice.tasks(1);
+  EXPECT_THAT(CalibrationModel::FromProto(twice, "c"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("twice")));
+  // An entry for every class ("", fitted before classes) serves each class without its own.
+  artifacts::v1::ConfidenceCalibration every = *fitted;
+  every.mutable_tasks(0)->clear_question_class();
+  auto model = CalibrationModel::FromProto(every, "c");
+  ASSERT_OK(model);
+  EXPECT_EQ(model->ForTask(Task::kMultipleChoice, "clinical_reasoning"), &model->proto().tasks(0));
+  EXPECT_EQ(model->ForTask(Task::kMultipleChoice, "kg_lookup"), &model->proto().tasks(1));
 }
 
 TEST(FitCalibrationTest, AllRightFitSplitGivesLikelyNotCertain) {
@@ -212,6 +291,25 @@ TEST(CalibrationArtifactTest, CorruptFilesGiveClearErrors) {
   auto bad = LoadCalibrationFile(model_path);
   EXPECT_THAT(bad, StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("tasks[0].weights")));
   EXPECT_THAT(LoadCalibrationFile(base + "/missing.json"), StatusIs(absl::StatusCode::kNotFound));
+}
+
+// JSON has one zero; protobuf reads "-0.0" as -0 but "-0" as +0. A parsed manifest must print and
+// parse back to the same bytes (the calibration fuzzer's invariant), so -0 is read as +0.
+TEST(CalibrationArtifactTest, NegativeZeroReadsAsZeroAndSurvivesItsOwnRoundTrip) {
+  artifacts::v1::ConfidenceCalibration calibration;
+  ASSERT_OK(common::JsonToProto(R"({"tasks":[{"threshold":-0.0,"weights":[-0.0,1.5,-0e3]}]})",
+                                "calibration", &calibration));
+  ASSERT_EQ(calibration.tasks_size(), 1);
+  EXPECT_FALSE(std::signbit(calibration.tasks(0).threshold()));
+  ASSERT_EQ(calibration.tasks(0).weights_size(), 3);
+  EXPECT_FALSE(std::signbit(calibration.tasks(0).weights(0)));
+  EXPECT_EQ(calibration.tasks(0).weights(1), 1.5);
+  EXPECT_FALSE(std::signbit(calibration.tasks(0).weights(2)));
+  const std::string printed = common::ProtoToJson(calibration);
+  EXPECT_THAT(printed, ::testing::Not(HasSubstr("-0")));
+  artifacts::v1::ConfidenceCalibration again;
+  ASSERT_OK(common::JsonToProto(printed, "printed", &again));
+  EXPECT_EQ(common::ProtoToJson(again), printed);
 }
 
 TEST(CalibrationArtifactTest, ManifestRecordsWhatItWasFitOnAndStaleFeaturesAreRefused) {
@@ -350,6 +448,32 @@ TEST(ApplyCalibrationTest, CommitsAtOrAboveTheThresholdWithTheCalibratedProbabil
   EXPECT_FALSE(result.abstained);
   EXPECT_EQ(result.option_index, 1);
   EXPECT_THAT(result.answer, HasSubstr("B) Aspirin"));
+}
+
+TEST(ApplyCalibrationTest, AClassWithoutItsOwnEntryAbstainsWhileOtherClassesAreCalibrated) {
+  const ReasonRequest request = MiRequest();  // a short "which drug treats" question: kg_lookup
+  ReasonResult result = ReasonExtractively(request, Task::kMultipleChoice, ExtractiveOptions());
+  ASSERT_EQ(result.signals.question_class, "kg_lookup");
+  ASSERT_EQ(result.option_index, 1);
+  artifacts::v1::ConfidenceCalibration proto = ConstantModel(2.0, 0.5).proto();
+  proto.mutable_tasks(0)->set_question_class("clinical_reasoning");
+  auto model = CalibrationModel::FromProto(proto, "calibration/8");
+  ASSERT_OK(model);
+  ApplyCalibration(*model, request, &result);
+  EXPECT_TRUE(result.abstained);
+  EXPECT_EQ(result.option_index, -1);
+  EXPECT_EQ(result.confidence, 0.0);
+  EXPECT_EQ(result.calibration, "calibration/8");
+  EXPECT_THAT(result.answer, HasSubstr("B) Aspirin, answers a kg_lookup question, a class the "
+                                       "calibration has no entry for"));
+  // Its own entry: judged by it.
+  proto.mutable_tasks(0)->set_question_class("kg_lookup");
+  model = CalibrationModel::FromProto(proto, "calibration/9");
+  ASSERT_OK(model);
+  result = ReasonExtractively(request, Task::kMultipleChoice, ExtractiveOptions());
+  ApplyCalibration(*model, request, &result);
+  EXPECT_FALSE(result.abstained);
+  EXPECT_EQ(result.option_index, 1);
 }
 
 TEST(ApplyCalibrationTest, FactVerificationAbstainsAsUnknown) {

@@ -330,6 +330,23 @@ EvidenceGraph BuildGraph(const ReasonRequest& request, const common::QuestionInt
   return graph;
 }
 
+// Distinct sources of a triple (its `sources`, or `source` alone).
+std::vector<std::string> TripleSources(const EvidenceTriple& t) {
+  std::vector<std::string> out = t.sources;
+  if (out.empty() && !t.source.empty()) out.push_back(t.source);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+// How strongly one triple backs an answer, the reach of its topic end aside: its retriever score,
+// more for each distinct source, and up to half more for its source's own score.
+double TripleStrength(const EvidenceGraph& graph, const EvidenceTriple& e, int t) {
+  const double source_score = e.source_score >= 0.0 ? std::clamp(e.source_score, 0.0, 1.0) : 0.0;
+  return graph.score[t] * (1.0 + static_cast<double>(TripleSources(e).size())) *
+         (1.0 + 0.5 * source_score);
+}
+
 std::string TripleLine(const EvidenceTriple& t) {
   return absl::StrFormat("(%s, %s, %s) [score %.2f]", t.head.name.empty() ? t.head.id : t.head.name,
                          t.relation, t.tail.name.empty() ? t.tail.id : t.tail.name, t.score);
@@ -467,11 +484,9 @@ struct Connections {
 // topics too; an option is not connected to itself). Each counts for an option when the option
 // has support from that entity's topic nodes alone (TopicReach). With fewer than two entities:
 // 1 for a supported option, 0 otherwise, so the ranking is by support alone.
-Connections TopicsConnected(const EvidenceGraph& graph,
-                            const std::vector<std::vector<double>>& matches,
-                            const std::vector<double>& support, const ExtractiveOptions& options) {
-  Connections out;
-  out.per_option.assign(support.size(), 0);
+// The question entities: topic groups no option names, ascending.
+std::vector<int> QuestionGroups(const EvidenceGraph& graph,
+                                const std::vector<std::vector<double>>& matches) {
   absl::flat_hash_set<int> groups, named;
   for (size_t n = 0; n < graph.nodes.size(); ++n) {
     if (!graph.nodes[n].topic) continue;
@@ -481,6 +496,17 @@ Connections TopicsConnected(const EvidenceGraph& graph,
     }
   }
   for (int g : named) groups.erase(g);
+  std::vector<int> out(groups.begin(), groups.end());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+Connections TopicsConnected(const EvidenceGraph& graph,
+                            const std::vector<std::vector<double>>& matches,
+                            const std::vector<int>& groups, const std::vector<double>& support,
+                            const ExtractiveOptions& options) {
+  Connections out;
+  out.per_option.assign(support.size(), 0);
   out.question_groups = static_cast<int>(groups.size());
   out.groups_reaching.assign(support.size(), 0);
   for (int group : groups) {
@@ -496,6 +522,85 @@ Connections TopicsConnected(const EvidenceGraph& graph,
     out.per_option[o] = out.entities >= 2 ? out.groups_reaching[o] : (support[o] > 0.0 ? 1 : 0);
   }
   return out;
+}
+
+// The rationale of a chosen option: its strongest contributing triples, each after the chain
+// that reached it from a topic, at most max_rationale_lines, then the is_a path of the strongest
+// when it takes one. Sets `result`'s evidence_used and rationale.
+void ExplainChoice(const ReasonRequest& request, const EvidenceGraph& graph,
+                   std::vector<Contribution> list, absl::string_view heading,
+                   const ExtractiveOptions& options, ReasonResult* result) {
+  std::stable_sort(list.begin(), list.end(),
+                   [](const Contribution& a, const Contribution& b) { return a.value > b.value; });
+  std::vector<int> used;
+  absl::flat_hash_set<int> seen;
+  for (const Contribution& c : list) {
+    if (static_cast<int>(used.size()) >= options.max_rationale_lines) break;
+    AddWithChain(graph, c.triple, c.from, &used, &seen);
+  }
+  if (static_cast<int>(used.size()) > options.max_rationale_lines) {
+    used.resize(options.max_rationale_lines);
+  }
+  result->evidence_used = used;
+  result->rationale = Rationale(request, used, heading);
+  if (!list.empty()) {
+    absl::StrAppend(&result->rationale,
+                    OntologyPathLine(request, graph, list.front().triple, list.front().from));
+  }
+}
+
+// KG-lookup multiple choice (issue 26): per option, the question entities linked to it by one
+// triple of a relation the intent asks about (the option's entity at the relation's answer end
+// and of a type the intent accepts; the other end the question entity's topic node or one of
+// its is_a anchors, never another option), and the strength of those triples.
+struct IntentLinks {
+  std::vector<int> groups;                         // per option: question entities linked
+  std::vector<double> strength;                    // per option: sum of match * TripleStrength
+  std::vector<std::vector<Contribution>> triples;  // per option: the linking triples
+  std::vector<int> sources;                        // per option: distinct sources of them
+};
+
+IntentLinks LinkOptionsByIntent(const ReasonRequest& request, const EvidenceGraph& graph,
+                                const common::QuestionIntent& intent,
+                                const std::vector<std::vector<double>>& matches,
+                                const std::vector<int>& question_groups,
+                                const ExtractiveOptions& options) {
+  const size_t num_options = matches.size();
+  IntentLinks links;
+  links.groups.assign(num_options, 0);
+  links.strength.assign(num_options, 0.0);
+  links.triples.resize(num_options);
+  links.sources.assign(num_options, 0);
+  std::vector<absl::flat_hash_set<std::string>> sources(num_options);
+  for (int group : question_groups) {
+    const Reach reach = TopicReach(graph, group, options);
+    std::vector<bool> linked(num_options, false);
+    for (size_t t = 0; t < request.evidence.size(); ++t) {
+      const EvidenceTriple& e = request.evidence[t];
+      if (!intent.AsksFor(e.relation)) continue;
+      const common::QuestionIntent::AnswerEnds ends = intent.AnswerEndsOf(e.relation);
+      const auto [head, tail] = graph.ends[t];
+      for (const auto& [answer, other, ref, allowed] :
+           {std::tuple{tail, head, &e.tail, ends.tail},
+            std::tuple{head, tail, &e.head, ends.head}}) {
+        if (!allowed || answer == other || !reach.anchored[other]) continue;
+        if (!intent.AcceptsType(ref->type)) continue;
+        for (size_t o = 0; o < num_options; ++o) {
+          if (matches[o][answer] <= 0.0 || matches[o][other] > 0.0) continue;
+          const double value = matches[o][answer] * TripleStrength(graph, e, static_cast<int>(t));
+          links.strength[o] += value;
+          links.triples[o].push_back({value, static_cast<int>(t), other});
+          for (std::string& source : TripleSources(e)) sources[o].insert(std::move(source));
+          linked[o] = true;
+        }
+      }
+    }
+    for (size_t o = 0; o < num_options; ++o) links.groups[o] += linked[o] ? 1 : 0;
+  }
+  for (size_t o = 0; o < num_options; ++o) {
+    links.sources[o] = static_cast<int>(sources[o].size());
+  }
+  return links;
 }
 
 // Signals of a multiple-choice answer, describing option `subject` (the best-ranked option, or
@@ -526,7 +631,127 @@ ExtractiveSignals ChoiceSignals(const ReasonRequest& request, const std::vector<
   return signals;
 }
 
+// KG-lookup multiple choice decided by the intent (issue 26): the option linked to the most
+// question entities through a relation the question asks about wins (IntentLinks), evidence
+// strength breaking ties; an exception question's answer is the only option not so linked while
+// every other is. The result says why. Without signals (signals.present false) when the links
+// decide nothing (no option linked; an exception question with other than one unlinked option):
+// the caller then ranks by reach.
+ReasonResult LookupChoice(const ReasonRequest& request, const EvidenceGraph& graph,
+                          const common::QuestionIntent& intent,
+                          const std::vector<std::vector<double>>& matches,
+                          const std::vector<double>& support,
+                          const std::vector<int>& question_groups, const Connections& connections,
+                          bool exception, const ExtractiveOptions& options) {
+  const IntentLinks links =
+      LinkOptionsByIntent(request, graph, intent, matches, question_groups, options);
+  const int num_options = static_cast<int>(links.groups.size());
+  const int max_groups = *std::max_element(links.groups.begin(), links.groups.end());
+  if (max_groups == 0) return BaseResult();
+  ReasonResult result = BaseResult();
+  const int entities = static_cast<int>(question_groups.size());
+  const std::string kinds = absl::StrJoin(intent.kinds, ", ");
+  auto explain = [&](int o, absl::string_view heading) {
+    ExplainChoice(request, graph, links.triples[o], heading, options, &result);
+  };
+
+  if (exception) {
+    std::vector<int> unlinked;
+    int weakest_sources = -1;
+    for (int o = 0; o < num_options; ++o) {
+      if (links.groups[o] == 0) {
+        unlinked.push_back(o);
+      } else if (weakest_sources < 0 || links.sources[o] < weakest_sources) {
+        weakest_sources = links.sources[o];
+      }
+    }
+    if (unlinked.size() != 1) return BaseResult();
+    const int candidate = unlinked.front();
+    result.signals = ChoiceSignals(request, support, candidate, candidate, connections);
+    result.signals.exception_question = true;
+    result.signals.intent_linked = 1.0;  // every other option is linked
+    result.signals.linked_options = 1;   // the candidate alone is not
+    result.signals.candidate_sources = std::max(weakest_sources, 0);
+    result.option_index = candidate;
+    result.option_letter = OptionLetter(candidate);
+    result.confidence = 1.0;
+    result.answer = absl::StrCat(
+        result.option_letter, ") ", request.options[candidate],
+        ". The question asks for the exception, and this is the only option the evidence does not "
+        "link to the question's entities through ",
+        kinds, " (extractive backend; no LLM was used).");
+    const int example = candidate == 0 && num_options > 1 ? 1 : 0;
+    explain(example, absl::StrCat("Every other option is linked through ", kinds, ", e.g. option ",
+                                  OptionLetter(example), ":"));
+    return result;
+  }
+
+  std::vector<int> order(num_options);
+  for (int o = 0; o < num_options; ++o) order[o] = o;
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+    if (links.groups[a] != links.groups[b]) return links.groups[a] > links.groups[b];
+    return links.strength[a] > links.strength[b];
+  });
+  const int best = order.front();
+  const int runner = num_options > 1 && links.groups[order[1]] == max_groups ? order[1] : -1;
+  const int linked_options =
+      static_cast<int>(std::count(links.groups.begin(), links.groups.end(), max_groups));
+  const bool tie = runner >= 0 && links.strength[runner] >= links.strength[best] * (1.0 - 1e-9);
+  result.signals = ChoiceSignals(request, support, best, tie ? -1 : best, connections);
+  result.signals.intent_linked = static_cast<double>(max_groups) / entities;
+  result.signals.linked_options = linked_options;
+  result.signals.candidate_sources = links.sources[best];
+  const std::string linked_to =
+      entities > 1 ? absl::StrCat(max_groups, " of the question's ", entities, " entities")
+                   : "the question's entity";
+  if (tie) {
+    std::vector<std::string> tied;
+    for (int o : order) {
+      if (links.groups[o] == max_groups &&
+          links.strength[o] >= links.strength[best] * (1.0 - 1e-9)) {
+        tied.push_back(OptionLetter(o));
+      }
+    }
+    result.low_confidence = true;
+    result.answer = absl::StrCat("No option chosen: the evidence links options ",
+                                 absl::StrJoin(tied, ", "), " to ", linked_to, " through ", kinds,
+                                 " equally strongly (extractive backend; no LLM was used).");
+    explain(best, absl::StrCat("Evidence for option ", OptionLetter(best), ":"));
+    return result;
+  }
+  result.confidence = links.strength[best];
+  result.low_confidence =
+      runner >= 0 && links.strength[runner] >= options.low_confidence_ratio * links.strength[best];
+  result.option_index = best;
+  result.option_letter = OptionLetter(best);
+  std::vector<std::string> best_sources;
+  {
+    absl::flat_hash_set<std::string> seen;
+    for (const Contribution& c : links.triples[best]) {
+      for (std::string& source : TripleSources(request.evidence[c.triple])) {
+        if (seen.insert(source).second) best_sources.push_back(std::move(source));
+      }
+    }
+    std::sort(best_sources.begin(), best_sources.end());
+  }
+  const std::string why =
+      runner < 0
+          ? absl::StrCat("the only option the evidence links to ", linked_to, " through ", kinds)
+          : absl::StrCat("linked to ", linked_to, " through ", kinds,
+                         absl::StrFormat(", with stronger evidence than option %s "
+                                         "(%.2f against %.2f)",
+                                         OptionLetter(runner), links.strength[best],
+                                         links.strength[runner]));
+  result.answer = absl::StrCat(
+      result.option_letter, ") ", request.options[best], ". Chosen as ", why,
+      "; sources: ", best_sources.empty() ? "unknown" : absl::StrJoin(best_sources, ", "),
+      " (extractive backend; no LLM was used).");
+  explain(best, "Evidence used:");
+  return result;
+}
+
 ReasonResult MultipleChoice(const ReasonRequest& request, const EvidenceGraph& graph,
+                            const common::QuestionIntent& intent, QuestionClass question_class,
                             const ExtractiveOptions& options) {
   ReasonResult result = BaseResult();
   const int num_options = static_cast<int>(request.options.size());
@@ -537,8 +762,18 @@ ReasonResult MultipleChoice(const ReasonRequest& request, const EvidenceGraph& g
     matches[o] = OptionMatch(request.options[o], graph, options);
     support[o] = OptionSupport(graph, graph.reach, matches[o], options, &contributions[o]);
   }
-  const Connections connections = TopicsConnected(graph, matches, support, options);
+  const std::vector<int> question_groups = QuestionGroups(graph, matches);
+  const Connections connections =
+      TopicsConnected(graph, matches, question_groups, support, options);
   const std::vector<int>& connected = connections.per_option;
+  const bool exception =
+      AskForException(request.question) || intent.constraint == common::IntentConstraint::kExcept;
+  if (question_class == QuestionClass::kKgLookup && !intent.relations.empty() &&
+      !question_groups.empty()) {
+    ReasonResult by_intent = LookupChoice(request, graph, intent, matches, support, question_groups,
+                                          connections, exception, options);
+    if (by_intent.signals.present) return by_intent;
+  }
 
   // Options connected to more of the question's entities first, then by support.
   std::vector<int> order(num_options);
@@ -556,32 +791,14 @@ ReasonResult MultipleChoice(const ReasonRequest& request, const EvidenceGraph& g
       ChoiceSignals(request, support, best, best_support > 0.0 ? best : -1, connections);
 
   auto explain = [&](int o, absl::string_view heading) {
-    std::vector<Contribution> list = contributions[o];
-    std::stable_sort(list.begin(), list.end(), [](const Contribution& a, const Contribution& b) {
-      return a.value > b.value;
-    });
-    std::vector<int> used;
-    absl::flat_hash_set<int> seen;
-    for (const Contribution& c : list) {
-      if (static_cast<int>(used.size()) >= options.max_rationale_lines) break;
-      AddWithChain(graph, c.triple, c.from, &used, &seen);
-    }
-    if (static_cast<int>(used.size()) > options.max_rationale_lines) {
-      used.resize(options.max_rationale_lines);
-    }
-    result.evidence_used = used;
-    result.rationale = Rationale(request, used, heading);
-    if (!list.empty()) {
-      absl::StrAppend(&result.rationale,
-                      OntologyPathLine(request, graph, list.front().triple, list.front().from));
-    }
+    ExplainChoice(request, graph, contributions[o], heading, options, &result);
     if (connections.entities >= 2) {
       absl::StrAppend(&result.rationale, "\nConnected to ", connected[o], " of ",
                       connections.entities, " question entities.");
     }
   };
 
-  if (AskForException(request.question)) {
+  if (exception) {
     int unsupported = -1;
     int unsupported_count = 0;
     for (int o = 0; o < num_options; ++o) {
@@ -855,15 +1072,6 @@ std::string RenderPath(const ReasonRequest& request, const EvidenceGraph& graph,
   return out;
 }
 
-// Distinct sources of a triple (its `sources`, or `source` alone).
-std::vector<std::string> TripleSources(const EvidenceTriple& t) {
-  std::vector<std::string> out = t.sources;
-  if (out.empty() && !t.source.empty()) out.push_back(t.source);
-  std::sort(out.begin(), out.end());
-  out.erase(std::unique(out.begin(), out.end()), out.end());
-  return out;
-}
-
 // "drugs", "genes": the answer kind as a reader names it, for the answer's heading.
 std::string AnswerNoun(const common::QuestionIntent& intent) {
   static const auto* nouns =
@@ -911,11 +1119,7 @@ ReasonResult OpenByIntent(const ReasonRequest& request, const EvidenceGraph& gra
       Candidate& c = by_node[answer];
       c.node = answer;
       const std::vector<std::string> sources = TripleSources(e);
-      // The source's own score (when it has one) strengthens a triple by up to half.
-      const double source_score =
-          e.source_score >= 0.0 ? std::clamp(e.source_score, 0.0, 1.0) : 0.0;
-      c.support += graph.reach.value[other] * graph.score[t] *
-                   (1.0 + static_cast<double>(sources.size())) * (1.0 + 0.5 * source_score);
+      c.support += graph.reach.value[other] * TripleStrength(graph, e, static_cast<int>(t));
       c.triples.push_back(static_cast<int>(t));
       c.groups.insert(graph.nodes[other].topic ? graph.nodes[other].topic_group : -1);
       c.sources.insert(c.sources.end(), sources.begin(), sources.end());
@@ -1059,16 +1263,25 @@ ReasonResult ReasonExtractively(const ReasonRequest& request, Task task,
   const common::QuestionIntent intent =
       request.intent.has_value() ? *request.intent : common::ReadQuestionIntent(request.question);
   const EvidenceGraph graph = BuildGraph(request, intent, options);
-  switch (task) {
+  const Task resolved = task == Task::kUnspecified ? Task::kMultipleChoice : task;
+  const QuestionClass question_class =
+      ClassifyQuestion(request.question, request.options, resolved, intent);
+  ReasonResult result;
+  switch (resolved) {
     case Task::kFactVerification:
-      return FactVerification(request, graph, options);
+      result = FactVerification(request, graph, options);
+      break;
     case Task::kOpen:
-      return Open(request, graph, intent, options);
+      result = Open(request, graph, intent, options);
+      break;
     case Task::kMultipleChoice:
     case Task::kUnspecified:
+      result = MultipleChoice(request, graph, intent, question_class, options);
       break;
   }
-  return MultipleChoice(request, graph, options);
+  result.question_class = std::string(QuestionClassName(question_class));
+  if (result.signals.present) result.signals.question_class = result.question_class;
+  return result;
 }
 
 }  // namespace ibgraphrag::reasoner

@@ -64,6 +64,17 @@
 //
 // Multiple choice and fact verification with an intent: a triple of an asked relation counts as
 // fully naming the question's relation and weighs intent_relation_weight times more.
+//
+// Question class (ClassifyQuestion, reasoner_types.h; reported in question_class and the
+// signals): kg_lookup, clinical_reasoning or claim. KG-lookup multiple choice is decided by the
+// intent first: per option, the question entities linked to it by one triple of an asked relation
+// (the option's entity at the relation's answer end and of an accepted type; the other end the
+// entity's topic node or an is_a anchor of it, never another option). The option linked to the
+// most question entities wins, evidence strength (sum of name match * score * (1 + sources) *
+// (1 + 0.5 * source score)) breaking ties; equal strength chooses nothing (low confidence). An
+// exception question takes the only option not so linked while every other is. The answer text
+// says why (the only option linked, or stronger evidence than the runner-up, with the sources).
+// When no option is so linked, the reach rule above decides.
 #ifndef IBGRAPHRAG_SERVICES_REASONER_EXTRACTIVE_REASONER_H_
 #define IBGRAPHRAG_SERVICES_REASONER_EXTRACTIVE_REASONER_H_
 

@@ -576,5 +576,108 @@ TEST(ExtractiveMultipleChoiceTest, TheAskedRelationOutweighsTheTopicsOtherFacts)
   EXPECT_EQ(result.option_letter, "B");
 }
 
+// Issue 26: a KG-lookup multiple-choice question ("Which drug treats asthma?" with drug names) is
+// answered by the asked relation: the option the evidence links to the question's entity through
+// it wins, even against an option with more topic-neighbourhood support, and the answer says why.
+ReasonRequest AsthmaChoiceRequest() {
+  ReasonRequest request;
+  request.task = Task::kMultipleChoice;
+  request.question = "Which drug treats asthma?";
+  request.options = {"Metformin", "Salbutamol", "Propranolol"};
+  // The gateway sends the options' entities as topics too.
+  request.topic_entities = {{"DOID:2841", "asthma", "disease"},
+                            {"DB:salbutamol", "Salbutamol", "compound"},
+                            {"DB:metformin", "Metformin", "compound"},
+                            {"DB:propranolol", "Propranolol", "compound"}};
+  request.evidence = {
+      Typed("DB:salbutamol", "Salbutamol", "compound", "drug treats disease", "DOID:2841", "asthma",
+            "disease", 0.5, {"hetionet", "pharmacotherapydb"}),
+      // Propranolol is contraindicated in asthma: strongly linked, but not by the asked relation.
+      Typed("DB:propranolol", "Propranolol", "compound", "drug contraindicated for disease",
+            "DOID:2841", "asthma", "disease", 0.9, {"drugcentral"}),
+      Typed("DB:propranolol", "Propranolol", "compound", "drug causes side effect", "SE:1",
+            "Bronchospasm", "side_effect", 0.9, {"sider"}),
+      Typed("DOID:2841", "asthma", "disease", "disease presents symptom", "SE:1", "Bronchospasm",
+            "symptom", 0.9, {"hetionet"}),
+      Typed("DB:metformin", "Metformin", "compound", "drug treats disease", "DOID:9352",
+            "type 2 diabetes mellitus", "disease", 0.9, {"hetionet"}),
+  };
+  return request;
+}
+
+TEST(ExtractiveLookupChoiceTest, TheOptionLinkedThroughTheAskedRelationWinsAndSaysWhy) {
+  const ReasonResult result =
+      ReasonExtractively(AsthmaChoiceRequest(), Task::kMultipleChoice, ExtractiveOptions());
+  EXPECT_EQ(result.question_class, "kg_lookup");
+  EXPECT_EQ(result.option_letter, "B");
+  EXPECT_THAT(result.answer,
+              HasSubstr("B) Salbutamol. Chosen as the only option the evidence links to the "
+                        "question's entity through treats; sources: hetionet, pharmacotherapydb"));
+  EXPECT_FALSE(result.low_confidence);
+  EXPECT_EQ(result.evidence_used, (std::vector<int>{0}));
+  const ExtractiveSignals& s = result.signals;
+  EXPECT_EQ(s.question_class, "kg_lookup");
+  EXPECT_EQ(s.candidate_index, 1);
+  EXPECT_DOUBLE_EQ(s.intent_linked, 1.0);
+  EXPECT_EQ(s.linked_options, 1);
+  EXPECT_EQ(s.candidate_sources, 2);
+}
+
+TEST(ExtractiveLookupChoiceTest, EvidenceStrengthBreaksTiesAndEqualLinksChooseNothing) {
+  ReasonRequest request = AsthmaChoiceRequest();
+  // Metformin now treats asthma too, from one source: Salbutamol's two sources still win.
+  request.evidence.push_back(Typed("DB:metformin", "Metformin", "compound", "drug treats disease",
+                                   "DOID:2841", "asthma", "disease", 0.5, {"hetionet"}));
+  ReasonResult result = ReasonExtractively(request, Task::kMultipleChoice, ExtractiveOptions());
+  EXPECT_EQ(result.option_letter, "B");
+  EXPECT_EQ(result.signals.linked_options, 2);
+  // 0.5 * 3 = 1.50 against 0.5 * 2 = 1.00.
+  EXPECT_THAT(result.answer, HasSubstr("with stronger evidence than option A (1.50 against 1.00)"));
+  // Equal links: no option chosen, low confidence, no candidate for the calibration.
+  request.evidence.back().sources = {"hetionet", "drugcentral"};
+  result = ReasonExtractively(request, Task::kMultipleChoice, ExtractiveOptions());
+  EXPECT_EQ(result.option_index, -1);
+  EXPECT_TRUE(result.low_confidence);
+  EXPECT_THAT(result.answer, HasSubstr("links options A, B to the question's entity through "
+                                       "treats equally strongly"));
+  EXPECT_EQ(result.signals.candidate_index, -1);
+}
+
+TEST(ExtractiveLookupChoiceTest, AnExceptionQuestionTakesTheOnlyUnlinkedOption) {
+  ReasonRequest request = AsthmaChoiceRequest();
+  request.question = "Which drug does not treat asthma?";
+  request.evidence.push_back(Typed("DB:metformin", "Metformin", "compound", "drug treats disease",
+                                   "DOID:2841", "asthma", "disease", 0.5, {"hetionet"}));
+  const ReasonResult result =
+      ReasonExtractively(request, Task::kMultipleChoice, ExtractiveOptions());
+  EXPECT_EQ(result.option_letter, "C");
+  EXPECT_TRUE(result.signals.exception_question);
+  EXPECT_THAT(result.answer, HasSubstr("the only option the evidence does not link"));
+}
+
+TEST(ExtractiveLookupChoiceTest, VignettesAndQuestionsWithoutAnIntentKeepTheReachRule) {
+  ReasonRequest request = AsthmaChoiceRequest();
+  request.question =
+      "A 9-year-old boy is brought to the emergency department with wheezing after playing "
+      "outside. He has had similar episodes. His mother has hay fever. Examination shows "
+      "expiratory wheezes. Which drug treats his condition?";
+  ReasonResult result = ReasonExtractively(request, Task::kMultipleChoice, ExtractiveOptions());
+  EXPECT_EQ(result.question_class, "clinical_reasoning");
+  EXPECT_DOUBLE_EQ(result.signals.intent_linked, 0.0);
+  EXPECT_THAT(result.answer, Not(HasSubstr("Chosen as")));
+  // Long options make an exam question of it too.
+  request = AsthmaChoiceRequest();
+  request.options = {"Start a long-acting beta agonist and review in two weeks", "Salbutamol"};
+  EXPECT_EQ(ReasonExtractively(request, Task::kMultipleChoice, ExtractiveOptions()).question_class,
+            "clinical_reasoning");
+  // A claim is a claim.
+  request = AsthmaChoiceRequest();
+  request.options.clear();
+  request.question = "Salbutamol treats asthma.";
+  EXPECT_EQ(
+      ReasonExtractively(request, Task::kFactVerification, ExtractiveOptions()).question_class,
+      "claim");
+}
+
 }  // namespace
 }  // namespace ibgraphrag::reasoner

@@ -83,6 +83,10 @@ void ToProto(const ExtractiveSignals& signals, pb::ExtractiveSignals* out) {
   out->set_candidate_index(signals.candidate_index);
   out->set_candidate_label(ToProto(signals.candidate_label));
   out->set_task(ToProto(signals.task));
+  out->set_question_class(signals.question_class);
+  out->set_intent_linked(signals.intent_linked);
+  out->set_linked_options(count(signals.linked_options));
+  out->set_candidate_sources(count(signals.candidate_sources));
 }
 
 EntityRef FromProto(const pb::EntityRef& entity) {
@@ -162,6 +166,7 @@ void ToProto(const ReasonResult& result, pb::ReasonResponse* response) {
   answer->set_raw_confidence(static_cast<float>(result.raw_confidence));
   answer->set_calibration(result.calibration);
   answer->set_abstained(result.abstained);
+  answer->set_question_class(result.question_class);
   for (const std::string& text : result.answers) answer->add_answers(text);
   for (const AnswerEntity& a : result.answer_entities) {
     pb::AnswerEntity* out = answer->add_answer_entities();

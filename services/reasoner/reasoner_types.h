@@ -187,6 +187,15 @@ struct ExtractiveSignals {
   // whether this candidate is right.
   int candidate_index = -1;
   FactLabel candidate_label = FactLabel::kUnspecified;
+  // The question's class (QuestionClassName): the calibration is fitted per task and class.
+  std::string question_class;
+  // KG-lookup multiple choice (feature semantics version 3): the share, in [0, 1], of question
+  // entities linked to the candidate by a triple of an asked relation (0: no option is so
+  // linked); how many options are linked to as many (1 = the candidate alone); the distinct
+  // sources of the candidate's linking triples.
+  double intent_linked = 0.0;
+  int linked_options = 0;
+  int candidate_sources = 0;
 };
 
 struct ReasonResult {
@@ -233,9 +242,32 @@ struct ReasonResult {
   bool abstained = false;
   // Open questions answered by intent: the answer entities, best first (empty otherwise).
   std::vector<AnswerEntity> answer_entities;
+  // Extractive answers: the question's class (QuestionClassName); empty for LLM answers.
+  std::string question_class;
 
   bool degraded() const { return !degradations.empty(); }
 };
+
+// The class of a question, which decides the extractive backend's answer rule and which
+// calibration it is judged by (issue 26): exam vignettes, where the KG rarely decides, must not
+// drag down short lookups the KG answers outright.
+enum class QuestionClass {
+  // A short question (at most kMaxLookupQuestionWords words, two sentences) whose intent names a
+  // relation (common/question_intent.h), with entity-like options (each at most
+  // kMaxLookupOptionWords words): "Which drug treats asthma?" with drug names.
+  kKgLookup = 0,
+  // Vignettes, exam questions, and anything without a relation intent.
+  kClinicalReasoning = 1,
+  // Fact verification.
+  kClaim = 2,
+};
+inline constexpr int kMaxLookupQuestionWords = 32;
+inline constexpr int kMaxLookupOptionWords = 6;
+// "kg_lookup", "clinical_reasoning", "claim".
+absl::string_view QuestionClassName(QuestionClass question_class);
+// The class of a question of resolved `task` with `intent` (see QuestionClass).
+QuestionClass ClassifyQuestion(absl::string_view question, const std::vector<std::string>& options,
+                               Task task, const common::QuestionIntent& intent);
 
 // Names as the proto spells their suffix: "MULTIPLE_CHOICE", "SUPPORTED", ...
 absl::string_view TaskName(Task task);

@@ -35,19 +35,12 @@ bool ParseAndRoundTrip(absl::string_view json, google::protobuf::Message* messag
   std::unique_ptr<google::protobuf::Message> again(message->New());
   CheckOk(ibgraphrag::common::JsonRequestToProto(*line, "request", again.get()),
           "re-parsing the API's own JSON");
-  // Compared as JSON, not with MessageDifferencer: NaN round-trips but is != itself. The first
-  // round trip may normalise: protobuf prints an explicitly set -0.0 as "-0" and parses "-0" back
-  // as +0 (same value in every comparison; found by the 10-minute run, regressions/
-  // negative-zero-lambda). From then on the encoding must be a fixed point.
+  // Compared as JSON, not with MessageDifferencer: NaN round-trips but is != itself. The parser
+  // reads -0 as +0 (protobuf alone prints a set -0.0 as "-0" and parses "-0" back as +0; found by
+  // the 10-minute run, regressions/negative-zero-lambda), so the API's encoding of a parsed
+  // request is a fixed point from the first round trip.
   absl::StatusOr<std::string> line_again = ibgraphrag::common::ProtoToJsonLine(*again);
-  Check(line_again.ok(), "ProtoToJsonLine of a re-parsed request");
-  std::unique_ptr<google::protobuf::Message> third(message->New());
-  CheckOk(ibgraphrag::common::JsonRequestToProto(*line_again, "request", third.get()),
-          "re-parsing the API's own JSON twice");
-  absl::StatusOr<std::string> line_third = ibgraphrag::common::ProtoToJsonLine(*third);
-  Check(line_third.ok() && *line_third == *line_again,
-        "a request keeps changing through JSON round trips");
-  Check(line_again->size() <= line->size(), "a JSON round trip grew the request");
+  Check(line_again.ok() && *line_again == *line, "a request changed through a JSON round trip");
   return true;
 }
 

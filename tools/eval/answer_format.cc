@@ -42,6 +42,9 @@ void AppendAnswer(const v1::Answer& answer, std::string* out) {
     facts.push_back(absl::StrCat("option ", answer.option_letter()));
   }
   if (!answer.backend().empty()) facts.push_back(absl::StrCat("backend ", answer.backend()));
+  if (!answer.question_class().empty()) {
+    facts.push_back(absl::StrCat("class ", answer.question_class()));
+  }
   if (answer.calibration().empty()) {
     facts.push_back(absl::StrFormat("confidence %.3g", answer.confidence()));
   } else if (answer.calibration() == "uncalibrated") {
@@ -62,7 +65,9 @@ void AppendAnswer(const v1::Answer& answer, std::string* out) {
   std::vector<std::string> warnings;
   if (answer.low_confidence()) warnings.push_back("low confidence");
   if (answer.insufficient_evidence()) warnings.push_back("insufficient evidence");
-  if (answer.abstained()) warnings.push_back("abstained: calibrated probability below threshold");
+  if (answer.abstained()) {
+    warnings.push_back("abstained: the calibration does not trust the best candidate");
+  }
   if (!answer.parsed()) warnings.push_back("model output not parsed");
   if (!warnings.empty()) absl::StrAppend(out, "  caution: ", absl::StrJoin(warnings, "; "), "\n");
   if (!answer.rationale().empty()) {

@@ -186,7 +186,7 @@ TEST(FormatAnswerTextTest, ShowsCalibratedConfidenceAndAbstention) {
   answer->set_abstained(true);
   const std::string text = FormatAnswerText(response, AnswerFormatOptions());
   EXPECT_THAT(text, HasSubstr("confidence 0.21 (calibration/3; raw support 2.5)"));
-  EXPECT_THAT(text, HasSubstr("abstained: calibrated probability below threshold"));
+  EXPECT_THAT(text, HasSubstr("abstained: the calibration does not trust the best candidate"));
   answer->set_calibration("uncalibrated");
   EXPECT_THAT(FormatAnswerText(response, AnswerFormatOptions()),
               HasSubstr("(raw support, uncalibrated)"));

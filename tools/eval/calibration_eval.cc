@@ -78,7 +78,8 @@ absl::Status CheckCalibrationFitScope(bool fit, bool grid, bool grid_mode) {
 absl::StatusOr<reasoner::ExtractiveSignals> SignalsFromProto(const v1::ExtractiveSignals& p) {
   for (const auto& [name, value] : {std::pair<const char*, double>{"top_support", p.top_support()},
                                     {"runner_up_support", p.runner_up_support()},
-                                    {"margin", p.margin()}}) {
+                                    {"margin", p.margin()},
+                                    {"intent_linked", p.intent_linked()}}) {
     if (!std::isfinite(value)) {
       return absl::InvalidArgumentError(
           absl::StrCat("Answer.signals.", name, ": ", value, " is not finite"));
@@ -98,6 +99,10 @@ absl::StatusOr<reasoner::ExtractiveSignals> SignalsFromProto(const v1::Extractiv
   s.evidence_count = static_cast<int>(p.evidence_count());
   s.exception_question = p.exception_question();
   s.candidate_index = p.candidate_index();
+  s.question_class = p.question_class();
+  s.intent_linked = p.intent_linked();
+  s.linked_options = static_cast<int>(p.linked_options());
+  s.candidate_sources = static_cast<int>(p.candidate_sources());
   switch (p.candidate_label()) {
     case v1::FACT_LABEL_SUPPORTED:
       s.candidate_label = reasoner::FactLabel::kSupported;
@@ -156,7 +161,7 @@ std::vector<reasoner::CalibrationExample> CalibrationExamples(
 CalibrationRun MakeCalibrationRun(const std::string& dataset, const std::string& config,
                                   const std::vector<QaItem>& items,
                                   const std::vector<ItemOutcome>& outcomes) {
-  CalibrationRun run{dataset, config, SummarizeCalibration(outcomes), Json::array()};
+  CalibrationRun run{dataset, config, SummarizeCalibration(outcomes), Json::array(), ""};
   for (size_t i = 0; i < outcomes.size(); ++i) {
     const ItemOutcome& o = outcomes[i];
     const bool fact = i < items.size() && items[i].task == v1::TASK_FACT_VERIFICATION;
@@ -172,6 +177,7 @@ CalibrationRun MakeCalibrationRun(const std::string& dataset, const std::string&
         {"eligible_correct", Eligible(o) && EligibleCorrect(o)},
         {"abstained_by_calibration", o.calibration_abstained},
         {"calibration", o.calibration},
+        {"question_class", o.question_class},
     });
   }
   return run;

@@ -58,8 +58,13 @@ struct CalibrationRun {
   std::string config;
   CalibrationSummary summary;
   // One object per question, in question order: {index, task, confidence, raw_confidence,
-  // committed, correct, eligible, candidate_correct, abstained_by_calibration, calibration}.
+  // committed, correct, eligible, candidate_correct, abstained_by_calibration, calibration,
+  // question_class}.
   nlohmann::ordered_json questions;
+  // "" for a whole run; else the question class ("kg_lookup", ...) of the run's questions this
+  // entry covers (its `dataset` reads "<set> [<class>]"): reports list it after the whole runs
+  // and attach it to its run in the JSON ("calibration_by_class").
+  std::string question_class;
 };
 CalibrationRun MakeCalibrationRun(const std::string& dataset, const std::string& config,
                                   const std::vector<QaItem>& items,

@@ -171,5 +171,28 @@ TEST(CalibrationEvalTest, ReportsCarryRecordsAndTables) {
   EXPECT_THAT(md, HasSubstr("max coverage"));
 }
 
+// Issue 26: a class entry is listed in the tables and attached to its own run in the JSON, never
+// paired with the next run.
+TEST(CalibrationEvalTest, ClassEntriesAttachToTheirRun) {
+  const std::vector<QaItem> items = {McItem(1), McItem(0)};
+  const std::vector<ItemOutcome> outcomes = {ScoreAnswer(items[0], Response(1, 0.9, false), 1),
+                                             ScoreAnswer(items[1], Response(1, 0.2, true), 1)};
+  CalibrationRun lookup = MakeCalibrationRun("a [kg_lookup]", "cfg", {items[0]}, {outcomes[0]});
+  lookup.question_class = "kg_lookup";
+  const std::vector<CalibrationRun> runs = {
+      MakeCalibrationRun("a", "cfg", items, outcomes), lookup,
+      MakeCalibrationRun("b", "cfg", {items[1]}, {outcomes[1]})};
+  const std::vector<RunSummary> summaries = {Summarize("a", "cfg", outcomes, 1.0),
+                                             Summarize("b", "cfg", {outcomes[1]}, 1.0)};
+  const nlohmann::json json = nlohmann::json::parse(ReportJson(ReportMeta(), summaries, runs));
+  ASSERT_EQ(json["runs"].size(), 2u);
+  EXPECT_EQ(json["runs"][0]["calibration"]["questions"], 2);
+  EXPECT_EQ(json["runs"][0]["calibration_by_class"]["kg_lookup"]["questions"], 1);
+  EXPECT_EQ(json["runs"][1]["calibration"]["questions"], 1);  // b's own, not the class entry
+  EXPECT_FALSE(json["runs"][1].contains("calibration_by_class"));
+  EXPECT_THAT(ReportMarkdown(ReportMeta(), summaries, runs),
+              HasSubstr("| a [kg_lookup] | cfg | 1 |"));
+}
+
 }  // namespace
 }  // namespace ibgraphrag::eval

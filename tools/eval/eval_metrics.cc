@@ -162,6 +162,7 @@ void ScoreCalibration(const QaItem& item, const v1::Answer& answer, ItemOutcome*
       answer.calibration().empty() ? answer.confidence() : answer.raw_confidence();
   outcome->calibration = answer.calibration();
   outcome->calibration_abstained = answer.abstained();
+  outcome->question_class = answer.question_class();
   if (!answer.has_signals()) return;
   // Non-finite signals are dropped (the answer still counts; it is just no fit example).
   absl::StatusOr<reasoner::ExtractiveSignals> signals = SignalsFromProto(answer.signals());

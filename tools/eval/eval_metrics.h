@@ -60,6 +60,8 @@ struct ItemOutcome {
   double raw_confidence = 0;
   std::string calibration;
   bool calibration_abstained = false;
+  // Answer.question_class ("kg_lookup", "clinical_reasoning", "claim"; "" for LLM answers).
+  std::string question_class;
   // The extractive backend's signals (has_signals = Answer.signals was set) and whether their
   // candidate answer is right.
   bool has_signals = false;

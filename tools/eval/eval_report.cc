@@ -119,12 +119,26 @@ std::string ReportJson(const ReportMeta& meta, const std::vector<RunSummary>& ru
             {"qa_split", meta.qa_split},
             {"split_seed", meta.split_seed},
             {"runs", Json::array()}};
+  // Whole runs pair with `runs` in order; a class entry attaches to the whole run before it.
+  std::vector<const CalibrationRun*> whole;
+  std::vector<std::vector<const CalibrationRun*>> by_class;
+  for (const CalibrationRun& c : calibration) {
+    if (c.question_class.empty()) {
+      whole.push_back(&c);
+      by_class.emplace_back();
+    } else if (!by_class.empty()) {
+      by_class.back().push_back(&c);
+    }
+  }
   for (size_t i = 0; i < runs.size(); ++i) {
     Json run = SummaryJson(runs[i]);
     if (Json lookup = LookupJson(runs[i]); !lookup.is_null()) run["lookup"] = std::move(lookup);
-    if (i < calibration.size()) {
-      run["calibration"] = CalibrationSummaryJson(calibration[i].summary);
-      run["questions"] = calibration[i].questions;
+    if (i < whole.size()) {
+      run["calibration"] = CalibrationSummaryJson(whole[i]->summary);
+      run["questions"] = whole[i]->questions;
+      for (const CalibrationRun* c : by_class[i]) {
+        run["calibration_by_class"][c->question_class] = CalibrationSummaryJson(c->summary);
+      }
     }
     json["runs"].push_back(std::move(run));
   }

@@ -10,7 +10,7 @@ equal-width confidence bins (confidence clamped to [0, 1]), the accuracy of each
 diagonal, with the expected calibration error in the title. The coverage figure has one panel per
 dataset: eligible answers ranked by confidence, accuracy of the top share against the share of
 all questions answered. --compare_md writes the before (first report) -> after (last report)
-table per dataset and pooled per task. Needs matplotlib (python3-matplotlib, scripts/install_deps.sh).
+table per dataset and pooled per task. --question_class keeps one class's questions. Needs matplotlib (python3-matplotlib, scripts/install_deps.sh).
 """
 import argparse
 import json
@@ -194,8 +194,16 @@ def main(argv):
     parser.add_argument("--reliability", required=True, help="reliability diagram PNG")
     parser.add_argument("--coverage", help="accuracy-vs-coverage PNG")
     parser.add_argument("--compare_md", help="Markdown table: first report -> last report")
+    parser.add_argument("--question_class",
+                        help="only the questions of this class (kg_lookup, clinical_reasoning, "
+                             "claim; records without a class, from builds before it, are kept)")
     args = parser.parse_args(argv)
     reports = [load(spec) for spec in args.report]
+    if args.question_class:
+        for _, runs in reports:
+            for run in runs:
+                run["questions"] = [q for q in run.get("questions", [])
+                                    if q.get("question_class", "") in ("", args.question_class)]
     plot_reliability(reports, args.reliability)
     if args.coverage:
         plot_coverage(reports, args.coverage)

@@ -4,6 +4,9 @@
 
 #include <cstdio>
 #include <fstream>
+#include <map>
+#include <string>
+#include <vector>
 
 #include "absl/flags/declare.h"
 #include "absl/flags/flag.h"
@@ -31,6 +34,11 @@ ABSL_FLAG(std::string, dataset, "",
 ABSL_FLAG(std::string, format, "auto",
           "eval: auto | medqa | medmcqa | pubmedqa | mmlu | biomixqa_mcq | truefalse");
 ABSL_FLAG(int64_t, limit, 0, "eval: first N questions of each file (0 = all)");
+ABSL_FLAG(int, lookup_as_choices, 0,
+          "eval: ask each lookup-format set as multiple choice instead (its own multiple-choice "
+          "questions, and this many four-option questions per open question, right option an "
+          "accepted answer, distractors other questions' answers of the same type; reported as "
+          "<set>-choices); 0 = as written");
 ABSL_FLAG(std::string, qa_split, "all",
           "eval: only the questions of this part under the retriever's train / validation / test "
           "rule (all, train, validation, test; test = questions no retriever trained on)");
@@ -52,8 +60,12 @@ ABSL_FLAG(std::string, fit_calibration, "",
           "write it (calibration.json) here; refused with --qa_split=test or all");
 ABSL_FLAG(std::string, calibration_base, "",
           "eval --fit_calibration: also publish it as the next <base>/calibration/<version>");
-ABSL_FLAG(double, calibration_target_mc, 0.5,
-          "eval --fit_calibration: accuracy when committed the multiple-choice threshold keeps");
+ABSL_FLAG(double, calibration_target_mc, 0.6,
+          "eval --fit_calibration: accuracy when committed the threshold of clinical-reasoning "
+          "multiple choice keeps");
+ABSL_FLAG(double, calibration_target_lookup, 0.85,
+          "eval --fit_calibration: accuracy when committed the threshold of KG-lookup multiple "
+          "choice keeps");
 ABSL_FLAG(double, calibration_target_fv, 0.75,
           "eval --fit_calibration: accuracy when committed the fact-verification threshold keeps");
 
@@ -63,7 +75,8 @@ namespace {
 constexpr char kEvalUsage[] =
     "usage: ibgr eval --dataset=FILE|DIR[,...] [--gateway=127.0.0.1:50051] "
     "[--format=auto|medqa|medmcqa|pubmedqa|mmlu|biomixqa_mcq|truefalse]\n"
-    "                 [--qa_split=all|train|validation|test [--split_seed=0]]\n"
+    "                 [--qa_split=all|train|validation|test [--split_seed=0]] "
+    "[--lookup_as_choices=N]\n"
     "                 [--limit=N] [--concurrency=8] [--deadline_ms=30000] [--grid "
     "[--grid_msca=true,false] [--grid_ibrp=true,false] [--grid_top_k=10,100]]\n"
     "                 [--mode=ibgraphrag|kg_rank|kg_rag|give] "
@@ -71,7 +84,8 @@ constexpr char kEvalUsage[] =
     "                 [--out_json=FILE] [--out_md=FILE] [--top_k --msca --ibrp --lambda --tau "
     "--hops --backend] [--tls_ca=PEM] [--api_key=KEY]\n"
     "                 [--fit_calibration=calibration.json [--calibration_base=DIR] "
-    "[--calibration_target_mc=0.5] [--calibration_target_fv=0.75]]";
+    "[--calibration_target_mc=0.6] [--calibration_target_lookup=0.85] "
+    "[--calibration_target_fv=0.75]]";
 
 int Usage(const std::string& problem) {
   if (!problem.empty()) std::fprintf(stderr, "ibgr eval: %s\n", problem.c_str());
@@ -185,11 +199,13 @@ absl::Status CheckCalibrationFlags(eval::QaSplit split) {
     return absl::InvalidArgumentError(
         "--fit_calibration: fit on --qa_split=validation (or train), never on test or all");
   }
-  for (const double target :
-       {absl::GetFlag(FLAGS_calibration_target_mc), absl::GetFlag(FLAGS_calibration_target_fv)}) {
+  for (const auto& [name, target] :
+       {std::pair<const char*, double>{"mc", absl::GetFlag(FLAGS_calibration_target_mc)},
+        {"lookup", absl::GetFlag(FLAGS_calibration_target_lookup)},
+        {"fv", absl::GetFlag(FLAGS_calibration_target_fv)}}) {
     if (!(target >= 0.0 && target <= 1.0)) {
       return absl::InvalidArgumentError(
-          absl::StrCat("--calibration_target_mc/fv: ", target, " is outside [0, 1]"));
+          absl::StrCat("--calibration_target_", name, ": ", target, " is outside [0, 1]"));
     }
   }
   return absl::OkStatus();
@@ -201,6 +217,7 @@ absl::Status FitAndWriteCalibration(const std::vector<reasoner::CalibrationExamp
                                     const reasoner::CalibrationFitVersions& fit_on) {
   reasoner::CalibrationFitOptions options;
   options.target_accuracy_multiple_choice = absl::GetFlag(FLAGS_calibration_target_mc);
+  options.target_accuracy_kg_lookup = absl::GetFlag(FLAGS_calibration_target_lookup);
   options.target_accuracy_fact_verification = absl::GetFlag(FLAGS_calibration_target_fv);
   options.split = meta.qa_split;
   options.description =
@@ -209,9 +226,10 @@ absl::Status FitAndWriteCalibration(const std::vector<reasoner::CalibrationExamp
                         reasoner::FitCalibration(examples, options));
   for (const artifacts::v1::TaskCalibration& task : calibration.tasks()) {
     std::fprintf(stderr,
-                 "calibration %s: %lld examples (%lld right), ECE raw %.3f -> calibrated %.3f, "
-                 "threshold %.3f: coverage %.1f%%, accuracy when committed %.1f%%\n",
-                 task.task().c_str(), static_cast<long long>(task.examples()),
+                 "calibration %s%s%s: %lld examples (%lld right), ECE raw %.3f -> calibrated "
+                 "%.3f, threshold %.3f: coverage %.1f%%, accuracy when committed %.1f%%\n",
+                 task.task().c_str(), task.question_class().empty() ? "" : "/",
+                 task.question_class().c_str(), static_cast<long long>(task.examples()),
                  static_cast<long long>(task.positives()), task.ece_raw(), task.ece_calibrated(),
                  task.threshold(), 100 * task.coverage(), 100 * task.accuracy_when_committed());
   }
@@ -248,6 +266,9 @@ int Eval(const std::vector<std::string>& args) {
   const uint64_t split_seed = absl::GetFlag(FLAGS_split_seed);
   const int64_t limit = absl::GetFlag(FLAGS_limit);
   if (limit < 0) return Usage(absl::StrCat("--limit: must be >= 0, got ", limit));
+  if (const int n = absl::GetFlag(FLAGS_lookup_as_choices); n < 0 || n > 10) {
+    return Usage(absl::StrCat("--lookup_as_choices: must be in [0, 10], got ", n));
+  }
   const int concurrency = absl::GetFlag(FLAGS_concurrency);
   if (concurrency < 1 || concurrency > eval::kMaxConcurrency) {
     return Usage(absl::StrCat("--concurrency: must be in [1, ", eval::kMaxConcurrency, "], got ",
@@ -265,6 +286,11 @@ int Eval(const std::vector<std::string>& args) {
   for (const std::string& path : *paths) {
     auto dataset = eval::LoadDataset(path, *format);
     if (!dataset.ok()) return Fail(dataset.status());
+    if (const int per_question = absl::GetFlag(FLAGS_lookup_as_choices);
+        per_question > 0 && dataset->format == eval::DatasetFormat::kLookup) {
+      dataset->items = eval::LookupAsChoices(dataset->items, per_question);
+      dataset->name += "-choices";
+    }
     eval::KeepSplit(*qa_split, split_seed, &dataset->items);
     if (limit > 0 && dataset->items.size() > static_cast<size_t>(limit)) {
       dataset->items.resize(limit);
@@ -319,6 +345,29 @@ int Eval(const std::vector<std::string>& args) {
       summaries.push_back(summary);
       calibration_runs.push_back(
           eval::MakeCalibrationRun(dataset.name, config.Label(), dataset.items, *outcomes));
+      // Per question class too, when the set holds more than one (each class has its own
+      // calibration; a pooled figure hides which one commits).
+      std::map<std::string, std::vector<size_t>> by_class;
+      for (size_t i = 0; i < outcomes->size(); ++i) {
+        if (!(*outcomes)[i].question_class.empty()) {
+          by_class[(*outcomes)[i].question_class].push_back(i);
+        }
+      }
+      if (by_class.size() > 1) {
+        for (const auto& [question_class, indices] : by_class) {
+          std::vector<eval::QaItem> class_items;
+          std::vector<eval::ItemOutcome> class_outcomes;
+          for (size_t i : indices) {
+            class_items.push_back(dataset.items[i]);
+            class_outcomes.push_back((*outcomes)[i]);
+          }
+          eval::CalibrationRun run =
+              eval::MakeCalibrationRun(absl::StrCat(dataset.name, " [", question_class, "]"),
+                                       config.Label(), class_items, class_outcomes);
+          run.question_class = question_class;
+          calibration_runs.push_back(std::move(run));
+        }
+      }
       // The versions the first answered question reports: what the calibration is fitted on.
       for (const eval::ItemOutcome& o : *outcomes) {
         if (fit_on.kg_version.empty() && o.code == absl::StatusCode::kOk) {

@@ -76,6 +76,7 @@
     $('answer-confidence').textContent = confidence;
     $('answer-backend').textContent = answer.backend || '—';
     $('answer-intent').textContent = intentText(response.intent || {});
+    $('answer-class').textContent = answer.question_class || '—';
     $('answer-rationale').textContent = answer.rationale || '';
   }
 
