@@ -103,7 +103,7 @@ make_corpus() {
     fuzz_qa_datasets)
       slice "$target" 0 qa/medqa-test.jsonl 3; slice "$target" 1 qa/medmcqa-dev.jsonl 5
       slice "$target" 3 qa/mmlu-anatomy-test.csv 5; slice "$target" 3 qa/mmlu-medical_genetics-test.csv 5
-      slice "$target" 5 qa/biomixqa-true-false.csv 10
+      slice "$target" 5 qa/biomixqa-true-false.csv 10; slice "$target" 6 factcheck/pubhealth-dev.csv 10
       # PubMedQA is one JSON object: its first item, closed again.
       if [ -f "$data_dir/qa/pubmedqa-test.json" ]; then
         { printf '\x02'; awk 'NR > 1 && /^    },?$/ { print "    }"; exit } { print }' \

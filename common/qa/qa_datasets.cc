@@ -23,8 +23,9 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-constexpr absl::string_view kFormatNames[] = {"auto", "medqa",        "medmcqa",   "pubmedqa",
-                                              "mmlu", "biomixqa_mcq", "truefalse", "lookup"};
+constexpr absl::string_view kFormatNames[] = {
+    "auto", "medqa", "medmcqa", "pubmedqa", "mmlu", "biomixqa_mcq", "truefalse", "lookup",
+    "pubhealth"};
 
 absl::Status LineError(const std::string& path, int line, absl::string_view what) {
   return absl::InvalidArgumentError(absl::StrCat(path, ":", line, ": ", what));
@@ -558,12 +559,56 @@ absl::StatusOr<std::vector<QaItem>> ParseTrueFalse(absl::string_view content,
   return items;
 }
 
+absl::StatusOr<std::vector<QaItem>> ParsePubHealth(absl::string_view content,
+                                                   const std::string& path) {
+  absl::StatusOr<HeaderedCsv> csv = ParseHeaderedCsv(
+      content, path, {"claim", "label"}, "header must name the columns claim and label");
+  if (!csv.ok()) return csv.status();
+  const int claim_col = csv->columns[0];
+  const int label_col = csv->columns[1];
+  const std::string stem = std::filesystem::path(path).stem().string();
+  const std::string file_split = absl::EndsWith(stem, "-train") ? "train"
+                                 : absl::EndsWith(stem, "-dev") ? "dev"
+                                 : absl::EndsWith(stem, "-test") ? "test"
+                                                                 : "";
+  std::vector<QaItem> items;
+  for (size_t r = 1; r < csv->records.size(); ++r) {
+    common::DelimitedRecord& record = csv->records[r];
+    QaItem item;
+    item.line = record.line;
+    item.id = absl::StrCat("line:", record.line);
+    item.task = v1::TASK_FACT_VERIFICATION;
+    item.question = record.fields[claim_col];
+    if (absl::StripAsciiWhitespace(item.question).empty()) {
+      return LineError(path, record.line, "column claim is empty");
+    }
+    const std::string label =
+        absl::AsciiStrToLower(absl::StripAsciiWhitespace(record.fields[label_col]));
+    if (label == "true") {
+      item.gold_label = v1::FACT_LABEL_SUPPORTED;
+    } else if (label == "false") {
+      item.gold_label = v1::FACT_LABEL_REFUTED;
+    } else if (label == "mixture" || label == "unproven") {
+      item.gold_label = v1::FACT_LABEL_UNKNOWN;
+    } else {
+      return LineError(path, record.line,
+                       absl::StrCat("label must be true, false, mixture or unproven, got \"",
+                                    record.fields[label_col], "\""));
+    }
+    item.gold_text = label;
+    item.file_split = file_split;
+    items.push_back(std::move(item));
+  }
+  if (items.empty()) return absl::InvalidArgumentError(absl::StrCat(path, ": no claims"));
+  return items;
+}
+
 absl::StatusOr<DatasetFormat> DetectDatasetFormat(const std::string& path,
                                                   absl::string_view content) {
   auto unknown = [&](absl::string_view why) {
     return absl::InvalidArgumentError(
         absl::StrCat(path, ": cannot detect the dataset format (", why,
-                     "); pass --format=medqa|medmcqa|pubmedqa|mmlu|biomixqa_mcq|truefalse|lookup"));
+                     "); pass --format=medqa|medmcqa|pubmedqa|mmlu|biomixqa_mcq|truefalse|lookup|pubhealth"));
   };
   if (absl::EndsWith(path, ".jsonl")) {
     int line = 0;
@@ -607,6 +652,9 @@ absl::StatusOr<DatasetFormat> DetectDatasetFormat(const std::string& path,
     if (common::FindColumn(first, "correct_node") >= 0) return DatasetFormat::kBiomixMcq;
     if (common::FindColumn(first, "text") >= 0 && common::FindColumn(first, "label") >= 0) {
       return DatasetFormat::kTrueFalse;
+    }
+    if (common::FindColumn(first, "claim") >= 0 && common::FindColumn(first, "label") >= 0) {
+      return DatasetFormat::kPubHealth;
     }
     if (IsHeaderlessMmluRow(first)) return DatasetFormat::kMmlu;
     return unknown("line 1 is neither a BiomixQA header nor an MMLU row of 6 columns");
@@ -661,6 +709,9 @@ absl::StatusOr<QaDataset> LoadDataset(const std::string& path, DatasetFormat for
       break;
     case DatasetFormat::kLookup:
       items = ParseLookup(*content, path);
+      break;
+    case DatasetFormat::kPubHealth:
+      items = ParsePubHealth(*content, path);
       break;
     case DatasetFormat::kAuto:
       return absl::InternalError("format not resolved");

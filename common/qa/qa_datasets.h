@@ -25,9 +25,12 @@ enum class DatasetFormat {
   // JSON lines: id, split, kind (open | multiple_choice | yes_no), relation, question, accepted
   // [, options, answer] (the clinical lookup set, tools/eval/lookup/README.md)
   kLookup,
+  // CSV with header: claim,label (true | false | mixture | unproven): PubHealth (factcheck/)
+  kPubHealth,
 };
 
-// "auto", "medqa", "medmcqa", "pubmedqa", "mmlu", "biomixqa_mcq", "truefalse", "lookup".
+// "auto", "medqa", "medmcqa", "pubmedqa", "mmlu", "biomixqa_mcq", "truefalse", "lookup",
+// "pubhealth".
 absl::string_view DatasetFormatName(DatasetFormat format);
 // Inverse of DatasetFormatName; INVALID_ARGUMENT listing the accepted names otherwise.
 absl::StatusOr<DatasetFormat> ParseDatasetFormat(absl::string_view name);
@@ -83,6 +86,14 @@ absl::StatusOr<std::vector<QaItem>> ParseBiomixMcq(absl::string_view content,
                                                    const std::string& path);
 absl::StatusOr<std::vector<QaItem>> ParseTrueFalse(absl::string_view content,
                                                    const std::string& path);
+// PubHealth claims (Kotonya & Toni 2020; `claim,label`): TASK_FACT_VERIFICATION with the verdict
+// the paper's three-way reading gives: true -> SUPPORTED, false -> REFUTED, mixture and unproven
+// -> UNKNOWN (NOT ENOUGH EVIDENCE: neither verdict holds as stated). gold_text keeps the
+// four-way label. file_split comes from the file name ("-train" train, "-dev" dev, "-test" test),
+// so --qa_split=validation selects the dev file and the held-out test file stays out of reach.
+absl::StatusOr<std::vector<QaItem>> ParsePubHealth(absl::string_view content,
+                                                   const std::string& path);
+
 // Open questions are TASK_OPEN (gold_text = the first accepted answer), multiple choice
 // TASK_MULTIPLE_CHOICE (answer = the gold letter), yes_no TASK_FACT_VERIFICATION (yes =
 // SUPPORTED, no = REFUTED).

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <map>
 #include <set>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -272,6 +273,55 @@ TEST(LookupSetTest, ParsesEachKindAndRefusesBadLines) {
     EXPECT_THAT(std::string(parsed.status().message()), HasSubstr(message)) << body;
     EXPECT_THAT(std::string(parsed.status().message()), HasSubstr("bad_lookup.jsonl:1")) << body;
   }
+}
+
+// Issue 26: PubHealth (factcheck/), four labels read as three verdicts, parts from the file name.
+TEST_F(RealDataTest, PubHealthTrainAndDevHaveTheirKnownLabelCounts) {
+  for (const auto& [file, claims, yes, no, nee, part] :
+       {std::tuple{"pubhealth-train.csv", 9811, 5078, 3003, 1437 + 293, "train"},
+        std::tuple{"pubhealth-dev.csv", 1227, 636, 382, 168 + 41, "dev"}}) {
+    auto dataset = LoadDataset(QaDir() + "/../factcheck/" + file);
+    ASSERT_OK(dataset);
+    EXPECT_EQ(dataset->format, DatasetFormat::kPubHealth);
+    ASSERT_EQ(static_cast<int>(dataset->items.size()), claims) << file;
+    int counts[3] = {0, 0, 0};
+    for (const QaItem& item : dataset->items) {
+      EXPECT_EQ(item.task, v1::TASK_FACT_VERIFICATION);
+      EXPECT_EQ(item.file_split, part);
+      EXPECT_FALSE(item.question.empty());
+      counts[0] += item.gold_label == v1::FACT_LABEL_SUPPORTED;
+      counts[1] += item.gold_label == v1::FACT_LABEL_REFUTED;
+      counts[2] += item.gold_label == v1::FACT_LABEL_UNKNOWN;
+    }
+    EXPECT_EQ(counts[0], yes) << file;
+    EXPECT_EQ(counts[1], no) << file;
+    EXPECT_EQ(counts[2], nee) << file;
+  }
+}
+
+TEST(PubHealthTest, ReadsFourLabelsAndRefusesOthers) {
+  const std::string path = WriteFixture(
+      "claims-dev.csv",
+      "claim,label\n\"Vitamin C, in large doses, cures colds\",false\nA,true\nB,Mixture\n"
+      "C,unproven\n");
+  auto dataset = LoadDataset(path);
+  ASSERT_OK(dataset);
+  EXPECT_EQ(dataset->format, DatasetFormat::kPubHealth);
+  ASSERT_EQ(dataset->items.size(), 4u);
+  EXPECT_EQ(dataset->items[0].question, "Vitamin C, in large doses, cures colds");
+  EXPECT_EQ(dataset->items[0].gold_label, v1::FACT_LABEL_REFUTED);
+  EXPECT_EQ(dataset->items[1].gold_label, v1::FACT_LABEL_SUPPORTED);
+  EXPECT_EQ(dataset->items[2].gold_label, v1::FACT_LABEL_UNKNOWN);
+  EXPECT_EQ(dataset->items[2].gold_text, "mixture");
+  EXPECT_EQ(dataset->items[3].gold_label, v1::FACT_LABEL_UNKNOWN);
+  EXPECT_EQ(dataset->items[3].file_split, "dev");
+  std::vector<QaItem> test = dataset->items;
+  KeepSplit(QaSplit::kTest, 0, &test);
+  EXPECT_TRUE(test.empty());  // the dev file is never the test part
+  const std::string bad = WriteFixture("bad-claims.csv", "claim,label\nA,half true\n");
+  EXPECT_THAT(LoadDataset(bad), StatusIs(absl::StatusCode::kInvalidArgument,
+                                         HasSubstr("bad-claims.csv:2: label must be true, false, "
+                                                   "mixture or unproven")));
 }
 
 // Issue 26: a lookup set asked as multiple choice, for the KG-lookup class's calibration.

@@ -1,6 +1,7 @@
 // The QA set loaders (common/qa/qa_datasets.h Parse*), one per format; the first byte picks
 // the format. Loaded items must be usable by `ibgr eval` without further checks: a question,
-// a gold option inside the options for multiple choice, a gold label for true/false.
+// a gold option inside the options for multiple choice, a gold verdict for claims (true/false,
+// PubHealth).
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -29,8 +30,10 @@ absl::StatusOr<std::vector<eval::QaItem>> Parse(int format, absl::string_view co
       return eval::ParseMmlu(content, path);
     case 4:
       return eval::ParseBiomixMcq(content, path);
-    default:
+    case 5:
       return eval::ParseTrueFalse(content, path);
+    default:
+      return eval::ParsePubHealth(content, path);
   }
 }
 
@@ -43,8 +46,10 @@ void CheckItem(const eval::QaItem& item) {
     Check(item.gold_text == item.options[item.gold_index], "gold_text is not the gold option");
   }
   if (item.task == v1::TASK_FACT_VERIFICATION) {
-    Check(item.gold_label == v1::FACT_LABEL_SUPPORTED || item.gold_label == v1::FACT_LABEL_REFUTED,
-          "a claim without a true/false gold label");
+    // PubHealth's mixture and unproven claims are UNKNOWN (not enough evidence either way).
+    Check(item.gold_label == v1::FACT_LABEL_SUPPORTED || item.gold_label == v1::FACT_LABEL_REFUTED ||
+              item.gold_label == v1::FACT_LABEL_UNKNOWN,
+          "a claim without a gold verdict");
   }
 }
 
@@ -53,7 +58,7 @@ void CheckItem(const eval::QaItem& item) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
   const absl::string_view content(reinterpret_cast<const char*>(data) + 1, size - 1);
-  auto items = Parse(data[0] % 6, content);
+  auto items = Parse(data[0] % 7, content);
   if (!items.ok()) {
     ibgraphrag::fuzz::CheckCleanError(items.status(), "a malformed QA file");
     return 0;

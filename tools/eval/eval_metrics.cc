@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
 #include <set>
 
 #include "absl/strings/match.h"
@@ -178,6 +179,36 @@ void ScoreCalibration(const QaItem& item, const v1::Answer& answer, ItemOutcome*
 
 }  // namespace
 
+FactScores ScoreFacts(const FactConfusion& confusion) {
+  // Accuracy and macro-F1 over the gold rows in `rows`, F1 averaged over `rows` with claims.
+  auto score = [&](std::initializer_list<int> rows, int* n, double* accuracy, double* macro_f1) {
+    int right = 0;
+    double f1_sum = 0;
+    int classes = 0;
+    for (int c : rows) {
+      int gold = 0;
+      for (int a = 0; a < kFactVerdicts; ++a) gold += confusion[c][a];
+      *n += gold;
+      const int tp = confusion[c][c];
+      right += tp;
+      int fp = 0;
+      for (int r : rows) fp += r != c ? confusion[r][c] : 0;
+      const int fn = gold - tp;
+      if (gold == 0) continue;
+      ++classes;
+      f1_sum += 2.0 * tp + fp + fn > 0 ? 2.0 * tp / (2.0 * tp + fp + fn) : 0.0;
+    }
+    *accuracy = *n > 0 ? static_cast<double>(right) / *n : 0.0;
+    *macro_f1 = classes > 0 ? f1_sum / classes : 0.0;
+  };
+  FactScores out;
+  score({kFactSupported, kFactRefuted}, &out.binary_claims, &out.binary_accuracy,
+        &out.binary_macro_f1);
+  score({kFactSupported, kFactRefuted, kFactNotEnoughEvidence}, &out.claims, &out.accuracy,
+        &out.macro_f1);
+  return out;
+}
+
 ItemOutcome ScoreAnswer(const QaItem& item, const v1::AnswerResponse& response, double latency_ms) {
   ItemOutcome outcome;
   outcome.latency_ms = latency_ms;
@@ -191,6 +222,15 @@ ItemOutcome ScoreAnswer(const QaItem& item, const v1::AnswerResponse& response, 
     }
     outcome.abstained =
         answer.label() != v1::FACT_LABEL_SUPPORTED && answer.label() != v1::FACT_LABEL_REFUTED;
+    auto verdict = [](v1::FactLabel label) {
+      return label == v1::FACT_LABEL_SUPPORTED  ? kFactSupported
+             : label == v1::FACT_LABEL_REFUTED ? kFactRefuted
+                                               : kFactNotEnoughEvidence;
+    };
+    if (item.gold_label != v1::FACT_LABEL_UNSPECIFIED) {
+      outcome.fact_gold = verdict(item.gold_label);
+      outcome.fact_answered = verdict(answer.label());
+    }
   } else {
     outcome.predicted = answer.option_letter();
     outcome.abstained = answer.option_index() < 0;
@@ -280,6 +320,10 @@ RunSummary Summarize(const std::string& dataset, const std::string& config,
     evidence += o.evidence;
     llm_calls += o.llm_calls;
     if (o.abstained) ++s.abstained;
+    if (o.fact_gold >= 0 && o.fact_answered >= 0) {
+      ++s.fact_confusion[o.fact_gold][o.fact_answered];
+      ++s.fact_claims;
+    }
     if (o.low_confidence) ++s.low_confidence;
     if (o.insufficient_evidence) ++s.insufficient_evidence;
     if (!o.degraded_components.empty()) ++s.degraded_answers;

@@ -5,6 +5,7 @@
 #ifndef IBGRAPHRAG_TOOLS_EVAL_EVAL_METRICS_H_
 #define IBGRAPHRAG_TOOLS_EVAL_EVAL_METRICS_H_
 
+#include <array>
 #include <map>
 #include <string>
 #include <utility>
@@ -62,6 +63,10 @@ struct ItemOutcome {
   bool calibration_abstained = false;
   // Answer.question_class ("kg_lookup", "clinical_reasoning", "claim"; "" for LLM answers).
   std::string question_class;
+  // Fact verification, answered claims: the gold verdict and the answered one as FactVerdict
+  // indices (-1 otherwise).
+  int fact_gold = -1;
+  int fact_answered = -1;
   // The extractive backend's signals (has_signals = Answer.signals was set) and whether their
   // candidate answer is right.
   bool has_signals = false;
@@ -114,6 +119,28 @@ ItemOutcome ErrorOutcome(absl::StatusCode code, std::string message, double late
 double Percentile(std::vector<double> values, double p);
 
 // Aggregates over one dataset and configuration. Rates are in [0, 1].
+// Verdicts of fact verification as the reports count them: NOT ENOUGH EVIDENCE is FACT_LABEL_UNKNOWN
+// (and an answer without a label); PubHealth's mixture and unproven claims are gold NOT ENOUGH
+// EVIDENCE (common/qa/qa_datasets.h ParsePubHealth).
+enum FactVerdict { kFactSupported = 0, kFactRefuted = 1, kFactNotEnoughEvidence = 2 };
+inline constexpr int kFactVerdicts = 3;
+using FactConfusion = std::array<std::array<int, kFactVerdicts>, kFactVerdicts>;
+
+// Accuracy and macro-F1 of a confusion matrix (rows gold, columns answered): over the binary
+// subset (gold SUPPORTED or REFUTED; an answer of NOT ENOUGH EVIDENCE counts as a miss; F1 averaged
+// over the two), as the IBGraphRAG paper scores PubHealth, and over every claim (the three
+// verdicts; F1 averaged over the verdicts some gold claim has). A class's F1 is
+// 2 tp / (2 tp + fp + fn), 0 when that is 0 / 0.
+struct FactScores {
+  int binary_claims = 0;
+  double binary_accuracy = 0;
+  double binary_macro_f1 = 0;
+  int claims = 0;
+  double accuracy = 0;
+  double macro_f1 = 0;
+};
+FactScores ScoreFacts(const FactConfusion& confusion);
+
 struct RunSummary {
   std::string dataset;
   std::string config;
@@ -170,6 +197,9 @@ struct RunSummary {
   };
   LookupCounts lookup;
   std::map<std::string, LookupCounts> lookup_by_relation;
+  // Fact verification over answered claims: gold verdict (rows) against the answered one.
+  FactConfusion fact_confusion{};
+  int fact_claims = 0;
   // Per lookup question, in item order: id, relation, open, evidence_rank, hit5, precision5.
   struct LookupRow {
     std::string id, relation;

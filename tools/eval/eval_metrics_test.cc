@@ -72,6 +72,47 @@ TEST(IsCorrectTest, FactLabelMustMatchAndUnknownIsWrong) {
   EXPECT_FALSE(IsCorrect(Claim(v1::FACT_LABEL_REFUTED), answer));
 }
 
+// Issue 26: PubHealth's scores. Gold S, S, R, R, NEE; answered S, NEE, R, S, NEE.
+TEST(FactScoresTest, BinarySubsetAndAllVerdicts) {
+  std::vector<ItemOutcome> outcomes;
+  const std::pair<v1::FactLabel, v1::FactLabel> claims[] = {
+      {v1::FACT_LABEL_SUPPORTED, v1::FACT_LABEL_SUPPORTED},
+      {v1::FACT_LABEL_SUPPORTED, v1::FACT_LABEL_UNKNOWN},
+      {v1::FACT_LABEL_REFUTED, v1::FACT_LABEL_REFUTED},
+      {v1::FACT_LABEL_REFUTED, v1::FACT_LABEL_SUPPORTED},
+      {v1::FACT_LABEL_UNKNOWN, v1::FACT_LABEL_UNKNOWN}};
+  for (const auto& [gold, answered] : claims) {
+    QaItem item = Claim(gold);
+    v1::AnswerResponse response;
+    response.mutable_answer()->set_label(answered);
+    outcomes.push_back(ScoreAnswer(item, response, 1.0));
+  }
+  EXPECT_TRUE(outcomes[4].correct);  // NOT ENOUGH EVIDENCE for a mixture claim is right
+  const RunSummary s = Summarize("pubhealth", "cfg", outcomes, 1.0);
+  EXPECT_EQ(s.fact_claims, 5);
+  EXPECT_EQ(s.fact_confusion[kFactSupported][kFactNotEnoughEvidence], 1);
+  const FactScores f = ScoreFacts(s.fact_confusion);
+  // Binary: 4 claims, 2 right. S: tp 1, fp 1 (the R answered S), fn 1 -> 0.5; R: tp 1, fp 0,
+  // fn 1 -> 2/3.
+  EXPECT_EQ(f.binary_claims, 4);
+  EXPECT_DOUBLE_EQ(f.binary_accuracy, 0.5);
+  EXPECT_NEAR(f.binary_macro_f1, (0.5 + 2.0 / 3.0) / 2, 1e-12);
+  // All: 5 claims, 3 right; NEE: tp 1, fp 1 (the S answered NEE), fn 0 -> 2/3.
+  EXPECT_EQ(f.claims, 5);
+  EXPECT_DOUBLE_EQ(f.accuracy, 0.6);
+  EXPECT_NEAR(f.macro_f1, (0.5 + 2.0 / 3.0 + 2.0 / 3.0) / 3, 1e-12);
+  const std::string md = ReportMarkdown(ReportMeta(), {s}, {});
+  EXPECT_THAT(md, HasSubstr("| pubhealth | cfg | 5 | 4 | 50.0% | 0.583 | 60.0% | 0.611 | 2 / 1 / 2 |"));
+  const nlohmann::json json = nlohmann::json::parse(ReportJson(ReportMeta(), {s}, {}));
+  EXPECT_EQ(json["runs"][0]["fact_verification"]["binary_claims"], 4);
+  EXPECT_EQ(json["runs"][0]["fact_verification"]["confusion_gold_by_answer"]["REFUTED"]["SUPPORTED"],
+            1);
+  // Nothing answered: zeros, not NaN.
+  const FactScores none = ScoreFacts(FactConfusion{});
+  EXPECT_EQ(none.claims, 0);
+  EXPECT_EQ(none.macro_f1, 0.0);
+}
+
 TEST(AnswerEntityHitTest, ExactPartialAndNone) {
   v1::AnswerResponse response;
   AddEvidence(&response, "metformin", "type 2 diabetes mellitus");

@@ -105,6 +105,23 @@ std::string CountsText(const std::map<std::string, int>& counts) {
   return absl::StrCat(" (", absl::StrJoin(parts, ", "), ")");
 }
 
+// Fact verification over answered claims: the confusion matrix and FactScores.
+Json FactJson(const RunSummary& s) {
+  static constexpr const char* kNames[] = {"SUPPORTED", "REFUTED", "NOT_ENOUGH_EVIDENCE"};
+  Json confusion = Json::object();
+  for (int g = 0; g < kFactVerdicts; ++g) {
+    for (int a = 0; a < kFactVerdicts; ++a) confusion[kNames[g]][kNames[a]] = s.fact_confusion[g][a];
+  }
+  const FactScores f = ScoreFacts(s.fact_confusion);
+  return Json{{"claims", f.claims},
+              {"accuracy", f.accuracy},
+              {"macro_f1", f.macro_f1},
+              {"binary_claims", f.binary_claims},
+              {"binary_accuracy", f.binary_accuracy},
+              {"binary_macro_f1", f.binary_macro_f1},
+              {"confusion_gold_by_answer", confusion}};
+}
+
 }  // namespace
 
 std::string ReportJson(const ReportMeta& meta, const std::vector<RunSummary>& runs,
@@ -133,6 +150,7 @@ std::string ReportJson(const ReportMeta& meta, const std::vector<RunSummary>& ru
   for (size_t i = 0; i < runs.size(); ++i) {
     Json run = SummaryJson(runs[i]);
     if (Json lookup = LookupJson(runs[i]); !lookup.is_null()) run["lookup"] = std::move(lookup);
+    if (runs[i].fact_claims > 0) run["fact_verification"] = FactJson(runs[i]);
     if (i < whole.size()) {
       run["calibration"] = CalibrationSummaryJson(whole[i]->summary);
       run["questions"] = whole[i]->questions;
@@ -204,6 +222,29 @@ std::string ReportMarkdown(const ReportMeta& meta, const std::vector<RunSummary>
     };
     for (const auto& [relation, c] : s.lookup_by_relation) row(relation, c);
     row("**all**", s.lookup);
+  }
+  bool any_claims = false;
+  for (const RunSummary& s : runs) any_claims |= s.fact_claims > 0;
+  if (any_claims) {
+    absl::StrAppend(
+        &md,
+        "\nFact verification, answered claims (NEE = NOT ENOUGH EVIDENCE: an UNKNOWN verdict; "
+        "PubHealth's mixture and unproven claims are gold NEE. Binary = the claims whose gold is "
+        "SUPPORTED or REFUTED, an NEE answer counting as a miss; all = the three verdicts):\n\n"
+        "| dataset | config | claims | binary: n | accuracy | macro-F1 | all: accuracy | "
+        "macro-F1 | answered S / R / NEE |\n|---|---|--:|--:|--:|--:|--:|--:|---|\n");
+    for (const RunSummary& s : runs) {
+      if (s.fact_claims == 0) continue;
+      const FactScores f = ScoreFacts(s.fact_confusion);
+      int answered[kFactVerdicts] = {0, 0, 0};
+      for (int g = 0; g < kFactVerdicts; ++g) {
+        for (int a = 0; a < kFactVerdicts; ++a) answered[a] += s.fact_confusion[g][a];
+      }
+      absl::StrAppendFormat(&md, "| %s | %s | %d | %d | %s | %.3f | %s | %.3f | %d / %d / %d |\n",
+                            Cell(s.dataset), Cell(s.config), f.claims, f.binary_claims,
+                            Percent(f.binary_accuracy), f.binary_macro_f1, Percent(f.accuracy),
+                            f.macro_f1, answered[0], answered[1], answered[2]);
+    }
   }
   if (!calibration.empty()) absl::StrAppend(&md, CalibrationMarkdown(calibration));
   return md;
