@@ -14,6 +14,7 @@
 #include "common/question_intent_proto.h"
 #include "common/server_interceptor.h"
 #include "common/topic_rule.h"
+#include "services/gateway/option_context.h"
 #include "services/gateway/shortest_path_evidence.h"
 #include "services/reasoner/reasoner.h"
 #include "services/reasoner/reasoner_service_impl.h"
@@ -272,6 +273,14 @@ grpc::Status AnswerPipeline::Align(const grpc::ServerContextBase& context, absl:
                                          "answer): ",
                                          Describe(status)));
     }
+  }
+  // Options read in context: each option keeps the entity of the type the question expects.
+  const std::vector<std::string> options(request.options().begin(), request.options().end());
+  const std::vector<OptionSpan> spans = OptionSpans(request.question(), options);
+  if (!spans.empty()) {
+    const std::vector<std::string> answer_types(response->intent().answer_types().begin(),
+                                                response->intent().answer_types().end());
+    ReadOptionsInContext(spans, ExpectedOptionTypes(spans, answer_types, aligned), &aligned);
   }
   response->mutable_entities()->Swap(aligned.mutable_kept());  // moved, not copied
   if (rejected != nullptr) rejected->assign(aligned.rejected().begin(), aligned.rejected().end());

@@ -7,6 +7,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <tuple>
 
 #include "common/test_util/status_matchers.h"
 #include "gmock/gmock.h"
@@ -22,15 +23,28 @@ namespace pb = ibgraphrag::v1;
 using ::ibgraphrag::common::test_util::StatusIs;
 using ::testing::HasSubstr;
 
-// One entity for every question.
+// One entity for every question; an option line "TTN" is read as the abbreviation of Transient
+// Tachypnea of the Newborn (kept), the gene TTN rejected, as the real service did (issue 26).
 class FakeAlignment final : public pb::AlignmentService::Service {
-  grpc::Status Align(grpc::ServerContext*, const pb::AlignRequest*,
+  grpc::Status Align(grpc::ServerContext*, const pb::AlignRequest* request,
                      pb::AlignResponse* response) override {
     pb::AlignedEntity* e = response->add_kept();
     e->mutable_entity()->set_id(5);
     e->mutable_entity()->set_name("type 2 diabetes mellitus");
     e->mutable_mention()->set_begin(0);
     e->mutable_mention()->set_end(4);
+    if (const size_t at = request->text().find("\nTTN"); at != std::string::npos) {
+      for (auto [list, id, type] : {std::tuple{response->mutable_kept(), 7u, "symptom"},
+                                    std::tuple{response->mutable_rejected(), 8u, "gene"}}) {
+        pb::AlignedEntity* option = list->Add();
+        option->mutable_entity()->set_id(id);
+        option->mutable_entity()->set_type(type);
+        option->mutable_mention()->set_begin(static_cast<uint32_t>(at + 1));
+        option->mutable_mention()->set_end(static_cast<uint32_t>(at + 4));
+        option->set_dictionary_match(id == 7u);
+        option->set_link_similarity(id == 7u ? 1.0F : 0.994F);
+      }
+    }
     return grpc::Status::OK;
   }
 };
@@ -184,6 +198,24 @@ TEST_F(AnswerPipelineTest, ReadsTheIntentOnceAndSendsItToRetrieverAndReasoner) {
   EXPECT_THAT(reasoner_.last().intent().answer_types(), ::testing::ElementsAre("compound"));
   EXPECT_EQ(reasoner_.last().intent().origin(), "question");
   EXPECT_FALSE(reasoner_.last().intent_disabled());
+}
+
+TEST_F(AnswerPipelineTest, OptionsAreReadAsTheTypeTheQuestionAsksFor) {
+  pb::AnswerRequest request;
+  request.set_question("Which gene is linked to type 2 diabetes?");
+  request.add_options("TTN");
+  request.add_options("TCF7L2");
+  pb::AnswerResponse response;
+  ASSERT_OK(Answer(PipelineConfig(), request, &response));
+  ASSERT_EQ(response.entities_size(), 2);
+  EXPECT_EQ(response.entities(1).entity().id(), 8u);  // the gene, not the symptom
+  EXPECT_TRUE(response.entities(1).chosen_by_context());
+  EXPECT_THAT(retriever_.last().topic_entity_ids(), ::testing::ElementsAre(5u, 8u));
+  // Without options nothing is re-read.
+  request.clear_options();
+  request.set_question("TTN and type 2 diabetes: which gene?");
+  ASSERT_OK(Answer(PipelineConfig(), request, &response));
+  EXPECT_THAT(retriever_.last().topic_entity_ids(), ::testing::ElementsAre(5u));
 }
 
 TEST_F(AnswerPipelineTest, IntentOverrideAndSwitchOff) {

@@ -129,7 +129,9 @@ void AppendEntities(const v1::AnswerResponse& response, std::string* out) {
     absl::StrAppendFormat(out, "  %-36s %-18s %-16s %6.3f %6.3f %6.3f%s\n", EntityLabel(e),
                           e.type(), e.external_id(), aligned.question_similarity(),
                           aligned.relatedness(), aligned.consistency(),
-                          aligned.chosen_by_llm() ? "  (chosen by LLM)" : "");
+                          aligned.chosen_by_llm()       ? "  (chosen by LLM)"
+                          : aligned.chosen_by_context() ? "  (option, by the expected type)"
+                                                        : "");
   }
 }
 

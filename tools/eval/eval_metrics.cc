@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "common/topic_rule.h"
 #include "tools/eval/calibration_eval.h"
 
 namespace ibgraphrag::eval {
@@ -108,6 +109,20 @@ std::vector<std::string> NamedAnswers(const v1::AnswerResponse& response) {
   return out;
 }
 
+}  // namespace
+
+std::vector<std::string> KgTypesOfAnswerType(absl::string_view answer_type) {
+  if (answer_type == "drug") return {"compound"};
+  if (answer_type == "phenotype") return {"symptom", "phenotype"};
+  if (answer_type == "gene" || answer_type == "disease" || answer_type == "side_effect" ||
+      answer_type == "anatomy" || answer_type == "pathway") {
+    return {std::string(answer_type)};
+  }
+  return {};
+}
+
+namespace {
+
 void ScoreLookup(const QaItem& item, const v1::AnswerResponse& response, ItemOutcome* outcome) {
   if (item.accepted.empty()) return;
   outcome->lookup = true;
@@ -123,6 +138,25 @@ void ScoreLookup(const QaItem& item, const v1::AnswerResponse& response, ItemOut
   }
   if (!outcome->open) {
     outcome->hit5 = outcome->correct;
+    const std::vector<std::string> types = KgTypesOfAnswerType(item.answer_type);
+    if (item.task == v1::TASK_MULTIPLE_CHOICE && !types.empty() &&
+        common::AlignmentText(item.question, item.options).size() > item.question.size()) {
+      // Option lines follow the question, one per line (common::AlignmentText).
+      uint32_t begin = static_cast<uint32_t>(item.question.size());
+      for (const std::string& option : item.options) {
+        begin += 1;
+        const uint32_t end = begin + static_cast<uint32_t>(option.size());
+        ++outcome->options;
+        for (const v1::AlignedEntity& e : response.entities()) {
+          if (e.mention().begin() >= begin && e.mention().end() <= end &&
+              std::find(types.begin(), types.end(), e.entity().type()) != types.end()) {
+            ++outcome->options_typed;
+            break;
+          }
+        }
+        begin = end;
+      }
+    }
     return;
   }
   const std::vector<std::string> answers = NamedAnswers(response);
@@ -223,7 +257,7 @@ ItemOutcome ScoreAnswer(const QaItem& item, const v1::AnswerResponse& response, 
     outcome.abstained =
         answer.label() != v1::FACT_LABEL_SUPPORTED && answer.label() != v1::FACT_LABEL_REFUTED;
     auto verdict = [](v1::FactLabel label) {
-      return label == v1::FACT_LABEL_SUPPORTED  ? kFactSupported
+      return label == v1::FACT_LABEL_SUPPORTED ? kFactSupported
              : label == v1::FACT_LABEL_REFUTED ? kFactRefuted
                                                : kFactNotEnoughEvidence;
     };
@@ -300,6 +334,8 @@ RunSummary Summarize(const std::string& dataset, const std::string& config,
       for (RunSummary::LookupCounts* c : {&s.lookup, &s.lookup_by_relation[o.relation]}) {
         ++c->questions;
         if (o.hit5) ++c->right;
+        c->options += o.options;
+        c->options_typed += o.options_typed;
         if (!o.open) continue;
         ++c->open;
         if (o.hit5) ++c->hit5;

@@ -90,7 +90,15 @@ struct ItemOutcome {
   int evidence_rank = 0;
   bool hit5 = false;
   double precision5 = 0;
+  // Lookup multiple choice with an answer type (issue 26, options read in context): options, and
+  // those whose line (common::AlignmentText) holds a kept entity of the expected KG type.
+  int options = 0;
+  int options_typed = 0;
 };
+
+// The KG entity types a lookup set's answer_type names ("drug" -> compound, "phenotype" ->
+// symptom or phenotype, ...); empty for an unknown one.
+std::vector<std::string> KgTypesOfAnswerType(absl::string_view answer_type);
 
 // Whether `name` names one of `accepted`: the same normalised words in any order, a trailing
 // plural 's' of each ignored ("Lung small cell carcinoma" = "small cell lung carcinomas").
@@ -119,9 +127,9 @@ ItemOutcome ErrorOutcome(absl::StatusCode code, std::string message, double late
 double Percentile(std::vector<double> values, double p);
 
 // Aggregates over one dataset and configuration. Rates are in [0, 1].
-// Verdicts of fact verification as the reports count them: NOT ENOUGH EVIDENCE is FACT_LABEL_UNKNOWN
-// (and an answer without a label); PubHealth's mixture and unproven claims are gold NOT ENOUGH
-// EVIDENCE (common/qa/qa_datasets.h ParsePubHealth).
+// Verdicts of fact verification as the reports count them: NOT ENOUGH EVIDENCE is
+// FACT_LABEL_UNKNOWN (and an answer without a label); PubHealth's mixture and unproven claims are
+// gold NOT ENOUGH EVIDENCE (common/qa/qa_datasets.h ParsePubHealth).
 enum FactVerdict { kFactSupported = 0, kFactRefuted = 1, kFactNotEnoughEvidence = 2 };
 inline constexpr int kFactVerdicts = 3;
 using FactConfusion = std::array<std::array<int, kFactVerdicts>, kFactVerdicts>;
@@ -194,6 +202,7 @@ struct RunSummary {
     int hit5 = 0;   // open questions with hit@5
     double precision5_sum = 0;  // open questions
     int evidence_any = 0, evidence_top10 = 0, evidence_top100 = 0;
+    int options = 0, options_typed = 0;  // multiple choice: options aligned to the expected type
   };
   LookupCounts lookup;
   std::map<std::string, LookupCounts> lookup_by_relation;

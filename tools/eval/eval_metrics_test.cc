@@ -102,15 +102,45 @@ TEST(FactScoresTest, BinarySubsetAndAllVerdicts) {
   EXPECT_DOUBLE_EQ(f.accuracy, 0.6);
   EXPECT_NEAR(f.macro_f1, (0.5 + 2.0 / 3.0 + 2.0 / 3.0) / 3, 1e-12);
   const std::string md = ReportMarkdown(ReportMeta(), {s}, {});
-  EXPECT_THAT(md, HasSubstr("| pubhealth | cfg | 5 | 4 | 50.0% | 0.583 | 60.0% | 0.611 | 2 / 1 / 2 |"));
+  EXPECT_THAT(md,
+              HasSubstr("| pubhealth | cfg | 5 | 4 | 50.0% | 0.583 | 60.0% | 0.611 | 2 / 1 / 2 |"));
   const nlohmann::json json = nlohmann::json::parse(ReportJson(ReportMeta(), {s}, {}));
   EXPECT_EQ(json["runs"][0]["fact_verification"]["binary_claims"], 4);
-  EXPECT_EQ(json["runs"][0]["fact_verification"]["confusion_gold_by_answer"]["REFUTED"]["SUPPORTED"],
-            1);
+  EXPECT_EQ(
+      json["runs"][0]["fact_verification"]["confusion_gold_by_answer"]["REFUTED"]["SUPPORTED"], 1);
   // Nothing answered: zeros, not NaN.
   const FactScores none = ScoreFacts(FactConfusion{});
   EXPECT_EQ(none.claims, 0);
   EXPECT_EQ(none.macro_f1, 0.0);
+}
+
+// Issue 26: options read in context are counted per lookup multiple-choice question.
+TEST(LookupScoreTest, CountsOptionsAlignedToTheExpectedType) {
+  QaItem item = Mcq({"IL23R", "TTN", "BRCA1"}, 0);
+  item.question = "Which gene?";
+  item.accepted = {"il23r"};
+  item.relation = "gene";
+  item.answer_type = "gene";
+  v1::AnswerResponse response = Answered(0);
+  auto add = [&](const std::string& type, uint32_t begin, uint32_t end) {
+    v1::AlignedEntity* e = response.add_entities();
+    e->mutable_entity()->set_type(type);
+    e->mutable_mention()->set_begin(begin);
+    e->mutable_mention()->set_end(end);
+  };
+  // Text: "Which gene?\nIL23R\nTTN\nBRCA1": IL23R at 12..17, TTN 18..21, BRCA1 22..27.
+  add("gene", 12, 17);
+  add("symptom", 18, 21);  // TTN read as Transient Tachypnea of the Newborn
+  add("gene", 22, 27);
+  const ItemOutcome o = ScoreAnswer(item, response, 1.0);
+  EXPECT_EQ(o.options, 3);
+  EXPECT_EQ(o.options_typed, 2);
+  const RunSummary s = Summarize("lookup", "cfg", {o}, 1.0);
+  EXPECT_EQ(s.lookup.options_typed, 2);
+  EXPECT_THAT(ReportMarkdown(ReportMeta(), {s}, {}),
+              HasSubstr("Options aligned to an entity of the expected type: 2 of 3 (66.7%)."));
+  EXPECT_EQ(KgTypesOfAnswerType("drug"), std::vector<std::string>{"compound"});
+  EXPECT_TRUE(KgTypesOfAnswerType("vibe").empty());
 }
 
 TEST(AnswerEntityHitTest, ExactPartialAndNone) {

@@ -74,7 +74,9 @@ Json LookupCountsJson(const RunSummary::LookupCounts& c) {
               {"precision_at_5", c.precision5_sum / open},
               {"evidence_contains_answer", c.evidence_any / open},
               {"evidence_top10", c.evidence_top10 / open},
-              {"evidence_top100", c.evidence_top100 / open}};
+              {"evidence_top100", c.evidence_top100 / open},
+              {"options", c.options},
+              {"options_aligned_to_expected_type", c.options_typed}};
 }
 
 // The lookup section of a run (empty when the dataset is not a lookup set).
@@ -110,7 +112,8 @@ Json FactJson(const RunSummary& s) {
   static constexpr const char* kNames[] = {"SUPPORTED", "REFUTED", "NOT_ENOUGH_EVIDENCE"};
   Json confusion = Json::object();
   for (int g = 0; g < kFactVerdicts; ++g) {
-    for (int a = 0; a < kFactVerdicts; ++a) confusion[kNames[g]][kNames[a]] = s.fact_confusion[g][a];
+    for (int a = 0; a < kFactVerdicts; ++a)
+      confusion[kNames[g]][kNames[a]] = s.fact_confusion[g][a];
   }
   const FactScores f = ScoreFacts(s.fact_confusion);
   return Json{{"claims", f.claims},
@@ -222,6 +225,12 @@ std::string ReportMarkdown(const ReportMeta& meta, const std::vector<RunSummary>
     };
     for (const auto& [relation, c] : s.lookup_by_relation) row(relation, c);
     row("**all**", s.lookup);
+    if (s.lookup.options > 0) {
+      absl::StrAppendFormat(
+          &md, "\nOptions aligned to an entity of the expected type: %d of %d (%s).\n",
+          s.lookup.options_typed, s.lookup.options,
+          Percent(static_cast<double>(s.lookup.options_typed) / s.lookup.options));
+    }
   }
   bool any_claims = false;
   for (const RunSummary& s : runs) any_claims |= s.fact_claims > 0;
