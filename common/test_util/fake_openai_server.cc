@@ -264,6 +264,7 @@ void FakeOpenAiServer::Serve(int fd) {
 bool FakeOpenAiServer::ServeOneRequest(int fd) {
   RecordedRequest request;
   if (!ReadRequest(fd, &request)) return false;
+  request.received_at = absl::Now();
   {
     absl::MutexLock lock(&mu_);
     requests_.push_back(request);

@@ -55,6 +55,8 @@ struct RecordedRequest {
   std::string path;
   std::vector<std::pair<std::string, std::string>> headers;  // names lower-cased
   std::string body;
+  // When the whole request had been read.
+  absl::Time received_at;
 
   // The first header named `name` (lower case); "" when absent.
   std::string Header(absl::string_view name) const;
