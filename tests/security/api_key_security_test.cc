@@ -155,6 +155,9 @@ TEST_F(ApiKeySecurityTest, MissingOrWrongKeyIsRefusedOverGrpcAndHttp) {
               StatusIs(grpc::StatusCode::UNAUTHENTICATED));
   EXPECT_EQ(HttpStatus(""), 401);
   EXPECT_EQ(HttpStatus("wrong"), 401);
+  // Over HTTP too: the key id and the stored hash are refused like any wrong key.
+  EXPECT_EQ(HttpStatus("clinic"), 401);
+  EXPECT_EQ(HttpStatus(Sha256Hex(kClinicKey)), 401);
   EXPECT_EQ(HttpStatus(kClinicKey), 200);
 }
 

@@ -185,6 +185,26 @@ class TlsSecurityTest : public ::testing::Test {
 
   static std::string Path(const std::string& file) { return *dir_ + "/" + file; }
 
+  // Occurrences of `text` in the server's log (gRPC logs each refused handshake with OpenSSL's
+  // reason: "peer did not return a certificate", "wrong version number", ...).
+  static int LogCount(const Server& server, const std::string& text) {
+    const std::string log = server.process->ReadLog();
+    int count = 0;
+    for (size_t at = log.find(text); at != std::string::npos; at = log.find(text, at + 1)) ++count;
+    return count;
+  }
+
+  // Whether the server's log gains an occurrence of `reason` (beyond `before`) within 10 s: the
+  // server refused a handshake for that reason, which a server that is down cannot log.
+  static bool LogsRefusal(const Server& server, const std::string& reason, int before) {
+    const absl::Time deadline = absl::Now() + absl::Seconds(10);
+    while (LogCount(server, reason) <= before) {
+      if (absl::Now() > deadline) return false;
+      absl::SleepFor(absl::Milliseconds(20));
+    }
+    return true;
+  }
+
   static inline std::string* dir_ = nullptr;
   static inline TestCertificates* certs_ = nullptr;
   static inline Server* gateway_ = nullptr;
@@ -198,13 +218,32 @@ TEST_F(TlsSecurityTest, GatewayAnswersOverTlsAndStillRequiresTheKey) {
               StatusIs(grpc::StatusCode::UNAUTHENTICATED));
 }
 
+// Each refusal below is checked for its reason, not only for UNAVAILABLE (which a server that is
+// down gives too): the client saw the connection end in the handshake ("Socket closed", or its
+// own "certificate verify failed"), never "Connection refused", and the server logged why.
+constexpr char kServerDown[] = "Connection refused";
+// The connection ended after it was accepted: closed or reset by the server in the handshake.
+::testing::Matcher<const std::string&> EndedInHandshake() {
+  return ::testing::AllOf(::testing::AnyOf(HasSubstr("Socket closed"),
+                                           HasSubstr("Connection reset"), HasSubstr("andshake")),
+                          Not(HasSubstr(kServerDown)));
+}
+
 TEST_F(TlsSecurityTest, GatewayRefusesPlaintextClients) {
-  EXPECT_THAT(Ask(Plaintext(*gateway_), kKey), StatusIs(grpc::StatusCode::UNAVAILABLE));
+  const int before = LogCount(*gateway_, "wrong version number");
+  const grpc::Status status = Ask(Plaintext(*gateway_), kKey);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::UNAVAILABLE);
+  EXPECT_THAT(status.error_message(), EndedInHandshake());
+  EXPECT_TRUE(LogsRefusal(*gateway_, "wrong version number", before))
+      << gateway_->process->ReadLog();
 }
 
 TEST_F(TlsSecurityTest, ClientTrustingAnotherCaRefusesTheGateway) {
-  EXPECT_THAT(Ask(Channel(*gateway_, Path("rogue_ca.pem")), kKey),
-              StatusIs(grpc::StatusCode::UNAVAILABLE));
+  const grpc::Status status = Ask(Channel(*gateway_, Path("rogue_ca.pem")), kKey);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::UNAVAILABLE);
+  // The client refused the server's certificate itself.
+  EXPECT_THAT(status.error_message(), HasSubstr("Ssl handshake failed"));
+  EXPECT_THAT(status.error_message(), HasSubstr("certificate verify failed"));
 }
 
 TEST_F(TlsSecurityTest, InternalServiceAnswersAClientCertificateFromItsCa) {
@@ -215,20 +254,50 @@ TEST_F(TlsSecurityTest, InternalServiceAnswersAClientCertificateFromItsCa) {
 }
 
 TEST_F(TlsSecurityTest, InternalServiceRefusesClientsWithoutCertificateOrPlaintext) {
-  EXPECT_EQ(HealthCode(Channel(*kgstore_, certs_->ca_cert)), absl::StatusCode::kUnavailable);
-  EXPECT_EQ(HealthCode(Plaintext(*kgstore_)), absl::StatusCode::kUnavailable);
+  int before = LogCount(*kgstore_, "peer did not return a certificate");
+  absl::Status status = CheckHealth(Channel(*kgstore_, certs_->ca_cert), "").status();
+  EXPECT_THAT(status, StatusIs(absl::StatusCode::kUnavailable, EndedInHandshake()));
+  EXPECT_TRUE(LogsRefusal(*kgstore_, "peer did not return a certificate", before))
+      << kgstore_->process->ReadLog();
+  before = LogCount(*kgstore_, "wrong version number");
+  status = CheckHealth(Plaintext(*kgstore_), "").status();
+  EXPECT_THAT(status, StatusIs(absl::StatusCode::kUnavailable, EndedInHandshake()));
+  EXPECT_TRUE(LogsRefusal(*kgstore_, "wrong version number", before))
+      << kgstore_->process->ReadLog();
 }
 
 TEST_F(TlsSecurityTest, InternalServiceRefusesAClientCertificateFromAnotherCa) {
-  EXPECT_EQ(HealthCode(Channel(*kgstore_, certs_->ca_cert, certs_->rogue_client_cert,
-                               certs_->rogue_client_key)),
-            absl::StatusCode::kUnavailable);
+  const int before = LogCount(*kgstore_, "certificate verify failed");
+  const absl::Status status =
+      CheckHealth(
+          Channel(*kgstore_, certs_->ca_cert, certs_->rogue_client_cert, certs_->rogue_client_key),
+          "")
+          .status();
+  EXPECT_THAT(status, StatusIs(absl::StatusCode::kUnavailable, EndedInHandshake()));
+  EXPECT_TRUE(LogsRefusal(*kgstore_, "certificate verify failed", before))
+      << kgstore_->process->ReadLog();
 }
 
+// OpenSSL 3 reports an expired client certificate as "certificate verify failed" too (its
+// reason code, not the verify result, reaches gRPC's log): the check is that the handshake, not
+// an outage, refused it.
 TEST_F(TlsSecurityTest, InternalServiceRefusesAnExpiredClientCertificate) {
-  EXPECT_EQ(HealthCode(Channel(*kgstore_, certs_->ca_cert, Path("expired_client.pem"),
-                               Path("expired_client.key"))),
-            absl::StatusCode::kUnavailable);
+  const int before = LogCount(*kgstore_, "certificate verify failed");
+  const absl::Status status =
+      CheckHealth(Channel(*kgstore_, certs_->ca_cert, Path("expired_client.pem"),
+                          Path("expired_client.key")),
+                  "")
+          .status();
+  EXPECT_THAT(status, StatusIs(absl::StatusCode::kUnavailable, EndedInHandshake()));
+  EXPECT_TRUE(LogsRefusal(*kgstore_, "certificate verify failed", before))
+      << kgstore_->process->ReadLog();
+}
+
+// What an outage looks like to the same checks, so they cannot pass for a server that is down.
+TEST_F(TlsSecurityTest, AServerThatIsDownIsNotARefusal) {
+  const absl::Status status = CheckHealth(Plaintext(Server{nullptr, 1}), "").status();
+  EXPECT_THAT(status, StatusIs(absl::StatusCode::kUnavailable, HasSubstr(kServerDown)));
+  EXPECT_THAT(std::string(status.message()), Not(EndedInHandshake()));
 }
 
 // Every client would refuse the handshake of a server with an expired certificate, and all they
