@@ -96,6 +96,40 @@ void BM_ScoreFused(benchmark::State& state) {
 }
 BENCHMARK(BM_ScoreFused)->Unit(benchmark::kMillisecond);
 
+// The same 10,000 candidates on the GPU (host <-> device copies included): skipped without CUDA.
+void BM_ScoreOnCuda(benchmark::State& state, bool mlp) {
+  if (!CudaAvailable()) {
+    state.SkipWithError("no CUDA device");
+    return;
+  }
+  static TorchScorer* const gpu = []() -> TorchScorer* {
+    ScorerConfig c;
+    c.text_dim = kTextDim;
+    c.hidden = kHidden;
+    auto created = TorchScorer::Create(InitScorerParams(c, 1), "cuda:0");
+    if (!created.ok()) return nullptr;
+    std::unique_ptr<TorchScorer> scorer = *std::move(created);
+    ScoringFixture& f = Fixture();
+    if (!scorer->Precompute(*f.data.entities, *f.data.relations).ok()) return nullptr;
+    return scorer.release();  // lives for the process
+  }();
+  if (gpu == nullptr) {
+    state.SkipWithError("cannot create the CUDA scorer");
+    return;
+  }
+  ScoringFixture& f = Fixture();
+  const CandidateBatch batch = f.data.batch();
+  for (auto _ : state) {
+    auto s = mlp ? gpu->ScoreMlp(batch, *f.data.entities, *f.data.relations, absl::MakeSpan(f.out))
+                 : gpu->ScoreFactorised(batch, absl::MakeSpan(f.out));
+    if (!s.ok()) state.SkipWithError(s.ToString().c_str());
+    benchmark::DoNotOptimize(f.out.data());
+  }
+  state.SetItemsProcessed(state.iterations() * batch.heads.size());
+}
+BENCHMARK_CAPTURE(BM_ScoreOnCuda, mlp, true)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_ScoreOnCuda, factorised, false)->Unit(benchmark::kMillisecond);
+
 // ---- End to end on a real artifact base ----
 
 struct RetrieveFixture {
