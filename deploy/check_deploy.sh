@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Deployment checks (ctest `deploy_check`, label unit; also runnable by hand):
 #   1. yamllint over deploy/ and docker/;
-#   2. `kubectl kustomize` renders every overlay (dev, prod, prod-gpu);
+#   2. `kubectl kustomize` (kustomize v4+; or a standalone `kustomize build`) renders every overlay
+#      (dev, prod, prod-gpu); without one the check fails naming what to install;
 #   3. every rendered object validates against the Kubernetes API schemas and the
 #      prometheus-operator / cert-manager CRD schemas (tools/deploy-validate/validate.mjs);
 #   4. promtool checks the alert rules; the PrometheusRule carries the same groups;
@@ -27,9 +28,37 @@ OVERLAYS=(dev prod prod-gpu)
 WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
 
-for tool in kubectl node yamllint promtool shellcheck; do
+for tool in node yamllint promtool shellcheck; do
   command -v "$tool" >/dev/null || { echo "check_deploy: $tool is not installed (scripts/install_deps.sh)" >&2; exit 1; }
 done
+# Rendering the overlays needs kustomize v4 or later (their `labels:` and `replicas:` fields):
+# kubectl 1.21+ (which embeds it) or a standalone `kustomize`. Neither is a Debian 12 package
+# (its kubernetes-client is kubectl 1.20 with kustomize v2.0.3), so a missing or too old one fails
+# here, loudly, naming what to install: never a silent pass.
+KUSTOMIZE=()
+kustomize_major() {  # the major version in a "v5.5.0" / "kustomize/v5.5.0" string, 0 when none
+  local v="${1##*/v}"; v="${v#v}"; v="${v%%.*}"
+  [[ "$v" =~ ^[0-9]+$ ]] && echo "$v" || echo 0
+}
+if command -v kubectl >/dev/null &&
+  (( $(kustomize_major "$(kubectl version --client -o json 2>/dev/null |
+      sed -n 's/.*"kustomizeVersion": *"\([^"]*\)".*/\1/p')") >= 4 )); then
+  KUSTOMIZE=(kubectl kustomize)
+elif command -v kustomize >/dev/null &&
+  (( $(kustomize_major "$(kustomize version 2>/dev/null | head -1)") >= 4 )); then
+  KUSTOMIZE=(kustomize build)
+else
+  cat >&2 <<'MSG'
+check_deploy: FAILED: no kustomize v4 or later to render deploy/k8s/overlays.
+  Debian 12's kubernetes-client (kubectl 1.20, kustomize v2.0.3) is too old, and no newer one is a
+  Debian package. Install either
+    - kubectl 1.21 or later: https://kubernetes.io/docs/tasks/tools/install-kubectl-linux/
+    - or kustomize v4+ as `kustomize` on PATH: https://kubectl.docs.kubernetes.io/installation/kustomize/
+  then rerun. To run the other tests meanwhile: scripts/test.sh -E deploy_check (this check stays
+  red in CI until then).
+MSG
+  exit 1
+fi
 if [[ ! -d "$TOOLS/node_modules/kubernetes-models" ]]; then
   (cd "$TOOLS" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
 fi
@@ -84,8 +113,8 @@ check_tree() {
     local rendered=()
     for o in "${overlays[@]}"; do
       mkdir -p "$out/$o"
-      echo "== kubectl kustomize deploy/k8s/overlays/$o"
-      if kubectl kustomize "$root/deploy/k8s/overlays/$o" >"$out/$o/rendered.yaml"; then
+      echo "== ${KUSTOMIZE[*]} deploy/k8s/overlays/$o"
+      if "${KUSTOMIZE[@]}" "$root/deploy/k8s/overlays/$o" >"$out/$o/rendered.yaml"; then
         rendered+=("$out/$o/rendered.yaml")
         echo "== validate $o"
         (cd "$TOOLS" && node validate.mjs "$out/$o/rendered.yaml") >"$out/$o/validate.log" 2>&1 || rc=1

@@ -27,8 +27,9 @@ TEST_PKGS=(
   golang-grpc-gateway python3-grpcio python3-protobuf
   # test and benchmark peers: promtool (metrics lint, alert rules), PostgreSQL (benchmark anchor),
   # node (buf lint, manifest validation), yamllint (deploy/ and docker/ YAML), shellcheck (deploy
-  # scripts); kubectl with kustomize (deploy checks) is not a Debian package: these machines have
-  # kubectl 1.32 installed.
+  # scripts); kubectl with kustomize v4+ (deploy checks) is not a Debian 12 package (its
+  # kubernetes-client is 1.20, kustomize v2.0.3): deploy/check_deploy.sh fails naming how to get it
+  # (README "Quick start").
   prometheus postgresql nodejs npm yamllint shellcheck
   # headless browser of the evidence viewer's test (web/ui, evidence_viewer_test)
   chromium
