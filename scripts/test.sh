@@ -58,11 +58,12 @@ run_sanitized() {
   export TSAN_OPTIONS="${TSAN_OPTIONS:-suppressions=$PWD/tests/sanitizers/tsan.supp:halt_on_error=1:second_deadlock_stack=1}"
   local select=()
   if [[ $kind == address ]]; then
-    # Unit and integration tests; not the slow ones (minutes even unsanitized), gpu or container,
-    # nor deploy_check (it checks the release binaries' runtime packages; these link clang's
+    # Unit, integration and fault tests (corrupt artifacts, a full disk: the error paths are where
+    # memory bugs hide); not the slow ones (minutes even unsanitized), gpu or container, nor
+    # deploy_check (it checks the release binaries' runtime packages; these link clang's
     # sanitizer and OpenMP runtimes).
     cmake --build "$dir" -j "${IBGR_JOBS:-$(nproc)}"
-    select=(-L 'unit|integration' -LE 'gpu|slow|container' -E '^deploy_check$')
+    select=(-L 'unit|integration|fault' -LE 'gpu|slow|container' -E '^deploy_check$')
   else
     # Debian's absl::Mutex is uninstrumented: without an instrumented copy TSan reports every
     # hand-off through it as a race (scripts/build_tsan_abseil.sh says more).
