@@ -335,6 +335,7 @@ constexpr LabelPhrase kLabelPhrases[] = {
     {"uncertain", FactLabel::kUnknown},
     {"unclear", FactLabel::kUnknown},
     {"nei", FactLabel::kUnknown},
+    {"maybe", FactLabel::kUnknown},
     {"supported", FactLabel::kSupported},
     {"supports", FactLabel::kSupported},
     {"support", FactLabel::kSupported},

@@ -168,6 +168,7 @@ INSTANTIATE_TEST_SUITE_P(
                       LabelCase{"{\"answer\": false}", FactLabel::kRefuted},
                       LabelCase{"{\"label\": \"True\"}", FactLabel::kSupported},
                       LabelCase{"ans: unknown", FactLabel::kUnknown},
+                      LabelCase{"ans: maybe", FactLabel::kUnknown},
                       LabelCase{"ans: REFUTED\nans: refutes", FactLabel::kRefuted}));
 
 TEST(ParseFactLabelTest, FlagsAnsLinesThatDisagreeAsUnparseable) {

@@ -35,9 +35,12 @@ constexpr char kRelationPrompt[] =
     "You are a medical expert. Name the relation between the two medical concepts from your "
     "knowledge, as a short phrase, in the form \"ans: <relation>\". Answer \"ans: none\" when "
     "they are not related.";
+// yes / no / maybe, as the paper's Algorithm 1 asks: "maybe" (the LLM's knowledge does not
+// decide the link) puts the link in neither set.
 constexpr char kCheckPrompt[] =
     "You are a medical expert. Decide from your medical knowledge whether the statement is "
-    "true. Answer \"ans: yes\" or \"ans: no\".";
+    "true. Answer \"ans: yes\", \"ans: no\", or \"ans: maybe\" when your knowledge does not "
+    "decide it.";
 
 // Entity groups: each aligned entity (alignment order) with the nearest KG concepts alignment
 // proposed for the same mention and rejected, best link similarity first; no entity twice.
@@ -381,6 +384,8 @@ bool GiveMode::CheckLinks(const ModeCall& call, const PipelineStages& stages,
       knowledge->affirmative.push_back(link);
     } else if (out.answer().label() == pb::FACT_LABEL_REFUTED) {
       knowledge->counterfactual.push_back(link);
+    } else if (out.answer().label() == pb::FACT_LABEL_UNKNOWN) {
+      knowledge->undecided.push_back(link);  // "maybe": in neither set
     }
   }
   return true;
@@ -431,9 +436,10 @@ grpc::Status GiveMode::Run(const ModeCall& call, const PipelineStages& stages) c
                        absl::StrCat(unchecked, " candidate links beyond ", options_.max_checks,
                                     " were not checked"));
   }
-  stages.FinishStage(call, "extrapolate", started,
-                     absl::StrCat(knowledge.affirmative.size(), " affirmed, ",
-                                  knowledge.counterfactual.size(), " rejected links"));
+  stages.FinishStage(
+      call, "extrapolate", started,
+      absl::StrCat(knowledge.affirmative.size(), " affirmed, ", knowledge.counterfactual.size(),
+                   " rejected, ", knowledge.undecided.size(), " undecided (maybe) links"));
   return Answer(call, stages, knowledge, llm);
 }
 

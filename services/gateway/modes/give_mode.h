@@ -4,7 +4,7 @@
 // between two groups the KG does not link directly), candidate links within groups (the LLM
 // names the relation) and across groups, intermediate ones included (every relation the KG has
 // between the two groups, for every pair of members not already linked), each candidate checked
-// by the LLM with a yes/no prompt;
+// by the LLM with a yes/no/maybe prompt (maybe: in neither set);
 // then the paper's progressive answer: from the affirmed knowledge, refined with the rejected
 // ("counterfactual") links, refined again with the KG facts. Without an LLM only the links
 // present in the KG are kept, flagged as such. docs/modes.md says what follows the paper and
@@ -52,10 +52,13 @@ class GiveMode final : public PipelineMode {
     std::string tail_name;
     bool inner = false;  // within one entity group (the LLM names the relation)
   };
-  // What the reasoning rests on: affirmed links, rejected links, and KG facts.
+  // What the reasoning rests on: affirmed links, rejected links, and KG facts; links the LLM
+  // answered "maybe" about are kept apart (counted in the stage summary, in no prompt), as the
+  // paper's Algorithm 1 does.
   struct Knowledge {
     std::vector<Link> affirmative;
     std::vector<Link> counterfactual;
+    std::vector<Link> undecided;
     std::vector<ibgraphrag::v1::EvidenceTriple> kg;
   };
 

@@ -547,6 +547,9 @@ FakeResponse GiveLlm(const RecordedRequest& request) {
                                                                            : "ans: salt form of");
   }
   if (absl::StrContains(system, "whether the statement is true")) {
+    if (absl::StrContains(user, "(Aspirin lysine, drug treats disease, Acute myocardial")) {
+      return FakeResponse::Completion("ans: maybe");  // in neither set
+    }
     return FakeResponse::Completion(
         absl::StrContains(user, "(Aspirin, drug treats disease, Acute myocardial infarction)")
             ? "ans: yes"
@@ -622,6 +625,10 @@ TEST_F(GiveModeTest, ChecksCandidateLinksThenAnswersProgressively) {
   EXPECT_THAT(answers[2], HasSubstr("Knowledge graph facts (certain):\n(Aspirin, drug treats "
                                     "disease, Myocardial infarction)"));
   EXPECT_THAT(answers[2], Not(HasSubstr("Headache")));
+  // The "maybe" link is in no prompt: neither affirmed nor counterfactual.
+  for (const std::string& prompt : answers) {
+    EXPECT_THAT(prompt, Not(HasSubstr("(Aspirin lysine, drug treats disease, Acute myocardial")));
+  }
 
   EXPECT_EQ(response.evidence_size(), 2);  // the KG links among the groups
   EXPECT_EQ(response.answer().option_letter(), "B");
