@@ -92,6 +92,11 @@ absl::Status ValidateAnswerRequest(const ibgraphrag::v1::AnswerRequest& request)
                    absl::StrCat("unknown mode '", absl::CHexEscape(p.mode().substr(0, 64)),
                                 "'; allowed: ", ModeNamesList(), " (empty = ibgraphrag)"));
   }
+  if (p.has_kg_rag_minimum_similarity() &&
+      !(p.kg_rag_minimum_similarity() >= -1.0F && p.kg_rag_minimum_similarity() <= 1.0F)) {
+    return Invalid("pipeline.kg_rag_minimum_similarity",
+                   absl::StrCat(p.kg_rag_minimum_similarity(), " is outside [-1, 1]"));
+  }
   if (p.has_kg_rag_prompt_mode() && p.kg_rag_prompt_mode() > 3) {
     return Invalid("pipeline.kg_rag_prompt_mode",
                    absl::StrCat(p.kg_rag_prompt_mode(), " is outside [0, 3]"));

@@ -38,6 +38,9 @@ std::string PipelineConfig::Label() const {
   if (!backend.empty()) absl::StrAppend(&label, " backend=", backend);
   if (!scorer.empty()) absl::StrAppend(&label, " scorer=", scorer);
   if (intent) absl::StrAppend(&label, " intent=", OnOff(intent));
+  if (kg_rag_minimum_similarity) {
+    absl::StrAppend(&label, " kg_rag_min_sim=", *kg_rag_minimum_similarity);
+  }
   if (!mode.empty()) label = absl::StrCat("mode=", mode, " ", label);
   return label;
 }
@@ -55,6 +58,9 @@ void PipelineConfig::ApplyTo(v1::PipelineOptions* options) const {
   if (scorer == "plain") options->set_scorer_variant(v1::SCORER_VARIANT_PLAIN);
   if (!mode.empty()) options->set_mode(mode);
   if (intent) options->set_intent_enabled(*intent);
+  if (kg_rag_minimum_similarity) {
+    options->set_kg_rag_minimum_similarity(*kg_rag_minimum_similarity);
+  }
 }
 
 std::vector<PipelineConfig> AblationGrid(const PipelineConfig& base,

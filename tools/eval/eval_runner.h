@@ -35,6 +35,8 @@ struct PipelineConfig {
   std::string mode;
   // PipelineOptions.intent_enabled (question intent on/off); unset = the gateway's default (on).
   std::optional<bool> intent;
+  // PipelineOptions.kg_rag_minimum_similarity (kg_rag mode); unset = the gateway's.
+  std::optional<float> kg_rag_minimum_similarity;
 
   // "msca=on ibrp=off top_k=10" (fields left to the gateway read "default").
   std::string Label() const;

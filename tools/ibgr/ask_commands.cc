@@ -42,6 +42,9 @@ ABSL_FLAG(int64_t, deadline_ms, 30000, "ask/eval: deadline of each call in milli
 ABSL_FLAG(bool, stream, false, "ask: use AnswerStream and print stages and tokens as they come");
 ABSL_FLAG(std::string, api_key, "",
           "ask/eval: API key sent as a bearer token (default $IBGR_API_KEY; never printed)");
+ABSL_FLAG(double, kg_rag_min_similarity, 0.3,
+          "ask/eval --mode=kg_rag: minimum cosine of a context sentence to the query, [-1, 1] "
+          "(PipelineOptions.kg_rag_minimum_similarity; unset: the gateway's)");
 ABSL_FLAG(bool, intent, true,
           "ask/eval: read the question's intent (relation, answer type, constraint) and let it "
           "shape retrieval and the extractive answer (false = topic neighbourhood, as before)");
@@ -233,6 +236,14 @@ absl::StatusOr<eval::PipelineConfig> PipelineFromFlags() {
   config.backend = absl::GetFlag(FLAGS_backend);
   config.mode = absl::GetFlag(FLAGS_mode);
   if (Given("intent")) config.intent = absl::GetFlag(FLAGS_intent);
+  if (Given("kg_rag_min_similarity")) {
+    const double value = absl::GetFlag(FLAGS_kg_rag_min_similarity);
+    if (!(value >= -1 && value <= 1)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--kg_rag_min_similarity: must be in [-1, 1], got ", value));
+    }
+    config.kg_rag_minimum_similarity = static_cast<float>(value);
+  }
   return config;
 }
 

@@ -179,7 +179,9 @@ std::vector<KgRagMode::Strategy> KgRagMode::Strategies(const ModeCall& call) con
   }
   std::sort(options.begin(), options.end());
   const int volume = options_.context_volume;
-  const double minimum = options_.minimum_similarity;
+  const double minimum = request.pipeline().has_kg_rag_minimum_similarity()
+                             ? request.pipeline().kg_rag_minimum_similarity()
+                             : options_.minimum_similarity;
   std::vector<Strategy> strategies;
   Strategy full{"full_question", request.question(), {}, volume, minimum};
   for (const auto& [id, name] : diseases) full.nodes.push_back(id);

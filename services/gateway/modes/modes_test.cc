@@ -478,6 +478,31 @@ TEST_F(KgRagModeTest, RunsEveryStrategyPrunesContextAndVotesOverThePapersTempera
   EXPECT_EQ(response.degraded_size(), 0);
 }
 
+// A request's minimum similarity replaces the gateway's. At 0.95 (0.665, 0.57 and 0.71 for the
+// per-disease, option and combined strategies) the full question's context, both diseases' HLA-B sentences (cosine 0.9),
+// is pruned away; the diseases' own strategies keep theirs. So the two-disease context reaches
+// the prompt once (the combined strategy) instead of twice.
+TEST_F(KgRagModeTest, ARequestsMinimumSimilarityPrunesTheContext) {
+  llm_->SetDefault(FakeResponse::Completion("{\"answer\": \"HLA-B\"}"));
+  pb::AnswerResponse by_default, strict;
+  ASSERT_OK(Run(GeneQuestion("fake"), &by_default));
+  pb::AnswerRequest request = GeneQuestion("fake");
+  request.mutable_pipeline()->set_kg_rag_minimum_similarity(0.95F);
+  ASSERT_OK(Run(request, &strict));
+  const std::string both =
+      "Psoriasis disease associates gene HLA-B and Provenance of this association is disgenet. "
+      "Takayasu arteritis disease associates gene HLA-B";
+  auto count = [&](const std::string& prompt) {
+    int n = 0;
+    for (size_t at = prompt.find(both); at != std::string::npos; at = prompt.find(both, at + 1)) {
+      ++n;
+    }
+    return n;
+  };
+  EXPECT_EQ(count(UserPrompt(0)), 2);  // by default: full question and diseases combined
+  EXPECT_EQ(count(UserPrompt(3)), 1);  // 0.95: the combined strategy only
+}
+
 TEST_F(KgRagModeTest, RendersThePapersPromptModes) {
   llm_->SetDefault(FakeResponse::Completion("{\"answer\": \"HLA-B\"}"));
   pb::AnswerRequest request = GeneQuestion("fake");
@@ -787,6 +812,14 @@ TEST(PipelineModeTest, RejectsAnUnknownModeNamingTheFieldAndTheAllowedValues) {
   const absl::Status bad_prompt_mode = ValidateAnswerRequest(request);
   EXPECT_THAT(bad_prompt_mode, StatusIs(absl::StatusCode::kInvalidArgument,
                                         HasSubstr("pipeline.kg_rag_prompt_mode")));
+  request.mutable_pipeline()->clear_kg_rag_prompt_mode();
+  request.mutable_pipeline()->set_kg_rag_minimum_similarity(1.5F);
+  EXPECT_THAT(ValidateAnswerRequest(request),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       ::testing::AllOf(HasSubstr("pipeline.kg_rag_minimum_similarity"),
+                                        HasSubstr("outside [-1, 1]"))));
+  request.mutable_pipeline()->set_kg_rag_minimum_similarity(-1.0F);
+  EXPECT_OK(ValidateAnswerRequest(request));
 }
 
 }  // namespace
