@@ -41,6 +41,7 @@ std::string PipelineConfig::Label() const {
   if (kg_rag_minimum_similarity) {
     absl::StrAppend(&label, " kg_rag_min_sim=", *kg_rag_minimum_similarity);
   }
+  if (!kg_rank_reranker.empty()) absl::StrAppend(&label, " kg_rank_reranker=", kg_rank_reranker);
   if (!mode.empty()) label = absl::StrCat("mode=", mode, " ", label);
   return label;
 }
@@ -61,6 +62,7 @@ void PipelineConfig::ApplyTo(v1::PipelineOptions* options) const {
   if (kg_rag_minimum_similarity) {
     options->set_kg_rag_minimum_similarity(*kg_rag_minimum_similarity);
   }
+  if (!kg_rank_reranker.empty()) options->set_kg_rank_reranker(kg_rank_reranker);
 }
 
 std::vector<PipelineConfig> AblationGrid(const PipelineConfig& base,

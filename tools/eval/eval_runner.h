@@ -37,6 +37,8 @@ struct PipelineConfig {
   std::optional<bool> intent;
   // PipelineOptions.kg_rag_minimum_similarity (kg_rag mode); unset = the gateway's.
   std::optional<float> kg_rag_minimum_similarity;
+  // PipelineOptions.kg_rank_reranker ("encoder" or the "ibrp" hybrid); empty = the gateway's.
+  std::string kg_rank_reranker;
 
   // "msca=on ibrp=off top_k=10" (fields left to the gateway read "default").
   std::string Label() const;

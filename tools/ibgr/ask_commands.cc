@@ -42,6 +42,9 @@ ABSL_FLAG(int64_t, deadline_ms, 30000, "ask/eval: deadline of each call in milli
 ABSL_FLAG(bool, stream, false, "ask: use AnswerStream and print stages and tokens as they come");
 ABSL_FLAG(std::string, api_key, "",
           "ask/eval: API key sent as a bearer token (default $IBGR_API_KEY; never printed)");
+ABSL_FLAG(std::string, kg_rank_reranker, "",
+          "ask/eval --mode=kg_rank: what re-ranks the selection, encoder (the baseline's own) or "
+          "ibrp (the hybrid with IBGraphRAG's scorer); empty = the gateway's (encoder)");
 ABSL_FLAG(double, kg_rag_min_similarity, 0.3,
           "ask/eval --mode=kg_rag: minimum cosine of a context sentence to the query, [-1, 1] "
           "(PipelineOptions.kg_rag_minimum_similarity; unset: the gateway's)");
@@ -236,6 +239,12 @@ absl::StatusOr<eval::PipelineConfig> PipelineFromFlags() {
   config.backend = absl::GetFlag(FLAGS_backend);
   config.mode = absl::GetFlag(FLAGS_mode);
   if (Given("intent")) config.intent = absl::GetFlag(FLAGS_intent);
+  config.kg_rank_reranker = absl::GetFlag(FLAGS_kg_rank_reranker);
+  if (!config.kg_rank_reranker.empty() && config.kg_rank_reranker != "encoder" &&
+      config.kg_rank_reranker != "ibrp") {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--kg_rank_reranker: \"", config.kg_rank_reranker, "\" is not encoder or ibrp"));
+  }
   if (Given("kg_rag_min_similarity")) {
     const double value = absl::GetFlag(FLAGS_kg_rag_min_similarity);
     if (!(value >= -1 && value <= 1)) {

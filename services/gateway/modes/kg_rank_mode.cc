@@ -282,19 +282,25 @@ std::vector<pb::EvidenceTriple> KgRankMode::RankEntity(const ModeCall& call,
   selected = SelectByMmr(std::move(selected), options_);
   if (selected.empty()) return selected;
 
-  // Re-ranking: the paper's medical cross-encoder is not available here; the retriever's trained
-  // scorer scores the same neighbourhood for the question and orders the MMR selection.
+  // Re-ranking. The paper's medical cross-encoder is not available here. By default the
+  // baseline's own stand-in re-ranks: the suite encoder's similarity of each triple to the
+  // question itself (the ranking above used the expanded query). "ibrp" is the hybrid: the
+  // retriever's trained scorer (IBGraphRAG's) scores the neighbourhood for the question.
+  const bool hybrid = call.request.pipeline().kg_rank_reranker() == "ibrp";
   pb::RetrieveResponse trained;
   status = RetrieveOneHop(call, stages, options_, entity, call.request.question(),
-                          pb::SCORING_MODE_IBRP, 1000, absl::Now() + budget, &trained);
+                          hybrid ? pb::SCORING_MODE_IBRP : pb::SCORING_MODE_COSINE, 1000,
+                          absl::Now() + budget, &trained);
   if (!status.ok()) {
-    Flag(call.response, absl::StrCat("entity ", entity,
-                                     ": re-ranking by the trained scorer "
-                                     "failed (",
-                                     DescribeStatus(status), "); MMR order kept"));
+    Flag(call.response,
+         absl::StrCat("entity ", entity, ": re-ranking by ",
+                      hybrid ? "the trained scorer (ibrp hybrid)" : "encoder similarity",
+                      " failed (", DescribeStatus(status), "); MMR order kept"));
     return selected;
   }
-  call.response->mutable_versions()->set_retriever_model_version(trained.model_version());
+  if (hybrid) {
+    call.response->mutable_versions()->set_retriever_model_version(trained.model_version());
+  }
   absl::flat_hash_map<std::string, float> scores;
   for (const pb::EvidenceTriple& t : trained.triples()) scores.emplace(EvidenceKey(t), t.score());
   for (pb::EvidenceTriple& t : selected) {

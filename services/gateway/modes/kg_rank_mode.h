@@ -2,8 +2,9 @@
 // suite's KG. Per question entity (the LLM's medical terms mapped by alignment; alignment's own
 // entities without an LLM), its one-hop triples ranked by the suite's encoder
 // similarity to the question, or to the question plus an LLM-drafted answer (answer expansion),
-// then MMR with the reference code's weights, then re-ranked by the retriever's trained scorer
-// (no medical cross-encoder runs here), and the reasoner answers from the result. docs/modes.md
+// then MMR with the reference code's weights, then re-ranked (no medical cross-encoder runs here:
+// by the encoder's similarity to the question, or, as the named "ibrp" hybrid, by IBGraphRAG's
+// trained scorer), and the reasoner answers from the result. docs/modes.md
 // says what follows the paper and what departs.
 #ifndef IBGRAPHRAG_SERVICES_GATEWAY_MODES_KG_RANK_MODE_H_
 #define IBGRAPHRAG_SERVICES_GATEWAY_MODES_KG_RANK_MODE_H_

@@ -125,12 +125,15 @@ class FakeRetriever final : public pb::RetrieverService::Service {
   std::vector<pb::RetrieveRequest> requests_;
 };
 
-// kg_rank's neighbourhood of myocardial infarction (id 5). COSINE: three one-hop triples, the
-// second a word-for-word repeat of the first (MMR drops it for the third). IBRP: the trained
-// scorer prefers the symptom triple.
+// kg_rank's neighbourhood of myocardial infarction (id 5). COSINE against the expanded query (it
+// carries the draft answer "B) Aspirin"): three one-hop triples, the second a word-for-word
+// repeat of the first (MMR drops it for the third). IBRP, and COSINE against the bare question
+// (the encoder re-ranker): the symptom triple first.
 void MyocardialInfarctionNeighbourhood(const pb::RetrieveRequest& request,
                                        pb::RetrieveResponse* response) {
-  const bool trained = request.mode() == pb::SCORING_MODE_IBRP;
+  const bool trained =
+      request.mode() == pb::SCORING_MODE_IBRP ||
+      (request.mode() == pb::SCORING_MODE_COSINE && request.question() == kQuestion);
   AddTriple(response, 1, "Aspirin", "drug treats disease", 5, "Myocardial infarction",
             trained ? 0.3f : 0.9f);
   AddTriple(response, 9, "Aspirin", "drug treats disease", 5, "Myocardial infarction",
@@ -256,8 +259,10 @@ TEST_F(KgRankModeTest, ExtractsTermsDraftsAnAnswerThenRanksOneHopTriplesAgainstI
   EXPECT_EQ(calls[0].top_k(), 200u);
   EXPECT_THAT(calls[0].question(), HasSubstr(kQuestion));
   EXPECT_THAT(calls[0].question(), HasSubstr("B) Aspirin"));
-  EXPECT_EQ(calls[1].mode(), pb::SCORING_MODE_IBRP);
+  // Re-ranked by the baseline's own stand-in: encoder similarity to the question itself.
+  EXPECT_EQ(calls[1].mode(), pb::SCORING_MODE_COSINE);
   EXPECT_EQ(calls[1].question(), kQuestion);
+  EXPECT_TRUE(response.versions().retriever_model_version().empty());  // no IBRP model used
   // MMR kept the first triple and the symptom triple over the repeat; re-ranking put the symptom
   // triple first.
   ASSERT_EQ(response.evidence_size(), 2);
@@ -360,15 +365,44 @@ TEST_F(KgRankModeTest, CutsALongExpandedQueryToTheRetrieversQuestionLimit) {
               HasSubstr("was cut to the retriever's 16384-byte question limit"));
 }
 
-TEST_F(KgRankModeTest, KeepsTheMmrOrderWhenReRankingFails) {
+// The hybrid (pipeline.kg_rank_reranker = "ibrp") re-ranks with IBGraphRAG's trained scorer
+// (the symptom triple first) and says which model; when that fails, the MMR order of the
+// expanded-query ranking stays (aspirin first) and the answer says so.
+TEST_F(KgRankModeTest, TheIbrpHybridReRanksWithTheTrainedScorerAndKeepsMmrOrderOnFailure) {
+  pb::AnswerRequest request;
+  request.set_question(kQuestion);
+  request.add_options("Metformin");
+  request.add_options("Aspirin");
+  request.mutable_pipeline()->set_mode("kg_rank");
+  request.mutable_pipeline()->set_reasoner_backend("fake");
+  request.mutable_pipeline()->set_kg_rank_reranker("ibrp");
+  auto script_llm = [&] {
+    llm_->Enqueue(FakeResponse::Completion("ans: myocardial infarction"));
+    llm_->Enqueue(FakeResponse::Completion("Therefore, the answers are:\nans: B) Aspirin"));
+    llm_->Enqueue(FakeResponse::Completion("Therefore, the answers are:\nans: B) Aspirin"));
+  };
+  script_llm();
+  pb::AnswerResponse hybrid;
+  ASSERT_OK(Run(request, &hybrid));
+  ASSERT_EQ(retriever_.requests().size(), 2u);
+  EXPECT_EQ(retriever_.requests()[1].mode(), pb::SCORING_MODE_IBRP);
+  ASSERT_EQ(hybrid.evidence_size(), 2);
+  EXPECT_EQ(hybrid.evidence(0).relation(), "disease presents symptom");
+
   retriever_.FailMode(pb::SCORING_MODE_IBRP);
+  script_llm();
   pb::AnswerResponse response;
-  ASSERT_OK(Answer("extractive", &response));
+  ASSERT_OK(Run(request, &response));
   ASSERT_EQ(response.evidence_size(), 2);
   EXPECT_EQ(response.evidence(0).head().id(), 1u);  // most similar first, as MMR chose
   EXPECT_THAT(DegradedReasons(response),
-              HasSubstr("re-ranking by the trained scorer failed (UNAVAILABLE: retriever "
-                        "restarting); MMR order kept"));
+              HasSubstr("re-ranking by the trained scorer (ibrp hybrid) failed (UNAVAILABLE: "
+                        "retriever restarting); MMR order kept"));
+  // An unknown re-ranker is refused, naming the field.
+  request.mutable_pipeline()->set_kg_rank_reranker("cross-encoder");
+  EXPECT_THAT(ValidateAnswerRequest(request),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("pipeline.kg_rank_reranker: \"cross-encoder\" is not encoder")));
 }
 
 // kg_rag: psoriasis (10) and Takayasu arteritis (11) in the question, HLA-B (20) and TERT (21)
@@ -479,9 +513,9 @@ TEST_F(KgRagModeTest, RunsEveryStrategyPrunesContextAndVotesOverThePapersTempera
 }
 
 // A request's minimum similarity replaces the gateway's. At 0.95 (0.665, 0.57 and 0.71 for the
-// per-disease, option and combined strategies) the full question's context, both diseases' HLA-B sentences (cosine 0.9),
-// is pruned away; the diseases' own strategies keep theirs. So the two-disease context reaches
-// the prompt once (the combined strategy) instead of twice.
+// per-disease, option and combined strategies) the full question's context, both diseases' HLA-B
+// sentences (cosine 0.9), is pruned away; the diseases' own strategies keep theirs. So the
+// two-disease context reaches the prompt once (the combined strategy) instead of twice.
 TEST_F(KgRagModeTest, ARequestsMinimumSimilarityPrunesTheContext) {
   llm_->SetDefault(FakeResponse::Completion("{\"answer\": \"HLA-B\"}"));
   pb::AnswerResponse by_default, strict;
