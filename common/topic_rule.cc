@@ -12,6 +12,19 @@ std::string AlignmentText(absl::string_view question, const std::vector<std::str
   return text;
 }
 
+std::vector<OptionSpan> OptionSpans(absl::string_view question,
+                                    const std::vector<std::string>& options) {
+  std::vector<OptionSpan> spans;
+  if (options.empty() || AlignmentText(question, options).size() == question.size()) return spans;
+  uint32_t at = static_cast<uint32_t>(question.size());
+  for (const std::string& option : options) {
+    at += 1;  // the newline
+    spans.push_back({at, at + static_cast<uint32_t>(option.size())});
+    at += static_cast<uint32_t>(option.size());
+  }
+  return spans;
+}
+
 std::vector<uint32_t> TopicEntityIds(const std::vector<uint32_t>& kept_ids_in_order) {
   std::vector<uint32_t> topics;
   absl::flat_hash_set<uint32_t> seen;

@@ -24,6 +24,16 @@ inline constexpr int kMaxTopicEntities = 100;
 // Falls back to the question alone when the joined text exceeds kMaxAlignmentTextBytes.
 std::string AlignmentText(absl::string_view question, const std::vector<std::string>& options);
 
+// Byte range [begin, end) of one option's line in AlignmentText.
+struct OptionSpan {
+  uint32_t begin = 0;
+  uint32_t end = 0;
+};
+// The option lines of AlignmentText(question, options), in option order; empty when the text is
+// the question alone (no options, or too long to carry them).
+std::vector<OptionSpan> OptionSpans(absl::string_view question,
+                                    const std::vector<std::string>& options);
+
 // Topic entity ids for retrieval: the kept entities' ids in alignment order, first occurrence
 // only, at most kMaxTopicEntities.
 std::vector<uint32_t> TopicEntityIds(const std::vector<uint32_t>& kept_ids_in_order);

@@ -23,9 +23,9 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-constexpr absl::string_view kFormatNames[] = {
-    "auto", "medqa", "medmcqa", "pubmedqa", "mmlu", "biomixqa_mcq", "truefalse", "lookup",
-    "pubhealth"};
+constexpr absl::string_view kFormatNames[] = {"auto",      "medqa",  "medmcqa",
+                                              "pubmedqa",  "mmlu",   "biomixqa_mcq",
+                                              "truefalse", "lookup", "pubhealth"};
 
 absl::Status LineError(const std::string& path, int line, absl::string_view what) {
   return absl::InvalidArgumentError(absl::StrCat(path, ":", line, ": ", what));
@@ -522,10 +522,26 @@ absl::StatusOr<std::vector<QaItem>> ParseBiomixMcq(absl::string_view content,
   return items;
 }
 
-absl::StatusOr<std::vector<QaItem>> ParseTrueFalse(absl::string_view content,
-                                                   const std::string& path) {
-  absl::StatusOr<HeaderedCsv> csv = ParseHeaderedCsv(content, path, {"text", "label"},
-                                                     "header must name the columns text and label");
+namespace {
+// A verdict label of a claim CSV, lower case, and the gold label it stands for.
+struct ClaimLabel {
+  absl::string_view name;
+  v1::FactLabel gold;
+};
+
+// Claims in a CSV whose header names `text_column` and "label": TASK_FACT_VERIFICATION items,
+// gold from `labels` (compared in lower case; gold_text the lower-case label), id the first
+// column when the claim is elsewhere and it is non-empty, else "line:N". `labels_text` names the
+// accepted labels in errors; `nothing` is what an empty file has none of.
+absl::StatusOr<std::vector<QaItem>> ParseClaimCsv(absl::string_view content,
+                                                  const std::string& path,
+                                                  absl::string_view text_column,
+                                                  std::initializer_list<ClaimLabel> labels,
+                                                  absl::string_view labels_text,
+                                                  absl::string_view nothing) {
+  absl::StatusOr<HeaderedCsv> csv =
+      ParseHeaderedCsv(content, path, {text_column, "label"},
+                       absl::StrCat("header must name the columns ", text_column, " and label"));
   if (!csv.ok()) return csv.status();
   const int text_col = csv->columns[0];
   const int label_col = csv->columns[1];
@@ -539,76 +555,58 @@ absl::StatusOr<std::vector<QaItem>> ParseTrueFalse(absl::string_view content,
     item.task = v1::TASK_FACT_VERIFICATION;
     item.question = record.fields[text_col];
     if (absl::StripAsciiWhitespace(item.question).empty()) {
-      return LineError(path, record.line, "column text is empty");
+      return LineError(path, record.line, absl::StrCat("column ", text_column, " is empty"));
     }
     const std::string label =
         absl::AsciiStrToLower(absl::StripAsciiWhitespace(record.fields[label_col]));
-    if (label == "true") {
-      item.gold_label = v1::FACT_LABEL_SUPPORTED;
-    } else if (label == "false") {
-      item.gold_label = v1::FACT_LABEL_REFUTED;
-    } else {
+    const auto known = std::find_if(labels.begin(), labels.end(),
+                                    [&](const ClaimLabel& l) { return l.name == label; });
+    if (known == labels.end()) {
       return LineError(
           path, record.line,
-          absl::StrCat("label must be True or False, got \"", record.fields[label_col], "\""));
+          absl::StrCat("label must be ", labels_text, ", got \"", record.fields[label_col], "\""));
     }
+    item.gold_label = known->gold;
     item.gold_text = label;
     items.push_back(std::move(item));
   }
-  if (items.empty()) return absl::InvalidArgumentError(absl::StrCat(path, ": no questions"));
+  if (items.empty()) return absl::InvalidArgumentError(absl::StrCat(path, ": no ", nothing));
   return items;
+}
+}  // namespace
+
+absl::StatusOr<std::vector<QaItem>> ParseTrueFalse(absl::string_view content,
+                                                   const std::string& path) {
+  return ParseClaimCsv(content, path, "text",
+                       {{"true", v1::FACT_LABEL_SUPPORTED}, {"false", v1::FACT_LABEL_REFUTED}},
+                       "True or False", "questions");
 }
 
 absl::StatusOr<std::vector<QaItem>> ParsePubHealth(absl::string_view content,
                                                    const std::string& path) {
-  absl::StatusOr<HeaderedCsv> csv = ParseHeaderedCsv(
-      content, path, {"claim", "label"}, "header must name the columns claim and label");
-  if (!csv.ok()) return csv.status();
-  const int claim_col = csv->columns[0];
-  const int label_col = csv->columns[1];
+  absl::StatusOr<std::vector<QaItem>> items =
+      ParseClaimCsv(content, path, "claim",
+                    {{"true", v1::FACT_LABEL_SUPPORTED},
+                     {"false", v1::FACT_LABEL_REFUTED},
+                     {"mixture", v1::FACT_LABEL_UNKNOWN},
+                     {"unproven", v1::FACT_LABEL_UNKNOWN}},
+                    "true, false, mixture or unproven", "claims");
+  if (!items.ok()) return items;
   const std::string stem = std::filesystem::path(path).stem().string();
-  const std::string file_split = absl::EndsWith(stem, "-train") ? "train"
-                                 : absl::EndsWith(stem, "-dev") ? "dev"
+  const std::string file_split = absl::EndsWith(stem, "-train")  ? "train"
+                                 : absl::EndsWith(stem, "-dev")  ? "dev"
                                  : absl::EndsWith(stem, "-test") ? "test"
                                                                  : "";
-  std::vector<QaItem> items;
-  for (size_t r = 1; r < csv->records.size(); ++r) {
-    common::DelimitedRecord& record = csv->records[r];
-    QaItem item;
-    item.line = record.line;
-    item.id = absl::StrCat("line:", record.line);
-    item.task = v1::TASK_FACT_VERIFICATION;
-    item.question = record.fields[claim_col];
-    if (absl::StripAsciiWhitespace(item.question).empty()) {
-      return LineError(path, record.line, "column claim is empty");
-    }
-    const std::string label =
-        absl::AsciiStrToLower(absl::StripAsciiWhitespace(record.fields[label_col]));
-    if (label == "true") {
-      item.gold_label = v1::FACT_LABEL_SUPPORTED;
-    } else if (label == "false") {
-      item.gold_label = v1::FACT_LABEL_REFUTED;
-    } else if (label == "mixture" || label == "unproven") {
-      item.gold_label = v1::FACT_LABEL_UNKNOWN;
-    } else {
-      return LineError(path, record.line,
-                       absl::StrCat("label must be true, false, mixture or unproven, got \"",
-                                    record.fields[label_col], "\""));
-    }
-    item.gold_text = label;
-    item.file_split = file_split;
-    items.push_back(std::move(item));
-  }
-  if (items.empty()) return absl::InvalidArgumentError(absl::StrCat(path, ": no claims"));
+  for (QaItem& item : *items) item.file_split = file_split;
   return items;
 }
 
 absl::StatusOr<DatasetFormat> DetectDatasetFormat(const std::string& path,
                                                   absl::string_view content) {
   auto unknown = [&](absl::string_view why) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(path, ": cannot detect the dataset format (", why,
-                     "); pass --format=medqa|medmcqa|pubmedqa|mmlu|biomixqa_mcq|truefalse|lookup|pubhealth"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        path, ": cannot detect the dataset format (", why,
+        "); pass --format=medqa|medmcqa|pubmedqa|mmlu|biomixqa_mcq|truefalse|lookup|pubhealth"));
   };
   if (absl::EndsWith(path, ".jsonl")) {
     int line = 0;

@@ -5,8 +5,6 @@
 #include <set>
 #include <utility>
 
-#include "common/topic_rule.h"
-
 namespace ibgraphrag::gateway {
 namespace {
 
@@ -37,21 +35,6 @@ int OptionOf(const pb::AlignedEntity& e, const std::vector<OptionSpan>& spans) {
 }
 
 }  // namespace
-
-std::vector<OptionSpan> OptionSpans(absl::string_view question,
-                                    const std::vector<std::string>& options) {
-  std::vector<OptionSpan> spans;
-  if (options.empty() || common::AlignmentText(question, options).size() == question.size()) {
-    return spans;
-  }
-  uint32_t at = static_cast<uint32_t>(question.size());
-  for (const std::string& option : options) {
-    at += 1;  // the newline
-    spans.push_back({at, at + static_cast<uint32_t>(option.size())});
-    at += static_cast<uint32_t>(option.size());
-  }
-  return spans;
-}
 
 std::vector<std::string> ExpectedOptionTypes(const std::vector<OptionSpan>& spans,
                                              const std::vector<std::string>& answer_types,

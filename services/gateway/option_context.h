@@ -29,20 +29,14 @@
 #include <vector>
 
 #include "absl/strings/string_view.h"
+#include "common/topic_rule.h"
 #include "ibgraphrag/v1/alignment.pb.h"
 
 namespace ibgraphrag::gateway {
 
-// Byte range [begin, end) of one option's line in the alignment text.
-struct OptionSpan {
-  uint32_t begin = 0;
-  uint32_t end = 0;
-};
-
-// The option lines of common::AlignmentText(question, options), in option order; empty when the
-// text is the question alone (too long to carry the options).
-std::vector<OptionSpan> OptionSpans(absl::string_view question,
-                                    const std::vector<std::string>& options);
+// The option lines of the alignment text (common::OptionSpans).
+using common::OptionSpan;
+using common::OptionSpans;
 
 // The types the options are expected to have: `answer_types` when non-empty, else the majority
 // exact-candidate type of the options (see the file comment); empty when there is none.

@@ -47,7 +47,8 @@ void CheckItem(const eval::QaItem& item) {
   }
   if (item.task == v1::TASK_FACT_VERIFICATION) {
     // PubHealth's mixture and unproven claims are UNKNOWN (not enough evidence either way).
-    Check(item.gold_label == v1::FACT_LABEL_SUPPORTED || item.gold_label == v1::FACT_LABEL_REFUTED ||
+    Check(item.gold_label == v1::FACT_LABEL_SUPPORTED ||
+              item.gold_label == v1::FACT_LABEL_REFUTED ||
               item.gold_label == v1::FACT_LABEL_UNKNOWN,
           "a claim without a gold verdict");
   }

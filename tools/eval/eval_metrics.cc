@@ -139,22 +139,16 @@ void ScoreLookup(const QaItem& item, const v1::AnswerResponse& response, ItemOut
   if (!outcome->open) {
     outcome->hit5 = outcome->correct;
     const std::vector<std::string> types = KgTypesOfAnswerType(item.answer_type);
-    if (item.task == v1::TASK_MULTIPLE_CHOICE && !types.empty() &&
-        common::AlignmentText(item.question, item.options).size() > item.question.size()) {
-      // Option lines follow the question, one per line (common::AlignmentText).
-      uint32_t begin = static_cast<uint32_t>(item.question.size());
-      for (const std::string& option : item.options) {
-        begin += 1;
-        const uint32_t end = begin + static_cast<uint32_t>(option.size());
+    if (item.task == v1::TASK_MULTIPLE_CHOICE && !types.empty()) {
+      for (const common::OptionSpan& span : common::OptionSpans(item.question, item.options)) {
         ++outcome->options;
         for (const v1::AlignedEntity& e : response.entities()) {
-          if (e.mention().begin() >= begin && e.mention().end() <= end &&
+          if (e.mention().begin() >= span.begin && e.mention().end() <= span.end &&
               std::find(types.begin(), types.end(), e.entity().type()) != types.end()) {
             ++outcome->options_typed;
             break;
           }
         }
-        begin = end;
       }
     }
     return;

@@ -287,6 +287,15 @@ std::vector<pb::EvidenceTriple> KgRankMode::RankEntity(const ModeCall& call,
   // question itself (the ranking above used the expanded query). "ibrp" is the hybrid: the
   // retriever's trained scorer (IBGraphRAG's) scores the neighbourhood for the question.
   const bool hybrid = call.request.pipeline().kg_rank_reranker() == "ibrp";
+  auto by_score = [](const pb::EvidenceTriple& a, const pb::EvidenceTriple& b) {
+    return a.score() > b.score();
+  };
+  if (!hybrid && query == call.request.question()) {
+    // Without answer expansion the ranking above already scored every triple against the
+    // question itself: its scores are the re-ranker's, no second call needed.
+    std::stable_sort(selected.begin(), selected.end(), by_score);
+    return selected;
+  }
   pb::RetrieveResponse trained;
   status = RetrieveOneHop(call, stages, options_, entity, call.request.question(),
                           hybrid ? pb::SCORING_MODE_IBRP : pb::SCORING_MODE_COSINE, 1000,
@@ -307,10 +316,7 @@ std::vector<pb::EvidenceTriple> KgRankMode::RankEntity(const ModeCall& call,
     auto it = scores.find(EvidenceKey(t));
     t.set_score(it == scores.end() ? 0.0f : it->second);
   }
-  std::stable_sort(selected.begin(), selected.end(),
-                   [](const pb::EvidenceTriple& a, const pb::EvidenceTriple& b) {
-                     return a.score() > b.score();
-                   });
+  std::stable_sort(selected.begin(), selected.end(), by_score);
   return selected;
 }
 
