@@ -392,6 +392,10 @@ absl::StatusOr<std::vector<QaItem>> ParseMedMcqa(absl::string_view content,
     item.gold_index = static_cast<int>(correct - 1);
     item.gold_text = item.options[item.gold_index];
     if (auto id = json.find("id"); id != json.end() && id->is_string()) item.id = *id;
+    // The expert explanation is optional (null or absent for about half of the dev set).
+    if (auto exp = json.find("exp"); exp != json.end() && exp->is_string()) {
+      item.explanation = *exp;
+    }
     return item;
   });
 }

@@ -65,6 +65,9 @@ struct QaItem {
   bool hub = false;
   // Lookup sets: the answer's entity type as the file names it ("drug", "gene", ...).
   std::string answer_type;
+  // The expert's explanation of the answer where the set has one (MedMCQA `exp`), else empty.
+  // Training may use it as part of the IB target text; evaluation names the entities it names.
+  std::string explanation;
 };
 
 struct QaDataset {

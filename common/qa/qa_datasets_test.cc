@@ -71,6 +71,11 @@ TEST_F(RealDataTest, MedMcqaDevHas4183QuestionsWithOneBasedGold) {
   std::map<int, int> gold_counts;
   for (const QaItem& item : dataset->items) ++gold_counts[item.gold_index];
   EXPECT_EQ(gold_counts, (std::map<int, int>{{0, 1348}, {1, 1085}, {2, 925}, {3, 825}}));
+  // The expert explanation is kept where the file has one (null for the first question).
+  EXPECT_TRUE(first.explanation.empty());
+  int explained = 0;
+  for (const QaItem& item : dataset->items) explained += item.explanation.empty() ? 0 : 1;
+  EXPECT_EQ(explained, 2206);
 }
 
 TEST_F(RealDataTest, PubMedQaTestIsYesNoMaybeMultipleChoiceInFileOrder) {

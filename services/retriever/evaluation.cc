@@ -1,9 +1,12 @@
 #include "services/retriever/evaluation.h"
 
 #include <algorithm>
+#include <limits>
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/time/clock.h"
+#include "common/status_macros.h"
+#include "services/retriever/triple_text.h"
 
 namespace ibgraphrag::retriever {
 namespace {
@@ -81,6 +84,111 @@ void Normalize(Means* m) {
   }
 }
 
+// One question's judges (issue 27); a negative value = the judge does not apply.
+struct JudgeScores {
+  double question_only_hit_at_10 = -1, question_only_hit_at_100 = -1;
+  double answer_above_distractors = -1;
+  double grounding = -1, grounding_beyond_topics = -1;
+  double tokens = -1, within_budget = -1;
+};
+
+constexpr size_t kNotFound = std::numeric_limits<size_t>::max();
+
+// Rank (0-based) of the first of `top` naming an entity of `ids`, or kNotFound.
+size_t FirstRankNaming(const std::vector<ScoredTriple>& top,
+                       const absl::flat_hash_set<uint32_t>& ids) {
+  for (size_t i = 0; i < top.size(); ++i) {
+    if (ids.contains(top[i].head) || ids.contains(top[i].tail)) return i;
+  }
+  return kNotFound;
+}
+
+void JudgeServedRetrieval(const GeneratedQuestion& q, const RetrieveResult& r, int budget,
+                          JudgeScores* j) {
+  const size_t n = std::min<size_t>(100, r.triples.size());
+  if (!q.explanation_entities.empty()) {
+    const absl::flat_hash_set<uint32_t> named(q.explanation_entities.begin(),
+                                              q.explanation_entities.end());
+    absl::flat_hash_set<uint32_t> beyond = named;
+    for (uint32_t t : q.topics) beyond.erase(t);
+    int grounded = 0, grounded_beyond = 0;
+    for (size_t i = 0; i < std::min<size_t>(10, n); ++i) {
+      const ScoredTriple& t = r.triples[i];
+      grounded += named.contains(t.head) || named.contains(t.tail) ? 1 : 0;
+      grounded_beyond += beyond.contains(t.head) || beyond.contains(t.tail) ? 1 : 0;
+    }
+    // Over 10 slots, as precision@10.
+    j->grounding = grounded / 10.0;
+    j->grounding_beyond_topics = grounded_beyond / 10.0;
+  }
+  auto name = [&](uint32_t id) -> absl::string_view {
+    auto it = r.entities.find(id);
+    return it == r.entities.end() ? absl::string_view() : absl::string_view(it->second.name);
+  };
+  int64_t tokens = 0;
+  int within = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const ScoredTriple& t = r.triples[i];
+    auto rel = r.relations.find(t.relation);
+    const std::string line = VerbaliseTriple(
+        name(t.head), rel == r.relations.end() ? "" : rel->second.name, name(t.tail));
+    // The prompt's line is "(head, relation, tail)\n": 5 bytes more; ceil(bytes / 4) tokens.
+    tokens += static_cast<int64_t>((line.size() + 5 + 3) / 4);
+    if (tokens <= budget) ++within;
+  }
+  j->tokens = static_cast<double>(tokens);
+  j->within_budget = within;
+}
+
+void AccumulateJudges(const JudgeScores& s, JudgeMetrics* m) {
+  if (s.question_only_hit_at_10 >= 0) {
+    ++m->question_only_questions;
+    m->question_only_hit_at_10 += s.question_only_hit_at_10;
+    m->question_only_hit_at_100 += s.question_only_hit_at_100;
+  }
+  if (s.answer_above_distractors >= 0) {
+    ++m->distractor_questions;
+    m->answer_above_distractors += s.answer_above_distractors;
+  }
+  if (s.grounding >= 0) {
+    ++m->explained_questions;
+    m->explanation_grounding_at_10 += s.grounding;
+    m->explanation_grounding_beyond_topics_at_10 += s.grounding_beyond_topics;
+  }
+  if (s.tokens >= 0) {
+    ++m->token_questions;
+    m->evidence_tokens_top100 += s.tokens;
+    m->triples_within_budget += s.within_budget;
+  }
+}
+
+void NormalizeJudges(JudgeMetrics* m) {
+  auto mean = [](double* v, int n) {
+    if (n > 0) *v /= n;
+  };
+  mean(&m->question_only_hit_at_10, m->question_only_questions);
+  mean(&m->question_only_hit_at_100, m->question_only_questions);
+  mean(&m->answer_above_distractors, m->distractor_questions);
+  mean(&m->explanation_grounding_at_10, m->explained_questions);
+  mean(&m->explanation_grounding_beyond_topics_at_10, m->explained_questions);
+  mean(&m->evidence_tokens_top100, m->token_questions);
+  mean(&m->triples_within_budget, m->token_questions);
+}
+
+void JudgesToMap(const JudgeMetrics& j, const std::string& p, std::map<std::string, double>* out) {
+  (*out)[p + "question_only/questions"] = j.question_only_questions;
+  (*out)[p + "question_only/hit@10"] = j.question_only_hit_at_10;
+  (*out)[p + "question_only/hit@100"] = j.question_only_hit_at_100;
+  (*out)[p + "question_only/distractor_questions"] = j.distractor_questions;
+  (*out)[p + "question_only/answer_above_distractors"] = j.answer_above_distractors;
+  (*out)[p + "explanation/questions"] = j.explained_questions;
+  (*out)[p + "explanation/grounding@10"] = j.explanation_grounding_at_10;
+  (*out)[p + "explanation/grounding_beyond_topics@10"] =
+      j.explanation_grounding_beyond_topics_at_10;
+  (*out)[p + "evidence_tokens/top100"] = j.evidence_tokens_top100;
+  (*out)[p + "evidence_tokens/triples_within_budget"] = j.triples_within_budget;
+}
+
 }  // namespace
 
 std::map<std::string, double> EvalMetrics::ToMap(const std::string& prefix) const {
@@ -108,6 +216,12 @@ std::map<std::string, double> EvalMetrics::ToMap(const std::string& prefix) cons
     out[p + "evidence_recall@10"] = t.evidence_recall_at_10;
     out[p + "evidence_recall@100"] = t.evidence_recall_at_100;
   }
+  if (judges.token_questions > 0) {
+    JudgesToMap(judges, prefix + "judge/", &out);
+    for (const auto& [name, j] : judges_by_source) {
+      JudgesToMap(j, prefix + name + "/judge/", &out);
+    }
+  }
   return out;
 }
 
@@ -133,14 +247,44 @@ absl::StatusOr<EvalMetrics> EvaluateRetriever(const Retriever& retriever,
     if (!r.ok()) return r.status();
     const QuestionScores s = ScoreRetrieval(q, r->triples);
     Accumulate(s, &m);
+    const size_t slash = q.source.find('/');
     if (!q.source.empty()) {
       Accumulate(s, &m.by_source[q.source]);
-      const size_t slash = q.source.find('/');
       if (slash != std::string::npos) Accumulate(s, &m.by_source[q.source.substr(0, slash)]);
+    }
+    if (!options.judges) continue;
+    JudgeScores j;
+    JudgeServedRetrieval(q, *r, options.evidence_token_budget, &j);
+    if (!q.options.empty() && !q.question_entities.empty()) {
+      // The question alone: its own entities are the topics, the options are not.
+      query.topic_ids = q.question_entities;
+      IBGR_ASSIGN_OR_RETURN(RetrieveResult alone, retriever.Retrieve(query));
+      const absl::flat_hash_set<uint32_t> answers(q.answers.begin(), q.answers.end());
+      absl::flat_hash_set<uint32_t> distractors(q.topics.begin(), q.topics.end());
+      for (uint32_t e : q.question_entities) distractors.erase(e);
+      for (uint32_t e : q.answers) distractors.erase(e);
+      const size_t answer_rank = FirstRankNaming(alone.triples, answers);
+      j.question_only_hit_at_10 = answer_rank < 10 ? 1 : 0;
+      j.question_only_hit_at_100 = answer_rank < 100 ? 1 : 0;
+      if (!distractors.empty()) {
+        j.answer_above_distractors =
+            answer_rank != kNotFound && answer_rank < FirstRankNaming(alone.triples, distractors)
+                ? 1
+                : 0;
+      }
+    }
+    AccumulateJudges(j, &m.judges);
+    if (!q.source.empty()) {
+      AccumulateJudges(j, &m.judges_by_source[q.source]);
+      if (slash != std::string::npos) {
+        AccumulateJudges(j, &m.judges_by_source[q.source.substr(0, slash)]);
+      }
     }
   }
   for (auto& [source, t] : m.by_source) Normalize(&t);
   Normalize(&m);
+  NormalizeJudges(&m.judges);
+  for (auto& [source, j] : m.judges_by_source) NormalizeJudges(&j);
   if (m.questions > 0) m.mean_retrieve_ms = total_ms / m.questions;
   return m;
 }

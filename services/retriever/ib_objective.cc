@@ -65,11 +65,13 @@ torch::Tensor ReconstructionLogLikelihood(VariationalDecoder& decoder,
   return SegmentSum(inputs.target * log_r, inputs.segment, inputs.questions).mean();
 }
 
-IbTerms ComputeIbTerms(const torch::Tensor& logits, const IbInputs& inputs,
+IbTerms ComputeIbTerms(const torch::Tensor& logits, const IbInputs& given,
                        VariationalDecoder& decoder, double beta) {
   IbTerms t;
   // Soft selection p(x̃ | x, q) and its text embedding f_θ(x̃).
-  t.log_selection = SegmentLogSoftmax(logits, inputs.segment, inputs.questions);
+  t.log_selection = SegmentLogSoftmax(logits, given.segment, given.questions);
+  IbInputs inputs = given;
+  if (inputs.retrieval_target) inputs.target = t.log_selection.detach().exp();
   t.selected =
       SelectionWeightedText(t.log_selection, inputs.triple_text, inputs.segment, inputs.questions);
   // Relevance, Eq. 6 (I(X̃; Y | Q) ≈ E cos, Eqs. 4-5).

@@ -10,7 +10,9 @@
 //   L_sim (Eq. 6)  = −cos(f_θ(x̃), f_θ(y)), y = the gold answer text
 //   decoder r_ψ    (App. A.2) r_ψ(i | x̃, q) = softmax_i(g_ψ([f_θ(x̃) ‖ z_q]) · f_θ(triple_i)), g_ψ a
 //                  small MLP; ψ is fitted by maximum likelihood to the retrieval target
-//                  p(x | q) (uniform over the question's positives) with x̃ detached
+//                  p(x | q) with x̃ detached. p(x | q) is either the retriever's own detached
+//                  distribution over its current top K (IbInputs::retrieval_target) or, as
+//                  before issue 27, uniform over the question's supervision positives
 //   compression    (Eqs. 8-9) E_{x~p(x|q)} log r_ψ(x | x̃, q) with ψ frozen: how much of x the
 //                  selection still lets the decoder reconstruct; the gradient reaches the
 //                  scorer through x̃
@@ -30,9 +32,15 @@ struct IbInputs {
   int64_t questions = 0;
   torch::Tensor segment;      // [n] int64: the question (0..questions-1) of each candidate
   torch::Tensor triple_text;  // [n, d] f_θ(verbalised triple); constant (f_θ is frozen)
-  torch::Tensor target;       // [n] p(x | q): 1/|positives| on a question's positives, else 0
-  torch::Tensor question;     // [questions, d] z_q
-  torch::Tensor answer;       // [questions, d] f_θ(y)
+  // [n] p(x | q): 1/|positives| on a question's positives, else 0 (the fixed pool). Ignored
+  // with retrieval_target.
+  torch::Tensor target;
+  // p(x | q) is the retriever's own distribution over the pool, i.e. the selection softmax,
+  // detached (the pool is then the retriever's current top K; issue 27). Eqs. 7-9 take p(x | q)
+  // as "the original retrieval probability distribution".
+  bool retrieval_target = false;
+  torch::Tensor question;  // [questions, d] z_q
+  torch::Tensor answer;    // [questions, d] f_θ(y)
 };
 
 struct IbTerms {

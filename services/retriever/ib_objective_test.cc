@@ -106,6 +106,35 @@ TEST(IbObjectiveTest, DecoderConditionedOnYSeesTheAnswer) {
             expected + 0.1);
 }
 
+// Issue 27: with retrieval_target, p(x | q) is the selection itself, detached: the compression
+// term is E_{x~p} log r_ψ(x | x̃, q) with p = (1/4, 1/4, 1/2), whatever `target` holds, and its
+// gradient reaches the logits only through x̃ (not through p).
+TEST(IbObjectiveTest, RetrievalTargetIsTheDetachedSelection) {
+  IbInputs in = OneQuestion();
+  in.retrieval_target = true;
+  in.target = torch::tensor({1.0f, 0.0f, 0.0f});  // ignored
+  VariationalDecoder decoder = CopyingDecoder();
+  const torch::Tensor logits = QuarterQuarterHalf();
+  const IbTerms t = ComputeIbTerms(logits, in, decoder, 2.0);
+  const double log_norm = std::log(std::exp(0.55) + std::exp(0.65) + std::exp(0.85));
+  const double expected =
+      0.25 * (0.55 - log_norm) + 0.25 * (0.65 - log_norm) + 0.5 * (0.85 - log_norm);
+  EXPECT_NEAR(t.compression.item<double>(), expected, 1e-6);
+  EXPECT_NEAR(t.decoder_nll.item<double>(), -expected, 1e-6);
+  // Same value as an explicit (constant) target equal to the selection.
+  IbInputs explicit_target = OneQuestion();
+  explicit_target.target = torch::tensor({0.25f, 0.25f, 0.5f});
+  const torch::Tensor logits2 = QuarterQuarterHalf();
+  const IbTerms u = ComputeIbTerms(logits2, explicit_target, decoder, 2.0);
+  EXPECT_NEAR(u.compression.item<double>(), expected, 1e-6);
+  // And the same gradient: p is detached, so only the path through x̃ carries one.
+  t.compression.backward();
+  u.compression.backward();
+  ASSERT_TRUE(logits.grad().defined());
+  EXPECT_GT(logits.grad().abs().sum().item<float>(), 1e-4);
+  EXPECT_TRUE(torch::allclose(logits.grad(), logits2.grad(), 1e-6, 1e-6));
+}
+
 TEST(IbObjectiveTest, CompressionMovesLogitsNotTheFrozenDecoder) {
   const IbInputs in = OneQuestion();
   VariationalDecoder decoder = CopyingDecoder();

@@ -302,6 +302,18 @@ absl::StatusOr<QaExampleOutcome> ExampleFromQaItem(const KgStore& store, const A
   q.options = item.options;
   q.source = absl::StrCat("qa/", set_name);
   q.topics = common::TopicEntityIds(Ids(*kept));
+  if (!item.explanation.empty()) {
+    q.explanation = item.explanation;
+    // The entities the explanation names, as the alignment service reads them; an explanation
+    // the aligner refuses (too long) keeps its text but names none.
+    absl::StatusOr<std::vector<AlignedEntity>> named = align(item.explanation);
+    if (named.ok()) {
+      q.explanation_entities = Ids(*named);
+      Deduplicate(&q.explanation_entities);
+    } else if (!absl::IsInvalidArgument(named.status())) {
+      return named.status();
+    }
+  }
   return out;
 }
 

@@ -64,6 +64,22 @@ ABSL_FLAG(int, negatives, 256, "negatives sampled per question and step");
 ABSL_FLAG(int, ib_negatives, 64,
           "negatives per question in the fixed IB pool (part of --negatives; the IB softmax runs "
           "over positives + these)");
+ABSL_FLAG(std::string, ib_pool, "fixed",
+          "what the IB terms run over: top_k = the retriever's own current top --ib_top_k per "
+          "question, recomputed every epoch, p(x|q) = its detached distribution over them; "
+          "fixed = positives + --ib_negatives drawn once, p(x|q) uniform over the positives");
+ABSL_FLAG(int, ib_top_k, 100, "--ib_pool=top_k: candidates per question in the IB pool");
+ABSL_FLAG(std::string, ib_y, "answer",
+          "the IB target text y: answer, answer+explanation (the set's expert explanation where "
+          "it has one: MedMCQA exp), answer+explanation+question (ablation)");
+ABSL_FLAG(int, bce_warmup_epochs, 0,
+          "up to N BCE-only epochs before the --epochs of BCE + IB (which start from the best "
+          "warm-up checkpoint); 0 = the joint objective from the first epoch");
+ABSL_FLAG(int, patience, 0,
+          "stop a phase after N epochs without a new best validation key (0 = run every epoch)");
+ABSL_FLAG(std::string, select_on, "all",
+          "validation questions the epoch is chosen on: all, or real (the QA sets' questions, "
+          "not the templated ones)");
 ABSL_FLAG(int, decoder_hidden, 256, "hidden units of the IB variational decoder g_psi");
 ABSL_FLAG(bool, decoder_condition_on_y, false,
           "the IB decoder also sees the answer's embedding: r_psi(x | x~, q, y) (Eq. 10's "
@@ -117,6 +133,9 @@ ABSL_FLAG(bool, data_only, false,
 ABSL_FLAG(std::string, dump_questions, "",
           "write every training question as JSON lines here (part, source, text, options, answer "
           "text, entity ids, evidence triples) to inspect the data");
+ABSL_FLAG(bool, eval_judges, true,
+          "--evaluate: also the judges that are not the supervision labels (question-only "
+          "retrieval, explanation grounding, evidence tokens; evaluation.h)");
 ABSL_FLAG(std::string, eval_split, "validation",
           "split --evaluate scores: validation, test (the reported one), train or all");
 ABSL_FLAG(std::string, encoder, "hash-ngram",
@@ -263,6 +282,7 @@ absl::Status EvaluateVersion(const std::string& base,
     // 0 (the default) = the cap the version was trained with, as served.
     eo.max_candidates = absl::GetFlag(FLAGS_max_candidates);
     eo.max_questions = absl::GetFlag(FLAGS_max_dev_questions);
+    eo.judges = absl::GetFlag(FLAGS_eval_judges);
     IBGR_ASSIGN_OR_RETURN(EvalMetrics m, EvaluateRetriever(retriever, questions, eo));
     report[name] = m.ToMap(prefix);
   }
@@ -271,6 +291,40 @@ absl::Status EvaluateVersion(const std::string& base,
   if (!absl::GetFlag(FLAGS_metrics_json).empty()) {
     std::ofstream(absl::GetFlag(FLAGS_metrics_json)) << report.dump(2) << "\n";
   }
+  return absl::OkStatus();
+}
+
+// The IB pool, target text and schedule flags, INVALID_ARGUMENT naming a flag with a bad value.
+absl::Status IbFlagsInto(TrainerOptions* to) {
+  const std::string pool = absl::GetFlag(FLAGS_ib_pool);
+  if (pool == "top_k") {
+    to->ib_pool = TrainerOptions::IbPool::kRetrievalTopK;
+  } else if (pool == "fixed") {
+    to->ib_pool = TrainerOptions::IbPool::kFixedPositives;
+  } else {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--ib_pool: \"", pool, "\" is not top_k or fixed"));
+  }
+  const std::string y = absl::GetFlag(FLAGS_ib_y);
+  if (y == "answer") {
+    to->ib_target_text = TrainerOptions::IbTargetText::kAnswer;
+  } else if (y == "answer+explanation") {
+    to->ib_target_text = TrainerOptions::IbTargetText::kAnswerExplanation;
+  } else if (y == "answer+explanation+question") {
+    to->ib_target_text = TrainerOptions::IbTargetText::kAnswerExplanationQuestion;
+  } else {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--ib_y: \"", y, "\" is not answer, answer+explanation or answer+explanation+question"));
+  }
+  const std::string select_on = absl::GetFlag(FLAGS_select_on);
+  if (select_on != "all" && select_on != "real") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--select_on: \"", select_on, "\" is not all or real"));
+  }
+  to->select_on_real_questions = select_on == "real";
+  to->ib_top_k = absl::GetFlag(FLAGS_ib_top_k);
+  to->bce_warmup_epochs = absl::GetFlag(FLAGS_bce_warmup_epochs);
+  to->patience = absl::GetFlag(FLAGS_patience);
   return absl::OkStatus();
 }
 
@@ -290,7 +344,8 @@ absl::StatusOr<std::vector<TrainedScorer>> TrainVariants(
     scorer.variant = variant;
     scorer.params = std::move(trained.best_params);
     scorer.training = {{"residual_prior", options.residual_prior ? "true" : "false"},
-                       {"best_epoch", absl::StrCat(trained.best_epoch)}};
+                       {"best_epoch", absl::StrCat(trained.best_epoch)},
+                       {"warmup_epochs_run", absl::StrCat(trained.warmup_epochs_run)}};
     scorer.metrics = std::move(trained.metrics);
     scorers.push_back(std::move(scorer));
   }
@@ -383,6 +438,7 @@ absl::Status Run(int argc, char** argv) {
   to.ib_negatives = absl::GetFlag(FLAGS_ib_negatives);
   to.decoder_hidden = absl::GetFlag(FLAGS_decoder_hidden);
   to.decoder_condition_on_y = absl::GetFlag(FLAGS_decoder_condition_on_y);
+  IBGR_RETURN_IF_ERROR(IbFlagsInto(&to));
   to.diagnostics_every = absl::GetFlag(FLAGS_diagnostics_every);
   to.max_dev_questions = absl::GetFlag(FLAGS_max_dev_questions);
   to.device = absl::GetFlag(FLAGS_device);
@@ -412,6 +468,12 @@ absl::Status Run(int argc, char** argv) {
                        {"ib_negatives", absl::StrCat(to.ib_negatives)},
                        {"decoder_hidden", absl::StrCat(to.decoder_hidden)},
                        {"decoder_condition_on_y", to.decoder_condition_on_y ? "true" : "false"},
+                       {"ib_pool", absl::GetFlag(FLAGS_ib_pool)},
+                       {"ib_top_k", absl::StrCat(to.ib_top_k)},
+                       {"ib_y", absl::GetFlag(FLAGS_ib_y)},
+                       {"bce_warmup_epochs", absl::StrCat(to.bce_warmup_epochs)},
+                       {"patience", absl::StrCat(to.patience)},
+                       {"select_on", absl::GetFlag(FLAGS_select_on)},
                        {"entity_text_dropout", absl::StrCat(to.entity_text_dropout)},
                        {"max_scored", absl::StrCat(to.max_scored)},
                        {"ontology_expansion", to.ontology_expansion ? "true" : "false"},

@@ -34,7 +34,8 @@
 namespace ibgraphrag::retriever {
 
 struct TrainerOptions {
-  // Passes over the training questions (>= 0; 0 keeps the initial weights).
+  // Passes over the training questions with the joint objective, after the BCE warm-up (>= 0;
+  // 0 with no warm-up keeps the initial weights). With `patience`, an upper bound.
   int epochs = 6;
   // Questions per optimiser step (>= 1).
   int batch_size = 16;
@@ -53,9 +54,38 @@ struct TrainerOptions {
   int decoder_hidden = 256;
   // The decoder also sees f_θ(y): r_ψ(x | x̃, q, y), Eq. 10's conditioning on Y (ib_objective.h).
   bool decoder_condition_on_y = false;
-  // Negatives per question in the fixed IB pool (drawn once per question, embedded once; part of
-  // negatives_per_question). The IB softmax runs over positives + these.
+  // Which candidates the IB terms run over, and what the retrieval distribution p(x | q) of
+  // Eqs. 7-9 is (ib_objective.h):
+  //   kRetrievalTopK  the retriever's own current top `ib_top_k` candidates per question,
+  //                   recomputed before every epoch from text embeddings of every candidate
+  //                   computed once (f_θ is frozen); p(x | q) = the retriever's selection
+  //                   distribution over them, detached. The paper's X: what the retriever
+  //                   selects, with its real confusers in it.
+  //   kFixedPositives (before issue 27) a fixed pool per question, its positives plus
+  //                   `ib_negatives` negatives drawn once; p(x | q) uniform over the positives.
+  enum class IbPool { kFixedPositives, kRetrievalTopK };
+  IbPool ib_pool = IbPool::kFixedPositives;
+  // kRetrievalTopK: candidates per question in the IB pool (the gateway's default top_k).
+  int ib_top_k = 100;
+  // kFixedPositives: negatives per question in the fixed IB pool (drawn once per question,
+  // embedded once; part of negatives_per_question). The IB softmax runs over positives + these.
   int ib_negatives = 64;
+  // The target text y of L_sim (Eq. 6; and of the decoder when conditioned on y): the gold
+  // answer text, plus the expert explanation where the set has one (MedMCQA `exp`), plus the
+  // question itself (an ablation).
+  enum class IbTargetText { kAnswer, kAnswerExplanation, kAnswerExplanationQuestion };
+  IbTargetText ib_target_text = IbTargetText::kAnswer;
+  // Schedule. Up to `bce_warmup_epochs` BCE-only epochs first (0 = none: the joint objective
+  // from the first epoch); then up to `epochs` epochs of BCE + λ2·L_IB, starting from the best
+  // warm-up checkpoint with a fresh optimiser. λ2 = 0 runs the same schedule with BCE alone, so
+  // the ablation differs in L_IB only (the warm-up is identical: the decoder's own ML fit moves
+  // only the decoder).
+  int bce_warmup_epochs = 0;
+  // A phase stops after this many epochs without a new best validation key; 0 = never early.
+  int patience = 0;
+  // The validation key (recall@10 + 10⁻³·recall@100) over the real QA questions of the
+  // validation split only (sources "qa/..."), not the templated ones; all when there are none.
+  bool select_on_real_questions = false;
   // Every this many optimiser steps, per-term gradient norms on the scorer are measured and
   // logged (three extra backward passes on those steps); 0 = never.
   int diagnostics_every = 20;
@@ -99,8 +129,9 @@ struct TrainerOptions {
 };
 
 struct TrainResult {
-  ScorerParams best_params;  // parameters of the best validation epoch
-  int best_epoch = 0;        // 0 = initial weights
+  ScorerParams best_params;   // parameters of the best validation epoch
+  int best_epoch = 0;         // 0 = initial weights; epochs count across both phases
+  int warmup_epochs_run = 0;  // BCE-only epochs run before the joint phase
   // Validation metrics of best_params ("validation_recall@10" ...), training throughput, and
   // per epoch e the training curves "epoch<e>/loss", "/bce", "/l_sim", "/compression",
   // "/decoder_nll", "/l_ib", "/selection_entropy", "/grad_norm_bce", "/grad_norm_l_sim",

@@ -3,6 +3,7 @@
 // option validation, and the factorised first layer against the plain MLP.
 #include "services/retriever/trainer.h"
 
+#include <cmath>
 #include <memory>
 #include <random>
 #include <string>
@@ -64,6 +65,9 @@ QuestionSet SmallQuestions() {
 }
 
 class TrainerTest : public ::testing::Test {
+ public:
+  static TrainerOptions SmallOptionsForTests() { return SmallOptions(); }
+
  protected:
   void SetUp() override {
     store_ = kt::WriteAndOpen(kt::SmallKg(), dir_.path());
@@ -149,6 +153,81 @@ TEST_F(TrainerTest, InformationBottleneckTermChangesParameters) {
   EXPECT_GT(b->metrics.at("epoch1/grad_norm_l_sim"), 0.0);
 }
 
+TrainerOptions RetrievalTopKOptions() {
+  TrainerOptions o = TrainerTest::SmallOptionsForTests();
+  o.ib_pool = TrainerOptions::IbPool::kRetrievalTopK;
+  o.ib_top_k = 3;
+  o.decoder_condition_on_y = true;
+  o.ib_target_text = TrainerOptions::IbTargetText::kAnswerExplanation;
+  o.bce_warmup_epochs = 2;
+  o.epochs = 2;
+  return o;
+}
+
+// Issue 27: the IB pool is the scorer's own top K, recomputed every epoch; BCE warm-up first,
+// then BCE + IB, the epochs numbered across both phases.
+TEST_F(TrainerTest, RetrievalTopKPoolRunsWarmUpThenJointPhase) {
+  absl::StatusOr<TrainResult> r = Train(RetrievalTopKOptions());
+  ASSERT_OK(r);
+  const auto& m = r->metrics;
+  EXPECT_EQ(r->warmup_epochs_run, 2);
+  EXPECT_EQ(m.at("epochs_run"), 4);
+  EXPECT_EQ(m.at("epoch1/lambda2"), 0.0);
+  EXPECT_EQ(m.at("epoch2/lambda2"), 0.0);
+  EXPECT_EQ(m.at("epoch3/lambda2"), 0.5);
+  EXPECT_EQ(m.at("epoch4/lambda2"), 0.5);
+  // The IB terms are live over the top-K pool: finite, with gradients reaching the scorer.
+  for (const char* key : {"epoch3/l_sim", "epoch3/compression", "epoch3/decoder_nll"}) {
+    EXPECT_TRUE(std::isfinite(m.at(key))) << key;
+  }
+  EXPECT_GT(m.at("epoch3/grad_norm_l_sim"), 0.0);
+  EXPECT_GT(m.at("epoch3/grad_norm_compression"), 0.0);
+  // The decoder is fitted during the warm-up already (its ML loss moves ψ only).
+  EXPECT_LT(m.at("epoch2/decoder_nll"), m.at("epoch1/decoder_nll"));
+  EXPECT_GE(m.at("top_k_refresh_seconds"), 0.0);
+}
+
+// The warm-up is BCE alone whatever λ2 is: with no joint epochs, λ2 = 0.5 and λ2 = 0 end with
+// identical parameters (the decoder's fit and the top-K refresh do not touch the scorer or the
+// negatives' RNG). After the joint phase they differ: L_IB is the only difference.
+TEST_F(TrainerTest, WarmUpIsIdenticalWithAndWithoutIbAndTheJointPhaseIsNot) {
+  TrainerOptions with_ib = RetrievalTopKOptions();
+  TrainerOptions without_ib = RetrievalTopKOptions();
+  without_ib.lambda2 = 0;
+  with_ib.epochs = without_ib.epochs = 0;
+  absl::StatusOr<TrainResult> a = Train(with_ib);
+  absl::StatusOr<TrainResult> b = Train(without_ib);
+  ASSERT_OK(a);
+  ASSERT_OK(b);
+  EXPECT_EQ(a->best_epoch, b->best_epoch);
+  EXPECT_EQ(a->best_params.w1, b->best_params.w1);
+  EXPECT_EQ(a->best_params.w2, b->best_params.w2);
+  // One warm-up epoch, then one joint epoch: the same first epoch, a different second.
+  with_ib.bce_warmup_epochs = without_ib.bce_warmup_epochs = 1;
+  with_ib.epochs = without_ib.epochs = 1;
+  absl::StatusOr<TrainResult> c = Train(with_ib);
+  absl::StatusOr<TrainResult> d = Train(without_ib);
+  ASSERT_OK(c);
+  ASSERT_OK(d);
+  EXPECT_NE(c->metrics.at("epoch2/loss"), d->metrics.at("epoch2/loss"));
+  EXPECT_EQ(c->metrics.at("epoch1/bce"), d->metrics.at("epoch1/bce"));
+  EXPECT_NE(c->metrics.at("epoch2/bce"), d->metrics.at("epoch2/bce"));
+}
+
+// Patience stops a phase after that many epochs without a new best.
+TEST_F(TrainerTest, PatienceStopsAPhaseEarly) {
+  TrainerOptions o = RetrievalTopKOptions();
+  o.bce_warmup_epochs = 0;
+  o.epochs = 30;
+  o.patience = 1;
+  absl::StatusOr<TrainResult> r = Train(o);
+  ASSERT_OK(r);
+  const double run = r->metrics.at("epochs_run");
+  EXPECT_LT(run, 30);
+  // It stopped on the first epoch after the best one.
+  EXPECT_EQ(run, r->best_epoch + 1);
+}
+
 TEST_F(TrainerTest, BadOptionsNameTheField) {
   auto expect_invalid = [&](TrainerOptions o, const std::string& field) {
     absl::StatusOr<TrainResult> r = Train(o);
@@ -172,6 +251,15 @@ TEST_F(TrainerTest, BadOptionsNameTheField) {
   o = SmallOptions();
   o.entity_text_dropout = 1.0;
   expect_invalid(o, "entity_text_dropout");
+  o = SmallOptions();
+  o.ib_top_k = 0;
+  expect_invalid(o, "ib_top_k");
+  o = SmallOptions();
+  o.bce_warmup_epochs = -1;
+  expect_invalid(o, "bce_warmup_epochs");
+  o = SmallOptions();
+  o.patience = -1;
+  expect_invalid(o, "patience");
 }
 
 // The trainer's factorised first layer gives the plain MLP's logits.

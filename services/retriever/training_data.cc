@@ -463,8 +463,13 @@ std::string HashQuestionSet(const QuestionSet& set) {
           q.answer_text, "\x1f", absl::StrJoin(q.question_entities, ","), "\x1f",
           absl::StrJoin(q.topics, ","), "\x1f", absl::StrJoin(q.answers, ","), "\x1f",
           absl::StrJoin(q.evidence, ";",
-                        [&](std::string* out, const auto& t) { out->append(triple(t)); }),
-          "\n"));
+                        [&](std::string* out, const auto& t) { out->append(triple(t)); })));
+      // Only questions with an explanation add to the hash, so sets without one keep theirs.
+      if (!q.explanation.empty()) {
+        hasher.Update(absl::StrCat("\x1d", q.explanation, "\x1f",
+                                   absl::StrJoin(q.explanation_entities, ",")));
+      }
+      hasher.Update("\n");
     }
   }
   return hasher.HexDigest();

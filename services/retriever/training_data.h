@@ -55,6 +55,12 @@ struct GeneratedQuestion {
   std::vector<uint32_t> answers;
   // (head, relation, tail) on shortest question-entity -> answer paths, sorted.
   std::vector<std::array<uint32_t, 3>> evidence;
+  // The expert's explanation where the QA set has one (MedMCQA `exp`), else empty, and the KG
+  // entities the alignment service keeps in it. The explanation can be part of the IB target
+  // text y (TrainerOptions::ib_target_text); its entities judge evidence grounding
+  // (evaluation.h), never the supervision.
+  std::string explanation;
+  std::vector<uint32_t> explanation_entities;
 };
 
 // Questions of one source in each part.

@@ -333,5 +333,74 @@ TEST(EvaluationTest, HitRecallAndPrecisionPerSource) {
   EXPECT_DOUBLE_EQ(flat.at("test_qa/hit@10"), 2.0 / 3);
 }
 
+// The judges that are not the supervision labels (issue 27), through the real Retrieve path.
+TEST(EvaluationTest, JudgesQuestionOnlyRetrievalGroundingAndTokens) {
+  kgstore::testing::ScratchDir dir("evaluation-judges");
+  std::shared_ptr<const kgstore::KgStore> store =
+      kgstore::testing::WriteAndOpen(TemplateKg::Build(), dir.path());
+  Retriever retriever(Retriever::Options(), std::make_shared<InProcessSubgraphSource>(store),
+                      std::shared_ptr<const RetrieverModel>(), "no model in this test");
+  // Options drug 0 (gold, one hop from the question's disease) and symptom 5 (3 hops away).
+  GeneratedQuestion near;
+  near.source = "qa/a";
+  near.text = "Which drug treats disease 0?";
+  near.options = {"drug 0", "symptom 5"};
+  near.question_entities = {TemplateKg::Disease(0)};
+  near.topics = {TemplateKg::Disease(0), TemplateKg::Drug(0), TemplateKg::Symptom(5)};
+  near.answers = {TemplateKg::Drug(0)};
+  near.explanation_entities = {TemplateKg::Drug(0), TemplateKg::Gene(1)};
+  // The gold is the far one: not retrieved from the question alone, so not above drug 0.
+  GeneratedQuestion far = near;
+  far.answers = {TemplateKg::Symptom(5)};
+  far.explanation_entities = {TemplateKg::Drug(0)};  // a topic only: nothing beyond topics
+  GeneratedQuestion open = near;                     // no options: question-only does not apply
+  open.options.clear();
+  open.explanation_entities.clear();
+  EvalOptions options;
+  options.mode = ScoringMode::kShortestPath;
+  options.judges = true;
+  absl::StatusOr<EvalMetrics> m = EvaluateRetriever(retriever, {near, far, open}, options);
+  ASSERT_OK(m);
+  const JudgeMetrics& j = m->judges;
+  EXPECT_EQ(j.question_only_questions, 2);
+  EXPECT_DOUBLE_EQ(j.question_only_hit_at_10, 0.5);
+  EXPECT_DOUBLE_EQ(j.question_only_hit_at_100, 0.5);
+  EXPECT_EQ(j.distractor_questions, 2);
+  EXPECT_DOUBLE_EQ(j.answer_above_distractors, 0.5);
+  EXPECT_EQ(j.explained_questions, 2);
+  // Grounding counted from the served top 10 itself.
+  RetrieveQuery query;
+  query.question = near.text;
+  query.topic_ids = near.topics;
+  query.top_k = 100;
+  query.mode = ScoringMode::kShortestPath;
+  absl::StatusOr<RetrieveResult> served = retriever.Retrieve(query);
+  ASSERT_OK(served);
+  int naming_drug0 = 0, naming_gene1 = 0, naming_either = 0;
+  for (size_t i = 0; i < std::min<size_t>(10, served->triples.size()); ++i) {
+    const ScoredTriple& t = served->triples[i];
+    const bool d0 = t.head == TemplateKg::Drug(0) || t.tail == TemplateKg::Drug(0);
+    const bool g1 = t.head == TemplateKg::Gene(1) || t.tail == TemplateKg::Gene(1);
+    naming_drug0 += d0;
+    naming_gene1 += g1;
+    naming_either += d0 || g1;
+  }
+  ASSERT_GT(naming_gene1, 0);
+  EXPECT_DOUBLE_EQ(j.explanation_grounding_at_10, (naming_either + naming_drug0) / 20.0);
+  EXPECT_DOUBLE_EQ(j.explanation_grounding_beyond_topics_at_10, (naming_gene1 + 0) / 20.0);
+  // Tokens: every question's top 100 is written out; a 1-token budget fits none of it.
+  EXPECT_EQ(j.token_questions, 3);
+  EXPECT_GT(j.evidence_tokens_top100, 0);
+  EXPECT_DOUBLE_EQ(j.triples_within_budget,
+                   std::min<double>(100, served->triples.size()));  // 4,000 tokens fit all here
+  options.evidence_token_budget = 1;
+  m = EvaluateRetriever(retriever, {near}, options);
+  ASSERT_OK(m);
+  EXPECT_DOUBLE_EQ(m->judges.triples_within_budget, 0);
+  // Per source, and as flat keys.
+  EXPECT_EQ(m->judges_by_source.at("qa/a").question_only_questions, 1);
+  EXPECT_DOUBLE_EQ(m->ToMap("test_").at("test_qa/judge/question_only/hit@10"), 1.0);
+}
+
 }  // namespace
 }  // namespace ibgraphrag::retriever

@@ -5,6 +5,7 @@
 #include <initializer_list>
 #include <set>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -153,6 +154,13 @@ void ScoreLookup(const QaItem& item, const v1::AnswerResponse& response, ItemOut
     }
     return;
   }
+  const absl::flat_hash_set<std::string> asked(response.intent().relations().begin(),
+                                               response.intent().relations().end());
+  int asked_in_top10 = 0;
+  for (int i = 0; i < std::min(10, response.evidence_size()); ++i) {
+    asked_in_top10 += asked.contains(response.evidence(i).relation()) ? 1 : 0;
+  }
+  outcome->relation_precision10 = asked_in_top10 / 10.0;
   const std::vector<std::string> answers = NamedAnswers(response);
   const int n = std::min<int>(5, static_cast<int>(answers.size()));
   int right = 0;
@@ -334,6 +342,7 @@ RunSummary Summarize(const std::string& dataset, const std::string& config,
         ++c->open;
         if (o.hit5) ++c->hit5;
         c->precision5_sum += o.precision5;
+        c->relation_precision10_sum += o.relation_precision10;
         if (o.evidence_rank > 0) ++c->evidence_any;
         if (o.evidence_rank > 0 && o.evidence_rank <= 10) ++c->evidence_top10;
         if (o.evidence_rank > 0 && o.evidence_rank <= 100) ++c->evidence_top100;

@@ -355,6 +355,18 @@ TEST(LookupScoreTest, HitPrecisionAndEvidenceRank) {
   EXPECT_FALSE(IsAcceptedName("lung carcinoma", {"small cell lung carcinoma"}));
   EXPECT_DOUBLE_EQ(o.precision5, 0.75);
   EXPECT_EQ(o.evidence_rank, 2);
+  // No intent read: no evidence triple is about the asked relation.
+  EXPECT_DOUBLE_EQ(o.relation_precision10, 0.0);
+  // Relation precision@10: of the first 10 evidence triples (10 slots), those whose relation the
+  // intent names.
+  v1::AnswerResponse asked = OpenAnswer({"Metformin"}, {{"Metformin", "type 2 diabetes"},
+                                                        {"type 2 diabetes", "TCF7L2"},
+                                                        {"Glipizide", "type 2 diabetes"}});
+  asked.mutable_intent()->add_relations("drug treats disease");
+  asked.mutable_evidence(0)->set_relation("drug treats disease");
+  asked.mutable_evidence(1)->set_relation("disease associated with gene");
+  asked.mutable_evidence(2)->set_relation("drug treats disease");
+  EXPECT_DOUBLE_EQ(ScoreAnswer(item, asked, 1.0).relation_precision10, 0.2);
 
   const ItemOutcome wrong = ScoreAnswer(item, OpenAnswer({"Aspirin"}, {{"a", "b"}}), 1.0);
   EXPECT_FALSE(wrong.hit5);
