@@ -61,7 +61,7 @@ torch::Tensor ReconstructionLogLikelihood(VariationalDecoder& decoder,
   const torch::Tensor query = decoder->forward(selected, inputs.question, inputs.answer, frozen);
   const torch::Tensor logits = (query.index_select(0, inputs.segment) * inputs.triple_text).sum(1);
   const torch::Tensor log_r = SegmentLogSoftmax(logits, inputs.segment, inputs.questions);
-  // E_{x~p(x|q)} log r_ψ(x | x̃, q): p(x|q) is zero off the positives, so no 0·(−inf) arises.
+  // E_{x~p(x|q)} log r_ψ(x | x̃, q); log_r is finite (a log-softmax), so a zero p(x|q) adds 0.
   return SegmentSum(inputs.target * log_r, inputs.segment, inputs.questions).mean();
 }
 

@@ -7,7 +7,8 @@
 //   selection      p(x̃_i | x, q) = softmax_i(logit_i) over the question's candidates
 //                  (temperature 1; a soft selection, so gradients reach every logit)
 //   f_θ(x̃)         = Σ_i p_i · f_θ(triple_i): the gradient reaches the scorer only through p
-//   L_sim (Eq. 6)  = −cos(f_θ(x̃), f_θ(y)), y = the gold answer text
+//   L_sim (Eq. 6)  = −cos(f_θ(x̃), f_θ(y)), y = the gold answer text (with the expert explanation
+//                  and the question as TrainerOptions::ib_target_text asks)
 //   decoder r_ψ    (App. A.2) r_ψ(i | x̃, q) = softmax_i(g_ψ([f_θ(x̃) ‖ z_q]) · f_θ(triple_i)), g_ψ a
 //                  small MLP; ψ is fitted by maximum likelihood to the retrieval target
 //                  p(x | q) with x̃ detached. p(x | q) is either the retriever's own detached

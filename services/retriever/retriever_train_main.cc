@@ -136,6 +136,9 @@ ABSL_FLAG(std::string, dump_questions, "",
 ABSL_FLAG(bool, eval_judges, true,
           "--evaluate: also the judges that are not the supervision labels (question-only "
           "retrieval, explanation grounding, evidence tokens; evaluation.h)");
+ABSL_FLAG(std::string, eval_modes, "ibrp,cosine,shortest_path",
+          "--evaluate: the scoring modes scored, comma-separated (the baselines need no model, so "
+          "one run of them serves every version of the same questions)");
 ABSL_FLAG(std::string, eval_split, "validation",
           "split --evaluate scores: validation, test (the reported one), train or all");
 ABSL_FLAG(std::string, encoder, "hash-ngram",
@@ -273,9 +276,19 @@ absl::Status EvaluateVersion(const std::string& base,
   const std::vector<GeneratedQuestion> questions = data.Part(split);
   const std::string prefix = absl::StrCat(ibgraphrag::eval::QaSplitName(split), "_");
   nlohmann::json report;
+  const std::vector<std::string> modes =
+      absl::StrSplit(absl::GetFlag(FLAGS_eval_modes), ',', absl::SkipEmpty());
+  if (modes.empty()) return absl::InvalidArgumentError("--eval_modes: no mode named");
+  for (const std::string& wanted : modes) {
+    if (wanted != "ibrp" && wanted != "cosine" && wanted != "shortest_path") {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--eval_modes: \"", wanted, "\" is not ibrp, cosine or shortest_path"));
+    }
+  }
   for (auto [name, mode] :
        {std::pair{"ibrp", ScoringMode::kIbrp}, std::pair{"cosine", ScoringMode::kCosine},
         std::pair{"shortest_path", ScoringMode::kShortestPath}}) {
+    if (std::find(modes.begin(), modes.end(), name) == modes.end()) continue;
     EvalOptions eo;
     eo.mode = mode;
     eo.max_hops = absl::GetFlag(FLAGS_max_hops);

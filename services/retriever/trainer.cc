@@ -60,6 +60,7 @@ struct Sample {
 // kRetrievalTopK: f_θ of every distinct candidate triple of the training questions, embedded
 // once (f_θ is frozen), [rows x text_dim]; samples refer to rows by Sample::text_row.
 struct TripleTexts {
+  int dim = 0;  // the encoder's width: floats per row
   absl::flat_hash_map<std::array<uint32_t, 3>, int32_t> row_of;
   std::vector<std::string> texts;  // until embedded
   std::vector<float> rows;
@@ -239,6 +240,7 @@ absl::StatusOr<std::optional<Sample>> BuildSample(SubgraphSource& source,
 void EmbedTexts(std::vector<Sample>& samples, TripleTexts& shared, const TextEmbedder& embedder,
                 int threads) {
   const size_t d = static_cast<size_t>(embedder.dim);
+  shared.dim = embedder.dim;
   shared.rows.resize(shared.texts.size() * d);
   common::ParallelFor(shared.texts.size(), threads, [&](size_t i) {
     const std::vector<float> v = embedder.embed(shared.texts[i]);
@@ -275,9 +277,10 @@ absl::StatusOr<std::vector<Sample>> BuildSamples(SubgraphSource& source,
   return out;
 }
 
-// One optimiser step's inputs on the host (see internal::FactorisedInputs). Per question its
-// candidates are [positives | IB pool negatives | fresh negatives]; the first two parts form the
-// IB pool.
+// One optimiser step's inputs on the host (see internal::FactorisedInputs). Per question its rows
+// are those of TrainingRows: kFixedPositives [positives | IB pool negatives | fresh negatives],
+// all BCE rows, the first two parts the IB pool; kRetrievalTopK [positives | fresh negatives]
+// as BCE rows, then the epoch's top K as the IB pool.
 struct StepData {
   int64_t questions = 0, positives = 0;
   std::vector<float> z_q, z_r, heads, tails, prior;
@@ -386,7 +389,7 @@ void AddQuestion(const Sample& s, const QuestionRows& rows, const StepContext& c
   absl::flat_hash_map<uint32_t, int64_t> pairs;  // relation -> (question, relation) pair row
   const bool top_k = ctx.options.ib_pool == TrainerOptions::IbPool::kRetrievalTopK;
   const float inv_pos = 1.0f / static_cast<float>(s.positives.size());
-  const size_t d = static_cast<size_t>(ctx.entities.dim());
+  const size_t d = static_cast<size_t>(ctx.triple_texts.dim);
   for (size_t j = 0; j < rows.candidates.size(); ++j) {
     const uint32_t c = rows.candidates[j];
     const int64_t row = static_cast<int64_t>(step.head.size());
@@ -553,7 +556,7 @@ void RunStep(TrainingState& st, const StepTensors& t, int64_t positives, bool di
     stats.l_ib += ib->l_ib.item<double>();
   }
   ++stats.steps;
-  stats.candidates += n;
+  stats.candidates += t.scorer.head.size(0);  // every row scored: BCE rows and IB pool rows
 }
 
 EpochStats RunEpoch(TrainingState& st, const std::vector<Sample>& samples,
@@ -825,7 +828,8 @@ absl::Status Optimise(std::vector<Sample>& samples, const StepContext& ctx,
     if (options.bce_warmup_epochs > 0) {
       IBGR_RETURN_IF_ERROR(run_phase(options.bce_warmup_epochs, 0.0, "BCE warm-up"));
       result.warmup_epochs_run = epoch;
-      // The joint phase starts from the best warm-up checkpoint, with fresh optimiser moments.
+      // The joint phase starts from the best warm-up checkpoint, with fresh optimiser moments
+      // (the decoder keeps its fit of the last warm-up epoch: it is refitted every step).
       if (result.best_epoch > 0) {
         internal::CopyParamsIn(result.best_params, st.module);
         st.module->to(st.device);
@@ -873,13 +877,19 @@ absl::StatusOr<TrainResult> TrainRetriever(std::shared_ptr<const kgstore::KgStor
   result.best_params = InitScorerParams(config, options.seed);
   if (options.residual_prior) ResidualPriorInit(&result.best_params);
   EpochSelector selector(source, validation, entities, relations, embedder, options, result);
+  const auto explained =
+      std::count_if(data.train.begin(), data.train.end(),
+                    [](const GeneratedQuestion& q) { return !q.explanation.empty(); });
+  result.metrics["train_questions_with_explanation"] = static_cast<double>(explained);
   if (options.log) {
     options.log(absl::StrFormat(
         "training: %d of %d train questions have a positive in their subgraph "
-        "(built and IB texts embedded in %.1fs; %d distinct candidate triples embedded); %d "
-        "validation questions, %d of them choose the epoch; device %s",
+        "(built and IB texts embedded in %.1fs; %d distinct candidate triples embedded; %d "
+        "with an expert explanation); %d validation questions, %d of them choose the epoch; "
+        "device %s",
         samples.size(), data.train.size(), absl::ToDoubleSeconds(absl::Now() - build_start),
-        triple_texts.row_of.size(), validation.size(), selector.questions(), device_name));
+        triple_texts.row_of.size(), explained, validation.size(), selector.questions(),
+        device_name));
   }
   if (options.epochs == 0 && options.bce_warmup_epochs == 0) {
     IBGR_RETURN_IF_ERROR(selector.Consider(result.best_params, 0, /*selectable=*/true).status());
@@ -892,6 +902,13 @@ absl::StatusOr<TrainResult> TrainRetriever(std::shared_ptr<const kgstore::KgStor
                         config.dde_dim, config.prior_dim, triple_texts};
   IBGR_RETURN_IF_ERROR(Optimise(samples, ctx, device_name, selector, result));
   result.metrics["best_epoch"] = result.best_epoch;
+  // 1 when no joint epoch beat the BCE warm-up: the kept model is BCE alone.
+  result.metrics["best_in_warmup"] =
+      result.warmup_epochs_run > 0 && result.best_epoch <= result.warmup_epochs_run ? 1 : 0;
+  result.metrics["validation_selected_on_real"] =
+      options.select_on_real_questions && selector.questions() < static_cast<int>(validation.size())
+          ? 1
+          : 0;
   return result;
 }
 

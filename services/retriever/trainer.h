@@ -133,6 +133,8 @@ struct TrainResult {
   int best_epoch = 0;         // 0 = initial weights; epochs count across both phases
   int warmup_epochs_run = 0;  // BCE-only epochs run before the joint phase
   // Validation metrics of best_params ("validation_recall@10" ...), training throughput, and
+  // "best_in_warmup" (1: no joint epoch beat the BCE warm-up), "validation_selected_on_real"
+  // (1: the validation_* metrics are over the real QA questions only), and
   // per epoch e the training curves "epoch<e>/loss", "/bce", "/l_sim", "/compression",
   // "/decoder_nll", "/l_ib", "/selection_entropy", "/grad_norm_bce", "/grad_norm_l_sim",
   // "/grad_norm_compression" (unweighted terms, on the scorer's parameters),

@@ -156,11 +156,13 @@ void ScoreLookup(const QaItem& item, const v1::AnswerResponse& response, ItemOut
   }
   const absl::flat_hash_set<std::string> asked(response.intent().relations().begin(),
                                                response.intent().relations().end());
-  int asked_in_top10 = 0;
-  for (int i = 0; i < std::min(10, response.evidence_size()); ++i) {
-    asked_in_top10 += asked.contains(response.evidence(i).relation()) ? 1 : 0;
+  if (!asked.empty()) {
+    int asked_in_top10 = 0;
+    for (int i = 0; i < std::min(10, response.evidence_size()); ++i) {
+      asked_in_top10 += asked.contains(response.evidence(i).relation()) ? 1 : 0;
+    }
+    outcome->relation_precision10 = asked_in_top10 / 10.0;
   }
-  outcome->relation_precision10 = asked_in_top10 / 10.0;
   const std::vector<std::string> answers = NamedAnswers(response);
   const int n = std::min<int>(5, static_cast<int>(answers.size()));
   int right = 0;
@@ -342,7 +344,10 @@ RunSummary Summarize(const std::string& dataset, const std::string& config,
         ++c->open;
         if (o.hit5) ++c->hit5;
         c->precision5_sum += o.precision5;
-        c->relation_precision10_sum += o.relation_precision10;
+        if (o.relation_precision10 >= 0) {
+          c->relation_precision10_sum += o.relation_precision10;
+          ++c->relation_questions;
+        }
         if (o.evidence_rank > 0) ++c->evidence_any;
         if (o.evidence_rank > 0 && o.evidence_rank <= 10) ++c->evidence_top10;
         if (o.evidence_rank > 0 && o.evidence_rank <= 100) ++c->evidence_top100;

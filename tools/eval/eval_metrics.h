@@ -83,10 +83,10 @@ struct ItemOutcome {
   //                   than the aligned ones, in order); otherwise `correct`
   //   precision5      open: accepted answers among the first min(5, answers) answers, over
   //                   that count (0 without answers)
-  //   relation_precision10  open: share of the first 10 evidence triples (over 10 slots) whose
-  //                   relation is one the answer's intent names (AnswerResponse.intent.relations;
-  //                   0 when the intent names none): how much of the evidence is about what
-  //                   the question asks
+  //   relation_precision10  open, when the answer's intent names a relation
+  //                   (AnswerResponse.intent.relations; else -1, not counted): share of the
+  //                   first 10 evidence triples (over 10 slots) whose relation is one of those:
+  //                   how much of the evidence is about what the question asks
   bool lookup = false;
   bool open = false;
   std::string item_id;
@@ -94,7 +94,7 @@ struct ItemOutcome {
   int evidence_rank = 0;
   bool hit5 = false;
   double precision5 = 0;
-  double relation_precision10 = 0;
+  double relation_precision10 = -1;
   // Lookup multiple choice with an answer type (issue 26, options read in context): options, and
   // those whose line (common::AlignmentText) holds a kept entity of the expected KG type.
   int options = 0;
@@ -206,7 +206,8 @@ struct RunSummary {
     int right = 0;  // open questions with hit@5, plus the other kinds answered correctly
     int hit5 = 0;   // open questions with hit@5
     double precision5_sum = 0;            // open questions
-    double relation_precision10_sum = 0;  // open questions
+    double relation_precision10_sum = 0;  // open questions whose intent names a relation
+    int relation_questions = 0;
     int evidence_any = 0, evidence_top10 = 0, evidence_top100 = 0;
     int options = 0, options_typed = 0;  // multiple choice: options aligned to the expected type
   };

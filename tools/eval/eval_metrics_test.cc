@@ -355,8 +355,8 @@ TEST(LookupScoreTest, HitPrecisionAndEvidenceRank) {
   EXPECT_FALSE(IsAcceptedName("lung carcinoma", {"small cell lung carcinoma"}));
   EXPECT_DOUBLE_EQ(o.precision5, 0.75);
   EXPECT_EQ(o.evidence_rank, 2);
-  // No intent read: no evidence triple is about the asked relation.
-  EXPECT_DOUBLE_EQ(o.relation_precision10, 0.0);
+  // No relation read: the measure does not apply (-1, left out of the means).
+  EXPECT_DOUBLE_EQ(o.relation_precision10, -1.0);
   // Relation precision@10: of the first 10 evidence triples (10 slots), those whose relation the
   // intent names.
   v1::AnswerResponse asked = OpenAnswer({"Metformin"}, {{"Metformin", "type 2 diabetes"},

@@ -67,17 +67,19 @@ Json SummaryJson(const RunSummary& s) {
 
 Json LookupCountsJson(const RunSummary::LookupCounts& c) {
   const double open = std::max(c.open, 1);
-  return Json{{"questions", c.questions},
-              {"right", c.right},
-              {"open", c.open},
-              {"hit_at_5", c.open == 0 ? 0.0 : c.hit5 / open},
-              {"precision_at_5", c.precision5_sum / open},
-              {"relation_precision_at_10", c.relation_precision10_sum / open},
-              {"evidence_contains_answer", c.evidence_any / open},
-              {"evidence_top10", c.evidence_top10 / open},
-              {"evidence_top100", c.evidence_top100 / open},
-              {"options", c.options},
-              {"options_aligned_to_expected_type", c.options_typed}};
+  return Json{
+      {"questions", c.questions},
+      {"right", c.right},
+      {"open", c.open},
+      {"hit_at_5", c.open == 0 ? 0.0 : c.hit5 / open},
+      {"precision_at_5", c.precision5_sum / open},
+      {"relation_precision_at_10", c.relation_precision10_sum / std::max(c.relation_questions, 1)},
+      {"relation_questions", c.relation_questions},
+      {"evidence_contains_answer", c.evidence_any / open},
+      {"evidence_top10", c.evidence_top10 / open},
+      {"evidence_top100", c.evidence_top100 / open},
+      {"options", c.options},
+      {"options_aligned_to_expected_type", c.options_typed}};
 }
 
 // The lookup section of a run (empty when the dataset is not a lookup set).
@@ -211,19 +213,21 @@ std::string ReportMarkdown(const ReportMeta& meta, const std::vector<RunSummary>
         "\nLookup questions, %s, %s (open questions: hit@5 = an accepted answer among the first "
         "five answers; precision@5; evidence = an evidence triple names an accepted answer, "
         "anywhere / in the first 10 / 100; relation P@10 = share of the first 10 evidence triples "
-        "with a relation the intent names; right = hit@5 for open questions, the right option or "
+        "with a relation the intent names, over the open questions whose intent names one; right = "
+        "hit@5 for open questions, the right option or "
         "verdict otherwise):\n\n"
         "| relation | questions | right | open | hit@5 | precision@5 | evidence | top 10 | "
         "top 100 | relation P@10 |\n|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n",
         Cell(s.dataset), Cell(s.config));
     auto row = [&](const std::string& name, const RunSummary::LookupCounts& c) {
       const double open = std::max(c.open, 1);
-      absl::StrAppendFormat(
-          &md, "| %s | %d | %d | %d | %s | %.2f | %s | %s | %s | %.2f |\n", name, c.questions,
-          c.right, c.open, c.open ? Percent(c.hit5 / open) : "n/a", c.precision5_sum / open,
-          c.open ? Percent(c.evidence_any / open) : "n/a",
-          c.open ? Percent(c.evidence_top10 / open) : "n/a",
-          c.open ? Percent(c.evidence_top100 / open) : "n/a", c.relation_precision10_sum / open);
+      absl::StrAppendFormat(&md, "| %s | %d | %d | %d | %s | %.2f | %s | %s | %s | %.2f |\n", name,
+                            c.questions, c.right, c.open, c.open ? Percent(c.hit5 / open) : "n/a",
+                            c.precision5_sum / open,
+                            c.open ? Percent(c.evidence_any / open) : "n/a",
+                            c.open ? Percent(c.evidence_top10 / open) : "n/a",
+                            c.open ? Percent(c.evidence_top100 / open) : "n/a",
+                            c.relation_precision10_sum / std::max(c.relation_questions, 1));
     };
     for (const auto& [relation, c] : s.lookup_by_relation) row(relation, c);
     row("**all**", s.lookup);
