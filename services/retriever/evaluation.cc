@@ -88,6 +88,7 @@ void Normalize(Means* m) {
 struct JudgeScores {
   double question_only_hit_at_10 = -1, question_only_hit_at_100 = -1;
   double answer_above_distractors = -1;
+  double served_answer_above_distractors = -1, served_distractor_hit_at_10 = -1;
   double grounding = -1, grounding_beyond_topics = -1;
   double tokens = -1, within_budget = -1;
 };
@@ -149,6 +150,8 @@ void AccumulateJudges(const JudgeScores& s, JudgeMetrics* m) {
   if (s.answer_above_distractors >= 0) {
     ++m->distractor_questions;
     m->answer_above_distractors += s.answer_above_distractors;
+    m->served_answer_above_distractors += s.served_answer_above_distractors;
+    m->served_distractor_hit_at_10 += s.served_distractor_hit_at_10;
   }
   if (s.grounding >= 0) {
     ++m->explained_questions;
@@ -169,6 +172,8 @@ void NormalizeJudges(JudgeMetrics* m) {
   mean(&m->question_only_hit_at_10, m->question_only_questions);
   mean(&m->question_only_hit_at_100, m->question_only_questions);
   mean(&m->answer_above_distractors, m->distractor_questions);
+  mean(&m->served_answer_above_distractors, m->distractor_questions);
+  mean(&m->served_distractor_hit_at_10, m->distractor_questions);
   mean(&m->explanation_grounding_at_10, m->explained_questions);
   mean(&m->explanation_grounding_beyond_topics_at_10, m->explained_questions);
   mean(&m->evidence_tokens_top100, m->token_questions);
@@ -181,6 +186,8 @@ void JudgesToMap(const JudgeMetrics& j, const std::string& p, std::map<std::stri
   (*out)[p + "question_only/hit@100"] = j.question_only_hit_at_100;
   (*out)[p + "question_only/distractor_questions"] = j.distractor_questions;
   (*out)[p + "question_only/answer_above_distractors"] = j.answer_above_distractors;
+  (*out)[p + "served/answer_above_distractors"] = j.served_answer_above_distractors;
+  (*out)[p + "served/distractor_hit@10"] = j.served_distractor_hit_at_10;
   (*out)[p + "explanation/questions"] = j.explained_questions;
   (*out)[p + "explanation/grounding@10"] = j.explanation_grounding_at_10;
   (*out)[p + "explanation/grounding_beyond_topics@10"] =
@@ -267,6 +274,12 @@ absl::StatusOr<EvalMetrics> EvaluateRetriever(const Retriever& retriever,
       j.question_only_hit_at_10 = answer_rank < 10 ? 1 : 0;
       j.question_only_hit_at_100 = answer_rank < 100 ? 1 : 0;
       if (!distractors.empty()) {
+        const size_t served_answer = FirstRankNaming(r->triples, answers);
+        const size_t served_distractor = FirstRankNaming(r->triples, distractors);
+        j.served_answer_above_distractors =
+            served_answer != kNotFound && served_answer < served_distractor ? 1 : 0;
+        j.served_distractor_hit_at_10 =
+            served_distractor != kNotFound && served_distractor < 10 ? 1 : 0;
         j.answer_above_distractors =
             answer_rank != kNotFound && answer_rank < FirstRankNaming(alone.triples, distractors)
                 ? 1

@@ -48,7 +48,11 @@ struct JudgeMetrics {
   double question_only_hit_at_100 = 0;
   int distractor_questions = 0;  // ... of which with an aligned distractor
   double answer_above_distractors = 0;
-  int explained_questions = 0;  // questions whose explanation names an entity
+  // The same order test on the served retrieval (the options are topics there): a scorer that
+  // only prefers the options' neighbourhoods raises hit@K without raising this.
+  double served_answer_above_distractors = 0;
+  double served_distractor_hit_at_10 = 0;  // some distractor's entity in the served top 10
+  int explained_questions = 0;             // questions whose explanation names an entity
   double explanation_grounding_at_10 = 0;
   double explanation_grounding_beyond_topics_at_10 = 0;
   int token_questions = 0;

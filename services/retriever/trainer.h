@@ -36,7 +36,7 @@ namespace ibgraphrag::retriever {
 struct TrainerOptions {
   // Passes over the training questions with the joint objective, after the BCE warm-up (>= 0;
   // 0 with no warm-up keeps the initial weights). With `patience`, an upper bound.
-  int epochs = 6;
+  int epochs = 75;
   // Questions per optimiser step (>= 1).
   int batch_size = 16;
   // Adam learning rate.
@@ -44,16 +44,17 @@ struct TrainerOptions {
   // Seed of weight init, negative sampling and shuffling.
   uint64_t seed = 0;
   // Loss weights: BCE (λ1), information bottleneck (λ2; 0 = the BCE-only ablation), β > 1.
-  // λ2 0.5 and β 5 were chosen on the validation split (docs/retriever.md, "Quality").
+  // λ2 5 (over 0.1, 0.5, 2 with the re-targeted IB, issue 27) and β 5 (issue 11) were chosen on
+  // the validation split (docs/retriever.md, "Quality (issue 27)").
   double lambda1 = 1.0;
-  double lambda2 = 0.5;
+  double lambda2 = 5.0;
   double beta = 5.0;
   // Hidden units of the scorer MLP.
   int hidden = 256;
   // Hidden units of the variational decoder's g_ψ (Appendix A.2).
   int decoder_hidden = 256;
   // The decoder also sees f_θ(y): r_ψ(x | x̃, q, y), Eq. 10's conditioning on Y (ib_objective.h).
-  bool decoder_condition_on_y = false;
+  bool decoder_condition_on_y = true;
   // Which candidates the IB terms run over, and what the retrieval distribution p(x | q) of
   // Eqs. 7-9 is (ib_objective.h):
   //   kRetrievalTopK  the retriever's own current top `ib_top_k` candidates per question,
@@ -64,7 +65,7 @@ struct TrainerOptions {
   //   kFixedPositives (before issue 27) a fixed pool per question, its positives plus
   //                   `ib_negatives` negatives drawn once; p(x | q) uniform over the positives.
   enum class IbPool { kFixedPositives, kRetrievalTopK };
-  IbPool ib_pool = IbPool::kFixedPositives;
+  IbPool ib_pool = IbPool::kRetrievalTopK;
   // kRetrievalTopK: candidates per question in the IB pool (the gateway's default top_k).
   int ib_top_k = 100;
   // kFixedPositives: negatives per question in the fixed IB pool (drawn once per question,
@@ -74,18 +75,18 @@ struct TrainerOptions {
   // answer text, plus the expert explanation where the set has one (MedMCQA `exp`), plus the
   // question itself (an ablation).
   enum class IbTargetText { kAnswer, kAnswerExplanation, kAnswerExplanationQuestion };
-  IbTargetText ib_target_text = IbTargetText::kAnswer;
+  IbTargetText ib_target_text = IbTargetText::kAnswerExplanation;
   // Schedule. Up to `bce_warmup_epochs` BCE-only epochs first (0 = none: the joint objective
   // from the first epoch); then up to `epochs` epochs of BCE + λ2·L_IB, starting from the best
   // warm-up checkpoint with a fresh optimiser. λ2 = 0 runs the same schedule with BCE alone, so
   // the ablation differs in L_IB only (the warm-up is identical: the decoder's own ML fit moves
   // only the decoder).
-  int bce_warmup_epochs = 0;
+  int bce_warmup_epochs = 30;
   // A phase stops after this many epochs without a new best validation key; 0 = never early.
-  int patience = 0;
+  int patience = 3;
   // The validation key (recall@10 + 10⁻³·recall@100) over the real QA questions of the
   // validation split only (sources "qa/..."), not the templated ones; all when there are none.
-  bool select_on_real_questions = false;
+  bool select_on_real_questions = true;
   // Every this many optimiser steps, per-term gradient norms on the scorer are measured and
   // logged (three extra backward passes on those steps); 0 = never.
   int diagnostics_every = 20;

@@ -84,7 +84,16 @@ class TrainerTest : public ::testing::Test {
   }
 
   static TrainerOptions SmallOptions() {
+    // The schedule before issue 27, pinned (the defaults are the re-targeted IB's): the joint
+    // objective over a fixed pool for every epoch.
     TrainerOptions o;
+    o.ib_pool = TrainerOptions::IbPool::kFixedPositives;
+    o.ib_target_text = TrainerOptions::IbTargetText::kAnswer;
+    o.decoder_condition_on_y = false;
+    o.bce_warmup_epochs = 0;
+    o.patience = 0;
+    o.select_on_real_questions = false;
+    o.lambda2 = 0.5;
     o.epochs = 6;
     o.batch_size = 2;
     o.learning_rate = 1e-2;

@@ -367,6 +367,11 @@ TEST(EvaluationTest, JudgesQuestionOnlyRetrievalGroundingAndTokens) {
   EXPECT_DOUBLE_EQ(j.question_only_hit_at_100, 0.5);
   EXPECT_EQ(j.distractor_questions, 2);
   EXPECT_DOUBLE_EQ(j.answer_above_distractors, 0.5);
+  // Served (the options are topics): both options are hop-1 topics, so a distractor is always in
+  // the top 10; which option comes first depends on the prior's order within hop 1.
+  EXPECT_DOUBLE_EQ(j.served_distractor_hit_at_10, 1.0);
+  EXPECT_GE(j.served_answer_above_distractors, 0.0);
+  EXPECT_LE(j.served_answer_above_distractors, 1.0);
   EXPECT_EQ(j.explained_questions, 2);
   // Grounding counted from the served top 10 itself.
   RetrieveQuery query;
