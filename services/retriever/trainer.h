@@ -8,11 +8,15 @@
 //   loss (Eq. 3) = λ1 · BCE(logits, labels; positives up-weighted) + λ2 · L_IB
 //   L_IB (Eq. 10) = compression (Eqs. 8-9) + (β − 1) · L_sim (Eq. 6), ib_objective.h
 // f_θ in L_IB is the `embedder` passed in, frozen, applied to each candidate triple written out
-// as text (triple_text.h); y is the gold answer text. The IB terms need a text embedding per
-// candidate, so each question's IB pool (its positives + `ib_negatives` negatives) is fixed and
-// embedded once when the samples are built; every step scores the pool plus fresh negatives
-// (BCE only), so λ2 = 0 and λ2 > 0 see the same candidates and the ablation isolates L_IB.
-// β > 1 weighs relevance over compression. λ2 = 0 is the BCE-only ablation.
+// as text (triple_text.h); y is the gold answer text (plus the expert explanation, by default).
+// By default (TrainerOptions::ib_pool = kRetrievalTopK, issue 27) every distinct candidate
+// triple is embedded once when the samples are built, and before every epoch each question's IB
+// pool becomes the scorer's current top K; p(x|q) is the scorer's own detached distribution
+// over it. The IB rows are not BCE rows, so λ2 = 0 and λ2 > 0 see the same BCE candidates and
+// the ablation isolates L_IB. kFixedPositives keeps the pool of before (positives +
+// `ib_negatives` negatives, fixed, p(x|q) uniform over the positives). Training runs a BCE
+// warm-up, then BCE + IB, each phase with early stopping (TrainerOptions). β > 1 weighs
+// relevance over compression. λ2 = 0 is the BCE-only ablation.
 #ifndef IBGRAPHRAG_SERVICES_RETRIEVER_TRAINER_H_
 #define IBGRAPHRAG_SERVICES_RETRIEVER_TRAINER_H_
 
