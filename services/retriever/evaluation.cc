@@ -104,6 +104,24 @@ size_t FirstRankNaming(const std::vector<ScoredTriple>& top,
   return kNotFound;
 }
 
+// 1 when a gold answer's first triple comes before every distractor's (and exists), else 0.
+double AnswerBeforeDistractors(const std::vector<ScoredTriple>& top,
+                               const absl::flat_hash_set<uint32_t>& answers,
+                               const absl::flat_hash_set<uint32_t>& distractors) {
+  const size_t answer = FirstRankNaming(top, answers);
+  return answer != kNotFound && answer < FirstRankNaming(top, distractors) ? 1 : 0;
+}
+
+// The by_source keys a question's measures are added to: its source and the kind of source (the
+// part before the first '/'); none without a source.
+std::vector<std::string> SourceKeys(const std::string& source) {
+  if (source.empty()) return {};
+  std::vector<std::string> keys = {source};
+  const size_t slash = source.find('/');
+  if (slash != std::string::npos) keys.push_back(source.substr(0, slash));
+  return keys;
+}
+
 void JudgeServedRetrieval(const GeneratedQuestion& q, const RetrieveResult& r, int budget,
                           JudgeScores* j) {
   const size_t n = std::min<size_t>(100, r.triples.size());
@@ -254,11 +272,8 @@ absl::StatusOr<EvalMetrics> EvaluateRetriever(const Retriever& retriever,
     if (!r.ok()) return r.status();
     const QuestionScores s = ScoreRetrieval(q, r->triples);
     Accumulate(s, &m);
-    const size_t slash = q.source.find('/');
-    if (!q.source.empty()) {
-      Accumulate(s, &m.by_source[q.source]);
-      if (slash != std::string::npos) Accumulate(s, &m.by_source[q.source.substr(0, slash)]);
-    }
+    const std::vector<std::string> keys = SourceKeys(q.source);
+    for (const std::string& key : keys) Accumulate(s, &m.by_source[key]);
     if (!options.judges) continue;
     JudgeScores j;
     JudgeServedRetrieval(q, *r, options.evidence_token_budget, &j);
@@ -274,25 +289,14 @@ absl::StatusOr<EvalMetrics> EvaluateRetriever(const Retriever& retriever,
       j.question_only_hit_at_10 = answer_rank < 10 ? 1 : 0;
       j.question_only_hit_at_100 = answer_rank < 100 ? 1 : 0;
       if (!distractors.empty()) {
-        const size_t served_answer = FirstRankNaming(r->triples, answers);
-        const size_t served_distractor = FirstRankNaming(r->triples, distractors);
+        j.answer_above_distractors = AnswerBeforeDistractors(alone.triples, answers, distractors);
         j.served_answer_above_distractors =
-            served_answer != kNotFound && served_answer < served_distractor ? 1 : 0;
-        j.served_distractor_hit_at_10 =
-            served_distractor != kNotFound && served_distractor < 10 ? 1 : 0;
-        j.answer_above_distractors =
-            answer_rank != kNotFound && answer_rank < FirstRankNaming(alone.triples, distractors)
-                ? 1
-                : 0;
+            AnswerBeforeDistractors(r->triples, answers, distractors);
+        j.served_distractor_hit_at_10 = FirstRankNaming(r->triples, distractors) < 10 ? 1 : 0;
       }
     }
     AccumulateJudges(j, &m.judges);
-    if (!q.source.empty()) {
-      AccumulateJudges(j, &m.judges_by_source[q.source]);
-      if (slash != std::string::npos) {
-        AccumulateJudges(j, &m.judges_by_source[q.source.substr(0, slash)]);
-      }
-    }
+    for (const std::string& key : keys) AccumulateJudges(j, &m.judges_by_source[key]);
   }
   for (auto& [source, t] : m.by_source) Normalize(&t);
   Normalize(&m);
