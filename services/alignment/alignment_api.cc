@@ -1,5 +1,7 @@
 #include "services/alignment/alignment_api.h"
 
+#include <utility>
+
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 #include "services/alignment/trained_encoder.h"
@@ -7,7 +9,8 @@
 namespace ibgraphrag::alignment {
 
 absl::StatusOr<Lexicon> LoadLexicon(const LexiconSourceOptions& sources,
-                                    UmlsImportReport* umls_report) {
+                                    UmlsImportReport* umls_report,
+                                    CommonNamesReport* common_names_report) {
   if (sources.data_dir.empty() == sources.snapshot_dir.empty()) {
     return absl::InvalidArgumentError("data_dir / snapshot_dir: give exactly one");
   }
@@ -22,6 +25,10 @@ absl::StatusOr<Lexicon> LoadLexicon(const LexiconSourceOptions& sources,
     umls.rrf_dir = sources.umls_dir;
     IBGR_ASSIGN_OR_RETURN(UmlsImportReport report, ImportUmlsRrf(umls, &lexicon));
     if (umls_report != nullptr) *umls_report = report;
+  }
+  if (sources.common_names) {
+    CommonNamesReport report = AddCommonNames(ClinicalCommonNames(), &lexicon);
+    if (common_names_report != nullptr) *common_names_report = std::move(report);
   }
   return lexicon;
 }

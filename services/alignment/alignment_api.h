@@ -12,6 +12,7 @@
 #include "absl/status/statusor.h"
 #include "services/alignment/aligner.h"
 #include "services/alignment/bundle.h"
+#include "services/alignment/common_names.h"
 #include "services/alignment/lexicon.h"
 #include "services/alignment/text_encoder.h"
 
@@ -26,11 +27,16 @@ struct LexiconSourceOptions {
   // The other UMLS settings come from `umls` (its rrf_dir is overwritten).
   std::string umls_dir;
   UmlsImportOptions umls;
+  // Add the built-in everyday drug and drug-class names (common_names.h: "aspirin",
+  // "albuterol", "statins") to the entries they name.
+  bool common_names = true;
 };
 
-// The lexicon the options describe; `umls_report` (optional) receives the UMLS counts.
+// The lexicon the options describe; `umls_report` / `common_names_report` (optional) receive
+// the UMLS and common-name counts.
 absl::StatusOr<Lexicon> LoadLexicon(const LexiconSourceOptions& sources,
-                                    UmlsImportReport* umls_report = nullptr);
+                                    UmlsImportReport* umls_report = nullptr,
+                                    CommonNamesReport* common_names_report = nullptr);
 
 // LoadLexicon + CreateTextEncoder + BuildAlignmentBundle.
 absl::StatusOr<BundleBuildResult> BuildBundleFromSources(const LexiconSourceOptions& sources,

@@ -38,17 +38,6 @@ LexiconEntry EntryFromEntity(const kgstore::Entity& e) {
   return out;
 }
 
-// Case-insensitive membership test used to keep names unique within an entry.
-bool HasName(const LexiconEntry& e, absl::string_view name) {
-  if (absl::EqualsIgnoreCase(e.name, name)) return true;
-  for (const auto* list : {&e.synonyms, &e.abbreviations}) {
-    for (const std::string& s : *list) {
-      if (absl::EqualsIgnoreCase(s, name)) return true;
-    }
-  }
-  return false;
-}
-
 // Relations that link a term to its parent term in an ontology the KG imported (ImportObo's
 // is_a_relation: "disease is a subtype of disease", "phenotype is a subtype of phenotype").
 bool IsSubtypeRelation(absl::string_view relation_name) {
@@ -119,6 +108,16 @@ std::vector<std::string> LexiconEntry::AllNames() const {
   out.insert(out.end(), synonyms.begin(), synonyms.end());
   out.insert(out.end(), abbreviations.begin(), abbreviations.end());
   return out;
+}
+
+bool LexiconEntry::HasName(absl::string_view candidate) const {
+  if (absl::EqualsIgnoreCase(name, candidate)) return true;
+  for (const auto* list : {&synonyms, &abbreviations}) {
+    for (const std::string& s : *list) {
+      if (absl::EqualsIgnoreCase(s, candidate)) return true;
+    }
+  }
+  return false;
 }
 
 Lexicon LexiconFromKg(const kgstore::KgData& kg, const std::string& source) {
@@ -202,7 +201,7 @@ absl::StatusOr<UmlsImportReport> ImportUmlsRrf(const UmlsImportOptions& options,
       if (str.empty()) continue;
       for (size_t idx : it->second) {
         LexiconEntry& e = lexicon->entries[idx];
-        if (HasName(e, str)) continue;
+        if (e.HasName(str)) continue;
         if (IsAbbreviationLike(str)) {
           e.abbreviations.emplace_back(str);
           ++report.abbreviations_added;

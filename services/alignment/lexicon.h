@@ -10,6 +10,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "services/kgstore/kg_types.h"
 
 namespace ibgraphrag::alignment {
@@ -39,6 +40,8 @@ struct LexiconEntry {
   std::string EnrichedText() const;
   // All names: name, synonyms, abbreviations, in that order (the index rows of the entry).
   std::vector<std::string> AllNames() const;
+  // Whether `name` is already one of them, compared case-insensitively.
+  bool HasName(absl::string_view name) const;
 };
 
 // An entry whose names are ontology qualifiers or top-level classes ("Severe", "disease"), found

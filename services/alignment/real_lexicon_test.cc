@@ -8,6 +8,7 @@
 #include "gtest/gtest.h"
 #include "services/alignment/aligner.h"
 #include "services/alignment/bundle.h"
+#include "services/alignment/common_names.h"
 #include "services/alignment/generic_terms.h"
 #include "services/alignment/lexicon.h"
 #include "services/alignment/mention_extractor.h"
@@ -91,6 +92,37 @@ TEST_F(RealLexiconTest, TagsDiseasesPhenotypesDrugsGenesAndAbbreviations) {
   EXPECT_THAT(Tag("rule out MI"), ElementsAre(AllOf(HasSubstr("MI="), HasSubstr("[unc]"))));
   EXPECT_THAT(Tag("Which gene is mutated in cystic fibrosis? CFTR or BRCA1."),
               ElementsAre("cystic fibrosis=DOID:1485", "CFTR=Entrez:1080", "BRCA1=Entrez:672"));
+}
+
+// The everyday drug and class names (common_names.h): every row of the built-in table names an
+// entity of the real KG by id and name, and the names tag those entities.
+TEST_F(RealLexiconTest, CommonNamesMatchTheRealKgAndTagTheirEntities) {
+  Lexicon with_common = *lexicon_;
+  const CommonNamesReport report = AddCommonNames(ClinicalCommonNames(), &with_common);
+  EXPECT_THAT(report.unmatched, ::testing::IsEmpty());
+  EXPECT_EQ(report.rows_matched, report.rows);
+  EXPECT_GT(report.synonyms_added + report.abbreviations_added, 200);
+  const MentionExtractor extractor(with_common);
+  auto tag = [&](const std::string& text) {
+    std::vector<std::string> out;
+    for (const Mention& m : extractor.Extract(text)) {
+      std::string ids;
+      for (const NameRef& r : m.matches) {
+        absl::StrAppend(&ids, ids.empty() ? "" : "|", with_common.entries[r.entry].external_id);
+      }
+      out.push_back(absl::StrCat(m.text, "=", ids));
+    }
+    return out;
+  };
+  EXPECT_THAT(tag("What are the side effects of aspirin?"),
+              ElementsAre("aspirin=DrugBank:DB00945"));
+  EXPECT_THAT(tag("Which drugs are statins?"), ElementsAre("statins=NDFRT:N0000175589"));
+  EXPECT_THAT(tag("albuterol or paracetamol"),
+              ElementsAre("albuterol=DrugBank:DB01001", "paracetamol=DrugBank:DB00316"));
+  EXPECT_THAT(tag("SSRIs and beta blockers"),
+              ElementsAre("SSRIs=NDFRT:N0000175696", "beta blockers=NDFRT:N0000175556"));
+  // Without the table none of these names is known.
+  EXPECT_THAT(Tag("aspirin, statins, albuterol"), ::testing::IsEmpty());
 }
 
 TEST_F(RealLexiconTest, LowerCaseWordsDoNotFireAbbreviationsOrGeneSymbols) {

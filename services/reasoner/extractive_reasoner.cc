@@ -16,6 +16,7 @@
 #include "absl/strings/str_split.h"
 #include "common/question_intent.h"
 #include "services/reasoner/prompt_builder.h"
+#include "services/reasoner/source_lineage.h"
 #include "services/reasoner/text_util.h"
 
 namespace ibgraphrag::reasoner {
@@ -340,10 +341,12 @@ std::vector<std::string> TripleSources(const EvidenceTriple& t) {
 }
 
 // How strongly one triple backs an answer, the reach of its topic end aside: its retriever score,
-// more for each distinct source, and up to half more for its source's own score.
+// more for each independent source (source_lineage.h: a compilation and the primary file it was
+// compiled from count once), and up to half more for its source's own score.
 double TripleStrength(const EvidenceGraph& graph, const EvidenceTriple& e, int t) {
   const double source_score = e.source_score >= 0.0 ? std::clamp(e.source_score, 0.0, 1.0) : 0.0;
-  return graph.score[t] * (1.0 + static_cast<double>(TripleSources(e).size())) *
+  return graph.score[t] *
+         (1.0 + static_cast<double>(IndependentSourceCount(TripleSources(e), e.relation))) *
          (1.0 + 0.5 * source_score);
 }
 

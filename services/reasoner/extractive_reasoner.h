@@ -49,9 +49,10 @@
 // answer types, common/question_intent.h). Candidates are the entities at the other end of a
 // triple whose relation the intent asks about and whose one end is a topic entity or one of its
 // is_a anchors, of an answer type the intent accepts (evidence without types: any). support(e) =
-// sum over its triples of reach(topic end) * score * (1 + number of distinct sources) *
-// (1 + 0.5 * source_score when the source scored it): more independent sources, stronger source
-// scores and higher retriever scores rank first. ALL_OF ("both X and Y") keeps only candidates
+// sum over its triples of reach(topic end) * score * (1 + number of independent sources) *
+// (1 + 0.5 * source_score when the source scored it): more independent sources (a compilation and
+// the primary file it copies count once, source_lineage.h), stronger source scores and higher
+// retriever scores rank first. ALL_OF ("both X and Y") keeps only candidates
 // linked to every topic group (none: insufficient evidence, with the closest partial evidence as
 // the rationale). A singular answer noun lists up to max_single_answers within single_answer_share
 // of the best; otherwise up to max_open_answers within list_answer_share. Each answer names its
@@ -70,10 +71,11 @@
 // intent first: per option, the question entities linked to it by one triple of an asked relation
 // (the option's entity at the relation's answer end and of an accepted type; the other end the
 // entity's topic node or an is_a anchor of it, never another option). The option linked to the
-// most question entities wins, evidence strength (sum of name match * score * (1 + sources) *
-// (1 + 0.5 * source score)) breaking ties; equal strength chooses nothing (low confidence). An
-// exception question takes the only option not so linked while every other is. The answer text
-// says why (the only option linked, or stronger evidence than the runner-up, with the sources).
+// most question entities wins, evidence strength (sum of name match * score * (1 + independent
+// sources) * (1 + 0.5 * source score)) breaking ties; equal strength chooses nothing (low
+// confidence). An exception question takes the only option not so linked while every other is.
+// The answer text says why (the only option linked, or stronger evidence than the runner-up, with
+// the sources).
 // When no option is so linked, the reach rule above decides.
 #ifndef IBGRAPHRAG_SERVICES_REASONER_EXTRACTIVE_REASONER_H_
 #define IBGRAPHRAG_SERVICES_REASONER_EXTRACTIVE_REASONER_H_

@@ -462,7 +462,7 @@ ReasonRequest DiabetesDrugsRequest() {
       Typed("DrugBank:DB01120", "Gliclazide", "compound", "drug treats disease", "DOID:9352",
             "type 2 diabetes mellitus", "disease", 0.6, {"hetionet"}),
       Typed("DrugBank:DB01067", "Glipizide", "compound", "drug treats disease", "DOID:9352",
-            "type 2 diabetes mellitus", "disease", 0.7, {"hetionet", "drugcentral"}),
+            "type 2 diabetes mellitus", "disease", 0.7, {"drugcentral"}),
       // Not linked to the topic: a drug treating another disease is no answer.
       Typed("DrugBank:DB00945", "Aspirin", "compound", "drug treats disease", "DOID:5844",
             "myocardial infarction", "disease", 0.9, {"hetionet"}),
@@ -483,8 +483,9 @@ TEST(ExtractiveOpenIntentTest, AnswersWithTheEntitiesOfTheAskedRelationRankedByS
   EXPECT_EQ(first.sources,
             (std::vector<std::string>{"drugcentral", "hetionet", "pharmacotherapydb"}));
   EXPECT_EQ(first.topics_linked, 1);
-  // 0.6 * (1 + 3 sources) = 2.4 > Glipizide 0.7 * 3 = 2.1 > Gliclazide 0.6 * 2 = 1.2.
-  EXPECT_NEAR(first.support, 2.4, 1e-9);
+  // Hetionet's treats edges are PharmacotherapyDB's (source_lineage.h): Metformin has two
+  // independent sources, 0.6 * (1 + 2) = 1.8 > Glipizide 0.7 * 2 = 1.4 > Gliclazide 0.6 * 2 = 1.2.
+  EXPECT_NEAR(first.support, 1.8, 1e-9);
   // The triple is rendered from the topic end, as reasoning paths are.
   EXPECT_THAT(result.answer, HasSubstr("1. Metformin (type 2 diabetes mellitus <-[drug treats "
                                        "disease]- Metformin; sources: drugcentral, hetionet, "
@@ -493,6 +494,32 @@ TEST(ExtractiveOpenIntentTest, AnswersWithTheEntitiesOfTheAskedRelationRankedByS
   EXPECT_THAT(result.answer, Not(HasSubstr("Aspirin")));
   EXPECT_THAT(result.answer, HasSubstr("no LLM was used"));
   EXPECT_EQ(result.evidence_used, (std::vector<int>{2, 4, 3}));
+}
+
+// A compilation and the primary file it was compiled from are one source: Hetionet's side-effect
+// edges are a 5,000-pair sample of SIDER's, so "hetionet + sider" must not outrank a side effect
+// SIDER alone lists with a higher retriever score.
+TEST(ExtractiveOpenIntentTest, ACompilationOfAnotherSourceIsNotAnIndependentSource) {
+  ReasonRequest request;
+  request.task = Task::kOpen;
+  request.question = "What are the side effects of metformin?";
+  request.topic_entities = {{"DrugBank:DB00331", "Metformin", "compound"}};
+  request.evidence = {
+      Typed("DrugBank:DB00331", "Metformin", "compound", "drug causes side effect", "SE:1",
+            "Dysgeusia", "side_effect", 0.90, {"hetionet", "sider-side-effects"}),
+      Typed("DrugBank:DB00331", "Metformin", "compound", "drug causes side effect", "SE:2",
+            "Diarrhoea", "side_effect", 0.95, {"sider-side-effects"}),
+  };
+  ReasonResult result = ReasonExtractively(request, Task::kOpen, ExtractiveOptions());
+  EXPECT_EQ(result.answers, (std::vector<std::string>{"Diarrhoea", "Dysgeusia"}));
+  // Every source is still shown.
+  ASSERT_EQ(result.answer_entities.size(), 2u);
+  EXPECT_EQ(result.answer_entities[1].sources,
+            (std::vector<std::string>{"hetionet", "sider-side-effects"}));
+  // Two independent sources do count twice.
+  request.evidence[0].sources = {"hetionet", "sider-side-effects", "offsides"};
+  result = ReasonExtractively(request, Task::kOpen, ExtractiveOptions());
+  EXPECT_EQ(result.answers, (std::vector<std::string>{"Dysgeusia", "Diarrhoea"}));
 }
 
 TEST(ExtractiveOpenIntentTest, ASingularQuestionListsOnlyTheAnswersNearTheBest) {
@@ -591,7 +618,7 @@ ReasonRequest AsthmaChoiceRequest() {
                             {"DB:propranolol", "Propranolol", "compound"}};
   request.evidence = {
       Typed("DB:salbutamol", "Salbutamol", "compound", "drug treats disease", "DOID:2841", "asthma",
-            "disease", 0.5, {"hetionet", "pharmacotherapydb"}),
+            "disease", 0.5, {"pharmacotherapydb", "drugcentral"}),
       // Propranolol is contraindicated in asthma: strongly linked, but not by the asked relation.
       Typed("DB:propranolol", "Propranolol", "compound", "drug contraindicated for disease",
             "DOID:2841", "asthma", "disease", 0.9, {"drugcentral"}),
@@ -610,9 +637,10 @@ TEST(ExtractiveLookupChoiceTest, TheOptionLinkedThroughTheAskedRelationWinsAndSa
       ReasonExtractively(AsthmaChoiceRequest(), Task::kMultipleChoice, ExtractiveOptions());
   EXPECT_EQ(result.question_class, "kg_lookup");
   EXPECT_EQ(result.option_letter, "B");
-  EXPECT_THAT(result.answer,
-              HasSubstr("B) Salbutamol. Chosen as the only option the evidence links to the "
-                        "question's entity through treats; sources: hetionet, pharmacotherapydb"));
+  EXPECT_THAT(
+      result.answer,
+      HasSubstr("B) Salbutamol. Chosen as the only option the evidence links to the "
+                "question's entity through treats; sources: drugcentral, pharmacotherapydb"));
   EXPECT_FALSE(result.low_confidence);
   EXPECT_EQ(result.evidence_used, (std::vector<int>{0}));
   const ExtractiveSignals& s = result.signals;

@@ -11,6 +11,7 @@
 
 #include "absl/flags/declare.h"
 #include "absl/flags/flag.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "common/file_util.h"
@@ -108,6 +109,11 @@ std::optional<std::string> BundleProblem(const std::string& base, const std::str
   if (manifest->encoder_id != encoder_id) {
     return absl::StrCat(*dir, " was built with encoder ", manifest->encoder_id, ", --encoder is ",
                         encoder_id);
+  }
+  // Bundles from before the everyday drug and class names (services/alignment/common_names.h)
+  // would leave "aspirin" or "statins" unaligned after an upgrade; a rebuild takes under a minute.
+  if (!absl::StrContains(manifest->source, " + common-names:")) {
+    return absl::StrCat(*dir, " has no everyday drug and class names (\"aspirin\", \"statins\")");
   }
   return std::nullopt;
 }

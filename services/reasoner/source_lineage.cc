@@ -1,0 +1,54 @@
+#include "services/reasoner/source_lineage.h"
+
+#include <algorithm>
+
+#include "absl/container/flat_hash_set.h"
+
+namespace ibgraphrag::reasoner {
+namespace {
+
+struct LineageRule {
+  absl::string_view source;
+  absl::string_view relation;  // empty: every relation
+  absl::string_view lineage;
+};
+
+// Hetionet v1.0's metaedges and the primary files of the embedded KG they were compiled from
+// (Himmelstein et al. 2017, eLife, "Methods"; the dhimmel/* repositories ../shared/data names).
+// Metaedges compiled from several resources (DaG, CbG, GpPW) and the disease-symptom edges (HSDN
+// pairs filtered by a significance test) keep "hetionet" as their own lineage: they are not one
+// upstream's copy.
+constexpr LineageRule kRules[] = {
+    {"hetionet", "drug causes side effect", "sider-side-effects"},
+    {"hetionet", "drug treats disease", "pharmacotherapydb"},
+    {"hetionet", "drug palliates disease", "pharmacotherapydb"},
+    {"hetionet", "pharmacologic class includes drug", "drugcentral-classes"},
+    {"hetionet", "gene interacts with gene", "ppi-hetio-ind"},
+    {"hetionet", "gene participates in biological process", "go-annotations"},
+    {"hetionet", "gene participates in cellular component", "go-annotations"},
+    {"hetionet", "gene participates in molecular function", "go-annotations"},
+    {"hetionet", "anatomy expresses gene", "bgee-present"},
+    {"hetionet", "anatomy upregulates gene", "bgee-diffex"},
+    {"hetionet", "anatomy downregulates gene", "bgee-diffex"},
+    // The DO's disease-symptom report lists its own "has symptom" axioms.
+    {"do-disease-symptom", "", "do-axioms"},
+};
+
+}  // namespace
+
+std::string SourceLineage(absl::string_view source, absl::string_view relation) {
+  for (const LineageRule& rule : kRules) {
+    if (rule.source == source && (rule.relation.empty() || rule.relation == relation)) {
+      return std::string(rule.lineage);
+    }
+  }
+  return std::string(source);
+}
+
+int IndependentSourceCount(const std::vector<std::string>& sources, absl::string_view relation) {
+  absl::flat_hash_set<std::string> lineages;
+  for (const std::string& source : sources) lineages.insert(SourceLineage(source, relation));
+  return static_cast<int>(lineages.size());
+}
+
+}  // namespace ibgraphrag::reasoner

@@ -1,0 +1,34 @@
+#include "services/reasoner/source_lineage.h"
+
+#include "gtest/gtest.h"
+
+namespace ibgraphrag::reasoner {
+namespace {
+
+TEST(SourceLineageTest, HetionetEdgesCountAsTheirUpstreamForTheRelationsCompiledFromOne) {
+  EXPECT_EQ(SourceLineage("hetionet", "drug causes side effect"), "sider-side-effects");
+  // Hetionet's symptom edges are the HSDN co-occurrences that passed its significance test: a
+  // judgement of its own, so its own lineage (counting it once with HSDN measurably hurt).
+  EXPECT_EQ(SourceLineage("hetionet", "disease presents symptom"), "hetionet");
+  EXPECT_EQ(SourceLineage("hetionet", "drug treats disease"), "pharmacotherapydb");
+  // Disease-gene associations were compiled from several resources: Hetionet is its own lineage.
+  EXPECT_EQ(SourceLineage("hetionet", "disease associated with gene"), "hetionet");
+  EXPECT_EQ(SourceLineage("do-disease-symptom", "disease presents symptom"), "do-axioms");
+  EXPECT_EQ(SourceLineage("disgenet", "disease associated with gene"), "disgenet");
+}
+
+TEST(SourceLineageTest, CountsDistinctLineages) {
+  EXPECT_EQ(IndependentSourceCount({"hetionet", "pharmacotherapydb", "drugcentral-indications"},
+                                   "drug treats disease"),
+            2);
+  EXPECT_EQ(IndependentSourceCount({"hetionet", "sider-side-effects"}, "drug causes side effect"),
+            1);
+  EXPECT_EQ(IndependentSourceCount({"do-axioms", "do-disease-symptom", "hetionet", "hsdn"},
+                                   "disease presents symptom"),
+            3);
+  EXPECT_EQ(IndependentSourceCount({"hetionet", "disgenet"}, "disease associated with gene"), 2);
+  EXPECT_EQ(IndependentSourceCount({}, "drug treats disease"), 0);
+}
+
+}  // namespace
+}  // namespace ibgraphrag::reasoner
