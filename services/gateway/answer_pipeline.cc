@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <utility>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
@@ -380,8 +382,15 @@ grpc::Status AnswerPipeline::Reason(const grpc::ServerContextBase& context, absl
   *reason.mutable_options() = request.options();
   // The reasoner's topic entities are the question's own: entities found in the option lines
   // (aligned so the retriever connects them) would make every option its own evidence.
+  // Each entity's mention goes with it: the senses MSCA kept for one mention ("epilepsy" as the
+  // disease and as the phenotype) are one question entity to the reasoner, not two.
+  absl::flat_hash_map<std::pair<uint32_t, uint32_t>, uint32_t> mention_index;
   for (const pb::AlignedEntity& e : response->entities()) {
-    if (e.mention().begin() < request.question().size()) *reason.add_topic_entities() = e.entity();
+    if (e.mention().begin() >= request.question().size()) continue;
+    *reason.add_topic_entities() = e.entity();
+    const auto span = std::make_pair(e.mention().begin(), e.mention().end());
+    reason.add_topic_mentions(
+        mention_index.try_emplace(span, static_cast<uint32_t>(mention_index.size())).first->second);
   }
   reason.set_backend(request.pipeline().reasoner_backend());
   SetIntent(*response, reason.mutable_intent(), &reason);

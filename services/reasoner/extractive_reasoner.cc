@@ -258,8 +258,15 @@ void MarkTopics(const ReasonRequest& request, const absl::flat_hash_map<std::str
                 EvidenceGraph* graph) {
   absl::flat_hash_set<int> groups;
   absl::flat_hash_map<std::string, int> group_of_name;
-  for (const EntityRef& topic : request.topic_entities) {
-    const std::string key = topic.name.empty() ? EntityKey(topic) : NormalizeText(topic.name);
+  const bool by_mention = request.topic_mentions.size() == request.topic_entities.size() &&
+                          !request.topic_mentions.empty();
+  for (size_t t = 0; t < request.topic_entities.size(); ++t) {
+    const EntityRef& topic = request.topic_entities[t];
+    // One group per question mention when the caller says which mention each entity came from
+    // (the senses MSCA kept for one mention are one question entity), else per name.
+    const std::string key = by_mention           ? absl::StrCat("m:", request.topic_mentions[t])
+                            : topic.name.empty() ? EntityKey(topic)
+                                                 : NormalizeText(topic.name);
     const int g =
         group_of_name.try_emplace(key, static_cast<int>(group_of_name.size())).first->second;
     auto mark = [&](Node& node) {

@@ -564,6 +564,40 @@ TEST(ExtractiveOpenIntentTest, AllOfKeepsOnlyAnswersLinkedToEveryTopic) {
   EXPECT_THAT(none.answer, HasSubstr("no genes in the evidence link to every entity"));
 }
 
+// MSCA keeps two senses of "epilepsy" (the disease and the phenotype) and of "bipolar disorder":
+// by name they are four question entities and no drug links to all four; by mention
+// (topic_mentions, which the gateway sends) they are the two the question names.
+TEST(ExtractiveOpenIntentTest, AllOfCountsTheSensesOfOneMentionAsOneQuestionEntity) {
+  ReasonRequest request;
+  request.task = Task::kOpen;
+  request.question = "Which drugs are used to treat both epilepsy and bipolar disorder?";
+  request.topic_entities = {{"DOID:1826", "epilepsy", "disease"},
+                            {"HP:0001250", "Seizures", "phenotype"},
+                            {"DOID:3312", "bipolar disorder", "disease"},
+                            {"HP:0007302", "Bipolar affective disorder", "phenotype"}};
+  request.evidence = {
+      Typed("DB:cbz", "Carbamazepine", "compound", "drug treats disease", "DOID:1826", "epilepsy",
+            "disease", 0.9, {"pharmacotherapydb"}),
+      Typed("DB:cbz", "Carbamazepine", "compound", "drug palliates disease", "DOID:3312",
+            "bipolar disorder", "disease", 0.9, {"pharmacotherapydb"}),
+      Typed("DB:pht", "Phenytoin", "compound", "drug treats disease", "DOID:1826", "epilepsy",
+            "disease", 0.95, {"pharmacotherapydb"}),
+      Typed("DOID:1826", "epilepsy", "disease", "disease has phenotype", "HP:0001250", "Seizures",
+            "phenotype", 0.5, {"hpo-annotations"}),
+      Typed("DOID:3312", "bipolar disorder", "disease", "disease has phenotype", "HP:0007302",
+            "Bipolar affective disorder", "phenotype", 0.5, {"hpo-annotations"}),
+  };
+  ReasonResult result = ReasonExtractively(request, Task::kOpen, ExtractiveOptions());
+  EXPECT_TRUE(result.insufficient_evidence);
+
+  request.topic_mentions = {0, 0, 1, 1};
+  result = ReasonExtractively(request, Task::kOpen, ExtractiveOptions());
+  EXPECT_FALSE(result.insufficient_evidence);
+  EXPECT_EQ(result.answers, (std::vector<std::string>{"Carbamazepine"}));
+  ASSERT_EQ(result.answer_entities.size(), 1u);
+  EXPECT_EQ(result.answer_entities[0].topics_linked, 2);
+}
+
 TEST(ExtractiveOpenIntentTest, TheAnswerTypeFiltersAndAnEmptyIntentRestoresPaths) {
   ReasonRequest request = DiabetesDrugsRequest();
   // An override asking for genes through "gene" associations gets the genes, not the drugs.

@@ -124,6 +124,7 @@ absl::StatusOr<ReasonRequest> FromProto(const pb::ReasonRequest& request) {
   for (const pb::EntityRef& e : request.topic_entities()) {
     out.topic_entities.push_back(FromProto(e));
   }
+  out.topic_mentions.assign(request.topic_mentions().begin(), request.topic_mentions().end());
   out.backend = request.backend();
   out.self_consistency.samples = ToInt(request.self_consistency().samples());
   out.self_consistency.temperatures.assign(request.self_consistency().temperatures().begin(),

@@ -120,6 +120,11 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         ValidationCase{
             "EmptyQuestion", [](ReasonRequest* r) { r->question.clear(); }, {"question is empty"}},
+        ValidationCase{"TopicMentionsNotOnePerTopicEntity",
+                       [](ReasonRequest* r) {
+                         r->topic_mentions = {0, 1};
+                       },
+                       {"topic_mentions has 2 entries and topic_entities 1"}},
         ValidationCase{"BlankQuestion",
                        [](ReasonRequest* r) { r->question = " \n\t"; },
                        {"question is blank"}},

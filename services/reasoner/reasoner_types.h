@@ -106,6 +106,9 @@ struct ReasonRequest {
   // Entities found in the question. When empty, the extractive backend uses evidence entities
   // whose names occur in the question.
   std::vector<EntityRef> topic_entities;
+  // Parallel to topic_entities (or empty): the question mention each was aligned from; entities
+  // of one mention are one question entity (one topic group). Empty: grouped by normalised name.
+  std::vector<uint32_t> topic_mentions;
   // "" or "extractive" = the extractive backend; otherwise a configured LLM backend name.
   std::string backend;
   SelfConsistencyOptions self_consistency;

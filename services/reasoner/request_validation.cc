@@ -173,6 +173,12 @@ absl::Status ValidateRequest(const ReasonRequest& request, const ValidationLimit
         absl::StrCat("topic_entities has ", request.topic_entities.size(),
                      " entries; the limit is ", limits.max_topic_entities));
   }
+  if (!request.topic_mentions.empty() &&
+      request.topic_mentions.size() != request.topic_entities.size()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "topic_mentions has ", request.topic_mentions.size(), " entries and topic_entities ",
+        request.topic_entities.size(), "; give one mention per topic entity, or none"));
+  }
   for (size_t i = 0; i < request.topic_entities.size(); ++i) {
     const EntityRef& e = request.topic_entities[i];
     if (e.id.size() > limits.max_evidence_field_bytes ||
