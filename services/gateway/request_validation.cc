@@ -92,10 +92,13 @@ absl::Status ValidateAnswerRequest(const ibgraphrag::v1::AnswerRequest& request)
                    absl::StrCat("unknown mode '", absl::CHexEscape(p.mode().substr(0, 64)),
                                 "'; allowed: ", ModeNamesList(), " (empty = ibgraphrag)"));
   }
-  if (!p.kg_rank_reranker().empty() && p.kg_rank_reranker() != "encoder" &&
-      p.kg_rank_reranker() != "ibrp") {
-    return Invalid("pipeline.kg_rank_reranker",
-                   absl::StrCat("\"", p.kg_rank_reranker(), "\" is not encoder or ibrp"));
+  for (const auto& [field, value] : {std::pair<absl::string_view, const std::string*>{
+                                         "pipeline.kg_rank_reranker", &p.kg_rank_reranker()},
+                                     std::pair<absl::string_view, const std::string*>{
+                                         "pipeline.illama_reranker", &p.illama_reranker()}}) {
+    if (!value->empty() && *value != "encoder" && *value != "ibrp") {
+      return Invalid(field, absl::StrCat("\"", *value, "\" is not encoder or ibrp"));
+    }
   }
   if (p.has_kg_rag_minimum_similarity() &&
       !(p.kg_rag_minimum_similarity() >= -1.0F && p.kg_rag_minimum_similarity() <= 1.0F)) {

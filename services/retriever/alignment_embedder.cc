@@ -1,9 +1,11 @@
 #include "services/retriever/alignment_embedder.h"
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/types/span.h"
 #include "services/alignment/trained_encoder.h"
 
 namespace ibgraphrag::retriever {
@@ -17,6 +19,13 @@ TextEmbedder EmbedderFromEncoder(std::shared_ptr<const alignment::TextEncoder> e
         encoder->Encode(absl::string_view(text.data(), text.size()));
     if (!v.ok()) return std::vector<float>(encoder->dim(), 0.0f);
     return *std::move(v);
+  };
+  e.embed_batch = [encoder](const std::vector<std::string>& texts) {
+    std::vector<float> out(texts.size() * static_cast<size_t>(encoder->dim()), 0.0f);
+    // A failed batch leaves zero rows (cosine 0), as `embed` does for one text.
+    if (!encoder->EncodeBatch(texts, absl::MakeSpan(out)).ok())
+      std::fill(out.begin(), out.end(), 0.0f);
+    return out;
   };
   return e;
 }

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
@@ -40,6 +42,21 @@ size_t RerankPrefix(const SubgraphDocuments& documents, const std::vector<Ranked
   return count;
 }
 
+// Gives the leading best.size() documents of `ranked` their re-rank scores, the rest the lowest of
+// them (they follow in dense order), and orders the leading ones by it (ties: dense order).
+void OrderByRerankScores(const std::vector<float>& best, std::vector<RankedDocument>* ranked) {
+  float lowest = 0;
+  for (size_t d = 0; d < best.size(); ++d) {
+    (*ranked)[d].rerank_score = best[d];
+    lowest = d == 0 ? best[d] : std::min(lowest, best[d]);
+  }
+  for (size_t d = best.size(); d < ranked->size(); ++d) (*ranked)[d].rerank_score = lowest;
+  std::stable_sort(ranked->begin(), ranked->begin() + best.size(),
+                   [](const RankedDocument& a, const RankedDocument& b) {
+                     return a.rerank_score > b.rerank_score;
+                   });
+}
+
 // Re-ranks the leading documents of `ranked` that fit kMaxRerankTriples by the trained scorer's
 // best triple score per document; the rest follow in dense order.
 absl::Status RerankByScorer(const SubgraphDocuments& documents, const Retriever& retriever,
@@ -58,28 +75,51 @@ absl::Status RerankByScorer(const SubgraphDocuments& documents, const Retriever&
     }
   }
   IBGR_ASSIGN_OR_RETURN(std::vector<float> scores, retriever.ScoreTriples(score, model));
+  std::vector<float> best(rerank, 0.0f);
   size_t next = 0;
-  float lowest = 0;
   for (size_t d = 0; d < rerank; ++d) {
-    float best = 0;
     for (size_t i = 0; i < documents.Triples((*ranked)[d].document).size(); ++i) {
-      best = std::max(best, scores[next++]);
+      best[d] = std::max(best[d], scores[next++]);
     }
-    (*ranked)[d].rerank_score = best;
-    lowest = d == 0 ? best : std::min(lowest, best);
   }
-  // Documents past the cap rank after every re-ranked one, in dense order.
-  for (size_t d = rerank; d < ranked->size(); ++d) (*ranked)[d].rerank_score = lowest;
-  std::stable_sort(ranked->begin(), ranked->begin() + rerank,
-                   [](const RankedDocument& a, const RankedDocument& b) {
-                     return a.rerank_score > b.rerank_score;
-                   });
+  OrderByRerankScores(best, ranked);
   return absl::OkStatus();
 }
 
+// Re-ranks the same leading documents by their best sentence's cosine to the question under the
+// encoder that embedded the question (unit vectors: the inner product).
+void RerankByEncoder(const SubgraphDocuments& documents, const TextEmbedder& embedder,
+                     const std::vector<float>& question, std::vector<RankedDocument>* ranked) {
+  const size_t rerank = RerankPrefix(documents, *ranked);
+  std::vector<std::string> sentences;
+  for (size_t d = 0; d < rerank; ++d) {
+    for (const DocumentTriple& t : documents.Triples((*ranked)[d].document)) {
+      sentences.push_back(TripleSentence(documents.Entity(t.head).name,
+                                         documents.RelationName(t.relation),
+                                         documents.Entity(t.tail).name));
+    }
+  }
+  // One batched call: the documents' sentences are at most kMaxRerankTriples.
+  const std::vector<float> rows = embedder.EmbedBatch(sentences);
+  const size_t dim = question.size();
+  std::vector<float> best(rerank, -1.0f);
+  size_t next = 0;
+  for (size_t d = 0; d < rerank; ++d) {
+    for (size_t i = 0; i < documents.Triples((*ranked)[d].document).size(); ++i, ++next) {
+      float dot = 0;
+      for (size_t k = 0; k < dim && next * dim + k < rows.size(); ++k) {
+        dot += rows[next * dim + k] * question[k];
+      }
+      best[d] = std::max(best[d], dot);
+    }
+  }
+  OrderByRerankScores(best, ranked);
+}
+
 // Why the trained scorer must not re-rank these documents now (empty: it may).
-std::string WhyDense(const SubgraphDocuments& documents, const RetrieverModel& model,
-                     const DocumentsQuery& query) {
+std::string WhyNotTheScorer(const SubgraphDocuments& documents, const RetrieverModel& model,
+                            const DocumentsQuery& query) {
+  if (query.topic_ids.empty()) return "no topic entities for the trained scorer";
   if (documents.manifest().kg_version() != model.manifest().kg_version) {
     return absl::StrCat("documents built from KG ", documents.manifest().kg_version(),
                         ", the model from KG ", model.manifest().kg_version,
@@ -90,6 +130,14 @@ std::string WhyDense(const SubgraphDocuments& documents, const RetrieverModel& m
 }
 
 }  // namespace
+
+absl::StatusOr<DocumentsReranker> ParseDocumentsReranker(absl::string_view name,
+                                                         absl::string_view field) {
+  if (name.empty() || name == "encoder") return DocumentsReranker::kEncoder;
+  if (name == "ibrp") return DocumentsReranker::kTrainedScorer;
+  return absl::InvalidArgumentError(
+      absl::StrCat(field, ": \"", name, "\" is not encoder or ibrp (the trained-scorer hybrid)"));
+}
 
 absl::StatusOr<DocumentsResult> RetrieveDocuments(const SubgraphDocuments& documents,
                                                   const Retriever& retriever,
@@ -114,19 +162,29 @@ absl::StatusOr<DocumentsResult> RetrieveDocuments(const SubgraphDocuments& docum
   for (const DocumentHit& hit : hits) {
     result.documents.push_back({hit.document, hit.similarity, hit.similarity});
   }
-  if (!query.topic_ids.empty() && !result.documents.empty()) {
-    result.dense_reason = WhyDense(documents, *model, query);
-    if (result.dense_reason.empty()) {
-      const absl::Status reranked =
-          RerankByScorer(documents, retriever, model, query, &result.documents);
-      // A scorer failure (an entity the model predates) keeps the dense order, as documented.
-      result.reranked = reranked.ok();
-      if (!reranked.ok()) {
-        result.dense_reason = absl::StrCat("trained scorer failed: ", reranked.message());
-        for (RankedDocument& d : result.documents) d.rerank_score = d.dense_score;
+  if (!result.documents.empty()) {
+    if (query.reranker == DocumentsReranker::kEncoder) {
+      if (absl::Now() >= query.deadline) {
+        result.dense_reason = "deadline reached before re-ranking";
+      } else {
+        RerankByEncoder(documents, model->embedder(), embedding, &result.documents);
+        result.reranked_by = "encoder";
+      }
+    } else {
+      result.dense_reason = WhyNotTheScorer(documents, *model, query);
+      if (result.dense_reason.empty()) {
+        const absl::Status reranked =
+            RerankByScorer(documents, retriever, model, query, &result.documents);
+        // A scorer failure (an entity the model predates) keeps the dense order, as documented.
+        if (reranked.ok()) {
+          result.reranked_by = "trained_scorer";
+        } else {
+          result.dense_reason = absl::StrCat("trained scorer failed: ", reranked.message());
+          for (RankedDocument& d : result.documents) d.rerank_score = d.dense_score;
+        }
       }
     }
-    if (result.reranked) result.model_version = model->version();
+    if (result.reranked_by != "dense") result.model_version = model->version();
   }
   if (result.documents.size() > static_cast<size_t>(query.rerank_k)) {
     result.documents.resize(query.rerank_k);

@@ -219,6 +219,10 @@ grpc::Status RetrieverServiceImpl::RetrieveDocuments(grpc::ServerContext* contex
   query.top_n = static_cast<int>(std::min<uint32_t>(request->top_n(), kMaxDocumentsTopN + 1));
   query.rerank_k = static_cast<int>(std::min<uint32_t>(request->rerank_k(), kMaxDocumentsTopN + 1));
   query.topic_ids.assign(request->topic_entity_ids().begin(), request->topic_entity_ids().end());
+  absl::StatusOr<DocumentsReranker> reranker =
+      ParseDocumentsReranker(request->reranker(), "reranker");
+  if (!reranker.ok()) return common::ToGrpcStatus(reranker.status());
+  query.reranker = *reranker;
   query.deadline = absl::FromChrono(context->deadline());
   absl::StatusOr<DocumentsResult> result =
       ::ibgraphrag::retriever::RetrieveDocuments(*documents, *retriever_, query);
@@ -262,8 +266,8 @@ void ToProto(const SubgraphDocuments& documents, const DocumentsResult& result,
   response->set_documents_version(absl::StrCat(manifest.version()));
   response->set_kg_version(manifest.kg_version());
   response->set_encoder_id(manifest.encoder_id());
-  // "dense (<why>)" when topic entities were given but the scorer could not re-rank.
-  std::string reranked_by = result.reranked ? "trained_scorer" : "dense";
+  // "dense (<why>)" when the re-ranker could not run.
+  std::string reranked_by = result.reranked_by;
   if (!result.dense_reason.empty()) absl::StrAppend(&reranked_by, " (", result.dense_reason, ")");
   response->set_reranked_by(reranked_by);
   response->set_model_version(result.model_version);

@@ -49,6 +49,25 @@ class SubgraphDocumentsTest : public ::testing::Test {
   DocumentsBuildOptions options_;
 };
 
+// The encoder re-ranker embeds a request's sentences in one batched call: its rows are the
+// one-text embeddings, in order, and an embedder without a batched form falls back to them.
+TEST(TextEmbedderTest, EmbedBatchRowsAreTheOneTextEmbeddings) {
+  absl::StatusOr<TextEmbedder> embedder = HashNgramEmbedder(64);
+  ASSERT_OK(embedder);
+  const std::vector<std::string> texts = {"Pioglitazone binds PPARG.", "",
+                                          "Metformin treats "
+                                          "diabetes."};
+  const std::vector<float> batched = embedder->EmbedBatch(texts);
+  TextEmbedder unbatched = *embedder;
+  unbatched.embed_batch = nullptr;
+  EXPECT_EQ(unbatched.EmbedBatch(texts), batched);
+  ASSERT_EQ(batched.size(), texts.size() * 64);
+  for (size_t i = 0; i < texts.size(); ++i) {
+    const std::vector<float> one = embedder->embed(texts[i]);
+    for (size_t k = 0; k < 64; ++k) EXPECT_FLOAT_EQ(batched[i * 64 + k], one[k]) << i << "," << k;
+  }
+}
+
 TEST_F(SubgraphDocumentsTest, OneDocumentPerCentreTripleOfEachDisease) {
   auto manifest = Build(dir_.path());
   ASSERT_OK(manifest);
@@ -191,20 +210,37 @@ TEST_F(RetrieveDocumentsTest, FindsTheDocumentOfTheQuestionsEntitiesAndReranks) 
   request.set_question("Does pioglitazone bind PPARG?");
   request.set_top_n(5);
   request.set_rerank_k(3);
-  pb::RetrieveDocumentsResponse dense;
-  grpc::Status status = Call(request, &dense);
+  // The baseline's own re-ranker (the default): each document's best sentence under the encoder.
+  pb::RetrieveDocumentsResponse by_encoder;
+  grpc::Status status = Call(request, &by_encoder);
   ASSERT_OK(status);
-  ASSERT_EQ(dense.documents_size(), 3);
-  EXPECT_EQ(dense.reranked_by(), "dense");
-  EXPECT_EQ(dense.documents_version(), "1");
-  // The document built around (pioglitazone, treats, diabetes) names both and its neighbour
-  // (pioglitazone, binds, PPARG): the best match for the question.
-  const pb::SubgraphDocument& best = dense.documents(0);
+  ASSERT_EQ(by_encoder.documents_size(), 3);
+  EXPECT_EQ(by_encoder.reranked_by(), "encoder");
+  EXPECT_EQ(by_encoder.model_version(), "1");
+  EXPECT_EQ(by_encoder.documents_version(), "1");
+  // The document whose sentence "Pioglitazone binds PPARG." restates the question ranks first.
+  const pb::SubgraphDocument& best = by_encoder.documents(0);
   EXPECT_THAT(best.text(), HasSubstr("Pioglitazone binds PPARG."));
-  EXPECT_GE(best.dense_score(), dense.documents(1).dense_score());
   ASSERT_GT(best.triples_size(), 1);
   EXPECT_EQ(best.triples(0).hop(), 1u);
   EXPECT_FALSE(best.triples(0).head().name().empty());
+  for (int i = 1; i < by_encoder.documents_size(); ++i) {
+    EXPECT_GE(by_encoder.documents(i - 1).rerank_score(), by_encoder.documents(i).rerank_score());
+  }
+  // A document's score is its best sentence's cosine, not the whole document's carried over.
+  EXPECT_NE(best.rerank_score(), best.dense_score());
+  EXPECT_LE(best.rerank_score(), 1.0001f);
+
+  // The hybrid without topic entities: the trained scorer cannot run and says so.
+  request.set_reranker("ibrp");
+  pb::RetrieveDocumentsResponse dense;
+  status = Call(request, &dense);
+  ASSERT_OK(status);
+  EXPECT_EQ(dense.reranked_by(), "dense (no topic entities for the trained scorer)");
+  EXPECT_EQ(dense.model_version(), "");
+  for (const pb::SubgraphDocument& document : dense.documents()) {
+    EXPECT_EQ(document.rerank_score(), document.dense_score());
+  }
 
   request.add_topic_entity_ids(kt::kPioglitazone);
   pb::RetrieveDocumentsResponse reranked;
@@ -230,6 +266,7 @@ TEST_F(RetrieveDocumentsTest, DocumentsOfAnotherKgVersionKeepTheDenseOrderAndSay
   request.set_question("Does pioglitazone bind PPARG?");
   request.set_top_n(5);
   request.set_rerank_k(3);
+  request.set_reranker("ibrp");
   request.add_topic_entity_ids(kt::kPioglitazone);
   pb::RetrieveDocumentsResponse response;
   const grpc::Status status = Call(request, &response);
@@ -267,6 +304,11 @@ TEST_F(RetrieveDocumentsTest, LimitsAndEncoderMismatchAreNamed) {
   request.set_rerank_k(6);
   status = Call(request, &response);
   EXPECT_THAT(status, StatusIs(grpc::StatusCode::INVALID_ARGUMENT, HasSubstr("rerank_k")));
+  request.set_rerank_k(3);
+  request.set_reranker("cross-encoder");
+  status = Call(request, &response);
+  EXPECT_THAT(status, StatusIs(grpc::StatusCode::INVALID_ARGUMENT,
+                               HasSubstr("reranker: \"cross-encoder\" is not encoder or ibrp")));
 }
 
 }  // namespace

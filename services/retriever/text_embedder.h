@@ -19,6 +19,21 @@ struct TextEmbedder {
   int dim = 0;
   // Thread-safe; returns an L2-normalised vector of `dim` floats (all zero for empty text).
   std::function<std::vector<float>(std::string_view)> embed;
+
+  // Many texts at once, row i at [i * dim, (i + 1) * dim): one batched call of the encoder where
+  // it has one (a trained encoder's MLP runs once), `embed` per text otherwise.
+  std::vector<float> EmbedBatch(const std::vector<std::string>& texts) const {
+    if (embed_batch) return embed_batch(texts);
+    std::vector<float> out;
+    out.reserve(texts.size() * static_cast<size_t>(dim));
+    for (const std::string& text : texts) {
+      const std::vector<float> row = embed(text);
+      out.insert(out.end(), row.begin(), row.end());
+    }
+    return out;
+  }
+  // Optional batched form of `embed` (same rows); unset = `embed` per text.
+  std::function<std::vector<float>(const std::vector<std::string>&)> embed_batch;
 };
 
 }  // namespace ibgraphrag::retriever

@@ -42,6 +42,7 @@ std::string PipelineConfig::Label() const {
     absl::StrAppend(&label, " kg_rag_min_sim=", *kg_rag_minimum_similarity);
   }
   if (!kg_rank_reranker.empty()) absl::StrAppend(&label, " kg_rank_reranker=", kg_rank_reranker);
+  if (!illama_reranker.empty()) absl::StrAppend(&label, " illama_reranker=", illama_reranker);
   if (!mode.empty()) label = absl::StrCat("mode=", mode, " ", label);
   return label;
 }
@@ -63,6 +64,7 @@ void PipelineConfig::ApplyTo(v1::PipelineOptions* options) const {
     options->set_kg_rag_minimum_similarity(*kg_rag_minimum_similarity);
   }
   if (!kg_rank_reranker.empty()) options->set_kg_rank_reranker(kg_rank_reranker);
+  if (!illama_reranker.empty()) options->set_illama_reranker(illama_reranker);
 }
 
 std::vector<PipelineConfig> AblationGrid(const PipelineConfig& base,

@@ -39,6 +39,8 @@ struct PipelineConfig {
   std::optional<float> kg_rag_minimum_similarity;
   // PipelineOptions.kg_rank_reranker ("encoder" or the "ibrp" hybrid); empty = the gateway's.
   std::string kg_rank_reranker;
+  // PipelineOptions.illama_reranker ("encoder" or the "ibrp" hybrid); empty = the gateway's.
+  std::string illama_reranker;
 
   // "msca=on ibrp=off top_k=10" (fields left to the gateway read "default").
   std::string Label() const;

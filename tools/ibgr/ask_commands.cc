@@ -45,6 +45,9 @@ ABSL_FLAG(std::string, api_key, "",
 ABSL_FLAG(std::string, kg_rank_reranker, "",
           "ask/eval --mode=kg_rank: what re-ranks the selection, encoder (the baseline's own) or "
           "ibrp (the hybrid with IBGraphRAG's scorer); empty = the gateway's (encoder)");
+ABSL_FLAG(std::string, illama_reranker, "",
+          "ask/eval --mode=illama: what re-ranks the dense documents, encoder (the baseline's own) "
+          "or ibrp (the hybrid with IBGraphRAG's scorer); empty = the gateway's (encoder)");
 ABSL_FLAG(double, kg_rag_min_similarity, 0.3,
           "ask/eval --mode=kg_rag: minimum cosine of a context sentence to the query, [-1, 1] "
           "(PipelineOptions.kg_rag_minimum_similarity; unset: the gateway's)");
@@ -240,10 +243,15 @@ absl::StatusOr<eval::PipelineConfig> PipelineFromFlags() {
   config.mode = absl::GetFlag(FLAGS_mode);
   if (Given("intent")) config.intent = absl::GetFlag(FLAGS_intent);
   config.kg_rank_reranker = absl::GetFlag(FLAGS_kg_rank_reranker);
-  if (!config.kg_rank_reranker.empty() && config.kg_rank_reranker != "encoder" &&
-      config.kg_rank_reranker != "ibrp") {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--kg_rank_reranker: \"", config.kg_rank_reranker, "\" is not encoder or ibrp"));
+  config.illama_reranker = absl::GetFlag(FLAGS_illama_reranker);
+  for (const auto& [flag, value] : {std::pair<absl::string_view, const std::string*>{
+                                        "--kg_rank_reranker", &config.kg_rank_reranker},
+                                    std::pair<absl::string_view, const std::string*>{
+                                        "--illama_reranker", &config.illama_reranker}}) {
+    if (!value->empty() && *value != "encoder" && *value != "ibrp") {
+      return absl::InvalidArgumentError(
+          absl::StrCat(flag, ": \"", *value, "\" is not encoder or ibrp"));
+    }
   }
   if (Given("kg_rag_min_similarity")) {
     const double value = absl::GetFlag(FLAGS_kg_rag_min_similarity);

@@ -78,15 +78,22 @@ bool FailsTheAnswer(const grpc::Status& status) {
 }
 
 // Why the documents kept their dense order, for the degradation flag.
-std::string WhyDense(const pb::RetrieveDocumentsResponse& documents,
+std::string WhyDense(const pb::RetrieveDocumentsResponse& documents, bool hybrid,
                      const pb::AnswerResponse& response) {
-  if (response.entities().empty()) return "no aligned entities for the trained re-ranker";
-  // The retriever says "dense (<why>)" when it had entities but could not re-rank.
+  if (hybrid && response.entities().empty()) {
+    return "no aligned entities for the trained re-ranker (ibrp hybrid)";
+  }
+  // The retriever says "dense (<why>)" when it could not re-rank.
   absl::string_view why = documents.reranked_by();
   if (absl::ConsumePrefix(&why, "dense (") && absl::ConsumeSuffix(&why, ")")) {
     return std::string(why);
   }
-  return "the trained re-ranker was unavailable";
+  return "the re-ranker was unavailable";
+}
+
+// The re-ranker the request asks for: "" / "encoder" (the baseline's own) or "ibrp" (hybrid).
+bool Hybrid(const pb::AnswerRequest& request) {
+  return request.pipeline().illama_reranker() == "ibrp";
 }
 
 }  // namespace
@@ -116,6 +123,7 @@ grpc::Status IllamaMode::RetrieveDocuments(const ModeCall& call, const PipelineS
   request.set_question(call.request.question());
   request.set_top_n(options_.top_n);
   request.set_rerank_k(options_.rerank_k);
+  request.set_reranker(Hybrid(call.request) ? "ibrp" : "encoder");
   for (uint32_t id : TopicIds(*call.response, options_.max_topic_entities)) {
     request.add_topic_entity_ids(id);
   }
@@ -139,9 +147,9 @@ grpc::Status IllamaMode::Run(const ModeCall& call, const PipelineStages& stages)
     documents.Clear();  // a partial response must not become evidence
     Flag(call.response, absl::StrCat("document retrieval failed (", DescribeStatus(status),
                                      "); answered without documents"));
-  } else if (documents.reranked_by() != "trained_scorer") {
-    Flag(call.response,
-         absl::StrCat("documents in dense order: ", WhyDense(documents, *call.response)));
+  } else if (documents.reranked_by() != (Hybrid(call.request) ? "trained_scorer" : "encoder")) {
+    Flag(call.response, absl::StrCat("documents in dense order: ",
+                                     WhyDense(documents, Hybrid(call.request), *call.response)));
   }
   if (!documents.kg_version().empty()) {
     call.response->mutable_versions()->set_kg_version(documents.kg_version());

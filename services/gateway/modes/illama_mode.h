@@ -1,8 +1,10 @@
 // illama: ILlama (paper 003) on the suite's KG. Subgraph documents (a centre triple and its
 // one-hop neighbourhood written as sentences) are built offline (`ibgr docs build`) and indexed
 // in FAISS with the suite's encoder; per question the retriever's RetrieveDocuments fetches the
-// dense top 50 and re-ranks them to 10 (the trained scorer stands in for the paper's
-// cross-encoder), and the reasoner answers from the documents: an LLM gets the paper's prompt
+// dense top 50 and re-ranks them to 10 (standing in for the paper's cross-encoder: by default
+// each document's best sentence's encoder similarity to the question; pipeline.illama_reranker
+// "ibrp" is the hybrid in which IBGraphRAG's trained scorer re-ranks), and the reasoner answers
+// from the documents: an LLM gets the paper's prompt
 // (Table 5: instruction, "### Context", "### Input", "### Response"), the extractive backend the
 // documents' triples as evidence. docs/modes.md says what follows the paper and what departs.
 #ifndef IBGRAPHRAG_SERVICES_GATEWAY_MODES_ILLAMA_MODE_H_
@@ -21,7 +23,7 @@ struct IllamaOptions {
   uint32_t top_n = 50;
   // Documents kept after re-ranking and given to the reasoner (paper §3.2: 10).
   uint32_t rerank_k = 10;
-  // Aligned entities passed to the re-ranker (the trained scorer's topic entities), at most.
+  // Aligned entities passed to the retriever (the hybrid's trained-scorer topic entities), at most.
   int max_topic_entities = 16;
   // Share of the time left that the RetrieveDocuments call may take.
   double retrieve_share = 0.4;

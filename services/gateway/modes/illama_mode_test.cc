@@ -10,6 +10,7 @@
 #include <chrono>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "common/test_util/fake_openai_server.h"
@@ -76,14 +77,22 @@ class IllamaModeTest : public ::testing::Test {
     suite_ = *std::move(suite);
   }
 
-  grpc::Status Ask(const std::string& backend, pb::AnswerResponse* response) {
+  grpc::Status Ask(const std::string& backend, pb::AnswerResponse* response,
+                   const std::string& reranker = "",
+                   const std::string& question = "Which drug treats type 2 diabetes mellitus?",
+                   bool with_options = true) {
     auto stub = pb::GatewayService::NewStub(grpc::CreateChannel(
         absl::StrCat("127.0.0.1:", suite_->port()), grpc::InsecureChannelCredentials()));
     pb::AnswerRequest request;
-    request.set_question("Which drug treats type 2 diabetes mellitus?");
-    request.add_options("Metformin");
-    request.add_options("Polyuria");
-    request.set_task(pb::TASK_MULTIPLE_CHOICE);
+    request.set_question(question);
+    request.mutable_pipeline()->set_illama_reranker(reranker);
+    if (with_options) {
+      request.add_options("Metformin");
+      request.add_options("Polyuria");
+      request.set_task(pb::TASK_MULTIPLE_CHOICE);
+    } else {
+      request.set_task(pb::TASK_OPEN);  // no options: no option entity aligned either
+    }
     request.mutable_pipeline()->set_mode("illama");
     request.mutable_pipeline()->set_reasoner_backend(backend);
     grpc::ClientContext context;
@@ -126,10 +135,45 @@ TEST_F(IllamaModeTest, LlmGetsThePapersPromptOverTheRerankedDocuments) {
   EXPECT_TRUE(response.answer().used_llm());
   EXPECT_EQ(response.answer().option_letter(), "A");
   EXPECT_EQ(response.llm_calls(), 1);
-  // Diabetes was aligned, so the trained scorer re-ranked: nothing degraded.
+  // The baseline's own re-ranker (encoder similarity) ran: nothing degraded.
   for (const pb::Degradation& d : response.degraded()) {
     EXPECT_NE(d.component(), "illama") << d.reason();
   }
+}
+
+// The baseline's own re-ranker needs no aligned entity; the "ibrp" hybrid (IBGraphRAG's trained
+// scorer) does, and says so when it has none; an unknown re-ranker is refused, naming the field.
+TEST_F(IllamaModeTest, TheOwnRerankerNeedsNoEntitiesTheHybridDoesAndOthersAreRefused) {
+  PublishDocuments(dir_.path());
+  StartSuite();
+  auto illama_flags = [](const pb::AnswerResponse& response) {
+    std::vector<std::string> out;
+    for (const pb::Degradation& d : response.degraded()) {
+      if (d.component() == "illama") out.push_back(d.reason());
+    }
+    return out;
+  };
+  const std::string no_entity = "Which of these is right?";
+  pb::AnswerResponse own;
+  ASSERT_OK(Ask("extractive", &own, "", no_entity, /*with_options=*/false));
+  EXPECT_THAT(illama_flags(own), ::testing::IsEmpty());
+  EXPECT_GT(own.evidence_size(), 0);
+
+  pb::AnswerResponse hybrid;
+  ASSERT_OK(Ask("extractive", &hybrid, "ibrp", no_entity, /*with_options=*/false));
+  EXPECT_THAT(illama_flags(hybrid),
+              ::testing::ElementsAre(HasSubstr("documents in dense order: no aligned entities for "
+                                               "the trained re-ranker (ibrp hybrid)")));
+  pb::AnswerResponse hybrid_with_entity;
+  ASSERT_OK(Ask("extractive", &hybrid_with_entity, "ibrp"));
+  EXPECT_THAT(illama_flags(hybrid_with_entity), ::testing::IsEmpty());
+  EXPECT_EQ(hybrid_with_entity.answer().option_letter(), "A");
+
+  pb::AnswerResponse refused;
+  const grpc::Status status = Ask("extractive", &refused, "cross-encoder");
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(status.error_message(),
+              HasSubstr("pipeline.illama_reranker: \"cross-encoder\" is not encoder or ibrp"));
 }
 
 TEST_F(IllamaModeTest, ExtractiveBackendAnswersFromTheDocumentsTriples) {
