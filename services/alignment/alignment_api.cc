@@ -35,9 +35,11 @@ absl::StatusOr<Lexicon> LoadLexicon(const LexiconSourceOptions& sources,
 
 absl::StatusOr<BundleBuildResult> BuildBundleFromSources(const LexiconSourceOptions& sources,
                                                          const EncoderSpec& encoder,
-                                                         const BundleBuildOptions& build) {
+                                                         const BundleBuildOptions& build,
+                                                         CommonNamesReport* common_names_report) {
   IBGR_ASSIGN_OR_RETURN(std::unique_ptr<TextEncoder> enc, CreateTextEncoder(encoder));
-  IBGR_ASSIGN_OR_RETURN(Lexicon lexicon, LoadLexicon(sources));
+  IBGR_ASSIGN_OR_RETURN(Lexicon lexicon,
+                        LoadLexicon(sources, /*umls_report=*/nullptr, common_names_report));
   return BuildAlignmentBundle(lexicon, *enc, build);
 }
 

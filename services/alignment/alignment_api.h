@@ -38,10 +38,11 @@ absl::StatusOr<Lexicon> LoadLexicon(const LexiconSourceOptions& sources,
                                     UmlsImportReport* umls_report = nullptr,
                                     CommonNamesReport* common_names_report = nullptr);
 
-// LoadLexicon + CreateTextEncoder + BuildAlignmentBundle.
-absl::StatusOr<BundleBuildResult> BuildBundleFromSources(const LexiconSourceOptions& sources,
-                                                         const EncoderSpec& encoder,
-                                                         const BundleBuildOptions& build);
+// LoadLexicon + CreateTextEncoder + BuildAlignmentBundle; `common_names_report` (optional)
+// receives what the everyday names added and which rows matched nothing.
+absl::StatusOr<BundleBuildResult> BuildBundleFromSources(
+    const LexiconSourceOptions& sources, const EncoderSpec& encoder,
+    const BundleBuildOptions& build, CommonNamesReport* common_names_report = nullptr);
 
 struct LocalAlignerOptions {
   // The bundle: `bundle_dir` when set, else the pinned or newest version under `base_path`.

@@ -28,7 +28,8 @@ struct CommonNameRow {
   const char* external_id;
   const char* kg_name;
   // Names to add ("aspirin"). Names that read as abbreviations (IsAbbreviationLike: "SSRI",
-  // "NSAIDs") become abbreviations, matched case-sensitively like every other abbreviation.
+  // "NSAID"; not "NSAIDs", which has a lower-case letter) become abbreviations, matched
+  // case-sensitively like every other abbreviation.
   std::vector<const char*> names;
 };
 
@@ -45,7 +46,7 @@ struct CommonNamesReport {
   std::vector<std::string> unmatched;
 };
 
-// Adds the rows' names to the entries they match (by external id, then the preferred name).
+// Adds the rows' names to the entries they match (by external id and preferred name, both).
 // Appends " + common-names:<rows matched>" to lexicon->source so bundle manifests say so.
 CommonNamesReport AddCommonNames(const std::vector<CommonNameRow>& rows, Lexicon* lexicon);
 

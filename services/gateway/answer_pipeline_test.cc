@@ -8,6 +8,8 @@
 #include <mutex>
 #include <string>
 #include <tuple>
+#include <utility>
+#include <vector>
 
 #include "common/test_util/status_matchers.h"
 #include "gmock/gmock.h"
@@ -33,6 +35,19 @@ class FakeAlignment final : public pb::AlignmentService::Service {
     e->mutable_entity()->set_name("type 2 diabetes mellitus");
     e->mutable_mention()->set_begin(0);
     e->mutable_mention()->set_end(4);
+    // Two senses of one mention ("epilepsy": the disease and the phenotype), then a second one.
+    for (const auto& [word, ids] :
+         {std::pair<std::string, std::vector<uint32_t>>{"epilepsy", {11u, 12u}},
+          std::pair<std::string, std::vector<uint32_t>>{"bipolar disorder", {13u}}}) {
+      const size_t at = request->text().find(word);
+      if (at == std::string::npos) continue;
+      for (uint32_t id : ids) {
+        pb::AlignedEntity* sense = response->add_kept();
+        sense->mutable_entity()->set_id(id);
+        sense->mutable_mention()->set_begin(static_cast<uint32_t>(at));
+        sense->mutable_mention()->set_end(static_cast<uint32_t>(at + word.size()));
+      }
+    }
     if (const size_t at = request->text().find("\nTTN"); at != std::string::npos) {
       for (auto [list, id, type] : {std::tuple{response->mutable_kept(), 7u, "symptom"},
                                     std::tuple{response->mutable_rejected(), 8u, "gene"}}) {
@@ -198,6 +213,21 @@ TEST_F(AnswerPipelineTest, ReadsTheIntentOnceAndSendsItToRetrieverAndReasoner) {
   EXPECT_THAT(reasoner_.last().intent().answer_types(), ::testing::ElementsAre("compound"));
   EXPECT_EQ(reasoner_.last().intent().origin(), "question");
   EXPECT_FALSE(reasoner_.last().intent_disabled());
+}
+
+// The reasoner learns which mention each topic entity came from: the senses of one mention share
+// a number, the next mention gets the next, and entities of option lines are not topics at all.
+TEST_F(AnswerPipelineTest, SendsTheMentionOfEachTopicEntity) {
+  pb::AnswerRequest request;
+  request.set_question("Which drugs treat both epilepsy and bipolar disorder?");
+  request.add_options("TTN");
+  pb::AnswerResponse response;
+  ASSERT_OK(Answer(PipelineConfig(), request, &response));
+  const pb::ReasonRequest sent = reasoner_.last();
+  std::vector<uint32_t> ids;
+  for (const pb::EntityRef& e : sent.topic_entities()) ids.push_back(e.id());
+  EXPECT_THAT(ids, ::testing::ElementsAre(5u, 11u, 12u, 13u));
+  EXPECT_THAT(sent.topic_mentions(), ::testing::ElementsAre(0u, 1u, 1u, 2u));
 }
 
 TEST_F(AnswerPipelineTest, OptionsAreReadAsTheTypeTheQuestionAsksFor) {

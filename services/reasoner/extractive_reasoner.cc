@@ -494,18 +494,19 @@ struct Connections {
 // topics too; an option is not connected to itself). Each counts for an option when the option
 // has support from that entity's topic nodes alone (TopicReach). With fewer than two entities:
 // 1 for a supported option, 0 otherwise, so the ranking is by support alone.
-// The question entities: topic groups no option names, ascending.
+// The question entities: topic groups with a node no option names, ascending. A group of one
+// name is named or not as a whole; a group of one mention keeps its question entity when one of
+// its senses is an option ("epilepsy" kept as the disease and as the phenotype "Seizures", with
+// "Seizures" an option: the question still asks about epilepsy).
 std::vector<int> QuestionGroups(const EvidenceGraph& graph,
                                 const std::vector<std::vector<double>>& matches) {
-  absl::flat_hash_set<int> groups, named;
+  absl::flat_hash_set<int> groups;
   for (size_t n = 0; n < graph.nodes.size(); ++n) {
     if (!graph.nodes[n].topic) continue;
-    groups.insert(graph.nodes[n].topic_group);
-    for (const std::vector<double>& match : matches) {
-      if (match[n] > 0.0) named.insert(graph.nodes[n].topic_group);
-    }
+    bool named = false;
+    for (const std::vector<double>& match : matches) named = named || match[n] > 0.0;
+    if (!named) groups.insert(graph.nodes[n].topic_group);
   }
-  for (int g : named) groups.erase(g);
   std::vector<int> out(groups.begin(), groups.end());
   std::sort(out.begin(), out.end());
   return out;

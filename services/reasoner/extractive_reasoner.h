@@ -23,14 +23,14 @@
 // Jaccard is at least min_name_match; differing numbers ("type 1" vs "type 2") never match.
 // support(option) = sum over triples (u, e) with e named by the option and u reached, u not
 // named by the option, of match * reach(u) * w * (u anchored ? 1 : hop_decay). Question entities
-// are the request's topic entities found in the evidence, those of one name counted once ("diabetes
-// mellitus" the disease and the phenotype), leaving out any an option names (the gateway sends
-// option entities as topics too). With two or more of them, each option's support is also
-// computed per entity, from that entity's topic nodes alone and never through another topic,
-// and connected(option) = the number of entities with support > 0. Options rank by
-// (connected, support): an option tied to every entity beats one tied strongly to one only;
-// the runner-up counts for ties and low confidence only when as connected as the winner. The
-// best option wins; zero support means insufficient evidence and no choice; a tie means no
+// are the request's topic entities found in the evidence, those of one question mention counted
+// once (topic_mentions; without it, those of one name: "diabetes mellitus" the disease and the
+// phenotype), leaving out a mention or name every sense of which an option names. With two or more
+// of them, each option's support is also computed per entity, from that entity's topic nodes alone
+// and never through another topic, and connected(option) = the number of entities with support > 0.
+// Options rank by (connected, support): an option tied to every entity beats one tied strongly to
+// one only; the runner-up counts for ties and low confidence only when as connected as the winner.
+// The best option wins; zero support means insufficient evidence and no choice; a tie means no
 // choice and low confidence. Questions asking for the exception ("not", "except", "least")
 // choose the only unsupported option when every other option is supported, and are flagged low
 // confidence.

@@ -461,6 +461,8 @@ ReasonRequest DiabetesDrugsRequest() {
             {"hetionet", "pharmacotherapydb", "drugcentral"}),
       Typed("DrugBank:DB01120", "Gliclazide", "compound", "drug treats disease", "DOID:9352",
             "type 2 diabetes mellitus", "disease", 0.6, {"hetionet"}),
+      // DrugCentral alone (Hetionet's treats edges are PharmacotherapyDB's, so "hetionet" never
+      // comes without "pharmacotherapydb" on a treats triple of the real KG).
       Typed("DrugBank:DB01067", "Glipizide", "compound", "drug treats disease", "DOID:9352",
             "type 2 diabetes mellitus", "disease", 0.7, {"drugcentral"}),
       // Not linked to the topic: a drug treating another disease is no answer.
@@ -596,6 +598,29 @@ TEST(ExtractiveOpenIntentTest, AllOfCountsTheSensesOfOneMentionAsOneQuestionEnti
   EXPECT_EQ(result.answers, (std::vector<std::string>{"Carbamazepine"}));
   ASSERT_EQ(result.answer_entities.size(), 1u);
   EXPECT_EQ(result.answer_entities[0].topics_linked, 2);
+}
+
+// A mention one sense of which is an option still asks about its other sense: "epilepsy" kept as
+// the disease and as the phenotype "Seizures", with "Seizures" an option, is one question entity.
+TEST(ExtractiveMultipleChoiceTest, AMentionWhoseOtherSenseIsAnOptionStaysAQuestionEntity) {
+  ReasonRequest request;
+  request.task = Task::kMultipleChoice;
+  request.question = "Which of these is a symptom of epilepsy?";
+  request.options = {"Seizures", "Jaundice"};
+  request.topic_entities = {{"DOID:1826", "epilepsy", "disease"},
+                            {"HP:0001250", "Seizures", "phenotype"}};
+  request.topic_mentions = {0, 0};
+  request.evidence = {
+      Typed("DOID:1826", "epilepsy", "disease", "disease presents symptom", "HP:0001250",
+            "Seizures", "phenotype", 0.9, {"hsdn"}),
+      Typed("DOID:9", "hepatitis", "disease", "disease presents symptom", "HP:1", "Jaundice",
+            "phenotype", 0.9, {"hsdn"}),
+  };
+  const ReasonResult result =
+      ReasonExtractively(request, Task::kMultipleChoice, ExtractiveOptions());
+  EXPECT_EQ(result.option_letter, "A");
+  EXPECT_EQ(result.signals.topics_present, 1);
+  EXPECT_EQ(result.signals.linked_options, 1);
 }
 
 TEST(ExtractiveOpenIntentTest, TheAnswerTypeFiltersAndAnEmptyIntentRestoresPaths) {

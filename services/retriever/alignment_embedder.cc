@@ -1,6 +1,7 @@
 #include "services/retriever/alignment_embedder.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -21,10 +22,19 @@ TextEmbedder EmbedderFromEncoder(std::shared_ptr<const alignment::TextEncoder> e
     return *std::move(v);
   };
   e.embed_batch = [encoder](const std::vector<std::string>& texts) {
-    std::vector<float> out(texts.size() * static_cast<size_t>(encoder->dim()), 0.0f);
-    // A failed batch leaves zero rows (cosine 0), as `embed` does for one text.
-    if (!encoder->EncodeBatch(texts, absl::MakeSpan(out)).ok())
-      std::fill(out.begin(), out.end(), 0.0f);
+    const size_t dim = static_cast<size_t>(encoder->dim());
+    std::vector<float> out(texts.size() * dim, 0.0f);
+    if (encoder->EncodeBatch(texts, absl::MakeSpan(out)).ok()) return out;
+    // A failed batch is encoded text by text, so only a text that fails on its own is a zero row
+    // (cosine 0), as `embed` gives for it.
+    for (size_t i = 0; i < texts.size(); ++i) {
+      absl::StatusOr<std::vector<float>> v = encoder->Encode(texts[i]);
+      if (v.ok() && v->size() == dim) {
+        std::copy(v->begin(), v->end(), out.begin() + static_cast<std::ptrdiff_t>(i * dim));
+      } else {
+        std::fill_n(out.begin() + static_cast<std::ptrdiff_t>(i * dim), dim, 0.0f);
+      }
+    }
     return out;
   };
   return e;

@@ -87,9 +87,11 @@ absl::Status RerankByScorer(const SubgraphDocuments& documents, const Retriever&
 }
 
 // Re-ranks the same leading documents by their best sentence's cosine to the question under the
-// encoder that embedded the question (unit vectors: the inner product).
-void RerankByEncoder(const SubgraphDocuments& documents, const TextEmbedder& embedder,
-                     const std::vector<float>& question, std::vector<RankedDocument>* ranked) {
+// encoder that embedded the question (unit vectors: the inner product). INTERNAL, order
+// untouched, when the encoder returns the wrong number of floats.
+absl::Status RerankByEncoder(const SubgraphDocuments& documents, const TextEmbedder& embedder,
+                             const std::vector<float>& question,
+                             std::vector<RankedDocument>* ranked) {
   const size_t rerank = RerankPrefix(documents, *ranked);
   std::vector<std::string> sentences;
   for (size_t d = 0; d < rerank; ++d) {
@@ -102,18 +104,21 @@ void RerankByEncoder(const SubgraphDocuments& documents, const TextEmbedder& emb
   // One batched call: the documents' sentences are at most kMaxRerankTriples.
   const std::vector<float> rows = embedder.EmbedBatch(sentences);
   const size_t dim = question.size();
+  if (rows.size() != sentences.size() * dim) {
+    return absl::InternalError(absl::StrCat("the encoder returned ", rows.size(), " floats for ",
+                                            sentences.size(), " sentences of ", dim));
+  }
   std::vector<float> best(rerank, -1.0f);
   size_t next = 0;
   for (size_t d = 0; d < rerank; ++d) {
     for (size_t i = 0; i < documents.Triples((*ranked)[d].document).size(); ++i, ++next) {
       float dot = 0;
-      for (size_t k = 0; k < dim && next * dim + k < rows.size(); ++k) {
-        dot += rows[next * dim + k] * question[k];
-      }
+      for (size_t k = 0; k < dim; ++k) dot += rows[next * dim + k] * question[k];
       best[d] = std::max(best[d], dot);
     }
   }
   OrderByRerankScores(best, ranked);
+  return absl::OkStatus();
 }
 
 // Why the trained scorer must not re-rank these documents now (empty: it may).
@@ -166,9 +171,12 @@ absl::StatusOr<DocumentsResult> RetrieveDocuments(const SubgraphDocuments& docum
     if (query.reranker == DocumentsReranker::kEncoder) {
       if (absl::Now() >= query.deadline) {
         result.dense_reason = "deadline reached before re-ranking";
-      } else {
-        RerankByEncoder(documents, model->embedder(), embedding, &result.documents);
+      } else if (const absl::Status reranked =
+                     RerankByEncoder(documents, model->embedder(), embedding, &result.documents);
+                 reranked.ok()) {
         result.reranked_by = "encoder";
+      } else {
+        result.dense_reason = absl::StrCat("encoder re-ranking failed: ", reranked.message());
       }
     } else {
       result.dense_reason = WhyNotTheScorer(documents, *model, query);

@@ -49,7 +49,7 @@ class SubgraphDocumentsTest : public ::testing::Test {
   DocumentsBuildOptions options_;
 };
 
-// The encoder re-ranker embeds a request's sentences in one batched call: its rows are the
+// The encoder re-ranker embeds a request's sentences in one batch call: its rows are the
 // one-text embeddings, in order, and an embedder without a batched form falls back to them.
 TEST(TextEmbedderTest, EmbedBatchRowsAreTheOneTextEmbeddings) {
   absl::StatusOr<TextEmbedder> embedder = HashNgramEmbedder(64);

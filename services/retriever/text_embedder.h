@@ -20,8 +20,9 @@ struct TextEmbedder {
   // Thread-safe; returns an L2-normalised vector of `dim` floats (all zero for empty text).
   std::function<std::vector<float>(std::string_view)> embed;
 
-  // Many texts at once, row i at [i * dim, (i + 1) * dim): one batched call of the encoder where
-  // it has one (a trained encoder's MLP runs once), `embed` per text otherwise.
+  // Many texts at once, row i at [i * dim, (i + 1) * dim): one call of the encoder's batch form
+  // where it has one (no per-text call overhead; the trained encoder still runs its MLP per
+  // text), `embed` per text otherwise.
   std::vector<float> EmbedBatch(const std::vector<std::string>& texts) const {
     if (embed_batch) return embed_batch(texts);
     std::vector<float> out;

@@ -99,8 +99,17 @@ int AlignBuild(const std::vector<std::string>& args) {
   const absl::Time start = absl::Now();
   absl::StatusOr<alignment::EncoderSpec> encoder = BuildEncoderSpecFromFlags();
   if (!encoder.ok()) return Fail(encoder.status());
-  auto result = alignment::BuildBundleFromSources(sources, *encoder, build);
+  alignment::CommonNamesReport common_names;
+  auto result = alignment::BuildBundleFromSources(sources, *encoder, build, &common_names);
   if (!result.ok()) return Fail(result.status());
+  std::printf(
+      "everyday drug and class names: %lld of %lld rows matched, %lld names added\n",
+      static_cast<long long>(common_names.rows_matched), static_cast<long long>(common_names.rows),
+      static_cast<long long>(common_names.synonyms_added + common_names.abbreviations_added));
+  for (const std::string& row : common_names.unmatched) {
+    std::printf("  unmatched (the KG has no such entity; its names were not added): %s\n",
+                row.c_str());
+  }
   std::printf("bundle: %s\n  encoder %s (dim %d), %lld entries, %lld index rows (%s), %.1f s\n",
               result->dir.c_str(), result->manifest.encoder_id.c_str(), result->manifest.dim,
               static_cast<long long>(result->manifest.entries),

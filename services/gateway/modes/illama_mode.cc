@@ -147,7 +147,8 @@ grpc::Status IllamaMode::Run(const ModeCall& call, const PipelineStages& stages)
     documents.Clear();  // a partial response must not become evidence
     Flag(call.response, absl::StrCat("document retrieval failed (", DescribeStatus(status),
                                      "); answered without documents"));
-  } else if (documents.reranked_by() != (Hybrid(call.request) ? "trained_scorer" : "encoder")) {
+  } else if (documents.documents_size() > 0 &&
+             documents.reranked_by() != (Hybrid(call.request) ? "trained_scorer" : "encoder")) {
     Flag(call.response, absl::StrCat("documents in dense order: ",
                                      WhyDense(documents, Hybrid(call.request), *call.response)));
   }
