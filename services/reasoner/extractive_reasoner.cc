@@ -349,11 +349,12 @@ std::vector<std::string> TripleSources(const EvidenceTriple& t) {
 
 // How strongly one triple backs an answer, the reach of its topic end aside: its retriever score,
 // more for each independent source (source_lineage.h: a compilation and the primary file it was
-// compiled from count once), and up to half more for its source's own score.
-double TripleStrength(const EvidenceGraph& graph, const EvidenceTriple& e, int t) {
+// compiled from count once), and up to half more for its source's own score. `sources` is
+// TripleSources(e), which the callers keep too.
+double TripleStrength(const EvidenceGraph& graph, const EvidenceTriple& e, int t,
+                      const std::vector<std::string>& sources) {
   const double source_score = e.source_score >= 0.0 ? std::clamp(e.source_score, 0.0, 1.0) : 0.0;
-  return graph.score[t] *
-         (1.0 + static_cast<double>(IndependentSourceCount(TripleSources(e), e.relation))) *
+  return graph.score[t] * (1.0 + static_cast<double>(IndependentSourceCount(sources, e.relation))) *
          (1.0 + 0.5 * source_score);
 }
 
@@ -591,6 +592,8 @@ IntentLinks LinkOptionsByIntent(const ReasonRequest& request, const EvidenceGrap
       if (!intent.AsksFor(e.relation)) continue;
       const common::QuestionIntent::AnswerEnds ends = intent.AnswerEndsOf(e.relation);
       const auto [head, tail] = graph.ends[t];
+      const std::vector<std::string> triple_sources = TripleSources(e);
+      const double strength = TripleStrength(graph, e, static_cast<int>(t), triple_sources);
       for (const auto& [answer, other, ref, allowed] :
            {std::tuple{tail, head, &e.tail, ends.tail},
             std::tuple{head, tail, &e.head, ends.head}}) {
@@ -598,10 +601,10 @@ IntentLinks LinkOptionsByIntent(const ReasonRequest& request, const EvidenceGrap
         if (!intent.AcceptsType(ref->type)) continue;
         for (size_t o = 0; o < num_options; ++o) {
           if (matches[o][answer] <= 0.0 || matches[o][other] > 0.0) continue;
-          const double value = matches[o][answer] * TripleStrength(graph, e, static_cast<int>(t));
+          const double value = matches[o][answer] * strength;
           links.strength[o] += value;
           links.triples[o].push_back({value, static_cast<int>(t), other});
-          for (std::string& source : TripleSources(e)) sources[o].insert(std::move(source));
+          sources[o].insert(triple_sources.begin(), triple_sources.end());
           linked[o] = true;
         }
       }
@@ -1130,7 +1133,8 @@ ReasonResult OpenByIntent(const ReasonRequest& request, const EvidenceGraph& gra
       Candidate& c = by_node[answer];
       c.node = answer;
       const std::vector<std::string> sources = TripleSources(e);
-      c.support += graph.reach.value[other] * TripleStrength(graph, e, static_cast<int>(t));
+      c.support +=
+          graph.reach.value[other] * TripleStrength(graph, e, static_cast<int>(t), sources);
       c.triples.push_back(static_cast<int>(t));
       c.groups.insert(graph.nodes[other].topic ? graph.nodes[other].topic_group : -1);
       c.sources.insert(c.sources.end(), sources.begin(), sources.end());

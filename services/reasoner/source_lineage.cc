@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "absl/container/flat_hash_set.h"
+#include "absl/container/inlined_vector.h"
 
 namespace ibgraphrag::reasoner {
 namespace {
@@ -36,18 +36,24 @@ constexpr LineageRule kRules[] = {
 
 }  // namespace
 
-std::string SourceLineage(absl::string_view source, absl::string_view relation) {
+absl::string_view SourceLineage(absl::string_view source, absl::string_view relation) {
   for (const LineageRule& rule : kRules) {
     if (rule.source == source && (rule.relation.empty() || rule.relation == relation)) {
-      return std::string(rule.lineage);
+      return rule.lineage;
     }
   }
-  return std::string(source);
+  return source;
 }
 
 int IndependentSourceCount(const std::vector<std::string>& sources, absl::string_view relation) {
-  absl::flat_hash_set<std::string> lineages;
-  for (const std::string& source : sources) lineages.insert(SourceLineage(source, relation));
+  // A triple has a handful of sources: a linear scan, no allocation per triple scored.
+  absl::InlinedVector<absl::string_view, 8> lineages;
+  for (const std::string& source : sources) {
+    const absl::string_view lineage = SourceLineage(source, relation);
+    if (std::find(lineages.begin(), lineages.end(), lineage) == lineages.end()) {
+      lineages.push_back(lineage);
+    }
+  }
   return static_cast<int>(lineages.size());
 }
 

@@ -28,8 +28,9 @@
 namespace ibgraphrag::reasoner {
 
 // The primary source of `source` for a triple of `relation` ("hetionet", "drug causes side
-// effect" -> "sider-side-effects"); `source` itself when it is primary or unknown.
-std::string SourceLineage(absl::string_view source, absl::string_view relation);
+// effect" -> "sider-side-effects"); `source` itself (the same view) when it is primary or
+// unknown, so the result lives as long as `source` does.
+absl::string_view SourceLineage(absl::string_view source, absl::string_view relation);
 
 // The number of distinct lineages among `sources` for a triple of `relation`.
 int IndependentSourceCount(const std::vector<std::string>& sources, absl::string_view relation);
