@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# Answer-RPC load on the embedded KG with the extractive backend, in both deployment forms, in one
-# sitting: the all-in-one `ibgraphrag`, then the five binaries as separate processes on loopback.
-# Prints one Markdown table per form (gateway_loadgen's columns) and the load average.
+# Answer-RPC load on the embedded KG with the extractive backend, in every deployment form, in one
+# sitting: the all-in-one `ibgraphrag`; the five binaries as separate processes on loopback with
+# the retriever reading its own read-only KG replica (the form the manifests run); and the same
+# with the retriever fetching subgraphs from kgstore over gRPC. Prints one Markdown table per form
+# (gateway_loadgen's columns) and the load average. Each form first answers the same 200 questions
+# one by one; the script says whether the distributed forms' answers equal the all-in-one's.
 #
 #   bench/gateway_bench.sh --base=artifacts [--seconds=10] [--clients=1,16]
 #
@@ -16,10 +19,18 @@ PIDS=()
 cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; }
 trap cleanup EXIT
 
-run_load() {  # label, port
+run_load() {  # label, port, answers file
   echo "### $1 (load average: $(cut -d' ' -f1-3 /proc/loadavg))"
   "$BIN/gateway_loadgen" --target="127.0.0.1:$2" --clients="$CLIENTS" \
-    --seconds="$SECONDS_PER_LEVEL" --questions="$QUESTIONS"
+    --seconds="$SECONDS_PER_LEVEL" --questions="$QUESTIONS" --answers_out="$3"
+  echo
+}
+
+same_answers() {  # label, answers file
+  local n diff
+  n=$(wc -l <"$LOGS/answers-all-in-one.txt")
+  diff=$(diff "$LOGS/answers-all-in-one.txt" "$2" | grep -c '^<' || true)
+  echo "$1: $((n - diff)) of $n answers identical to the all-in-one's"
   echo
 }
 
@@ -27,27 +38,37 @@ run_load() {  # label, port
   >"$LOGS/ibgraphrag.log" 2>&1 &
 PIDS+=($!)
 wait_ready "$LOGS/ibgraphrag.log" "ibgraphrag: ready"
-run_load "all-in-one (ibgraphrag)" 57201
+run_load "all-in-one (ibgraphrag)" 57201 "$LOGS/answers-all-in-one.txt"
 cleanup; PIDS=()
 
-common=(--host=127.0.0.1 --metrics_port=-1)
-"$BIN/kgstore" --base="$BASE" --read_only --port=57302 "${common[@]}" >"$LOGS/kgstore.log" 2>&1 &
-PIDS+=($!)
-"$BIN/alignment" --base="$BASE" --port=57303 "${common[@]}" >"$LOGS/alignment.log" 2>&1 &
-PIDS+=($!)
-"$BIN/reasoner" --port=57305 "${common[@]}" >"$LOGS/reasoner.log" 2>&1 &
-PIDS+=($!)
-wait_ready "$LOGS/kgstore.log" "kgstore: ready"
-"$BIN/retriever" --base="$BASE" --kgstore=127.0.0.1:57302 --port=57304 "${common[@]}" \
-  >"$LOGS/retriever.log" 2>&1 &
-PIDS+=($!)
-wait_ready "$LOGS/alignment.log" "alignment: ready"
-wait_ready "$LOGS/reasoner.log" "reasoner: ready"
-wait_ready "$LOGS/retriever.log" "retriever: ready"
-"$BIN/gateway" --alignment=127.0.0.1:57303 --retriever=127.0.0.1:57304 \
-  --reasoner=127.0.0.1:57305 --kgstore=127.0.0.1:57302 --port=57301 "${common[@]}" \
-  >"$LOGS/gateway.log" 2>&1 &
-PIDS+=($!)
-wait_ready "$LOGS/gateway.log" "gateway: ready"
-run_load "distributed (five processes on loopback)" 57301
+run_distributed() {  # label, answers file, retriever's KG flags...
+  local label="$1" answers="$2"
+  shift 2
+  common=(--host=127.0.0.1 --metrics_port=-1)
+  "$BIN/kgstore" --base="$BASE" --read_only --port=57302 "${common[@]}" >"$LOGS/kgstore.log" 2>&1 &
+  PIDS+=($!)
+  "$BIN/alignment" --base="$BASE" --port=57303 "${common[@]}" >"$LOGS/alignment.log" 2>&1 &
+  PIDS+=($!)
+  "$BIN/reasoner" --port=57305 "${common[@]}" >"$LOGS/reasoner.log" 2>&1 &
+  PIDS+=($!)
+  wait_ready "$LOGS/kgstore.log" "kgstore: ready"
+  "$BIN/retriever" --base="$BASE" "$@" --port=57304 "${common[@]}" >"$LOGS/retriever.log" 2>&1 &
+  PIDS+=($!)
+  wait_ready "$LOGS/alignment.log" "alignment: ready"
+  wait_ready "$LOGS/reasoner.log" "reasoner: ready"
+  wait_ready "$LOGS/retriever.log" "retriever: ready"
+  "$BIN/gateway" --alignment=127.0.0.1:57303 --retriever=127.0.0.1:57304 \
+    --reasoner=127.0.0.1:57305 --kgstore=127.0.0.1:57302 --port=57301 "${common[@]}" \
+    >"$LOGS/gateway.log" 2>&1 &
+  PIDS+=($!)
+  wait_ready "$LOGS/gateway.log" "gateway: ready"
+  run_load "$label" 57301 "$answers"
+  same_answers "$label" "$answers"
+  cleanup; PIDS=()
+}
+
+run_distributed "distributed, retriever with its own KG replica (five processes on loopback)" \
+  "$LOGS/answers-replica.txt"
+run_distributed "distributed, retriever fetching subgraphs from kgstore over gRPC" \
+  "$LOGS/answers-kgstore.txt" --kgstore=127.0.0.1:57302
 rm -rf "$LOGS"

@@ -7,6 +7,11 @@
 //
 //   gateway_loadgen --target=127.0.0.1:50051 --clients=1,16 --seconds=10 \
 //       --questions=../shared/data/qa/biomixqa-true-false.csv [--api_key=KEY]
+//       [--answers_out=FILE --answers_count=200]
+//
+// --answers_out first asks the first --answers_count questions one at a time and writes each
+// response, less its timings and request id, as one line (protobuf text format) to FILE: two
+// deployment forms on the same artifacts must write identical files (bench/gateway_bench.sh).
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -19,6 +24,7 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "common/qa/qa_datasets.h"
 #include "grpcpp/grpcpp.h"
@@ -33,6 +39,9 @@ ABSL_FLAG(int, warmup, 20, "unmeasured requests per client before measuring");
 ABSL_FLAG(int, deadline_ms, 5000, "deadline of each call");
 ABSL_FLAG(std::string, api_key, "", "API key (sent as authorization: Bearer)");
 ABSL_FLAG(std::string, backend, "", "reasoner backend (empty: the gateway's default)");
+ABSL_FLAG(std::string, answers_out, "",
+          "before the load, write the responses to the first --answers_count questions here");
+ABSL_FLAG(int, answers_count, 200, "questions answered into --answers_out");
 
 namespace {
 
@@ -54,6 +63,40 @@ struct Sample {
   double beyond_stages_ms = 0;
 };
 
+pb::AnswerRequest FactRequest(const std::string& question) {
+  pb::AnswerRequest request;
+  request.set_question(question);
+  request.set_task(pb::TASK_FACT_VERIFICATION);
+  request.mutable_pipeline()->set_reasoner_backend(absl::GetFlag(FLAGS_backend));
+  return request;
+}
+
+// One line per question: the response without what differs between calls (timings, request
+// id), or the error. False when the file cannot be written.
+bool WriteAnswers(pb::GatewayService::Stub* stub, const std::vector<std::string>& questions) {
+  FILE* out = std::fopen(absl::GetFlag(FLAGS_answers_out).c_str(), "w");
+  if (out == nullptr) return false;
+  const size_t n =
+      std::min(questions.size(), static_cast<size_t>(absl::GetFlag(FLAGS_answers_count)));
+  for (size_t i = 0; i < n; ++i) {
+    grpc::ClientContext ctx;
+    ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
+    if (!absl::GetFlag(FLAGS_api_key).empty()) {
+      ctx.AddMetadata("authorization", "Bearer " + absl::GetFlag(FLAGS_api_key));
+    }
+    pb::AnswerResponse response;
+    const grpc::Status status = stub->Answer(&ctx, FactRequest(questions[i]), &response);
+    response.clear_timings();
+    response.clear_request_id();
+    const std::string line =
+        status.ok()
+            ? absl::StrReplaceAll(response.ShortDebugString(), {{"\n", " "}})
+            : "error " + std::to_string(status.error_code()) + ": " + status.error_message();
+    std::fprintf(out, "%s\n", line.c_str());
+  }
+  return std::fclose(out) == 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -71,6 +114,10 @@ int main(int argc, char** argv) {
   auto channel =
       grpc::CreateChannel(absl::GetFlag(FLAGS_target), grpc::InsecureChannelCredentials());
   auto stub = pb::GatewayService::NewStub(channel);
+  if (!absl::GetFlag(FLAGS_answers_out).empty() && !WriteAnswers(stub.get(), questions)) {
+    std::fprintf(stderr, "cannot write --answers_out\n");
+    return 1;
+  }
   std::printf(
       "| clients | answers | answers/s | p50 ms | p95 ms | p99 ms | align p50 | retrieve "
       "p50 | reason p50 | gateway overhead p50 | overhead p99 | client - stages p50 | degraded | "
@@ -90,10 +137,7 @@ int main(int argc, char** argv) {
       threads.emplace_back([&, c] {
         size_t next = static_cast<size_t>(c) * 7919 % questions.size();
         auto call = [&](Sample* sample) {
-          pb::AnswerRequest request;
-          request.set_question(questions[next++ % questions.size()]);
-          request.set_task(pb::TASK_FACT_VERIFICATION);
-          request.mutable_pipeline()->set_reasoner_backend(absl::GetFlag(FLAGS_backend));
+          const pb::AnswerRequest request = FactRequest(questions[next++ % questions.size()]);
           grpc::ClientContext ctx;
           ctx.set_deadline(std::chrono::system_clock::now() +
                            std::chrono::milliseconds(absl::GetFlag(FLAGS_deadline_ms)));

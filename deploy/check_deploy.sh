@@ -66,7 +66,7 @@ fi
 # --- what the binaries say about themselves ---------------------------------------------
 INFO="$WORK/bin-info"
 mkdir -p "$INFO"
-for b in kgstore alignment retriever reasoner gateway ibgraphrag ibgr retriever_train; do
+for b in kgstore alignment retriever reasoner gateway ibgraphrag ibgr retriever_train retriever_torch ibgr_encoder; do
   [[ -x "$BIN/$b" ]] || continue
   # --helpfull lists each flag as "    --name (help) ..."; continuation lines are indented more.
   # (absl exits 1 after printing --helpfull.)

@@ -5,7 +5,10 @@
 #   scripts/install_deps.sh            build + test dependencies (default)
 #   scripts/install_deps.sh --build    what compiling the servers and the CLI needs (container build
 #                                      stage: no test peers, no browser, no database)
-#   scripts/install_deps.sh --runtime  runtime libraries only (container runtime stage)
+#   scripts/install_deps.sh --runtime  runtime libraries of the CPU serving binaries only (the lean
+#                                      image: no LibTorch)
+#   scripts/install_deps.sh --runtime-torch  LibTorch's runtime, added to those by the tools / GPU
+#                                      image (retriever_torch, retriever_train, ibgr_encoder)
 #   scripts/install_deps.sh --container Docker daemon, compose and debootstrap (container tests)
 set -euo pipefail
 
@@ -40,20 +43,23 @@ TEST_PKGS=(
 # base image maker. Not part of the default set: a daemon is a machine-level choice.
 CONTAINER_PKGS=(docker.io docker-compose debootstrap)
 RUNTIME_PKGS=(
-  # What the binaries load (tests/container/ checks `ldd` finds every library in the image). FAISS
-  # and RocksDB are linked statically from Debian's -dev packages; their shared dependencies
-  # (OpenMP, OpenBLAS, compression libraries) are listed or come with LibTorch.
-  ca-certificates libgrpc++1.51 libprotobuf32 libabsl20220623 libtorch1.13 libgomp1
+  # What the CPU serving binaries load (tests/container/ checks `ldd` finds every library in the
+  # image). FAISS and RocksDB are linked statically from Debian's -dev packages; their shared
+  # dependencies (OpenMP, OpenBLAS with its LAPACK, compression libraries) are listed here. No
+  # LibTorch: its Debian package pulls in OpenCV, FFmpeg, GDAL and Qt (~1 GB).
+  ca-certificates libgrpc++1.51 libprotobuf32 libabsl20220623 libgomp1
   libopenblas0-pthread libprometheus-cpp-pull1.0 libprometheus-cpp-core1.0 libcurl4 libssl3
   libcpp-httplib0.11 libsnappy1v5 liblz4-1 libzstd1 libbz2-1.0
 )
+RUNTIME_TORCH_PKGS=(libtorch1.13)
 
 case "${1:-}" in
   --runtime) PKGS=("${RUNTIME_PKGS[@]}") ;;
+  --runtime-torch) PKGS=("${RUNTIME_PKGS[@]}" "${RUNTIME_TORCH_PKGS[@]}") ;;
   --build) PKGS=("${COMPILE_PKGS[@]}") ;;
   --container) PKGS=("${CONTAINER_PKGS[@]}") ;;
   "") PKGS=("${COMPILE_PKGS[@]}" "${TEST_PKGS[@]}") ;;
-  *) echo "install_deps: unknown option '$1' (--build, --runtime, --container or nothing)" >&2; exit 2 ;;
+  *) echo "install_deps: unknown option '$1' (--build, --runtime, --runtime-torch, --container or nothing)" >&2; exit 2 ;;
 esac
 
 missing=()

@@ -1,13 +1,20 @@
 // retriever: serves the IBRP triple retriever (`<base>/retriever/<version>/`) over gRPC.
 //
-//   retriever --base=artifacts [--pin_version=N] [--kgstore=host:50052] [--device=auto]
+//   retriever --base=artifacts [--pin_version=N] [--kgstore=host:50052 | --kg_base=DIR]
+//             [--device=auto]
 //             [--kgstore_tls_ca=ca.pem [--kgstore_tls_cert=c.pem --kgstore_tls_key=k.pem]]
 //             [--torch_threads=1] [--watch_seconds=30] [--port=50054] [--metrics_port=9094]
 //             [--scorer=residual|plain] [--encoder=hash-ngram|trained|<encoder id>]
 //             [--config=server.textproto]
 //
-// --kgstore empty opens the newest KG snapshot under --base in this process. --config is an
-// ibgraphrag.config.v1.ServerConfig in protobuf text format (TLS, drain, logging);
+// --kgstore empty reads a read-only KG replica in this process: the newest snapshot under
+// --kg_base (default --base), swapped to newer ones with --watch_seconds. That is how the
+// distributed form scores without shipping subgraphs over the network (docs/retriever.md).
+//
+// Two builds of this file: `retriever` scores on CPU with the fused C++ loop and links no
+// LibTorch (the CPU image); `retriever_torch` (IBGR_RETRIEVER_LIBTORCH) also links the LibTorch
+// backend and scores on a GPU when --device resolves to one (the GPU image, prod-gpu overlay).
+// --config is an ibgraphrag.config.v1.ServerConfig in protobuf text format (TLS, drain, logging);
 // IBGR_* / IBGR_RETRIEVER_* environment variables override it; explicit flags override both.
 #include <cstdio>
 #include <cstdlib>
@@ -22,23 +29,35 @@
 #include "services/retriever/alignment_embedder.h"
 #include "services/retriever/retriever_server.h"
 #include "services/retriever/scorer_flag.h"
+#ifdef IBGR_RETRIEVER_LIBTORCH
+#include "services/retriever/torch_backend.h"
+#endif
 
 ABSL_FLAG(std::string, config, "", "ServerConfig text proto (TLS, drain, logging)");
 ABSL_FLAG(std::string, base, "artifacts", "artifact base directory holding retriever/<version>/");
-ABSL_FLAG(std::string, kgstore, "", "kgstore address; empty opens <base>/kg/ in process");
+ABSL_FLAG(std::string, kgstore, "",
+          "kgstore address; empty reads a read-only KG replica in process: the newest "
+          "<kg_base>/kg/<version>/, followed to newer ones every --watch_seconds");
+ABSL_FLAG(std::string, kg_base, "",
+          "artifact base of the in-process KG replica (its kg/<version>/); empty = --base");
 ABSL_FLAG(std::string, kgstore_tls_ca, "", "PEM CA of kgstore's certificate (enables TLS)");
 ABSL_FLAG(std::string, kgstore_tls_cert, "", "PEM client certificate for mTLS to kgstore");
 ABSL_FLAG(std::string, kgstore_tls_key, "", "PEM client key for mTLS to kgstore");
 ABSL_FLAG(std::string, kgstore_tls_server_name, "",
           "name checked against kgstore's certificate instead of its host name");
-ABSL_FLAG(std::string, device, "auto", "scoring device: auto, cpu or cuda:N");
-ABSL_FLAG(int, torch_threads, 1, "LibTorch intra-op threads");
+ABSL_FLAG(std::string, device, "auto",
+          "scoring device: auto, cpu or cuda:N (cuda: the retriever_torch binary; auto is cpu in "
+          "the CPU build)");
+ABSL_FLAG(int, torch_threads, 1,
+          "LibTorch intra-op threads (retriever_torch; checked, unused on "
+          "the CPU build)");
 ABSL_FLAG(bool, ontology_expansion, true,
           "allow expanding topic entities along Disease Ontology / HPO is_a (subtypes' facts join "
           "the evidence with their is_a chain) when the served model's manifest was trained with "
           "it; false forces it off (a logged train/serve mismatch, for measuring); requests may "
           "turn it off");
-ABSL_FLAG(int, watch_seconds, 0, "poll for newer model versions this often (0 = never)");
+ABSL_FLAG(int, watch_seconds, 0,
+          "poll for newer model versions (and KG replica snapshots) this often (0 = never)");
 ABSL_FLAG(std::string, encoder, "",
           "text encoder: hash-ngram, trained (newest <base>/encoder/) or an encoder id; a model "
           "built with another encoder is refused (empty = the one the model's manifest names)");
@@ -62,6 +81,12 @@ absl::Status Run() {
   if (!pinned.ok()) return pinned.status();
   options.pinned_version = *pinned;
   options.kgstore_address = absl::GetFlag(FLAGS_kgstore);
+  options.kg_base_path = absl::GetFlag(FLAGS_kg_base);
+  if (!options.kg_base_path.empty() && !options.kgstore_address.empty()) {
+    return absl::InvalidArgumentError(
+        "--kg_base: names the in-process KG replica, which --kgstore replaces; give one or the "
+        "other");
+  }
   if (!absl::GetFlag(FLAGS_kgstore_tls_ca).empty()) {
     options.kgstore_tls.enabled = true;
     options.kgstore_tls.ca_cert_path = absl::GetFlag(FLAGS_kgstore_tls_ca);
@@ -72,6 +97,9 @@ absl::Status Run() {
     return absl::InvalidArgumentError("--kgstore_tls_cert: needs --kgstore_tls_ca");
   }
   options.device = absl::GetFlag(FLAGS_device);
+#ifdef IBGR_RETRIEVER_LIBTORCH
+  options.scoring_backend = &ibgraphrag::retriever::LibTorchScoringBackend();
+#endif
   options.torch_threads = absl::GetFlag(FLAGS_torch_threads);
   options.retriever.ontology.enabled = absl::GetFlag(FLAGS_ontology_expansion);
   if (!options.retriever.ontology.enabled) {
@@ -99,10 +127,13 @@ absl::Status Run() {
   }
   auto server = RetrieverServer::BuildAndStart(options);
   if (!server.ok()) return server.status();
-  ibgraphrag::common::LogInfo("retriever: ready",
-                              {{"port", (*server)->port()},
-                               {"metrics_port", (*server)->metrics_port()},
-                               {"model_loaded", (*server)->model_error().empty()}});
+  ibgraphrag::common::LogInfo(
+      "retriever: ready", {{"port", (*server)->port()},
+                           {"metrics_port", (*server)->metrics_port()},
+                           {"scoring_backend", std::string(options.scoring_backend != nullptr
+                                                               ? options.scoring_backend->name()
+                                                               : std::string_view("fused-cpu"))},
+                           {"model_loaded", (*server)->model_error().empty()}});
   (*server)->WaitForTermination();
   ibgraphrag::common::LogInfo("retriever: stopped");
   return absl::OkStatus();

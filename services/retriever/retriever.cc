@@ -123,12 +123,16 @@ absl::StatusOr<std::shared_ptr<const RetrieverModel>> RetrieverModel::FromParts(
   model->candidate_cap_ = TrainedCandidateCap(model->version_.manifest);
   model->max_scored_ = TrainedMaxScored(model->version_.manifest);
   model->ontology_expansion_ = TrainedOntologyExpansion(model->version_.manifest);
+  IBGR_ASSIGN_OR_RETURN(model->device_, ResolveScoringDevice(options.backend, options.device));
+  if (options.force_backend_scoring && options.backend == nullptr) {
+    return absl::FailedPreconditionError(
+        "force_backend_scoring: this binary links no scoring backend (LibTorch)");
+  }
   IBGR_ASSIGN_OR_RETURN(const HeldScorers held,
                         ScorersDefaultFirst(model->version_, options.default_variant));
   for (const auto& [variant, params] : held) {
     IBGR_RETURN_IF_ERROR(model->AddScorer(variant, *params, options));
   }
-  model->use_torch_ = options.force_torch_scoring || model->device() != "cpu";
   model->embedder_ = std::move(embedder);
   return std::shared_ptr<const RetrieverModel>(std::move(model));
 }
@@ -137,10 +141,16 @@ absl::Status RetrieverModel::AddScorer(ScorerVariant variant, const ScorerParams
                                        const Options& options) {
   VariantScorer scorer;
   scorer.variant = variant;
-  IBGR_ASSIGN_OR_RETURN(scorer.torch, TorchScorer::Create(params, options.device));
-  IBGR_ASSIGN_OR_RETURN(std::shared_ptr<const ScorerProjections> projections,
-                        scorer.torch->Precompute(*version_.entities, *version_.relations));
-  scorer.fused = std::make_unique<FusedScorer>(std::move(projections));
+  scorer.config = params.config;
+  if (device_ != "cpu" || options.force_backend_scoring) {
+    IBGR_ASSIGN_OR_RETURN(
+        scorer.device,
+        options.backend->CreateScorer(params, *version_.entities, *version_.relations, device_));
+  } else {
+    IBGR_ASSIGN_OR_RETURN(std::shared_ptr<const ScorerProjections> projections,
+                          ComputeProjections(params, *version_.entities, *version_.relations));
+    scorer.fused = std::make_unique<FusedScorer>(std::move(projections));
+  }
   scorers_.push_back(std::move(scorer));
   return absl::OkStatus();
 }
@@ -172,7 +182,7 @@ absl::StatusOr<ScorerVariant> RetrieverModel::ResolveVariant(
 
 const ScorerConfig& RetrieverModel::scorer_config(ScorerVariant variant) const {
   const VariantScorer* s = FindScorer(variant);
-  return (s != nullptr ? s : &scorers_.front())->torch->config();
+  return (s != nullptr ? s : &scorers_.front())->config;
 }
 
 absl::Status RetrieverModel::Score(ScorerVariant variant, const CandidateBatch& batch,
@@ -182,7 +192,7 @@ absl::Status RetrieverModel::Score(ScorerVariant variant, const CandidateBatch& 
     return absl::FailedPreconditionError(
         absl::StrCat("scorer_variant: no ", ScorerVariantName(variant), " scorer loaded"));
   }
-  if (use_torch_) return s->torch->ScoreFactorised(batch, out);
+  if (s->device != nullptr) return s->device->Score(batch, out);
   thread_local FusedScratch scratch;
   return s->fused->Score(batch, out, &scratch);
 }
@@ -781,16 +791,19 @@ absl::StatusOr<RetrieveResult> Retriever::Retrieve(const RetrieveQuery& query) c
   if (absl::Now() >= query.deadline) {
     return absl::DeadlineExceededError("deadline passed before the subgraph was requested");
   }
+  // One KG snapshot for the whole request too (a source with several pins the current one).
+  const std::shared_ptr<SubgraphSource> pinned = source_->PinSnapshot();
+  SubgraphSource& source = pinned != nullptr ? *pinned : *source_;
   IBGR_ASSIGN_OR_RETURN(CandidateSet cs,
-                        FetchCandidates(*source_, options_, query, limits, model.get(), &result));
+                        FetchCandidates(source, options_, query, limits, model.get(), &result));
   IBGR_ASSIGN_OR_RETURN(std::vector<float> scores,
                         ScoreCandidates(model.get(), query, cs, &result));
   // Provenance read once: the strength step's answers are not read again for the evidence.
   ProvenanceByTriple provenance;
-  RankAnswersByStrength(*source_, query.deadline, cs, &scores, &provenance, &result);
+  RankAnswersByStrength(source, query.deadline, cs, &scores, &provenance, &result);
   SelectTopTriples(limits, cs, scores, &result);
-  IBGR_RETURN_IF_ERROR(DescribeResult(*source_, query.deadline, &cs, &result));
-  DescribeTripleSources(*source_, query.deadline, provenance, &result);
+  IBGR_RETURN_IF_ERROR(DescribeResult(source, query.deadline, &cs, &result));
+  DescribeTripleSources(source, query.deadline, provenance, &result);
   result.timings_ms.push_back({"retrieve", MsSince(start)});
   return result;
 }

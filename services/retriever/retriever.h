@@ -25,9 +25,9 @@
 #include "services/retriever/fused_scorer.h"
 #include "services/retriever/model_bundle.h"
 #include "services/retriever/prior_features.h"
+#include "services/retriever/scoring_backend.h"
 #include "services/retriever/subgraph_source.h"
 #include "services/retriever/text_embedder.h"
-#include "services/retriever/torch_scorer.h"
 
 namespace ibgraphrag::retriever {
 
@@ -58,16 +58,19 @@ enum class ScoringMode {
 };
 const char* ScoringModeName(ScoringMode mode);
 
-// A loaded model version ready to score: manifest, tables, LibTorch scorer on its device and
-// the fused CPU scorer over the precomputed projections.
+// A loaded model version ready to score: manifest, tables and, per scorer variant, the fused CPU
+// loop over its BLAS-computed projections, or a device backend's scorer (scoring_backend.h).
 class RetrieverModel {
  public:
   struct Options {
-    // "auto", "cpu" or "cuda:N" (see ResolveDevice).
+    // "auto", "cpu" or "cuda:N" (ResolveScoringDevice): "cuda" needs `backend`.
     std::string device = "auto";
-    // Score with LibTorch ops on the device even on CPU (the fused loop is used otherwise on
-    // CPU; on CUDA the torch path is always used).
-    bool force_torch_scoring = false;
+    // The device backend the binary links (LibTorch in retriever_torch); null: CPU only, the
+    // fused loop (no LibTorch in the process).
+    const ScoringBackend* backend = nullptr;
+    // Score with the backend's ops even on CPU (the fused loop is used otherwise on CPU; on a
+    // GPU the backend always scores). FAILED_PRECONDITION without a backend.
+    bool force_backend_scoring = false;
     // Artifact base holding `encoder/<version>/`, where a trained encoder the manifest names is
     // looked up when no embedder is passed; empty: the base the model directory lives in.
     std::string encoder_base_path;
@@ -91,9 +94,8 @@ class RetrieverModel {
   const TextEmbedder& embedder() const { return embedder_; }
   const EmbeddingTable& entities() const { return *version_.entities; }
   const EmbeddingTable& relations() const { return *version_.relations; }
-  // The default variant's LibTorch scorer.
-  const TorchScorer& torch_scorer() const { return *scorers_.front().torch; }
-  const std::string& device() const { return scorers_.front().torch->device(); }
+  // The device it scores on ("cpu", "cuda:0").
+  const std::string& device() const { return device_; }
   // The variant requests naming none are scored with, and every variant held (default first).
   ScorerVariant default_variant() const { return scorers_.front().variant; }
   std::vector<ScorerVariant> variants() const;
@@ -109,7 +111,7 @@ class RetrieverModel {
   // Whether the scorers were trained on ontology-expanded candidate sets
   // (TrainedOntologyExpansion, read at load): serving expands only then.
   bool ontology_expansion() const { return ontology_expansion_; }
-  // Scores with the fused loop on CPU, LibTorch ops on CUDA (or when forced): the default
+  // Scores with the fused loop on CPU, the backend on a GPU (or when forced): the default
   // variant, or `variant` (which must be held: ResolveVariant).
   absl::Status Score(const CandidateBatch& batch, absl::Span<float> out) const {
     return Score(default_variant(), batch, out);
@@ -118,11 +120,12 @@ class RetrieverModel {
                      absl::Span<float> out) const;
 
  private:
-  // One trained scorer on its device, with the fused CPU loop over its projections.
+  // One trained scorer: the fused CPU loop over its projections, or the backend's on a device.
   struct VariantScorer {
     ScorerVariant variant = ScorerVariant::kResidual;
-    std::unique_ptr<TorchScorer> torch;
-    std::unique_ptr<FusedScorer> fused;
+    ScorerConfig config;
+    std::unique_ptr<FusedScorer> fused;    // when scoring on CPU with the fused loop
+    std::unique_ptr<DeviceScorer> device;  // otherwise
   };
   RetrieverModel() = default;
   absl::Status AddScorer(ScorerVariant variant, const ScorerParams& params, const Options& options);
@@ -131,7 +134,7 @@ class RetrieverModel {
   LoadedRetrieverVersion version_;
   TextEmbedder embedder_;
   std::vector<VariantScorer> scorers_;  // the default first
-  bool use_torch_ = false;
+  std::string device_ = "cpu";
   int candidate_cap_ = 0;
   int max_scored_ = 0;
   bool ontology_expansion_ = false;

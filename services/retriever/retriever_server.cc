@@ -8,7 +8,6 @@
 #include "common/status_macros.h"
 #include "services/kgstore/snapshot_manifest.h"
 #include "services/retriever/grpc_subgraph_source.h"
-#include "services/retriever/torch_scorer.h"
 
 namespace ibgraphrag::retriever {
 
@@ -21,16 +20,30 @@ absl::StatusOr<std::shared_ptr<SubgraphSource>> RetrieverServer::OpenKgSource(
     return std::make_shared<InProcessSubgraphSource>(server->store_);
   }
   if (options.kgstore_address.empty()) {
-    IBGR_ASSIGN_OR_RETURN(std::string dir,
-                          kgstore::ResolveSnapshotDir(options.base_path, std::nullopt));
-    kgstore::KgStoreOptions store_options;
-    store_options.snapshot_dir = dir;
-    store_options.read_only = true;
-    IBGR_ASSIGN_OR_RETURN(std::unique_ptr<kgstore::KgStore> store,
-                          kgstore::KgStore::Open(store_options));
-    server->store_ = std::move(store);
-    common::LogInfo("retriever: KG opened in process", {{"snapshot_dir", dir}});
-    return std::make_shared<InProcessSubgraphSource>(server->store_);
+    // The read-only replica: the same snapshot versions kgstore serves, read where the scoring
+    // is, swapped like the model when a newer one appears.
+    common::ServableManager<kgstore::KgStore>::Options manager;
+    const std::string& kg_base =
+        options.kg_base_path.empty() ? options.base_path : options.kg_base_path;
+    manager.artifacts = kgstore::SnapshotArtifacts(kg_base).options();
+    manager.watch_interval = options.watch_interval;
+    manager.log_name = "retriever KG replica";
+    server->kg_snapshots_ = std::make_unique<common::ServableManager<kgstore::KgStore>>(
+        std::move(manager),
+        [](const std::string& dir, int64_t) -> absl::StatusOr<std::shared_ptr<kgstore::KgStore>> {
+          kgstore::KgStoreOptions store_options;
+          store_options.snapshot_dir = dir;
+          store_options.read_only = true;
+          IBGR_ASSIGN_OR_RETURN(std::unique_ptr<kgstore::KgStore> store,
+                                kgstore::KgStore::Open(store_options));
+          return std::shared_ptr<kgstore::KgStore>(std::move(store));
+        },
+        [server](const std::shared_ptr<kgstore::KgStore>& store, int64_t) {
+          server->OnKgSwap(*store);
+        });
+    // No snapshot that opens: fatal here, as for kgstore (a later watch keeps the current one).
+    IBGR_RETURN_IF_ERROR(server->kg_snapshots_->ReloadIfNewer().status());
+    return std::make_shared<ServedSnapshotSubgraphSource>(&server->kg_snapshots_->holder());
   }
   common::ChannelOptions channel_options;
   channel_options.target = options.kgstore_address;
@@ -45,7 +58,7 @@ absl::StatusOr<std::unique_ptr<RetrieverServer>> RetrieverServer::BuildAndStart(
     return absl::InvalidArgumentError(
         "base_path: required (artifact base holding retriever/<version>/)");
   }
-  IBGR_RETURN_IF_ERROR(SetTorchThreads(options.torch_threads));
+  IBGR_RETURN_IF_ERROR(SetScoringThreads(options.scoring_backend, options.torch_threads));
   std::unique_ptr<RetrieverServer> server(new RetrieverServer());
   // KG source first: without it nothing can be served.
   IBGR_ASSIGN_OR_RETURN(std::shared_ptr<SubgraphSource> source,
@@ -59,6 +72,7 @@ absl::StatusOr<std::unique_ptr<RetrieverServer>> RetrieverServer::BuildAndStart(
   manager.log_name = "retriever";
   RetrieverModel::Options model_options;
   model_options.device = options.device;
+  model_options.backend = options.scoring_backend;
   model_options.encoder_base_path = options.base_path;  // trained encoders in <base>/encoder/
   model_options.default_variant = options.default_variant;
   // No explicit encoder: the one the model's manifest names.
@@ -91,9 +105,34 @@ absl::StatusOr<std::unique_ptr<RetrieverServer>> RetrieverServer::BuildAndStart(
     common::LogError("retriever: no model loaded; staying NOT_SERVING",
                      {{"error", loaded.status().ToString()}});
   }
+  if (server->kg_snapshots_ != nullptr) {
+    IBGR_ASSIGN_OR_RETURN(server->kg_version_gauge_,
+                          server->runner_->metrics().GetGauge(
+                              "ibgr_retriever_kg_snapshot_version",
+                              "Version of the KG snapshot the retriever's replica serves."));
+    server->kg_version_gauge_->Set(
+        static_cast<double>(server->kg_snapshots_->holder().Get()->manifest().version));
+    server->kg_snapshots_->StartWatching();
+  }
   server->models_->StartWatching();
   server->documents_->StartWatching();
   return server;
+}
+
+absl::StatusOr<bool> RetrieverServer::ReloadKgIfNewer() {
+  if (kg_snapshots_ == nullptr) {
+    return absl::FailedPreconditionError("the retriever reads the KG through kgstore");
+  }
+  return kg_snapshots_->ReloadIfNewer();
+}
+
+void RetrieverServer::OnKgSwap(const kgstore::KgStore& store) {
+  common::LogInfo(
+      "retriever: KG replica serving snapshot",
+      {{"snapshot_dir", store.stats().snapshot_dir}, {"version", store.manifest().version}});
+  if (kg_version_gauge_ != nullptr) {
+    kg_version_gauge_->Set(static_cast<double>(store.manifest().version));
+  }
 }
 
 void RetrieverServer::LoadDocuments(const Options& options) {
@@ -157,6 +196,7 @@ void RetrieverServer::WaitForTermination() {
 }
 
 void RetrieverServer::Shutdown() {
+  if (kg_snapshots_ != nullptr) kg_snapshots_->StopWatching();
   if (models_ != nullptr) models_->StopWatching();
   if (documents_ != nullptr) documents_->StopWatching();
   if (runner_ != nullptr) runner_->Shutdown();

@@ -40,17 +40,25 @@ class RetrieverServer {
     std::string base_path;
     // Serve this model version instead of the newest.
     std::optional<int64_t> pinned_version;
-    // kgstore service address ("host:port", "dns:///..."); empty = open the KG in process.
+    // kgstore service address ("host:port", "dns:///..."); empty = a read-only KG replica in
+    // this process: the newest snapshot under `kg_base_path`, followed to newer ones like the
+    // model (watch_interval). The replica scores without moving subgraphs over the network.
     std::string kgstore_address;
+    // Artifact base holding the replica's `kg/<version>/` (a local copy that `ibgr-ops sync-kg`
+    // keeps up to date, on Kubernetes); empty = base_path.
+    std::string kg_base_path;
     // TLS towards kgstore.
     common::ClientTlsOptions kgstore_tls;
     // A KG already open in this process (the all-in-one binary shares kgstore's); takes
     // precedence over kgstore_address and the snapshot under base_path. Snapshot swaps of its
     // owner are not followed.
     std::shared_ptr<kgstore::KgStore> kg_store;
-    // Scoring device: "auto", "cpu" or "cuda:N".
+    // Scoring device: "auto", "cpu" or "cuda:N" (a GPU needs `scoring_backend`).
     std::string device = "auto";
-    // LibTorch intra-op threads (projection precompute, torch scoring paths), >= 1.
+    // The device backend the binary links (torch_backend.h in retriever_torch); null: the fused
+    // CPU loop only, no LibTorch in the process.
+    const ScoringBackend* scoring_backend = nullptr;
+    // The backend's intra-op threads (LibTorch kernels), >= 1; checked but unused without one.
     int torch_threads = 1;
     // Request-path options (subgraph budget, fan-out).
     Retriever::Options retriever;
@@ -80,6 +88,9 @@ class RetrieverServer {
   std::string model_error() const;
   // Loads the newest (or pinned) model version if it is not the one served; true when swapped.
   absl::StatusOr<bool> ReloadIfNewer() { return models_->ReloadIfNewer(); }
+  // The KG replica's newest snapshot, if it is not the one served (replica mode only: else
+  // FAILED_PRECONDITION); true when swapped.
+  absl::StatusOr<bool> ReloadKgIfNewer();
   std::shared_ptr<grpc::Channel> InProcessChannel() { return runner_->InProcessChannel(); }
 
   // SIGTERM/SIGINT: NOT_SERVING, grace period, drain, return.
@@ -96,7 +107,13 @@ class RetrieverServer {
   // ibgr_retriever_ibrp_requests_total{variant}, counted by the service.
   absl::Status RegisterVariantCounters();
 
-  std::shared_ptr<kgstore::KgStore> store_;  // in-process mode only
+  void OnKgSwap(const kgstore::KgStore& store);
+
+  std::shared_ptr<kgstore::KgStore> store_;  // a KG passed in (the all-in-one's) only
+  // The read-only KG replica (kgstore_address empty): resolves, opens and hot-swaps snapshots.
+  std::unique_ptr<common::ServableManager<kgstore::KgStore>> kg_snapshots_;
+  // ibgr_retriever_kg_snapshot_version: the replica's served snapshot (replica mode only).
+  prometheus::Gauge* kg_version_gauge_ = nullptr;
   // Resolves, loads and hot-swaps model versions; the retriever reads its holder.
   std::unique_ptr<common::ServableManager<const RetrieverModel>> models_;
   std::unique_ptr<Retriever> retriever_;

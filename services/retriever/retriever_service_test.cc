@@ -272,6 +272,61 @@ TEST(RetrieverServiceTest, HotSwapsModelVersionsUnderLoad) {
   EXPECT_EQ(Health(port), grpc::health::v1::HealthCheckResponse::SERVING);
 }
 
+// Without --kgstore the retriever reads its own read-only KG replica (here under a base of its
+// own, as `ibgr-ops sync-kg` keeps one on Kubernetes) and follows it to newer snapshots.
+TEST(RetrieverServiceTest, KgReplicaServesItsNewestSnapshotAndSwapsToNewerOnes) {
+  kt::ScratchDir dir, replica;
+  testing::PublishTestVersion(dir.path(), kt::SmallKg());
+  kgstore::SnapshotManifestInfo info;
+  info.version = 1;
+  ASSERT_OK(kgstore::KgStore::WriteSnapshot(kt::SmallKg(), info,
+                                            kgstore::SnapshotDir(replica.path(), 1)));
+  RetrieverServer::Options options = ServerOptions(dir.path());
+  options.kg_base_path = replica.path();
+  auto server = RetrieverServer::BuildAndStart(options);
+  ASSERT_OK(server);
+  auto retrieve = [&]() {
+    auto stub = Stub((*server)->port());
+    grpc::ClientContext ctx;
+    SetDeadline(&ctx);
+    pb::RetrieveRequest req;
+    req.set_question("Which drug treats type 2 diabetes mellitus?");
+    req.add_topic_external_ids("DOID:9352");
+    req.set_top_k(5);
+    pb::RetrieveResponse resp;
+    EXPECT_OK(stub->Retrieve(&ctx, req, &resp));
+    return resp;
+  };
+  pb::RetrieveResponse first = retrieve();
+  EXPECT_EQ(first.kg_version(), "1");
+  EXPECT_EQ(first.subgraph_triples(), 10u);
+  EXPECT_THAT((*server)->ReloadKgIfNewer(), IsOk());
+  EXPECT_FALSE(*(*server)->ReloadKgIfNewer());
+
+  info.version = 2;
+  ASSERT_OK(kgstore::KgStore::WriteSnapshot(kt::SmallKg(), info,
+                                            kgstore::SnapshotDir(replica.path(), 2)));
+  auto swapped = (*server)->ReloadKgIfNewer();
+  ASSERT_OK(swapped);
+  EXPECT_TRUE(*swapped);
+  pb::RetrieveResponse second = retrieve();
+  EXPECT_EQ(second.kg_version(), "2");
+  ASSERT_EQ(second.triples_size(), first.triples_size());
+  for (int i = 0; i < first.triples_size(); ++i) {
+    EXPECT_EQ(second.triples(i).head().id(), first.triples(i).head().id());
+    EXPECT_EQ(second.triples(i).score(), first.triples(i).score());
+  }
+}
+
+TEST(RetrieverServiceTest, KgReplicaWithoutASnapshotFailsToStartNamingIt) {
+  kt::ScratchDir dir, replica;
+  testing::PublishTestVersion(dir.path(), kt::SmallKg());
+  RetrieverServer::Options options = ServerOptions(dir.path());
+  options.kg_base_path = replica.path();
+  EXPECT_THAT(RetrieverServer::BuildAndStart(options),
+              StatusIs(absl::StatusCode::kNotFound, HasSubstr(replica.path())));
+}
+
 TEST(RetrieverServiceTest, KgStoreDownGivesUnavailableWithinTheDeadline) {
   kt::ScratchDir dir;
   testing::PublishTestVersion(dir.path(), kt::SmallKg());

@@ -37,8 +37,8 @@ class RetrieverTest : public ::testing::Test {
     ASSERT_NE(store_, nullptr);
     testing::PublishTestVersion(dir_.path(), kt::SmallKg());
     auto model =
-        RetrieverModel::Load(RetrieverVersionDir(dir_.path(), 1),
-                             RetrieverModel::Options{"cpu", false}, HashNgramEmbedder(32).value());
+        RetrieverModel::Load(RetrieverVersionDir(dir_.path(), 1), RetrieverModel::Options{"cpu"},
+                             HashNgramEmbedder(32).value());
     ASSERT_OK(model);
     source_ = std::make_shared<InProcessSubgraphSource>(store_);
     retriever_ = std::make_unique<Retriever>(Retriever::Options(), source_, *model);
@@ -128,9 +128,8 @@ TEST_F(RetrieverTest, ShortestPathModeRanksTopicToTopicPathFirst) {
 TEST_F(RetrieverTest, ResidualStartRanksLikeShortestPath) {
   testing::PublishTestVersion(dir_.path(), kt::SmallKg(), 32, 16, /*version=*/2,
                               /*residual=*/true);
-  auto model =
-      RetrieverModel::Load(RetrieverVersionDir(dir_.path(), 2),
-                           RetrieverModel::Options{"cpu", false}, HashNgramEmbedder(32).value());
+  auto model = RetrieverModel::Load(RetrieverVersionDir(dir_.path(), 2),
+                                    RetrieverModel::Options{"cpu"}, HashNgramEmbedder(32).value());
   ASSERT_OK(model);
   Retriever residual(Retriever::Options(), source_, *model);
   for (const std::vector<uint32_t>& topics :
@@ -289,9 +288,8 @@ TEST_F(RetrieverTest, ScoreTriplesScoresEachTripleAndRejectsUnknownIds) {
 }
 
 TEST_F(RetrieverTest, EncoderMismatchIsRefused) {
-  auto model =
-      RetrieverModel::Load(RetrieverVersionDir(dir_.path(), 1),
-                           RetrieverModel::Options{"cpu", false}, HashNgramEmbedder(64).value());
+  auto model = RetrieverModel::Load(RetrieverVersionDir(dir_.path(), 1),
+                                    RetrieverModel::Options{"cpu"}, HashNgramEmbedder(64).value());
   EXPECT_THAT(model,
               StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("hash-ngram-v1-d32")));
 }
@@ -313,15 +311,14 @@ TEST(RetrieverModelTest, LoadsTheTrainedEncoderItsManifestNamesFromTheBase) {
 
   // No embedder passed: the one the manifest names, found under the model's base.
   auto model = RetrieverModel::Load(RetrieverVersionDir(base.path(), 1),
-                                    RetrieverModel::Options{"cpu", false}, TextEmbedder());
+                                    RetrieverModel::Options{"cpu"}, TextEmbedder());
   ASSERT_OK(model);
   EXPECT_EQ((*model)->embedder().id, id);
 
   std::filesystem::remove_all(encoder_dir);
-  const absl::Status gone =
-      RetrieverModel::Load(RetrieverVersionDir(base.path(), 1),
-                           RetrieverModel::Options{"cpu", false}, TextEmbedder())
-          .status();
+  const absl::Status gone = RetrieverModel::Load(RetrieverVersionDir(base.path(), 1),
+                                                 RetrieverModel::Options{"cpu"}, TextEmbedder())
+                                .status();
   EXPECT_THAT(gone, StatusIs(absl::StatusCode::kFailedPrecondition,
                              AllOf(HasSubstr(id), HasSubstr("ibgr artifacts build"))));
 }
@@ -385,8 +382,7 @@ class RetrieverOntologyTest : public ::testing::Test {
     }
     std::ofstream(path, std::ios::trunc) << RetrieverManifestToJson(manifest);
     return RetrieverModel::Load(RetrieverVersionDir(dir_.path(), version),
-                                RetrieverModel::Options{"cpu", false},
-                                HashNgramEmbedder(32).value());
+                                RetrieverModel::Options{"cpu"}, HashNgramEmbedder(32).value());
   }
 
   static bool HasEntity(const RetrieveResult& r, absl::string_view name) {

@@ -1,4 +1,6 @@
-// The three scorer implementations agree, and checkpoints round-trip or fail loudly.
+// The scorer implementations agree (LibTorch's plain MLP and factorised ops, the fused loop over
+// LibTorch's and over BLAS's projections, a model served with and without the LibTorch backend),
+// and checkpoints round-trip or fail loudly.
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -12,9 +14,12 @@
 #include "services/retriever/alignment_embedder.h"
 #include "services/retriever/fused_scorer.h"
 #include "services/retriever/model_bundle.h"
+#include "services/retriever/retriever.h"
 #include "services/retriever/retriever_test_util.h"
 #include "services/retriever/scorer_params.h"
 #include "services/retriever/scorer_test_util.h"
+#include "services/retriever/scoring_backend.h"
+#include "services/retriever/torch_backend.h"
 #include "services/retriever/torch_scorer.h"
 
 namespace ibgraphrag::retriever {
@@ -46,18 +51,24 @@ TEST_P(ScorerAgreementTest, FactorisedAndFusedMatchPlainMlp) {
   auto projections = (*scorer)->Precompute(*data.entities, *data.relations);
   ASSERT_OK(projections);
 
+  // What the CPU serving binaries use: no LibTorch, projections from BLAS.
+  auto blas_projections = ComputeProjections(params, *data.entities, *data.relations);
+  ASSERT_OK(blas_projections);
+
   const CandidateBatch batch = data.batch();
   const size_t n = batch.heads.size();
-  std::vector<float> mlp(n), factorised(n), fused(n);
+  std::vector<float> mlp(n), factorised(n), fused(n), fused_blas(n);
   ASSERT_OK((*scorer)->ScoreMlp(batch, *data.entities, *data.relations, absl::MakeSpan(mlp)));
   ASSERT_OK((*scorer)->ScoreFactorised(batch, absl::MakeSpan(factorised)));
   FusedScorer fused_scorer(*projections);
   FusedScratch scratch;
   ASSERT_OK(fused_scorer.Score(batch, absl::MakeSpan(fused), &scratch));
+  ASSERT_OK(FusedScorer(*blas_projections).Score(batch, absl::MakeSpan(fused_blas), &scratch));
   double spread = 0;
   for (size_t i = 0; i < n; ++i) {
     ASSERT_NEAR(factorised[i], mlp[i], 1e-5) << i;
     ASSERT_NEAR(fused[i], mlp[i], 1e-5) << i;
+    ASSERT_NEAR(fused_blas[i], mlp[i], 1e-5) << i;
     spread += std::abs(mlp[i] - mlp[0]);
   }
   EXPECT_GT(spread, 0.0) << "scores should differ between candidates";
@@ -156,6 +167,102 @@ TEST(ScorerTest, DeviceSpecsResolve) {
   if (!CudaAvailable()) {
     EXPECT_THAT(ResolveDevice("cuda:0"), StatusIs(absl::StatusCode::kFailedPrecondition));
   }
+}
+
+// The projections the CPU binaries compute with BLAS are LibTorch's, entry by entry.
+TEST(ScorerTest, BlasProjectionsEqualLibTorchs) {
+  ScorerConfig config;
+  config.text_dim = 64;
+  config.hidden = 48;
+  const ScorerParams params = InitScorerParams(config, 5);
+  auto data = testing::MakeRandomCandidates(64, 5, 500, 20, 10, 10, 3);
+  auto scorer = TorchScorer::Create(params, "cpu");
+  ASSERT_OK(scorer);
+  auto torch_p = (*scorer)->Precompute(*data.entities, *data.relations);
+  ASSERT_OK(torch_p);
+  auto blas_p = ComputeProjections(params, *data.entities, *data.relations);
+  ASSERT_OK(blas_p);
+  ASSERT_EQ((*blas_p)->head.size(), (*torch_p)->head.size());
+  ASSERT_EQ((*blas_p)->relation.size(), (*torch_p)->relation.size());
+  for (size_t i = 0; i < (*torch_p)->head.size(); ++i) {
+    ASSERT_NEAR((*blas_p)->head[i], (*torch_p)->head[i], 1e-5) << i;
+    ASSERT_NEAR((*blas_p)->tail[i], (*torch_p)->tail[i], 1e-5) << i;
+  }
+  for (size_t i = 0; i < (*torch_p)->relation.size(); ++i) {
+    ASSERT_NEAR((*blas_p)->relation[i], (*torch_p)->relation[i], 1e-5) << i;
+  }
+  EXPECT_EQ((*blas_p)->w_q, (*torch_p)->w_q);
+  EXPECT_EQ((*blas_p)->w_prior, (*torch_p)->w_prior);
+}
+
+TEST(ScorerTest, ComputeProjectionsRejectsMismatchedInputs) {
+  ScorerConfig config;
+  config.text_dim = 16;
+  config.hidden = 8;
+  ScorerParams params = InitScorerParams(config, 1);
+  auto narrow = testing::MakeRandomCandidates(12, 5, 10, 3, 4, 5, 1);
+  EXPECT_THAT(ComputeProjections(params, *narrow.entities, *narrow.relations),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("text_dim 16")));
+  auto data = testing::MakeRandomCandidates(16, 5, 10, 3, 4, 5, 1);
+  params.b1.pop_back();
+  EXPECT_THAT(ComputeProjections(params, *data.entities, *data.relations),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("array sizes")));
+}
+
+// A binary without a backend (the CPU image's retriever) scores on CPU and says which binary to
+// run for a GPU; one with LibTorch resolves devices as LibTorch does.
+TEST(ScoringBackendTest, DevicesWithoutABackendAreCpuOnly) {
+  EXPECT_EQ(*ResolveScoringDevice(nullptr, "auto"), "cpu");
+  EXPECT_EQ(*ResolveScoringDevice(nullptr, ""), "cpu");
+  EXPECT_EQ(*ResolveScoringDevice(nullptr, "cpu"), "cpu");
+  EXPECT_THAT(ResolveScoringDevice(nullptr, "cuda:0"),
+              StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("retriever_torch")));
+  EXPECT_THAT(ResolveScoringDevice(nullptr, "tpu"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("device")));
+  EXPECT_THAT(SetScoringThreads(nullptr, 0),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("torch_threads")));
+  EXPECT_OK(SetScoringThreads(nullptr, 2));
+  const ScoringBackend& torch = LibTorchScoringBackend();
+  EXPECT_EQ(torch.name(), "libtorch");
+  EXPECT_EQ(*ResolveScoringDevice(&torch, "auto"), CudaAvailable() ? "cuda:0" : "cpu");
+}
+
+// One published model served by the CPU build (fused loop over BLAS projections) and by the
+// LibTorch build forced onto its ops: the same scores for the same batch.
+TEST(ScoringBackendTest, ServedModelScoresTheSameWithAndWithoutLibTorch) {
+  ScratchDir dir;
+  testing::PublishTestVersion(dir.path(), kgstore::testing::SmallKg(), 32, 16);
+  const std::string version_dir = RetrieverVersionDir(dir.path(), 1);
+  RetrieverModel::Options cpu;
+  cpu.device = "auto";
+  auto fused = RetrieverModel::Load(version_dir, cpu, TextEmbedder());
+  ASSERT_OK(fused);
+  EXPECT_EQ((*fused)->device(), "cpu");
+  RetrieverModel::Options forced;
+  forced.device = "cpu";
+  forced.backend = &LibTorchScoringBackend();
+  forced.force_backend_scoring = true;
+  auto torch = RetrieverModel::Load(version_dir, forced, TextEmbedder());
+  ASSERT_OK(torch);
+  RetrieverModel::Options no_backend = cpu;
+  no_backend.force_backend_scoring = true;
+  EXPECT_THAT(RetrieverModel::Load(version_dir, no_backend, TextEmbedder()),
+              StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("force_backend_scoring")));
+  RetrieverModel::Options gpu = cpu;
+  gpu.device = "cuda:0";
+  EXPECT_THAT(RetrieverModel::Load(version_dir, gpu, TextEmbedder()),
+              StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("retriever_torch")));
+
+  const int entities = static_cast<int>((*fused)->entities().rows());
+  const int relations = static_cast<int>((*fused)->relations().rows());
+  const ScorerConfig& config = (*fused)->scorer_config((*fused)->default_variant());
+  testing::RandomCandidates data = testing::MakeRandomCandidates(
+      config.text_dim, config.dde_dim, entities, relations, 6, 40, 9, config.prior_dim);
+  const CandidateBatch batch = data.batch();
+  std::vector<float> a(40), b(40);
+  ASSERT_OK((*fused)->Score(batch, absl::MakeSpan(a)));
+  ASSERT_OK((*torch)->Score(batch, absl::MakeSpan(b)));
+  for (size_t i = 0; i < a.size(); ++i) ASSERT_NEAR(a[i], b[i], 1e-5) << i;
 }
 
 TEST(ScorerParamsTest, SerializeRoundTripsAndRejectsTruncation) {

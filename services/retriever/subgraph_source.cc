@@ -123,4 +123,42 @@ absl::StatusOr<std::vector<EntityInfo>> InProcessSubgraphSource::Describe(
   return out;
 }
 
+absl::StatusOr<std::shared_ptr<InProcessSubgraphSource>> ServedSnapshotSubgraphSource::Current()
+    const {
+  std::shared_ptr<kgstore::KgStore> store = holder_->Get();
+  if (store == nullptr) return absl::UnavailableError("no KG snapshot loaded yet");
+  return std::make_shared<InProcessSubgraphSource>(std::move(store));
+}
+
+std::shared_ptr<SubgraphSource> ServedSnapshotSubgraphSource::PinSnapshot() {
+  absl::StatusOr<std::shared_ptr<InProcessSubgraphSource>> current = Current();
+  // None loaded: unpinned, so each call answers UNAVAILABLE itself.
+  return current.ok() ? *std::move(current) : nullptr;
+}
+
+absl::StatusOr<CandidateSubgraph> ServedSnapshotSubgraphSource::Extract(
+    const SubgraphRequest& request) {
+  IBGR_ASSIGN_OR_RETURN(std::shared_ptr<InProcessSubgraphSource> current, Current());
+  return current->Extract(request);
+}
+
+absl::StatusOr<std::vector<EntityInfo>> ServedSnapshotSubgraphSource::Describe(
+    absl::Span<const uint32_t> ids, absl::Time deadline) {
+  IBGR_ASSIGN_OR_RETURN(std::shared_ptr<InProcessSubgraphSource> current, Current());
+  return current->Describe(ids, deadline);
+}
+
+absl::StatusOr<std::vector<std::string>> ServedSnapshotSubgraphSource::KnownRelations(
+    absl::Span<const std::string> names, absl::Time deadline) {
+  IBGR_ASSIGN_OR_RETURN(std::shared_ptr<InProcessSubgraphSource> current, Current());
+  return current->KnownRelations(names, deadline);
+}
+
+absl::StatusOr<std::vector<TripleSources>> ServedSnapshotSubgraphSource::DescribeTriples(
+    absl::Span<const uint32_t> heads, absl::Span<const uint32_t> relations,
+    absl::Span<const uint32_t> tails, absl::Time deadline) {
+  IBGR_ASSIGN_OR_RETURN(std::shared_ptr<InProcessSubgraphSource> current, Current());
+  return current->DescribeTriples(heads, relations, tails, deadline);
+}
+
 }  // namespace ibgraphrag::retriever

@@ -1,6 +1,8 @@
 // Where the retriever gets candidate subgraphs and entity names: the kgstore service over gRPC
-// (GrpcSubgraphSource, in retriever_service) or a KgStore opened in this process
-// (InProcessSubgraphSource: tests, training and the all-in-one mode). Plain C++.
+// (GrpcSubgraphSource, in retriever_service), a KgStore opened in this process
+// (InProcessSubgraphSource: tests, training and the all-in-one mode), or the snapshot a
+// servable manager serves now (ServedSnapshotSubgraphSource: the retriever's own read-only KG
+// replica, swapped to newer snapshots as they are published). Plain C++.
 #ifndef IBGRAPHRAG_SERVICES_RETRIEVER_SUBGRAPH_SOURCE_H_
 #define IBGRAPHRAG_SERVICES_RETRIEVER_SUBGRAPH_SOURCE_H_
 
@@ -12,6 +14,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "absl/types/span.h"
+#include "common/servable_holder.h"
 #include "services/kgstore/kg_store.h"
 
 namespace ibgraphrag::retriever {
@@ -72,6 +75,10 @@ struct TripleSources {
 class SubgraphSource {
  public:
   virtual ~SubgraphSource() = default;
+  // A source fixed on the snapshot served now, for one request: its subgraph, names and
+  // provenance then come from one KG version even if a newer one is swapped in meanwhile. Null
+  // when this source has only one snapshot (or follows versions itself, as kgstore does).
+  virtual std::shared_ptr<SubgraphSource> PinSnapshot() { return nullptr; }
   // NOT_FOUND listing unknown seeds; INVALID_ARGUMENT for out-of-range limits; UNAVAILABLE or
   // DEADLINE_EXCEEDED when the store cannot answer in time.
   virtual absl::StatusOr<CandidateSubgraph> Extract(const SubgraphRequest& request) = 0;
@@ -107,6 +114,30 @@ class InProcessSubgraphSource : public SubgraphSource {
 
  private:
   std::shared_ptr<const kgstore::KgStore> store_;
+};
+
+// Reads whichever snapshot `holder` serves (the retriever's local KG replica under a
+// ServableManager that swaps in newer versions). Requests pin one snapshot (PinSnapshot); a call
+// made without pinning reads the current one. UNAVAILABLE while the holder has none.
+class ServedSnapshotSubgraphSource : public SubgraphSource {
+ public:
+  // `holder` must outlive this source.
+  explicit ServedSnapshotSubgraphSource(const common::ServableHolder<kgstore::KgStore>* holder)
+      : holder_(holder) {}
+  std::shared_ptr<SubgraphSource> PinSnapshot() override;
+  absl::StatusOr<CandidateSubgraph> Extract(const SubgraphRequest& request) override;
+  absl::StatusOr<std::vector<EntityInfo>> Describe(absl::Span<const uint32_t> ids,
+                                                   absl::Time deadline) override;
+  absl::StatusOr<std::vector<std::string>> KnownRelations(absl::Span<const std::string> names,
+                                                          absl::Time deadline) override;
+  absl::StatusOr<std::vector<TripleSources>> DescribeTriples(absl::Span<const uint32_t> heads,
+                                                             absl::Span<const uint32_t> relations,
+                                                             absl::Span<const uint32_t> tails,
+                                                             absl::Time deadline) override;
+
+ private:
+  absl::StatusOr<std::shared_ptr<InProcessSubgraphSource>> Current() const;
+  const common::ServableHolder<kgstore::KgStore>* holder_;
 };
 
 }  // namespace ibgraphrag::retriever

@@ -55,6 +55,7 @@ end() { local s=$(( $(date +%s) - step_start )); timings+=("| $step_name | $s s 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 GRPC_PORT=$(free_port); HTTP_PORT=$(free_port); PROM_PORT=$(free_port)
 export IBGR_IMAGE="ibgraphrag:$TAG" IBGR_PROMETHEUS_IMAGE="ibgraphrag-prometheus:$TAG"
+export IBGR_TORCH_IMAGE="ibgraphrag-torch:$TAG"
 export IBGR_GATEWAY_PORT=$GRPC_PORT IBGR_GATEWAY_HTTP_PORT=$HTTP_PORT IBGR_PROMETHEUS_PORT=$PROM_PORT
 export IBGR_DATA_DIR="$(cd "$DATA" && pwd)"
 compose() { "${COMPOSE[@]}" -p "$PROJECT" -f docker/compose.yaml "$@"; }
@@ -64,7 +65,7 @@ write_report() {
     echo
     echo "| step | wall |"; echo "|---|--:|"; printf '%s\n' "${timings[@]+"${timings[@]}"}"
     echo
-    echo "| image | size | user | healthcheck |"; echo "|---|--:|---|---|"
+    echo "| image | size | user | healthcheck | libraries of its largest binary |"; echo "|---|--:|---|---|--:|"
     printf '%s\n' "${sizes[@]+"${sizes[@]}"}"
   } >"$REPORT"
 }
@@ -87,7 +88,7 @@ begin "base image (debootstrap --variant=minbase bookworm + docker import)"
 DOCKER="$DOCKER" scripts/make_base_image.sh ibgraphrag-base:bookworm
 end
 
-targets=(all kgstore alignment retriever reasoner gateway prometheus)
+targets=(all kgstore alignment retriever reasoner gateway torch retriever-gpu prometheus)
 for t in "${targets[@]}"; do
   case $t in all) image="ibgraphrag:$TAG" ;; *) image="ibgraphrag-$t:$TAG" ;; esac
   begin "docker build --target $t"
@@ -106,7 +107,12 @@ for t in "${targets[@]}"; do
   user=$("$DOCKER" image inspect -f '{{.Config.User}}' "$image")
   health=$("$DOCKER" image inspect -f '{{if .Config.Healthcheck}}{{join .Config.Healthcheck.Test " "}}{{end}}' "$image")
   bytes=$("$DOCKER" image inspect -f '{{.Size}}' "$image")
-  sizes+=("| $image | $((bytes / 1024 / 1024)) MiB | $user | ${health:-none} |")
+  libs="-"
+  if [[ $t != prometheus ]]; then
+    libs=$("$DOCKER" run --rm --read-only --entrypoint /bin/sh "$image" -c \
+      'b=$(ls -S /opt/ibgr/bin/* | head -1); echo "$(basename "$b") $(ldd "$b" | wc -l)"' || echo "?")
+  fi
+  sizes+=("| $image | $((bytes / 1024 / 1024)) MiB | $user | ${health:-none} | $libs |")
   [[ -n "$user" && "$user" != root && "$user" != 0* ]] || fail "$image runs as '${user:-root}'"
   [[ -n "$health" ]] || fail "$image has no HEALTHCHECK"
   if [[ $t == prometheus ]]; then continue; fi
@@ -114,6 +120,12 @@ for t in "${targets[@]}"; do
   missing=$("$DOCKER" run --rm --read-only --entrypoint /bin/sh "$image" -c \
     'for b in /opt/ibgr/bin/*; do ldd "$b" 2>/dev/null | grep "not found" | sed "s|^|$b: |"; done' || true)
   [[ -z "$missing" ]] || fail "$image: unresolved libraries: $missing"
+  # The CPU images carry no LibTorch (issue 30): no library of it or of what its package pulls in.
+  if [[ $t != torch && $t != retriever-gpu ]]; then
+    heavy=$("$DOCKER" run --rm --read-only --entrypoint /bin/sh "$image" -c \
+      'for b in /opt/ibgr/bin/*; do ldd "$b" 2>/dev/null | grep -E "libtorch|libc10|opencv|libavcodec|libQt|gdal" | sed "s|^|$b: |"; done; ls /usr/lib/x86_64-linux-gnu | grep -E "^libtorch|^libopencv|^libQt" | head -3' || true)
+    [[ -z "$heavy" ]] || fail "$image: LibTorch or its dependencies present: $heavy"
+  fi
   # Read-only root: nothing can be written outside the volume and /tmp.
   if "$DOCKER" run --rm --read-only --entrypoint /bin/sh "$image" -c 'touch /opt/ibgr/x' 2>/dev/null; then
     fail "$image: wrote to /opt/ibgr with --read-only"

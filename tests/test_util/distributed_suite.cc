@@ -20,9 +20,9 @@ absl::StatusOr<std::unique_ptr<DistributedSuite>> DistributedSuite::Start(const 
   absl::Status status = suite->Launch("kgstore", {"--base=" + base, "--read_only"}, 0);
   if (status.ok()) status = suite->Launch("alignment", {"--base=" + base}, 0);
   if (status.ok()) {
-    status = suite->Launch(
-        "retriever", {"--base=" + base, "--device=cpu", "--kgstore=" + suite->target("kgstore")},
-        0);
+    std::vector<std::string> retriever = {"--base=" + base, "--device=cpu"};
+    if (!options.retriever_kg_replica) retriever.push_back("--kgstore=" + suite->target("kgstore"));
+    status = suite->Launch("retriever", std::move(retriever), 0);
   }
   if (status.ok()) status = suite->Launch("reasoner", {"--config=" + options.reasoner_config}, 0);
   if (!status.ok()) return status;

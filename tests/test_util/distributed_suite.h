@@ -27,6 +27,10 @@ class DistributedSuite {
     std::string reasoner_config;
     // Extra gateway flags (API keys, rate limits, ...).
     std::vector<std::string> gateway_flags;
+    // The retriever reads its own read-only KG replica (the newest snapshot under `base`) instead
+    // of asking kgstore for subgraphs over gRPC (the gateway still uses kgstore for its
+    // degraded path).
+    bool retriever_kg_replica = false;
     // How long each service may take to log "ready".
     absl::Duration ready_timeout = absl::Seconds(60);
   };

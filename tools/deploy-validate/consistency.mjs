@@ -204,8 +204,9 @@ function checkRendered(file) {
       if (bin === "sh" || bin === "bash") { checkShell(where, [...cmd.slice(1), ...(c.args ?? [])].join(" ")); continue; }
       if (!c.command) { fail(where, "no command: the image runs the all-in-one server; name the binary"); continue; }
       const explicit = checkInvocation(where, bin, [...cmd.slice(1), ...(c.args ?? [])]);
-      if (!SERVERS.includes(bin) && bin !== "ibgraphrag") continue;
-      const server = bin === "ibgraphrag" ? "gateway" : bin;
+      // retriever_torch is the retriever built with the LibTorch backend: the same server.
+      const server = bin === "ibgraphrag" ? "gateway" : bin === "retriever_torch" ? "retriever" : bin;
+      if (!SERVERS.includes(server)) continue;
       const env = { port: envValue(c, "IBGR_PORT"), metrics: envValue(c, "IBGR_METRICS_PORT") };
       const want = expectedPorts(server, explicit, env);
       const grpcPort = portOf(c, "grpc");
@@ -331,8 +332,8 @@ function checkDockerfile(file, ciScript) {
   for (const st of stages) {
     const name = /^\S+\s+AS\s+(\S+)/i.exec(st)?.[1];
     const entry = /^ENTRYPOINT \["\/opt\/ibgr\/bin\/([a-z_]+)"\]/m.exec(st)?.[1];
-    if (!entry || (!SERVERS.includes(entry) && entry !== "ibgraphrag")) continue;
-    const server = entry === "ibgraphrag" ? "gateway" : entry;
+    const server = entry === "ibgraphrag" ? "gateway" : entry === "retriever_torch" ? "retriever" : entry;
+    if (!entry || !SERVERS.includes(server)) continue;
     const hp = /IBGR_HEALTH_PORT=(\d+)/.exec(st)?.[1];
     if (Number(hp) !== ports[server].grpc) fail(`Dockerfile stage ${name}`, `IBGR_HEALTH_PORT ${hp}, but ${entry} listens on ${ports[server].grpc}`);
     const expose = /^EXPOSE ([\d ]+)$/m.exec(st)?.[1]?.trim().split(/\s+/).map(Number) ?? [];

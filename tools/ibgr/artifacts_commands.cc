@@ -18,7 +18,6 @@
 #include "common/status_macros.h"
 #include "common/versioned_artifacts.h"
 #include "services/alignment/bundle.h"
-#include "services/alignment/encoder_training/encoder_trainer.h"
 #include "services/alignment/trained_encoder.h"
 #include "services/kgstore/kg_store.h"
 #include "services/kgstore/snapshot_manifest.h"
@@ -41,13 +40,6 @@ ABSL_FLAG(std::string, retriever_train_args, "",
 
 namespace ibgraphrag::cli {
 namespace {
-
-// The directory this executable lives in (retriever_train is installed beside it).
-std::string SelfDir() {
-  std::error_code ec;
-  const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
-  return ec ? std::string(".") : self.parent_path().string();
-}
 
 int Fail(const absl::Status& status) {
   std::fprintf(stderr, "error: %s\n", status.ToString().c_str());
@@ -81,19 +73,19 @@ absl::Status EnsureTrainedEncoder(const std::string& base) {
                 alignment::EncoderArtifacts(base).VersionDir(versions.back()).c_str());
     return absl::OkStatus();
   }
-  alignment::training::EncoderTrainOptions options;
-  options.data_dir =
+  const std::string data_dir =
       absl::GetFlag(FLAGS_data_dir).empty() ? DefaultDataDir() : absl::GetFlag(FLAGS_data_dir);
-  options.sources.snapshot_dir = absl::GetFlag(FLAGS_snapshot_dir);
-  if (options.sources.snapshot_dir.empty()) options.sources.data_dir = options.data_dir;
-  options.base_path = base;
-  options.log = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
   std::printf("training the name encoder (none under %s)\n",
               alignment::EncoderArtifacts(base).root().c_str());
-  IBGR_ASSIGN_OR_RETURN(alignment::training::TrainedEncoderResult trained,
-                        alignment::training::TrainAndPublishEncoder(options));
-  std::printf("encoder %s: %s (training %.1f s)\n%s", trained.encoder_id.c_str(),
-              trained.encoder_dir.c_str(), trained.training_seconds, trained.metrics_table.c_str());
+  // The trainer links LibTorch, so it is its own binary (`ibgr encoder train` runs it too).
+  std::vector<std::string> argv = {SelfDir() + "/ibgr_encoder", "encoder", "train",
+                                   "--base=" + base, "--data_dir=" + data_dir};
+  if (!absl::GetFlag(FLAGS_snapshot_dir).empty()) {
+    argv.push_back("--snapshot_dir=" + absl::GetFlag(FLAGS_snapshot_dir));
+  }
+  if (const int rc = RunChild(argv); rc != 0) {
+    return absl::InternalError(absl::StrCat("ibgr_encoder exited with ", rc));
+  }
   return absl::OkStatus();
 }
 

@@ -16,6 +16,12 @@ ABSL_FLAG(std::string, tls_server_name, "", "client: name to check in the server
 
 namespace ibgraphrag::cli {
 
+std::string SelfDir() {
+  std::error_code ec;
+  const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string(".") : self.parent_path().string();
+}
+
 std::string DefaultDataDir() {
   if (const char* env = std::getenv("IBGR_DATA_DIR"); env != nullptr && *env != '\0') return env;
   std::error_code ec;

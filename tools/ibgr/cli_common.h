@@ -15,6 +15,10 @@ namespace ibgraphrag::cli {
 // location (build/bin/ibgr), else ../shared/data relative to the working directory.
 std::string DefaultDataDir();
 
+// The directory this executable lives in: the tools it runs (retriever_train, ibgr_encoder) are
+// installed beside it.
+std::string SelfDir();
+
 // A channel to `target` ("host:port"), with TLS when --tls_ca (and mTLS with --tls_cert/--tls_key)
 // are given.
 absl::StatusOr<std::shared_ptr<grpc::Channel>> ChannelTo(const std::string& target);

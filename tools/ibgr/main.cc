@@ -1,5 +1,13 @@
 // ibgr: the IBGraphRAG command-line tool (admin and user subcommands).
+//
+// ibgr links no LibTorch, so the CPU serving image can carry it (health checks, kg stats, ask).
+// `ibgr encoder ...` is handed whole to ibgr_encoder, installed beside it (LibTorch; the tools
+// image), and `ibgr artifacts build` runs ibgr_encoder and retriever_train as child processes.
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <map>
 #include <string>
 #include <vector>
@@ -11,11 +19,39 @@
 #include "tools/ibgr/ask_commands.h"
 #include "tools/ibgr/cli_common.h"
 #include "tools/ibgr/docs_commands.h"
-#include "tools/ibgr/encoder_commands.h"
 #include "tools/ibgr/eval_commands.h"
 #include "tools/ibgr/kg_commands.h"
 
 namespace {
+
+// main() hands `encoder` command lines to ibgr_encoder before parsing flags; this is only
+// reached if that did not happen.
+int ForwardedToEncoderTool(const std::vector<std::string>&) {
+  std::fprintf(stderr, "error: `ibgr encoder` is run by ibgr_encoder\n");
+  return 2;
+}
+
+// The first argument that is not a flag: the command's first word.
+const char* FirstPositional(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    if (argv[i][0] != '-') return argv[i];
+    if (std::strcmp(argv[i], "--") == 0) return i + 1 < argc ? argv[i + 1] : nullptr;
+  }
+  return nullptr;
+}
+
+// `ibgr encoder ...` -> ibgr_encoder beside this binary, with the same arguments.
+int ExecEncoderTool(char** argv) {
+  const std::string tool = ibgraphrag::cli::SelfDir() + "/ibgr_encoder";
+  argv[0] = const_cast<char*>(tool.c_str());
+  execv(tool.c_str(), argv);
+  std::fprintf(stderr,
+               "error: `ibgr encoder` runs %s: %s. The encoder trainer links LibTorch: it ships "
+               "in the tools image (ibgraphrag-torch) and the build tree, not in the CPU serving "
+               "image.\n",
+               tool.c_str(), std::strerror(errno));
+  return 127;
+}
 
 struct Entry {
   ibgraphrag::cli::Command run;
@@ -51,11 +87,11 @@ const std::map<std::string, Entry>& Commands() {
         "newest KG, embedded with the retriever model's encoder, FAISS-indexed: "
         "<base>/documents/<version>/ (--max_documents, --docs_*)"}},
       {"encoder train",
-       {ibgraphrag::cli::EncoderTrain,
+       {ForwardedToEncoderTool,
         "train the name encoder on the lexicon's synonyms (split by concept) and publish "
         "<base>/encoder/<version>/; prints the id, training time and held-out figures"}},
       {"encoder eval",
-       {ibgraphrag::cli::EncoderEval,
+       {ForwardedToEncoderTool,
         "held-out synonym linking of --encoder_dir vs the hash encoder and exact match"}},
       {"align",
        {ibgraphrag::cli::AlignText,
@@ -83,6 +119,10 @@ std::string Usage() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (const char* first = FirstPositional(argc, argv);
+      first != nullptr && std::strcmp(first, "encoder") == 0) {
+    return ExecEncoderTool(argv);
+  }
   absl::SetProgramUsageMessage(Usage());
   std::vector<char*> positional = absl::ParseCommandLine(argc, argv);
   std::vector<std::string> args(positional.begin() + 1, positional.end());

@@ -1,0 +1,112 @@
+// The deployment forms answer alike: the all-in-one `ibgraphrag`, the distributed suite whose
+// retriever asks kgstore for subgraphs over gRPC, and the distributed suite whose retriever reads
+// its own read-only KG replica (issue 30: the form the Kubernetes manifests run). Real binaries on
+// loopback, the same artifacts; every answer, entity, evidence triple (with its score), path and
+// version must be identical, only timings and request ids differ.
+#include <grpcpp/grpcpp.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "common/test_util/status_matchers.h"
+#include "common/test_util/test_util.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "ibgraphrag/v1/gateway.grpc.pb.h"
+#include "services/gateway/testing/small_suite.h"
+#include "tests/test_util/distributed_suite.h"
+#include "tests/test_util/subprocess.h"
+
+namespace ibgraphrag::testing {
+namespace {
+
+namespace pb = ::ibgraphrag::v1;
+using ::ibgraphrag::common::test_util::MakeTempDir;
+
+std::vector<pb::AnswerRequest> Questions() {
+  std::vector<pb::AnswerRequest> out = {gateway::testing::SmallSuiteDiabetesQuestion()};
+  for (const char* q :
+       {"What drugs treat type 2 diabetes mellitus?",
+        "Which genes are associated with type 2 diabetes mellitus?",
+        "What are the symptoms of type 2 diabetes mellitus?", "Does metformin treat diabetes?",
+        "Which drug treats type 2 diabetes mellitus and what does it target?"}) {
+    pb::AnswerRequest r;
+    r.set_question(q);
+    out.push_back(r);
+  }
+  // The baselines too: their rankings read the same subgraph.
+  for (const char* mode : {"kg_rank", "kg_rag"}) {
+    pb::AnswerRequest r;
+    r.set_question("What drugs treat type 2 diabetes mellitus?");
+    r.mutable_pipeline()->set_mode(mode);
+    out.push_back(r);
+  }
+  return out;
+}
+
+// The response without what legitimately differs between calls (timings, request id).
+std::string Canonical(pb::AnswerResponse response) {
+  response.clear_timings();
+  response.clear_request_id();
+  return response.DebugString();
+}
+
+std::vector<std::string> AskAll(int port) {
+  auto stub = pb::GatewayService::NewStub(
+      grpc::CreateChannel(absl::StrCat("127.0.0.1:", port), grpc::InsecureChannelCredentials()));
+  std::vector<std::string> out;
+  for (const pb::AnswerRequest& request : Questions()) {
+    grpc::ClientContext ctx;
+    ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(20));
+    pb::AnswerResponse response;
+    const grpc::Status status = stub->Answer(&ctx, request, &response);
+    EXPECT_TRUE(status.ok()) << request.question() << ": " << status.error_message();
+    // The baselines say they ran without an LLM; nothing may say the retriever or the KG failed.
+    for (const pb::Degradation& d : response.degraded()) {
+      EXPECT_NE(d.component(), "retriever") << request.question() << ": " << d.reason();
+      EXPECT_NE(d.component(), "kgstore") << request.question() << ": " << d.reason();
+    }
+    out.push_back(Canonical(std::move(response)));
+  }
+  return out;
+}
+
+TEST(DistributedFormsTest, AllInOneKgstoreAndReplicaFormsAnswerIdentically) {
+  const std::string dir = MakeTempDir("distributed-forms");
+  const std::string base = dir + "/art";
+  gateway::testing::PublishSmallSuite(base);
+  ASSERT_FALSE(::testing::Test::HasFatalFailure());
+
+  auto all_in_one =
+      Subprocess::Start({BinDir() + "/ibgraphrag", "--base=" + base, "--host=127.0.0.1", "--port=0",
+                         "--metrics_port=-1", "--device=cpu"},
+                        dir + "/ibgraphrag.log");
+  ASSERT_OK(all_in_one);
+  auto all_in_one_port = all_in_one->WaitForReadyPort("ibgraphrag", absl::Seconds(90));
+  ASSERT_OK(all_in_one_port);
+  const std::vector<std::string> want = AskAll(*all_in_one_port);
+  ASSERT_EQ(want.size(), Questions().size());
+  EXPECT_THAT(want[0], ::testing::HasSubstr("Metformin"));
+  ASSERT_OK(all_in_one->Stop(SIGTERM, absl::Seconds(30)).status());
+
+  for (const bool replica : {false, true}) {
+    SCOPED_TRACE(replica ? "retriever with its own KG replica" : "retriever asking kgstore");
+    DistributedSuite::Options options;
+    options.dir = absl::StrCat(dir, replica ? "/replica" : "/kgstore");
+    ASSERT_TRUE(std::filesystem::create_directories(options.dir));
+    options.base = base;
+    options.retriever_kg_replica = replica;
+    auto suite = DistributedSuite::Start(options);
+    ASSERT_OK(suite);
+    const std::vector<std::string> got = AskAll((*suite)->port("gateway"));
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < want.size(); ++i) {
+      EXPECT_EQ(got[i], want[i]) << Questions()[i].question();
+    }
+  }
+}
+
+}  // namespace
+}  // namespace ibgraphrag::testing
