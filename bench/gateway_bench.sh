@@ -32,7 +32,9 @@ same_answers() {  # label, answers file
   diff=$(diff "$LOGS/answers-all-in-one.txt" "$2" | grep -c '^<' || true)
   echo "$1: $((n - diff)) of $n answers identical to the all-in-one's"
   echo
+  ((diff == 0)) || KEEP=1
 }
+KEEP=0
 
 "$BIN/ibgraphrag" --base="$BASE" --host=127.0.0.1 --port=57201 --metrics_port=-1 \
   >"$LOGS/ibgraphrag.log" 2>&1 &
@@ -49,7 +51,7 @@ run_distributed() {  # label, answers file, retriever's KG flags...
   PIDS+=($!)
   "$BIN/alignment" --base="$BASE" --port=57303 "${common[@]}" >"$LOGS/alignment.log" 2>&1 &
   PIDS+=($!)
-  "$BIN/reasoner" --port=57305 "${common[@]}" >"$LOGS/reasoner.log" 2>&1 &
+  "$BIN/reasoner" --base="$BASE" --port=57305 "${common[@]}" >"$LOGS/reasoner.log" 2>&1 &
   PIDS+=($!)
   wait_ready "$LOGS/kgstore.log" "kgstore: ready"
   "$BIN/retriever" --base="$BASE" "$@" --port=57304 "${common[@]}" >"$LOGS/retriever.log" 2>&1 &
@@ -71,4 +73,5 @@ run_distributed "distributed, retriever with its own KG replica (five processes 
   "$LOGS/answers-replica.txt"
 run_distributed "distributed, retriever fetching subgraphs from kgstore over gRPC" \
   "$LOGS/answers-kgstore.txt" --kgstore=127.0.0.1:57302
-rm -rf "$LOGS"
+if ((KEEP)); then echo "answers differ: kept in $LOGS (answers-*.txt, one response per line)"
+else rm -rf "$LOGS"; fi

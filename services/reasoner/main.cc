@@ -2,13 +2,16 @@
 // backend (vLLM, llama.cpp server, Ollama, TGI, hosted APIs) or the extractive backend.
 //
 //   reasoner [--config=reasoner.textproto] [--host=0.0.0.0] [--port=50055]
-//            [--metrics_port=9095] [--prompt_dir=DIR] [--calibration=DIR|FILE]
+//            [--metrics_port=9095] [--prompt_dir=DIR] [--base=artifacts]
+//            [--calibration=auto|none|DIR|FILE]
 //
 // --config is an ibgraphrag.config.v1.ReasonerConfig in protobuf text format (backends, prompts,
 // failure policy, and the `server` block: TLS, drain, logging). IBGR_* and IBGR_REASONER_*
 // environment variables override the `server` block (see common/config.h); flags given on the
 // command line override both. An invalid config exits with status 1 and a message naming the
-// field; the server never starts half-configured.
+// field; the server never starts half-configured. With --base, --calibration=auto (the default)
+// loads the newest <base>/calibration/<version>, as the all-in-one server does, so the two forms
+// answer alike; without --base there is no calibration unless one is named.
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -26,9 +29,12 @@
 #include "services/reasoner/reasoner_server.h"
 
 ABSL_FLAG(std::string, config, "", "ReasonerConfig text proto (backends, prompts, server)");
-ABSL_FLAG(std::string, calibration, "none",
-          "extractive confidence calibration: none, a version directory "
-          "(<base>/calibration/<version>) or a calibration.json file");
+ABSL_FLAG(std::string, base, "",
+          "artifact base directory (read for --calibration=auto only); empty: none");
+ABSL_FLAG(std::string, calibration, "auto",
+          "extractive confidence calibration: auto (the newest <base>/calibration/<version>; "
+          "none without --base or a fitted version), none, a version directory or a "
+          "calibration.json file");
 ABSL_FLAG(std::string, prompt_dir, "",
           "directory of prompt templates <kind>.v<N>.txt (overrides prompts.directory)");
 
@@ -58,8 +64,10 @@ absl::Status Run() {
                                      ": ", options.status().message()));
   }
 
-  auto calibration = ibgraphrag::reasoner::LoadCalibrationSpec(absl::GetFlag(FLAGS_calibration),
-                                                               /*base=*/"");
+  std::string calibration_spec = absl::GetFlag(FLAGS_calibration);
+  if (calibration_spec == "auto" && absl::GetFlag(FLAGS_base).empty()) calibration_spec = "none";
+  auto calibration =
+      ibgraphrag::reasoner::LoadCalibrationSpec(calibration_spec, absl::GetFlag(FLAGS_base));
   if (!calibration.ok()) {
     return absl::Status(calibration.status().code(),
                         absl::StrCat("--calibration: ", calibration.status().message()));

@@ -24,7 +24,11 @@ absl::StatusOr<std::unique_ptr<DistributedSuite>> DistributedSuite::Start(const 
     if (!options.retriever_kg_replica) retriever.push_back("--kgstore=" + suite->target("kgstore"));
     status = suite->Launch("retriever", std::move(retriever), 0);
   }
-  if (status.ok()) status = suite->Launch("reasoner", {"--config=" + options.reasoner_config}, 0);
+  // --base: the newest fitted calibration, as the all-in-one server reads it.
+  if (status.ok()) {
+    status =
+        suite->Launch("reasoner", {"--config=" + options.reasoner_config, "--base=" + base}, 0);
+  }
   if (!status.ok()) return status;
   std::vector<std::string> gateway = {
       "--alignment=" + suite->target("alignment"), "--retriever=" + suite->target("retriever"),
