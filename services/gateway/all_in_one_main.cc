@@ -35,8 +35,11 @@ ABSL_FLAG(std::string, reasoner_config, "",
 ABSL_FLAG(std::string, calibration, "auto",
           "extractive confidence calibration: auto (the newest <base>/calibration/<version>, "
           "none when there is none), none, a version directory or a calibration.json file");
-ABSL_FLAG(std::string, device, "auto", "retriever scoring device: auto, cpu or cuda:N");
-ABSL_FLAG(int, torch_threads, 1, "LibTorch intra-op threads of the retriever");
+ABSL_FLAG(std::string, device, "auto",
+          "retriever scoring device: auto or cpu (this binary scores on CPU without LibTorch; "
+          "for a GPU run the distributed form with retriever_torch)");
+ABSL_FLAG(int, torch_threads, 1,
+          "LibTorch intra-op threads (checked only: this binary links no LibTorch)");
 ABSL_FLAG(bool, ontology_expansion, true,
           "retriever: allow expanding topic entities along Disease Ontology / HPO is_a (subtypes' "
           "facts join the evidence with their is_a chain) when the served model's manifest was "
