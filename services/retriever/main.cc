@@ -96,6 +96,11 @@ absl::Status Run() {
   } else if (!absl::GetFlag(FLAGS_kgstore_tls_cert).empty()) {
     return absl::InvalidArgumentError("--kgstore_tls_cert: needs --kgstore_tls_ca");
   }
+  if (options.kgstore_tls.enabled && options.kgstore_address.empty()) {
+    return absl::InvalidArgumentError(
+        "--kgstore_tls_ca: only for --kgstore (without it the retriever reads its own KG replica "
+        "and calls no kgstore)");
+  }
   options.device = absl::GetFlag(FLAGS_device);
 #ifdef IBGR_RETRIEVER_LIBTORCH
   options.scoring_backend = &ibgraphrag::retriever::LibTorchScoringBackend();

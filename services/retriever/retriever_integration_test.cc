@@ -49,8 +49,8 @@ class RetrieverIntegrationTest : public ::testing::Test {
     kgstore_ = new Subprocess(std::move(*kg));
     auto kg_port = kgstore_->WaitForReadyPort("kgstore", absl::Seconds(30));
     ASSERT_OK(kg_port);
-    // The metrics endpoint is on: with LibTorch's OpenBLAS loaded it needs the thread-stack floor
-    // (common/thread_stack_floor.cc) that the binary links.
+    // The metrics endpoint is on: with OpenBLAS loaded (the projections' sgemm) it needs the
+    // thread-stack floor (common/thread_stack_floor.cc) that the binary links.
     auto r = Subprocess::Start(
         {BinDir() + "/retriever", "--base=" + base, "--host=127.0.0.1", "--port=0",
          "--metrics_port=0", "--device=cpu", absl::StrCat("--kgstore=127.0.0.1:", *kg_port)},

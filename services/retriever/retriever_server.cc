@@ -43,7 +43,7 @@ absl::StatusOr<std::shared_ptr<SubgraphSource>> RetrieverServer::OpenKgSource(
         });
     // No snapshot that opens: fatal here, as for kgstore (a later watch keeps the current one).
     IBGR_RETURN_IF_ERROR(server->kg_snapshots_->ReloadIfNewer().status());
-    return std::make_shared<ServedSnapshotSubgraphSource>(&server->kg_snapshots_->holder());
+    return std::make_shared<ServedSnapshotSubgraphSource>(server->kg_snapshots_->shared_holder());
   }
   common::ChannelOptions channel_options;
   channel_options.target = options.kgstore_address;
@@ -59,6 +59,12 @@ absl::StatusOr<std::unique_ptr<RetrieverServer>> RetrieverServer::BuildAndStart(
         "base_path: required (artifact base holding retriever/<version>/)");
   }
   IBGR_RETURN_IF_ERROR(SetScoringThreads(options.scoring_backend, options.torch_threads));
+  // A device this binary cannot score on is a start-up error (exit 1 naming retriever_torch),
+  // not a model that never loads. (With a backend, a missing GPU is found when the model loads:
+  // NOT_SERVING, retried by the watcher.)
+  if (options.scoring_backend == nullptr) {
+    IBGR_RETURN_IF_ERROR(ResolveScoringDevice(nullptr, options.device).status());
+  }
   std::unique_ptr<RetrieverServer> server(new RetrieverServer());
   // KG source first: without it nothing can be served.
   IBGR_ASSIGN_OR_RETURN(std::shared_ptr<SubgraphSource> source,

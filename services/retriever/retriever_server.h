@@ -35,8 +35,8 @@ class RetrieverServer {
   struct Options {
     // Port, TLS, drain and logging settings; service_name defaults to "retriever".
     common::ServerRunner::Options server;
-    // Artifact base: models in `<base_path>/retriever/<version>/`, and, when kgstore_address is
-    // empty, the KG snapshot in `<base_path>/kg/<version>/` (newest).
+    // Artifact base: models in `<base_path>/retriever/<version>/`, and, when kgstore_address and
+    // kg_base_path are empty, the KG replica's snapshots in `<base_path>/kg/<version>/`.
     std::string base_path;
     // Serve this model version instead of the newest.
     std::optional<int64_t> pinned_version;

@@ -318,6 +318,17 @@ TEST(RetrieverServiceTest, KgReplicaServesItsNewestSnapshotAndSwapsToNewerOnes) 
   }
 }
 
+// The CPU build (no scoring backend) refuses a GPU at start, naming the binary that has one.
+TEST(RetrieverServiceTest, CudaDeviceWithoutABackendFailsToStartNamingRetrieverTorch) {
+  kt::ScratchDir dir;
+  WriteKg(dir.path());
+  testing::PublishTestVersion(dir.path(), kt::SmallKg());
+  RetrieverServer::Options options = ServerOptions(dir.path());
+  options.device = "cuda:0";
+  EXPECT_THAT(RetrieverServer::BuildAndStart(options),
+              StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("retriever_torch")));
+}
+
 TEST(RetrieverServiceTest, KgReplicaWithoutASnapshotFailsToStartNamingIt) {
   kt::ScratchDir dir, replica;
   testing::PublishTestVersion(dir.path(), kt::SmallKg());

@@ -212,19 +212,28 @@ TEST(ScorerTest, ComputeProjectionsRejectsMismatchedInputs) {
 // A binary without a backend (the CPU image's retriever) scores on CPU and says which binary to
 // run for a GPU; one with LibTorch resolves devices as LibTorch does.
 TEST(ScoringBackendTest, DevicesWithoutABackendAreCpuOnly) {
-  EXPECT_EQ(*ResolveScoringDevice(nullptr, "auto"), "cpu");
-  EXPECT_EQ(*ResolveScoringDevice(nullptr, ""), "cpu");
-  EXPECT_EQ(*ResolveScoringDevice(nullptr, "cpu"), "cpu");
+  for (const char* spec : {"auto", "", "cpu"}) {
+    absl::StatusOr<std::string> device = ResolveScoringDevice(nullptr, spec);
+    ASSERT_OK(device) << spec;
+    EXPECT_EQ(*device, "cpu") << spec;
+  }
   EXPECT_THAT(ResolveScoringDevice(nullptr, "cuda:0"),
               StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("retriever_torch")));
-  EXPECT_THAT(ResolveScoringDevice(nullptr, "tpu"),
-              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("device")));
+  EXPECT_THAT(ResolveScoringDevice(nullptr, "cuda"),
+              StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("retriever_torch")));
+  for (const char* spec : {"tpu", "cudafoo", "cuda:x", "cuda:-1"}) {
+    EXPECT_THAT(ResolveScoringDevice(nullptr, spec),
+                StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("device")))
+        << spec;
+  }
   EXPECT_THAT(SetScoringThreads(nullptr, 0),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("torch_threads")));
   EXPECT_OK(SetScoringThreads(nullptr, 2));
   const ScoringBackend& torch = LibTorchScoringBackend();
   EXPECT_EQ(torch.name(), "libtorch");
-  EXPECT_EQ(*ResolveScoringDevice(&torch, "auto"), CudaAvailable() ? "cuda:0" : "cpu");
+  absl::StatusOr<std::string> device = ResolveScoringDevice(&torch, "auto");
+  ASSERT_OK(device);
+  EXPECT_EQ(*device, CudaAvailable() ? "cuda:0" : "cpu");
 }
 
 // One published model served by the CPU build (fused loop over BLAS projections) and by the

@@ -2,8 +2,9 @@
 
 #include <cblas.h>
 
-#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
 
 namespace ibgraphrag::retriever {
 namespace {
@@ -27,7 +28,11 @@ absl::StatusOr<std::string> ResolveScoringDevice(const ScoringBackend* backend,
   if (backend != nullptr) return backend->ResolveDevice(spec);
   const absl::string_view s(spec.data(), spec.size());  // absl's is not std's here
   if (s.empty() || s == "auto" || s == "cpu") return std::string("cpu");
-  if (absl::StartsWith(s, "cuda")) {
+  absl::string_view index = s;
+  int n = 0;
+  if (absl::ConsumePrefix(&index, "cuda") &&
+      (index.empty() ||
+       (absl::ConsumePrefix(&index, ":") && absl::SimpleAtoi(index, &n) && n >= 0))) {
     return absl::FailedPreconditionError(absl::StrCat(
         "device: \"", s,
         "\" needs the LibTorch build of the retriever (binary retriever_torch, image "

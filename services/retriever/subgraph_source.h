@@ -121,9 +121,9 @@ class InProcessSubgraphSource : public SubgraphSource {
 // made without pinning reads the current one. UNAVAILABLE while the holder has none.
 class ServedSnapshotSubgraphSource : public SubgraphSource {
  public:
-  // `holder` must outlive this source.
-  explicit ServedSnapshotSubgraphSource(const common::ServableHolder<kgstore::KgStore>* holder)
-      : holder_(holder) {}
+  explicit ServedSnapshotSubgraphSource(
+      std::shared_ptr<const common::ServableHolder<kgstore::KgStore>> holder)
+      : holder_(std::move(holder)) {}
   std::shared_ptr<SubgraphSource> PinSnapshot() override;
   absl::StatusOr<CandidateSubgraph> Extract(const SubgraphRequest& request) override;
   absl::StatusOr<std::vector<EntityInfo>> Describe(absl::Span<const uint32_t> ids,
@@ -137,7 +137,7 @@ class ServedSnapshotSubgraphSource : public SubgraphSource {
 
  private:
   absl::StatusOr<std::shared_ptr<InProcessSubgraphSource>> Current() const;
-  const common::ServableHolder<kgstore::KgStore>* holder_;
+  std::shared_ptr<const common::ServableHolder<kgstore::KgStore>> holder_;
 };
 
 }  // namespace ibgraphrag::retriever

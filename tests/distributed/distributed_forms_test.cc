@@ -16,6 +16,7 @@
 #include "gtest/gtest.h"
 #include "ibgraphrag/v1/gateway.grpc.pb.h"
 #include "services/gateway/testing/small_suite.h"
+#include "services/reasoner/confidence_calibration.h"
 #include "tests/test_util/distributed_suite.h"
 #include "tests/test_util/subprocess.h"
 
@@ -44,6 +45,34 @@ std::vector<pb::AnswerRequest> Questions() {
     out.push_back(r);
   }
   return out;
+}
+
+// A calibration fitted on synthetic multiple-choice signals, published under `base` as the
+// all-in-one's `--calibration=auto` and the distributed reasoner's `--base` find it.
+void PublishCalibration(const std::string& base) {
+  std::vector<reasoner::CalibrationExample> examples;
+  for (int i = 0; i < 80; ++i) {
+    reasoner::CalibrationExample e;
+    const bool wide = i % 2 == 0;
+    e.signals.present = true;
+    e.signals.task = reasoner::Task::kMultipleChoice;
+    e.signals.top_support = 1.0;
+    e.signals.runner_up_support = wide ? 0.1 : 0.95;
+    e.signals.margin = 1.0 - e.signals.runner_up_support;
+    e.signals.options_supported = 2;
+    e.signals.num_options = 4;
+    e.signals.topics_present = 1;
+    e.signals.topics_connected = 1;
+    e.signals.evidence_count = 10;
+    e.signals.candidate_index = 0;
+    e.correct = wide ? (i % 8 != 0) : (i % 8 == 1);
+    e.raw_confidence = 1.0;
+    e.dataset = "synthetic";
+    examples.push_back(e);
+  }
+  auto fitted = reasoner::FitCalibration(examples, {});
+  ASSERT_OK(fitted);
+  ASSERT_OK(reasoner::PublishCalibration(base, *fitted, "distributed_forms_test"));
 }
 
 // The response without what legitimately differs between calls (timings, request id).
@@ -77,6 +106,7 @@ TEST(DistributedFormsTest, AllInOneKgstoreAndReplicaFormsAnswerIdentically) {
   const std::string dir = MakeTempDir("distributed-forms");
   const std::string base = dir + "/art";
   gateway::testing::PublishSmallSuite(base);
+  PublishCalibration(base);
   ASSERT_FALSE(::testing::Test::HasFatalFailure());
 
   auto all_in_one =
@@ -89,6 +119,8 @@ TEST(DistributedFormsTest, AllInOneKgstoreAndReplicaFormsAnswerIdentically) {
   const std::vector<std::string> want = AskAll(*all_in_one_port);
   ASSERT_EQ(want.size(), Questions().size());
   EXPECT_THAT(want[0], ::testing::HasSubstr("Metformin"));
+  // Every form serves the published calibration (the distributed reasoner through --base).
+  EXPECT_THAT(want[0], ::testing::HasSubstr("calibration: \"calibration/1\""));
   ASSERT_OK(all_in_one->Stop(SIGTERM, absl::Seconds(30)).status());
 
   for (const bool replica : {false, true}) {

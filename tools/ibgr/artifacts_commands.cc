@@ -46,6 +46,17 @@ int Fail(const absl::Status& status) {
   return 1;
 }
 
+// The training tools (LibTorch) installed beside ibgr: FAILED_PRECONDITION naming the path when
+// `tool` is not there (the CPU serving image ships ibgr without them).
+absl::Status CheckTrainingTool(const std::string& path) {
+  if (access(path.c_str(), X_OK) == 0) return absl::OkStatus();
+  return absl::FailedPreconditionError(absl::StrCat(
+      path,
+      " is missing: building artifacts trains models with LibTorch; run it from the tools "
+      "image (ibgraphrag-torch) or a build tree (cmake --build build --target ibgr builds "
+      "ibgr_encoder and retriever_train too)"));
+}
+
 int RunChild(const std::vector<std::string>& argv) {
   std::vector<char*> c_argv;
   for (const std::string& a : argv) c_argv.push_back(const_cast<char*>(a.c_str()));
@@ -80,11 +91,12 @@ absl::Status EnsureTrainedEncoder(const std::string& base) {
   // The trainer links LibTorch, so it is its own binary (`ibgr encoder train` runs it too).
   std::vector<std::string> argv = {SelfDir() + "/ibgr_encoder", "encoder", "train",
                                    "--base=" + base, "--data_dir=" + data_dir};
+  IBGR_RETURN_IF_ERROR(CheckTrainingTool(argv[0]));
   if (!absl::GetFlag(FLAGS_snapshot_dir).empty()) {
     argv.push_back("--snapshot_dir=" + absl::GetFlag(FLAGS_snapshot_dir));
   }
   if (const int rc = RunChild(argv); rc != 0) {
-    return absl::InternalError(absl::StrCat("ibgr_encoder exited with ", rc));
+    return absl::UnknownError(absl::StrCat("ibgr_encoder exited with ", rc, " (its output above)"));
   }
   return absl::OkStatus();
 }
@@ -204,6 +216,7 @@ int ArtifactsBuild(const std::vector<std::string>& args) {
     return EnsureDocuments(base, kg_version, *encoder_id);
   }
   std::printf("training the retriever model: %s\n", problem->c_str());
+  if (absl::Status s = CheckTrainingTool(SelfDir() + "/retriever_train"); !s.ok()) return Fail(s);
   std::vector<std::string> argv = {SelfDir() + "/retriever_train", "--base=" + base,
                                    "--encoder=" + *encoder_id,
                                    "--variants=" + absl::GetFlag(FLAGS_retriever_variants)};

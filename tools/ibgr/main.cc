@@ -24,21 +24,22 @@
 
 namespace {
 
-// main() hands `encoder` command lines to ibgr_encoder before parsing flags; this is only
-// reached if that did not happen.
-int ForwardedToEncoderTool(const std::vector<std::string>&) {
-  std::fprintf(stderr, "error: `ibgr encoder` is run by ibgr_encoder\n");
-  return 2;
+// Whether the command is `encoder train|eval`: the words `encoder` then `train` or `eval`
+// anywhere among the arguments (a flag given as `--flag value` may come before them), before any
+// `--`.
+bool IsEncoderCommand(int argc, char** argv) {
+  for (int i = 1; i + 1 < argc; ++i) {
+    if (std::strcmp(argv[i], "--") == 0) return false;
+    if (std::strcmp(argv[i], "encoder") == 0 &&
+        (std::strcmp(argv[i + 1], "train") == 0 || std::strcmp(argv[i + 1], "eval") == 0)) {
+      return true;
+    }
+  }
+  return false;
 }
 
-// The first argument that is not a flag: the command's first word.
-const char* FirstPositional(int argc, char** argv) {
-  for (int i = 1; i < argc; ++i) {
-    if (argv[i][0] != '-') return argv[i];
-    if (std::strcmp(argv[i], "--") == 0) return i + 1 < argc ? argv[i + 1] : nullptr;
-  }
-  return nullptr;
-}
+// The command line as main() got it (ParseCommandLine does not change argv).
+char** g_argv = nullptr;
 
 // `ibgr encoder ...` -> ibgr_encoder beside this binary, with the same arguments.
 int ExecEncoderTool(char** argv) {
@@ -52,6 +53,10 @@ int ExecEncoderTool(char** argv) {
                tool.c_str(), std::strerror(errno));
   return 127;
 }
+
+// main() hands `encoder train|eval` to ibgr_encoder before parsing flags; should a command line
+// reach the table anyway, it goes the same way.
+int ForwardedToEncoderTool(const std::vector<std::string>&) { return ExecEncoderTool(g_argv); }
 
 struct Entry {
   ibgraphrag::cli::Command run;
@@ -119,10 +124,8 @@ std::string Usage() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (const char* first = FirstPositional(argc, argv);
-      first != nullptr && std::strcmp(first, "encoder") == 0) {
-    return ExecEncoderTool(argv);
-  }
+  g_argv = argv;
+  if (IsEncoderCommand(argc, argv)) return ExecEncoderTool(argv);
   absl::SetProgramUsageMessage(Usage());
   std::vector<char*> positional = absl::ParseCommandLine(argc, argv);
   std::vector<std::string> args(positional.begin() + 1, positional.end());
