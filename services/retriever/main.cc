@@ -40,6 +40,9 @@ ABSL_FLAG(std::string, kgstore, "",
           "<kg_base>/kg/<version>/, followed to newer ones every --watch_seconds");
 ABSL_FLAG(std::string, kg_base, "",
           "artifact base of the in-process KG replica (its kg/<version>/); empty = --base");
+ABSL_FLAG(int64_t, pin_kg_version, 0,
+          "serve this KG snapshot version in the replica (0 = the newest; --pin_version pins the "
+          "model)");
 ABSL_FLAG(std::string, kgstore_tls_ca, "", "PEM CA of kgstore's certificate (enables TLS)");
 ABSL_FLAG(std::string, kgstore_tls_cert, "", "PEM client certificate for mTLS to kgstore");
 ABSL_FLAG(std::string, kgstore_tls_key, "", "PEM client key for mTLS to kgstore");
@@ -82,6 +85,16 @@ absl::Status Run() {
   options.pinned_version = *pinned;
   options.kgstore_address = absl::GetFlag(FLAGS_kgstore);
   options.kg_base_path = absl::GetFlag(FLAGS_kg_base);
+  if (absl::GetFlag(FLAGS_pin_kg_version) < 0) {
+    return absl::InvalidArgumentError("--pin_kg_version: must be >= 0 (0 = the newest)");
+  }
+  if (absl::GetFlag(FLAGS_pin_kg_version) > 0) {
+    if (!options.kgstore_address.empty()) {
+      return absl::InvalidArgumentError(
+          "--pin_kg_version: pins the in-process KG replica; with --kgstore pin kgstore instead");
+    }
+    options.kg_pinned_version = absl::GetFlag(FLAGS_pin_kg_version);
+  }
   if (!options.kg_base_path.empty() && !options.kgstore_address.empty()) {
     return absl::InvalidArgumentError(
         "--kg_base: names the in-process KG replica, which --kgstore replaces; give one or the "

@@ -26,6 +26,7 @@ absl::StatusOr<std::shared_ptr<SubgraphSource>> RetrieverServer::OpenKgSource(
     const std::string& kg_base =
         options.kg_base_path.empty() ? options.base_path : options.kg_base_path;
     manager.artifacts = kgstore::SnapshotArtifacts(kg_base).options();
+    manager.pinned_version = options.kg_pinned_version;
     manager.watch_interval = options.watch_interval;
     manager.log_name = "retriever KG replica";
     server->kg_snapshots_ = std::make_unique<common::ServableManager<kgstore::KgStore>>(

@@ -47,6 +47,9 @@ class RetrieverServer {
     // Artifact base holding the replica's `kg/<version>/` (a local copy that `ibgr-ops sync-kg`
     // keeps up to date, on Kubernetes); empty = base_path.
     std::string kg_base_path;
+    // Serve this KG snapshot version in the replica instead of the newest (--pin_kg_version; the
+    // KG's counterpart of kgstore's --pin_version, for rolling a KG back).
+    std::optional<int64_t> kg_pinned_version;
     // TLS towards kgstore.
     common::ClientTlsOptions kgstore_tls;
     // A KG already open in this process (the all-in-one binary shares kgstore's); takes

@@ -285,8 +285,8 @@ TEST(RetrieverServiceTest, KgReplicaServesItsNewestSnapshotAndSwapsToNewerOnes) 
   options.kg_base_path = replica.path();
   auto server = RetrieverServer::BuildAndStart(options);
   ASSERT_OK(server);
-  auto retrieve = [&]() {
-    auto stub = Stub((*server)->port());
+  auto retrieve_from = [&](int port) {
+    auto stub = Stub(port);
     grpc::ClientContext ctx;
     SetDeadline(&ctx);
     pb::RetrieveRequest req;
@@ -297,6 +297,7 @@ TEST(RetrieverServiceTest, KgReplicaServesItsNewestSnapshotAndSwapsToNewerOnes) 
     EXPECT_OK(stub->Retrieve(&ctx, req, &resp));
     return resp;
   };
+  auto retrieve = [&]() { return retrieve_from((*server)->port()); };
   pb::RetrieveResponse first = retrieve();
   EXPECT_EQ(first.kg_version(), "1");
   EXPECT_EQ(first.subgraph_triples(), 10u);
@@ -311,6 +312,13 @@ TEST(RetrieverServiceTest, KgReplicaServesItsNewestSnapshotAndSwapsToNewerOnes) 
   EXPECT_TRUE(*swapped);
   pb::RetrieveResponse second = retrieve();
   EXPECT_EQ(second.kg_version(), "2");
+  // Rolled back: a replica pinned to version 1 serves it though 2 is newer.
+  RetrieverServer::Options pinned = options;
+  pinned.kg_pinned_version = 1;
+  auto pinned_server = RetrieverServer::BuildAndStart(pinned);
+  ASSERT_OK(pinned_server);
+  EXPECT_EQ(retrieve_from((*pinned_server)->port()).kg_version(), "1");
+  EXPECT_FALSE(*(*pinned_server)->ReloadKgIfNewer());
   ASSERT_EQ(second.triples_size(), first.triples_size());
   for (int i = 0; i < first.triples_size(); ++i) {
     EXPECT_EQ(second.triples(i).head().id(), first.triples(i).head().id());
