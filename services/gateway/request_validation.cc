@@ -97,7 +97,8 @@ absl::Status ValidateAnswerRequest(const ibgraphrag::v1::AnswerRequest& request)
                                      std::pair<absl::string_view, const std::string*>{
                                          "pipeline.illama_reranker", &p.illama_reranker()}}) {
     if (!value->empty() && *value != "encoder" && *value != "ibrp") {
-      return Invalid(field, absl::StrCat("\"", *value, "\" is not encoder or ibrp"));
+      return Invalid(field, absl::StrCat("\"", absl::CHexEscape(value->substr(0, 64)),
+                                         "\" is not encoder or ibrp"));
     }
   }
   if (p.has_kg_rag_minimum_similarity() &&

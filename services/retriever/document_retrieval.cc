@@ -5,9 +5,11 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "common/status_macros.h"
+#include "services/alignment/text_encoder.h"
 
 namespace ibgraphrag::retriever {
 namespace {
@@ -112,9 +114,8 @@ absl::Status RerankByEncoder(const SubgraphDocuments& documents, const TextEmbed
   size_t next = 0;
   for (size_t d = 0; d < rerank; ++d) {
     for (size_t i = 0; i < documents.Triples((*ranked)[d].document).size(); ++i, ++next) {
-      float dot = 0;
-      for (size_t k = 0; k < dim; ++k) dot += rows[next * dim + k] * question[k];
-      best[d] = std::max(best[d], dot);
+      best[d] = std::max(best[d], alignment::Dot(rows.data() + next * dim, question.data(),
+                                                 static_cast<int>(dim)));
     }
   }
   OrderByRerankScores(best, ranked);
@@ -141,7 +142,8 @@ absl::StatusOr<DocumentsReranker> ParseDocumentsReranker(absl::string_view name,
   if (name.empty() || name == "encoder") return DocumentsReranker::kEncoder;
   if (name == "ibrp") return DocumentsReranker::kTrainedScorer;
   return absl::InvalidArgumentError(
-      absl::StrCat(field, ": \"", name, "\" is not encoder or ibrp (the trained-scorer hybrid)"));
+      absl::StrCat(field, ": \"", absl::CHexEscape(name.substr(0, 64)),
+                   "\" is not encoder or ibrp (the trained-scorer hybrid)"));
 }
 
 absl::StatusOr<DocumentsResult> RetrieveDocuments(const SubgraphDocuments& documents,

@@ -51,6 +51,15 @@ std::unique_ptr<pb::RetrieverService::Stub> Stub(int port) {
       grpc::CreateChannel(absl::StrCat("127.0.0.1:", port), grpc::InsecureChannelCredentials()));
 }
 
+// The question most tests ask: which drug treats type 2 diabetes (DOID:9352), top 5.
+pb::RetrieveRequest DiabetesRequest() {
+  pb::RetrieveRequest req;
+  req.set_question("Which drug treats type 2 diabetes mellitus?");
+  req.add_topic_external_ids("DOID:9352");
+  req.set_top_k(5);
+  return req;
+}
+
 void SetDeadline(grpc::ClientContext* ctx, int ms = 10000) {
   ctx->set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(ms));
 }
@@ -78,10 +87,7 @@ TEST(RetrieverServiceTest, RetrieveAndScoreTriplesOverGrpc) {
 
   grpc::ClientContext ctx;
   SetDeadline(&ctx);
-  pb::RetrieveRequest req;
-  req.set_question("Which drug treats type 2 diabetes mellitus?");
-  req.add_topic_external_ids("DOID:9352");
-  req.set_top_k(5);
+  const pb::RetrieveRequest req = DiabetesRequest();
   pb::RetrieveResponse resp;
   grpc::Status s = stub->Retrieve(&ctx, req, &resp);
   ASSERT_OK(s);
@@ -285,20 +291,14 @@ TEST(RetrieverServiceTest, KgReplicaServesItsNewestSnapshotAndSwapsToNewerOnes) 
   options.kg_base_path = replica.path();
   auto server = RetrieverServer::BuildAndStart(options);
   ASSERT_OK(server);
-  auto retrieve_from = [&](int port) {
-    auto stub = Stub(port);
+  auto retrieve_from = [](int port) {
     grpc::ClientContext ctx;
     SetDeadline(&ctx);
-    pb::RetrieveRequest req;
-    req.set_question("Which drug treats type 2 diabetes mellitus?");
-    req.add_topic_external_ids("DOID:9352");
-    req.set_top_k(5);
     pb::RetrieveResponse resp;
-    EXPECT_OK(stub->Retrieve(&ctx, req, &resp));
+    EXPECT_OK(Stub(port)->Retrieve(&ctx, DiabetesRequest(), &resp));
     return resp;
   };
-  auto retrieve = [&]() { return retrieve_from((*server)->port()); };
-  pb::RetrieveResponse first = retrieve();
+  pb::RetrieveResponse first = retrieve_from((*server)->port());
   EXPECT_EQ(first.kg_version(), "1");
   EXPECT_EQ(first.subgraph_triples(), 10u);
   EXPECT_THAT((*server)->ReloadKgIfNewer(), IsOk());
@@ -310,7 +310,7 @@ TEST(RetrieverServiceTest, KgReplicaServesItsNewestSnapshotAndSwapsToNewerOnes) 
   auto swapped = (*server)->ReloadKgIfNewer();
   ASSERT_OK(swapped);
   EXPECT_TRUE(*swapped);
-  pb::RetrieveResponse second = retrieve();
+  pb::RetrieveResponse second = retrieve_from((*server)->port());
   EXPECT_EQ(second.kg_version(), "2");
   // Rolled back: a replica pinned to version 1 serves it though 2 is newer.
   RetrieverServer::Options pinned = options;

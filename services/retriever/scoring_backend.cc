@@ -2,9 +2,11 @@
 
 #include <cblas.h>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
+#include "common/status_macros.h"
 
 namespace ibgraphrag::retriever {
 namespace {
@@ -23,22 +25,30 @@ std::vector<float> Project(const EmbeddingTable& table, const ScorerParams& para
 
 }  // namespace
 
-absl::StatusOr<std::string> ResolveScoringDevice(const ScoringBackend* backend,
-                                                 std::string_view spec) {
-  if (backend != nullptr) return backend->ResolveDevice(spec);
+absl::StatusOr<DeviceSpec> ParseDeviceSpec(std::string_view spec) {
   const absl::string_view s(spec.data(), spec.size());  // absl's is not std's here
-  if (s.empty() || s == "auto" || s == "cpu") return std::string("cpu");
+  if (s.empty() || s == "auto") return DeviceSpec{DeviceSpec::Kind::kAuto, 0};
+  if (s == "cpu") return DeviceSpec{DeviceSpec::Kind::kCpu, 0};
   absl::string_view index = s;
   int n = 0;
   if (absl::ConsumePrefix(&index, "cuda") &&
       (index.empty() ||
        (absl::ConsumePrefix(&index, ":") && absl::SimpleAtoi(index, &n) && n >= 0))) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "device: \"", s,
-        "\" needs the LibTorch build of the retriever (binary retriever_torch, image "
-        "ibgraphrag-torch; deploy/k8s/overlays/prod-gpu); this binary scores on CPU only"));
+    return DeviceSpec{DeviceSpec::Kind::kCuda, n};
   }
-  return absl::InvalidArgumentError(absl::StrCat("device: \"", s, "\" is not auto, cpu or cuda:N"));
+  return absl::InvalidArgumentError(absl::StrCat("device: \"", absl::CHexEscape(s.substr(0, 64)),
+                                                 "\" is not auto, cpu or cuda:N"));
+}
+
+absl::StatusOr<std::string> ResolveScoringDevice(const ScoringBackend* backend,
+                                                 std::string_view spec) {
+  if (backend != nullptr) return backend->ResolveDevice(spec);
+  IBGR_ASSIGN_OR_RETURN(const DeviceSpec parsed, ParseDeviceSpec(spec));
+  if (parsed.kind != DeviceSpec::Kind::kCuda) return std::string("cpu");
+  return absl::FailedPreconditionError(absl::StrCat(
+      "device: cuda:", parsed.cuda_index,
+      " needs the LibTorch build of the retriever (binary retriever_torch, image "
+      "ibgraphrag-torch; deploy/k8s/overlays/prod-gpu); this binary scores on CPU only"));
 }
 
 absl::Status SetScoringThreads(const ScoringBackend* backend, int threads) {

@@ -45,6 +45,15 @@ class ScoringBackend {
       const std::string& device) const = 0;
 };
 
+// A device spec as written: "auto" (or empty), "cpu", "cuda" (= cuda:0) or "cuda:N".
+struct DeviceSpec {
+  enum class Kind { kAuto, kCpu, kCuda };
+  Kind kind = Kind::kAuto;
+  int cuda_index = 0;
+};
+// INVALID_ARGUMENT naming `device` for any other spelling.
+absl::StatusOr<DeviceSpec> ParseDeviceSpec(std::string_view spec);
+
 // The device `spec` means for a binary with `backend` (null: CPU only, no LibTorch linked):
 // without a backend "auto", "" and "cpu" are "cpu", and "cuda"/"cuda:N" is FAILED_PRECONDITION
 // saying which binary scores on a GPU; anything else is INVALID_ARGUMENT naming `device`.

@@ -4,10 +4,9 @@
 
 #include <vector>
 
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/strip.h"
 #include "services/retriever/scorer_module.h"
+#include "services/retriever/scoring_backend.h"
 
 namespace ibgraphrag::retriever {
 
@@ -22,30 +21,27 @@ bool CudaAvailable() {
 }
 
 absl::StatusOr<std::string> ResolveDevice(std::string_view device_spec) {
-  const absl::string_view spec(device_spec.data(), device_spec.size());
-  if (spec.empty() || spec == "auto") return CudaAvailable() ? "cuda:0" : "cpu";
-  if (spec == "cpu") return std::string("cpu");
-  absl::string_view rest = spec;
-  if (absl::ConsumePrefix(&rest, "cuda")) {
-    int index = 0;
-    if (!rest.empty() &&
-        (!absl::ConsumePrefix(&rest, ":") || !absl::SimpleAtoi(rest, &index) || index < 0)) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("device: \"", spec, "\" is not auto, cpu or cuda:N"));
-    }
-    if (!CudaAvailable()) {
-      return absl::FailedPreconditionError(
-          absl::StrCat("device: ", spec, " requested but LibTorch sees no CUDA device"));
-    }
-    const int count = static_cast<int>(torch::cuda::device_count());
-    if (index >= count) {
-      return absl::FailedPreconditionError(
-          absl::StrCat("device: cuda:", index, " requested, ", count, " CUDA device(s) present"));
-    }
-    return absl::StrCat("cuda:", index);
+  absl::StatusOr<DeviceSpec> spec = ParseDeviceSpec(device_spec);
+  if (!spec.ok()) return spec.status();
+  switch (spec->kind) {
+    case DeviceSpec::Kind::kAuto:
+      return CudaAvailable() ? "cuda:0" : "cpu";
+    case DeviceSpec::Kind::kCpu:
+      return std::string("cpu");
+    case DeviceSpec::Kind::kCuda:
+      break;
   }
-  return absl::InvalidArgumentError(
-      absl::StrCat("device: \"", spec, "\" is not auto, cpu or cuda:N"));
+  const int index = spec->cuda_index;
+  if (!CudaAvailable()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("device: cuda:", index, " requested but LibTorch sees no CUDA device"));
+  }
+  const int count = static_cast<int>(torch::cuda::device_count());
+  if (index >= count) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("device: cuda:", index, " requested, ", count, " CUDA device(s) present"));
+  }
+  return absl::StrCat("cuda:", index);
 }
 
 absl::Status SetTorchThreads(int threads) {
