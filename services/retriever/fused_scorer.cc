@@ -7,6 +7,11 @@
 #include "common/status_macros.h"
 
 // target_clones adds an AVX2/FMA build of the hot loops picked at load time by an ifunc resolver.
+// The clone is named by ISA level (x86-64-v3: AVX2, FMA, ...), which the resolver tests with
+// __builtin_cpu_supports. It used to be "arch=haswell", which GCC resolves with
+// __builtin_cpu_is("haswell"): false on every AMD CPU, so AMD machines (this project's EPYC VMs)
+// ran the SSE2 build (docs/benchmarks.md, "Issue 30: the GPU check"). Clang 14 knows no
+// x86-64-v3 clone: "avx2".
 // Under ThreadSanitizer the resolver is instrumented and runs before the TSan runtime is up (a
 // segfault in __tsan_func_entry during relocation), so TSan builds get the portable version only.
 #if defined(__SANITIZE_THREAD__)
@@ -17,7 +22,11 @@
 #endif
 #endif
 #ifndef IBGR_TARGET_CLONES
-#define IBGR_TARGET_CLONES __attribute__((target_clones("arch=haswell", "default")))
+#if defined(__clang__)
+#define IBGR_TARGET_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define IBGR_TARGET_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
+#endif
 #endif
 
 namespace ibgraphrag::retriever {

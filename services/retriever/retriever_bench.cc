@@ -1,12 +1,10 @@
-// Scoring and Retrieve benchmarks.
+// Retrieve benchmarks on a real artifact base (the triple scorer alone: scoring_bench.cc).
 //
-//   retriever_bench --benchmark_filter=Score      # 10,000 candidates: MLP / factorised / fused
 //   IBGR_BENCH_BASE=/tmp/art retriever_bench --benchmark_filter=Retrieve
 //   IBGR_BENCH_BASE=/tmp/art IBGR_BENCH_TOPICS=topics.txt retriever_bench --benchmark_filter=Replay
 //
-// BM_Score*: hidden 256, text_dim 256, 20,000 entities, 3,000 subgraph nodes, LibTorch on one
-// intra-op thread (torch_threads = 1). BM_Retrieve* needs an artifact base with a KG snapshot
-// and a trained model (`ibgr kg build` + `retriever_train`) and runs the real in-process path;
+// BM_Retrieve* needs an artifact base with a KG snapshot and a trained model (`ibgr kg build` +
+// `retriever_train`) and runs the real in-process path with the CPU serving scorer (no LibTorch);
 // BM_RetrieveIbrp / ShortestPath / PairsPruned use five large diseases of the default KG,
 // BM_RetrieveReplay the topic sets of IBGR_BENCH_TOPICS (any KG, e.g. `ibgr kg synth`).
 #include <benchmark/benchmark.h>
@@ -26,111 +24,9 @@
 #include "services/kgstore/snapshot_manifest.h"
 #include "services/retriever/alignment_embedder.h"
 #include "services/retriever/retriever.h"
-#include "services/retriever/scorer_test_util.h"
-#include "services/retriever/torch_scorer.h"
 
 namespace ibgraphrag::retriever {
 namespace {
-
-constexpr int kTextDim = 256;
-constexpr int kHidden = 256;
-
-struct ScoringFixture {
-  ScoringFixture() {
-    (void)SetTorchThreads(1);
-    ScorerConfig c;
-    c.text_dim = kTextDim;
-    c.hidden = kHidden;
-    data = testing::MakeRandomCandidates(kTextDim, 5, 20000, 30, 3000, 10000, 17);
-    scorer = std::move(TorchScorer::Create(InitScorerParams(c, 1), "cpu")).value();
-    projections = scorer->Precompute(*data.entities, *data.relations).value();
-    fused = std::make_unique<FusedScorer>(projections);
-    out.resize(data.heads.size());
-  }
-  testing::RandomCandidates data;
-  std::unique_ptr<TorchScorer> scorer;
-  std::shared_ptr<const ScorerProjections> projections;
-  std::unique_ptr<FusedScorer> fused;
-  std::vector<float> out;
-};
-
-ScoringFixture& Fixture() {
-  static ScoringFixture* f = new ScoringFixture();
-  return *f;
-}
-
-void BM_ScoreMlp(benchmark::State& state) {
-  ScoringFixture& f = Fixture();
-  const CandidateBatch batch = f.data.batch();
-  for (auto _ : state) {
-    auto s = f.scorer->ScoreMlp(batch, *f.data.entities, *f.data.relations, absl::MakeSpan(f.out));
-    if (!s.ok()) state.SkipWithError(s.ToString().c_str());
-    benchmark::DoNotOptimize(f.out.data());
-  }
-  state.SetItemsProcessed(state.iterations() * batch.heads.size());
-}
-BENCHMARK(BM_ScoreMlp)->Unit(benchmark::kMillisecond);
-
-void BM_ScoreFactorisedTorch(benchmark::State& state) {
-  ScoringFixture& f = Fixture();
-  const CandidateBatch batch = f.data.batch();
-  for (auto _ : state) {
-    auto s = f.scorer->ScoreFactorised(batch, absl::MakeSpan(f.out));
-    if (!s.ok()) state.SkipWithError(s.ToString().c_str());
-    benchmark::DoNotOptimize(f.out.data());
-  }
-  state.SetItemsProcessed(state.iterations() * batch.heads.size());
-}
-BENCHMARK(BM_ScoreFactorisedTorch)->Unit(benchmark::kMillisecond);
-
-void BM_ScoreFused(benchmark::State& state) {
-  ScoringFixture& f = Fixture();
-  const CandidateBatch batch = f.data.batch();
-  FusedScratch scratch;
-  for (auto _ : state) {
-    auto s = f.fused->Score(batch, absl::MakeSpan(f.out), &scratch);
-    if (!s.ok()) state.SkipWithError(s.ToString().c_str());
-    benchmark::DoNotOptimize(f.out.data());
-  }
-  state.SetItemsProcessed(state.iterations() * batch.heads.size());
-}
-BENCHMARK(BM_ScoreFused)->Unit(benchmark::kMillisecond);
-
-// The same 10,000 candidates on the GPU (host <-> device copies included): skipped without CUDA.
-void BM_ScoreOnCuda(benchmark::State& state, bool mlp) {
-  if (!CudaAvailable()) {
-    state.SkipWithError("no CUDA device");
-    return;
-  }
-  static TorchScorer* const gpu = []() -> TorchScorer* {
-    ScorerConfig c;
-    c.text_dim = kTextDim;
-    c.hidden = kHidden;
-    auto created = TorchScorer::Create(InitScorerParams(c, 1), "cuda:0");
-    if (!created.ok()) return nullptr;
-    std::unique_ptr<TorchScorer> scorer = *std::move(created);
-    ScoringFixture& f = Fixture();
-    if (!scorer->Precompute(*f.data.entities, *f.data.relations).ok()) return nullptr;
-    return scorer.release();  // lives for the process
-  }();
-  if (gpu == nullptr) {
-    state.SkipWithError("cannot create the CUDA scorer");
-    return;
-  }
-  ScoringFixture& f = Fixture();
-  const CandidateBatch batch = f.data.batch();
-  for (auto _ : state) {
-    auto s = mlp ? gpu->ScoreMlp(batch, *f.data.entities, *f.data.relations, absl::MakeSpan(f.out))
-                 : gpu->ScoreFactorised(batch, absl::MakeSpan(f.out));
-    if (!s.ok()) state.SkipWithError(s.ToString().c_str());
-    benchmark::DoNotOptimize(f.out.data());
-  }
-  state.SetItemsProcessed(state.iterations() * batch.heads.size());
-}
-BENCHMARK_CAPTURE(BM_ScoreOnCuda, mlp, true)->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_ScoreOnCuda, factorised, false)->Unit(benchmark::kMillisecond);
-
-// ---- End to end on a real artifact base ----
 
 struct RetrieveFixture {
   std::shared_ptr<SubgraphSource> source;
@@ -162,7 +58,6 @@ RetrieveFixture& Retrieval() {
       f->error = "cannot open the KG or the model";
       return f;
     }
-    (void)SetTorchThreads(1);
     RetrieverModel::Options mo;
     mo.device = "cpu";
     // The encoder the manifest names (hashed or trained).

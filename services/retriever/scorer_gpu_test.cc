@@ -5,6 +5,8 @@
 #include "gtest/gtest.h"
 #include "services/retriever/fused_scorer.h"
 #include "services/retriever/scorer_test_util.h"
+#include "services/retriever/scoring_backend.h"
+#include "services/retriever/torch_backend.h"
 #include "services/retriever/torch_scorer.h"
 
 namespace ibgraphrag::retriever {
@@ -59,6 +61,32 @@ TEST(ScorerGpuTest, ServingSizeBatchesMatchCpuAndRepeat) {
     ASSERT_NEAR(factorised[i], want[i], 1e-4) << i;
     ASSERT_EQ(again[i], factorised[i]) << i;
   }
+}
+
+// What `retriever_torch --device=auto` does on a GPU machine: the LibTorch backend resolves auto to
+// cuda:0, refuses a GPU that is not there, and its device scorer gives the scores the CPU serving
+// binaries give (the fused loop over the BLAS projections, no LibTorch) at the serving size.
+TEST(ScorerGpuTest, TheServingBackendPicksCudaAndScoresAsTheCpuServingPath) {
+  if (!CudaAvailable()) GTEST_SKIP() << "no CUDA device";
+  const ScoringBackend& backend = LibTorchScoringBackend();
+  ASSERT_OK_AND_ASSIGN(const std::string device, ResolveScoringDevice(&backend, "auto"));
+  EXPECT_EQ(device, "cuda:0");
+  EXPECT_THAT(ResolveScoringDevice(&backend, "cuda:64"),
+              common::test_util::StatusIs(absl::StatusCode::kFailedPrecondition));
+  ScorerConfig config;  // with the structure features of the trained models (prior_dim)
+  const ScorerParams params = InitScorerParams(config, 5);
+  auto data = testing::MakeRandomCandidates(config.text_dim, 5, 20000, 30, 3000, 10000, 23);
+  ASSERT_OK_AND_ASSIGN(auto gpu,
+                       backend.CreateScorer(params, *data.entities, *data.relations, device));
+  ASSERT_OK_AND_ASSIGN(auto projections,
+                       ComputeProjections(params, *data.entities, *data.relations));
+  const FusedScorer fused(projections);
+  const size_t n = data.heads.size();
+  std::vector<float> want(n), got(n);
+  FusedScratch scratch;
+  ASSERT_OK(fused.Score(data.batch(), absl::MakeSpan(want), &scratch));
+  ASSERT_OK(gpu->Score(data.batch(), absl::MakeSpan(got)));
+  for (size_t i = 0; i < n; ++i) ASSERT_NEAR(got[i], want[i], 1e-4) << i;
 }
 
 }  // namespace
