@@ -33,7 +33,7 @@ die() {
 }
 
 pack() {
-  local out="$1" multiarch=/usr/include/x86_64-linux-gnu libdir=/usr/lib/x86_64-linux-gnu
+  local out="$1" libdir=/usr/lib/x86_64-linux-gnu
   [[ -n "${out}" ]] || die "pack: name the tarball to write"
   local stage
   stage="$(mktemp -d)"
@@ -47,7 +47,7 @@ pack() {
   local header
   (cd "${REPO}" && for f in "${LIB_SOURCES[@]}" "${TEST_SOURCE}" "${BENCH_SOURCE}"; do
     g++ -std=c++17 -I. -M "${f}"
-  done) | tr ' \\' '\n\n' | grep '^/usr/include/' | sort -u | while read -r header; do
+  done) | tr -s "\\\\ " "\n" | grep '^/usr/include/' | sort -u | while read -r header; do
     local rel="${header#/usr/include/}"
     case "${rel}" in
       grpc/* | grpcpp/* | openssl/*) ;;
@@ -137,8 +137,10 @@ run() {
   # libtorch_cuda registers the CUDA kernels from static initialisers and is named by no symbol of
   # ours: --no-as-needed keeps it (and c10_cuda) linked.
   local cuda_libs=()
+  # shellcheck disable=SC2054  # the commas are the linker's
   [[ -f "${torch}/lib/libtorch_cuda.so" ]] &&
     cuda_libs=(-Wl,--no-as-needed -ltorch_cuda -lc10_cuda -Wl,--as-needed)
+  # shellcheck disable=SC2054  # the commas are the linker's
   local link=(-L"${lib}" -Wl,-rpath,"${lib}" -L"${torch}/lib" -Wl,-rpath,"${torch}/lib"
     -Wl,--as-needed "${cuda_libs[@]}" -ltorch -ltorch_cpu -lc10 "${absl[@]}" -lopenblas -lcrypto
     -pthread)

@@ -38,6 +38,18 @@ if(TARGET gflags)
   endif()
 endif()
 
+# The serving executables allocate with jemalloc (target ibgr_serving_malloc): under load glibc's
+# malloc took about a fifth of the all-in-one's CPU (arena locks, fastbin consolidation); with
+# jemalloc the all-in-one answered ~6 % more at 16 clients at the same peak memory
+# (docs/benchmarks.md, "Issue 30: CPU per answer"). Not in sanitizer builds, which bring their own
+# allocator; tests and tools keep glibc's.
+option(IBGR_JEMALLOC "Link the serving executables with jemalloc" ON)
+add_library(ibgr_serving_malloc INTERFACE)
+if(IBGR_JEMALLOC AND IBGR_SANITIZE STREQUAL "")
+  find_library(IBGR_JEMALLOC_LIBRARY jemalloc REQUIRED)
+  target_link_libraries(ibgr_serving_malloc INTERFACE ${IBGR_JEMALLOC_LIBRARY})
+endif()
+
 if(IBGR_BUILD_TESTS)
   find_package(GTest CONFIG REQUIRED)
 endif()

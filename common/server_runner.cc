@@ -22,6 +22,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 #include "common/blocking_reactor.h"
 #include "common/file_util.h"
 #include "common/logging.h"
@@ -30,6 +31,11 @@
 #include "common/tls_certificate.h"
 
 namespace ibgraphrag::common {
+
+void UseServingMutexSettings() {
+  absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
+}
+
 namespace {
 
 // ---- Signal handling: the handler only writes the signal number to a self-pipe. ----

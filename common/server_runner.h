@@ -184,6 +184,13 @@ class ServerRunner {
   int wake_fds_[2] = {-1, -1};
 };
 
+// Called first thing in main() by the serving binaries. Debian builds Abseil without NDEBUG, so
+// every absl::Mutex lock and unlock feeds Abseil's debug deadlock detector (a process-wide
+// lock-order graph behind its own lock) unless it is switched off: 2.3 % of the all-in-one's CPU
+// under load in its own code, and the all-in-one answers ~7 % more at 16 clients without it
+// (docs/benchmarks.md, "Issue 30: CPU per answer"). Tests and tools keep the detector.
+void UseServingMutexSettings();
+
 }  // namespace ibgraphrag::common
 
 #endif  // IBGRAPHRAG_COMMON_SERVER_RUNNER_H_

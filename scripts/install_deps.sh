@@ -18,6 +18,8 @@ COMPILE_PKGS=(
   libabsl-dev librocksdb-dev libfaiss-dev libtorch-dev
   libopenblas0-pthread libopenblas-dev liblapack-dev
   prometheus-cpp-dev nlohmann-json3-dev libcurl4-openssl-dev zlib1g-dev libpq-dev
+  # the serving executables' allocator (cmake/IbgrDependencies.cmake, ibgr_serving_malloc)
+  libjemalloc-dev
   # HTTP/JSON API (cpp-httplib)
   libcpp-httplib-dev
 )
@@ -49,7 +51,7 @@ RUNTIME_PKGS=(
   # LibTorch: its Debian package pulls in OpenCV, FFmpeg, GDAL and Qt (~1 GB).
   ca-certificates libgrpc++1.51 libprotobuf32 libabsl20220623 libgomp1
   libopenblas0-pthread libprometheus-cpp-pull1.0 libprometheus-cpp-core1.0 libcurl4 libssl3
-  libcpp-httplib0.11 libsnappy1v5 liblz4-1 libzstd1 libbz2-1.0
+  libcpp-httplib0.11 libsnappy1v5 liblz4-1 libzstd1 libbz2-1.0 libjemalloc2
 )
 RUNTIME_TORCH_PKGS=(libtorch1.13)
 

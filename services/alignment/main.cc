@@ -19,6 +19,7 @@
 #include "common/logging.h"
 #include "common/pin_version_flag.h"
 #include "common/server_flags.h"
+#include "common/server_runner.h"
 #include "common/status_macros.h"
 #include "ibgraphrag/config/v1/alignment_config.pb.h"
 #include "services/alignment/alignment_server.h"
@@ -227,6 +228,7 @@ absl::Status Run() {
 int main(int argc, char** argv) {
   absl::SetProgramUsageMessage(
       "Serves an alignment bundle (mentions, FAISS candidates, MSCA) over gRPC.");
+  ibgraphrag::common::UseServingMutexSettings();
   absl::ParseCommandLine(argc, argv);
   absl::Status status = Run();
   if (!status.ok()) {

@@ -22,6 +22,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/config.h"
 #include "common/logging.h"
+#include "common/server_runner.h"
 #include "ibgraphrag/config/v1/reasoner_config.pb.h"
 #include "services/gateway/all_in_one.h"
 #include "services/gateway/gateway_flags.h"
@@ -106,6 +107,7 @@ absl::Status Run() {
 int main(int argc, char** argv) {
   absl::SetProgramUsageMessage(
       "IBGraphRAG all-in-one: kgstore, alignment, retriever, reasoner and gateway in one process.");
+  ibgraphrag::common::UseServingMutexSettings();
   absl::ParseCommandLine(argc, argv);
   absl::Status status = Run();
   if (!status.ok()) {

@@ -16,6 +16,7 @@
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "common/logging.h"
+#include "common/server_runner.h"
 #include "services/gateway/gateway_flags.h"
 #include "services/gateway/gateway_server.h"
 
@@ -68,6 +69,7 @@ absl::Status Run() {
 
 int main(int argc, char** argv) {
   absl::SetProgramUsageMessage("The IBGraphRAG gateway: answers clinical questions over gRPC.");
+  ibgraphrag::common::UseServingMutexSettings();
   absl::ParseCommandLine(argc, argv);
   absl::Status status = Run();
   if (!status.ok()) {

@@ -16,6 +16,7 @@
 #include "common/logging.h"
 #include "common/pin_version_flag.h"
 #include "common/server_flags.h"
+#include "common/server_runner.h"
 #include "services/kgstore/kgstore_server.h"
 
 ABSL_FLAG(std::string, config, "", "ServerConfig text proto (TLS, drain, logging)");
@@ -65,6 +66,7 @@ absl::Status Run() {
 
 int main(int argc, char** argv) {
   absl::SetProgramUsageMessage("Serves a knowledge-graph snapshot over gRPC.");
+  ibgraphrag::common::UseServingMutexSettings();
   absl::ParseCommandLine(argc, argv);
   absl::Status status = Run();
   if (!status.ok()) {

@@ -23,6 +23,7 @@
 #include "common/config.h"
 #include "common/logging.h"
 #include "common/server_flags.h"
+#include "common/server_runner.h"
 #include "ibgraphrag/config/v1/reasoner_config.pb.h"
 #include "services/reasoner/confidence_calibration.h"
 #include "services/reasoner/reasoner_config.h"
@@ -92,6 +93,7 @@ absl::Status Run() {
 int main(int argc, char** argv) {
   absl::SetProgramUsageMessage(
       "Answers questions from knowledge-graph evidence over gRPC (LLM or extractive backend).");
+  ibgraphrag::common::UseServingMutexSettings();
   absl::ParseCommandLine(argc, argv);
   absl::Status status = Run();
   if (!status.ok()) {

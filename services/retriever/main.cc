@@ -26,6 +26,7 @@
 #include "common/logging.h"
 #include "common/pin_version_flag.h"
 #include "common/server_flags.h"
+#include "common/server_runner.h"
 #include "services/retriever/alignment_embedder.h"
 #include "services/retriever/retriever_server.h"
 #include "services/retriever/scorer_flag.h"
@@ -161,6 +162,7 @@ absl::Status Run() {
 
 int main(int argc, char** argv) {
   absl::SetProgramUsageMessage("Serves the IBRP triple retriever over gRPC.");
+  ibgraphrag::common::UseServingMutexSettings();
   absl::ParseCommandLine(argc, argv);
   absl::Status status = Run();
   if (!status.ok()) {
