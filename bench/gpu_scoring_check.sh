@@ -10,7 +10,8 @@
 #   bench/gpu_scoring_check.sh run --deps=DEPS.tar.xz --out=DIR [--torch=DIR] [--repetitions=N]
 #       on the GPU machine. --torch: a LibTorch folder (include/, lib/; pytorch.org's zip or a
 #       wheel's torch/ folder); by default the torch package of `python3`. Writes DIR/gpu_test.json,
-#       DIR/scoring_bench.json and DIR/gpu_check.log; exits non-zero when a test fails. $CXX: the
+#       DIR/scoring_bench.json and DIR/gpu_check.log; exits non-zero when a test fails or a CUDA test
+#       or benchmark was skipped (a CPU-only LibTorch, no driver). $CXX: the
 #       compiler (g++ by default).
 #
 # Both programs are the ones ctest and the CPU benches build (label `gpu`; scoring_bench.cc): CUDA
@@ -32,12 +33,23 @@ die() {
   exit 2
 }
 
+# Folders to remove however the script ends (a failed compile, `die`, set -e).
+CLEANUP=()
+cleanup() {
+  local pids=()
+  mapfile -t pids < <(jobs -p)
+  ((${#pids[@]})) && kill "${pids[@]}" 2>/dev/null
+  ((${#CLEANUP[@]})) && rm -rf "${CLEANUP[@]}"
+  return 0
+}
+trap cleanup EXIT
+
 pack() {
   local out="$1" libdir=/usr/lib/x86_64-linux-gnu
   [[ -n "${out}" ]] || die "pack: name the tarball to write"
   local stage
   stage="$(mktemp -d)"
-  trap 'rm -rf "${stage}"' RETURN
+  CLEANUP+=("${stage}")
   mkdir -p "${stage}/include" "${stage}/lib"
   # Abseil, GoogleTest and Benchmark whole (another compiler may take other #if branches); of
   # gRPC (one header for grpc::Status in the test matchers), OpenSSL and CBLAS the headers the
@@ -87,7 +99,23 @@ run() {
   [[ -n "${out}" ]] || die "run: --out=DIR is required"
   mkdir -p "${out}"
   out="$(cd "${out}" && pwd)"
-  exec > >(tee "${out}/gpu_check.log") 2>&1
+  local status=0
+  build_and_run "${deps}" "${out}" "${torch}" "${repetitions}" 2>&1 | tee "${out}/gpu_check.log" ||
+    status=$?
+  ((status == 0)) || return "${status}"
+  # Skips are not passes: a CPU-only LibTorch or a missing driver skips every CUDA test and
+  # benchmark, and both programs exit 0 then.
+  if grep -q '"result": "SKIPPED"' "${out}/gpu_test.json" ||
+    grep -q '"error_occurred": true' "${out}/scoring_bench.json"; then
+    echo "gpu_scoring_check: a CUDA test was skipped or a benchmark reported an error" >&2
+    return 1
+  fi
+}
+
+# Runs in the pipeline's subshell (its output goes through tee), which has its own EXIT trap.
+build_and_run() {
+  trap cleanup EXIT
+  local deps="$1" out="$2" torch="$3" repetitions="$4"
   if [[ -z "${torch}" ]]; then
     torch="$(python3 -c 'import os, torch; print(os.path.dirname(torch.__file__))')" ||
       die "run: no --torch and python3 has no torch package"
@@ -99,11 +127,13 @@ run() {
                 "devices", torch.cuda.device_count())'
   fi
   [[ -d "${torch}/include" && -d "${torch}/lib" ]] || die "run: ${torch} has no include/ and lib/"
-  command -v nvidia-smi >/dev/null && nvidia-smi -L
+  [[ -f "${torch}/lib/libtorch_cuda.so" ]] || die "run: ${torch}/lib has no libtorch_cuda.so (a CPU-only LibTorch)"
+  nvidia-smi -L || die "run: nvidia-smi found no GPU (driver missing?)"
   "${CXX:-g++}" --version | head -1
 
   local work
   work="$(mktemp -d)"
+  CLEANUP+=("${work}")
   tar -C "${work}" -xJf "${deps}"
   local inc="${work}/include" lib="${work}/lib" obj="${work}/obj"
   mkdir -p "${obj}"
@@ -138,8 +168,7 @@ run() {
   # ours: --no-as-needed keeps it (and c10_cuda) linked.
   local cuda_libs=()
   # shellcheck disable=SC2054  # the commas are the linker's
-  [[ -f "${torch}/lib/libtorch_cuda.so" ]] &&
-    cuda_libs=(-Wl,--no-as-needed -ltorch_cuda -lc10_cuda -Wl,--as-needed)
+  cuda_libs=(-Wl,--no-as-needed -ltorch_cuda -lc10_cuda -Wl,--as-needed)
   # shellcheck disable=SC2054  # the commas are the linker's
   local link=(-L"${lib}" -Wl,-rpath,"${lib}" -L"${torch}/lib" -Wl,-rpath,"${torch}/lib"
     -Wl,--as-needed "${cuda_libs[@]}" -ltorch -ltorch_cpu -lc10 "${absl[@]}" -lopenblas -lcrypto
@@ -157,7 +186,6 @@ run() {
   "${work}/retriever_scoring_bench" --benchmark_repetitions="${repetitions}" \
     --benchmark_report_aggregates_only=true --benchmark_out="${out}/scoring_bench.json" ||
     status=$?
-  rm -rf "${work}"
   return "${status}"
 }
 

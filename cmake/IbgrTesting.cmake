@@ -41,9 +41,12 @@ function(ibgr_add_test name)
   if(NOT ARG_TIMEOUT)
     set(ARG_TIMEOUT 300)
   endif()
+  # IBGR_MUTEX_DEADLOCK_DETECTION=1: the serving binaries a test starts keep Abseil's deadlock
+  # detector (common::UseServingMutexSettings), so a lock-order cycle aborts the test.
   set(environment
     "IBGR_DATA_DIR=${IBGR_DATA_DIR}" "IBGR_BIN_DIR=${CMAKE_BINARY_DIR}/bin"
-    "IBGR_SOURCE_DIR=${CMAKE_SOURCE_DIR}" "TEST_TMPDIR=${IBGR_TEST_TMPDIR}" ${ARG_ENVIRONMENT})
+    "IBGR_SOURCE_DIR=${CMAKE_SOURCE_DIR}" "TEST_TMPDIR=${IBGR_TEST_TMPDIR}"
+    "IBGR_MUTEX_DEADLOCK_DETECTION=1" ${ARG_ENVIRONMENT})
   set(run_serial FALSE)
   if(ARG_RUN_SERIAL)
     set(run_serial TRUE)

@@ -14,9 +14,11 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <optional>
+#include <string_view>
 #include <utility>
 
 #include "absl/container/flat_hash_set.h"
@@ -33,6 +35,8 @@
 namespace ibgraphrag::common {
 
 void UseServingMutexSettings() {
+  const char* keep = std::getenv("IBGR_MUTEX_DEADLOCK_DETECTION");
+  if (keep != nullptr && std::string_view(keep) == "1") return;  // Abseil's default (abort)
   absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
 }
 

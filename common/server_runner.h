@@ -188,7 +188,9 @@ class ServerRunner {
 // every absl::Mutex lock and unlock feeds Abseil's debug deadlock detector (a process-wide
 // lock-order graph behind its own lock) unless it is switched off: 2.3 % of the all-in-one's CPU
 // under load in its own code, and the all-in-one answers ~7 % more at 16 clients without it
-// (docs/benchmarks.md, "Issue 30: CPU per answer"). Tests and tools keep the detector.
+// (docs/benchmarks.md, "Issue 30: CPU per answer"). IBGR_MUTEX_DEADLOCK_DETECTION=1 keeps the
+// detector (it then aborts on a lock-order cycle): scripts/test.sh sets it, so the tests that
+// start the real binaries still catch one. Tests and tools that do not call this keep it too.
 void UseServingMutexSettings();
 
 }  // namespace ibgraphrag::common

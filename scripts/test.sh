@@ -84,6 +84,9 @@ fi
 
 scripts/build.sh
 scripts/lint_protos.sh
+# The serving binaries the tests start keep Abseil's deadlock detector (they switch it off in
+# production: common::UseServingMutexSettings); also set per test by cmake/IbgrTesting.cmake.
+export IBGR_MUTEX_DEADLOCK_DETECTION=1
 excluded=()
 [[ "${IBGR_TEST_GPU:-0}" == 1 ]] || excluded+=(gpu)
 [[ "${IBGR_TEST_CONTAINER:-0}" == 1 ]] || excluded+=(container)

@@ -8,10 +8,10 @@
 
 // target_clones adds an AVX2/FMA build of the hot loops picked at load time by an ifunc resolver.
 // The clone is named by ISA level (x86-64-v3: AVX2, FMA, ...), which the resolver tests with
-// __builtin_cpu_supports. It used to be "arch=haswell", which GCC resolves with
-// __builtin_cpu_is("haswell"): false on every AMD CPU, so AMD machines (this project's EPYC VMs)
-// ran the SSE2 build (docs/benchmarks.md, "Issue 30: the GPU check"). Clang 14 knows no
-// x86-64-v3 clone: "avx2".
+// __builtin_cpu_supports (GCC 12+). It used to be "arch=haswell", which GCC resolves with
+// __builtin_cpu_is("haswell"): true on Haswell only, false on every AMD CPU (this project's EPYC
+// VMs) and on newer Intel models, which then ran the SSE2 build (docs/benchmarks.md, "Issue 30:
+// the GPU check"). Clang 14 knows no x86-64-v3 clone: its clone is "avx2" (AVX2 without FMA).
 // Under ThreadSanitizer the resolver is instrumented and runs before the TSan runtime is up (a
 // segfault in __tsan_func_entry during relocation), so TSan builds get the portable version only.
 #if defined(__SANITIZE_THREAD__)

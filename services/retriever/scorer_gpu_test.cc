@@ -37,7 +37,7 @@ TEST(ScorerGpuTest, CudaScoresMatchCpu) {
 
 // At the serving size (10,000 candidates, 20,000 entities), both GPU paths agree with the CPU's
 // scores, and scoring twice gives the same scores (no state left on the device between calls).
-// The time it takes is measured by retriever_bench's BM_ScoreMlpCuda / BM_ScoreFactorisedCuda.
+// The time it takes is measured by retriever_scoring_bench's BM_ScoreOnCuda/mlp and /factorised.
 TEST(ScorerGpuTest, ServingSizeBatchesMatchCpuAndRepeat) {
   if (!CudaAvailable()) GTEST_SKIP() << "no CUDA device";
   ScorerConfig config;

@@ -50,7 +50,10 @@ void BM_ScoreMlp(benchmark::State& state) {
   const CandidateBatch batch = f.data.batch();
   for (auto _ : state) {
     auto s = f.scorer->ScoreMlp(batch, *f.data.entities, *f.data.relations, absl::MakeSpan(f.out));
-    if (!s.ok()) state.SkipWithError(s.ToString().c_str());
+    if (!s.ok()) {
+      state.SkipWithError(s.ToString().c_str());
+      break;
+    }
     benchmark::DoNotOptimize(f.out.data());
   }
   state.SetItemsProcessed(state.iterations() * batch.heads.size());
@@ -62,7 +65,10 @@ void BM_ScoreFactorisedTorch(benchmark::State& state) {
   const CandidateBatch batch = f.data.batch();
   for (auto _ : state) {
     auto s = f.scorer->ScoreFactorised(batch, absl::MakeSpan(f.out));
-    if (!s.ok()) state.SkipWithError(s.ToString().c_str());
+    if (!s.ok()) {
+      state.SkipWithError(s.ToString().c_str());
+      break;
+    }
     benchmark::DoNotOptimize(f.out.data());
   }
   state.SetItemsProcessed(state.iterations() * batch.heads.size());
@@ -75,7 +81,10 @@ void BM_ScoreFused(benchmark::State& state) {
   FusedScratch scratch;
   for (auto _ : state) {
     auto s = f.fused->Score(batch, absl::MakeSpan(f.out), &scratch);
-    if (!s.ok()) state.SkipWithError(s.ToString().c_str());
+    if (!s.ok()) {
+      state.SkipWithError(s.ToString().c_str());
+      break;
+    }
     benchmark::DoNotOptimize(f.out.data());
   }
   state.SetItemsProcessed(state.iterations() * batch.heads.size());
@@ -108,7 +117,10 @@ void BM_ScoreOnCuda(benchmark::State& state, bool mlp) {
   for (auto _ : state) {
     auto s = mlp ? gpu->ScoreMlp(batch, *f.data.entities, *f.data.relations, absl::MakeSpan(f.out))
                  : gpu->ScoreFactorised(batch, absl::MakeSpan(f.out));
-    if (!s.ok()) state.SkipWithError(s.ToString().c_str());
+    if (!s.ok()) {
+      state.SkipWithError(s.ToString().c_str());
+      break;
+    }
     benchmark::DoNotOptimize(f.out.data());
   }
   state.SetItemsProcessed(state.iterations() * batch.heads.size());
