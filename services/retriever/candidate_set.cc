@@ -44,25 +44,27 @@ void Prune(const std::vector<uint32_t>& keep, CandidateSet* set) {
 
 using TripleKey = std::tuple<uint32_t, uint32_t, uint32_t>;
 
-// The triples `sg` holds, to append others only once.
-absl::flat_hash_set<TripleKey> TriplesOf(const CandidateSubgraph& sg) {
-  absl::flat_hash_set<TripleKey> present;
-  present.reserve(sg.heads.size());
-  for (size_t i = 0; i < sg.heads.size(); ++i) {
-    present.insert({sg.heads[i], sg.relations[i], sg.tails[i]});
+// Appends each of `candidates`, in order, as a hop-1 triple unless `sg` or an earlier candidate
+// has it; returns how many were appended. Only the candidates are hashed (a few hundred): `sg`
+// (up to ~10,000 triples) is scanned once against them instead of being put in a set itself.
+int64_t AppendMissingHopOne(const std::vector<TripleKey>& candidates, CandidateSubgraph* sg) {
+  if (candidates.empty()) return 0;
+  const absl::flat_hash_set<TripleKey> wanted(candidates.begin(), candidates.end());
+  absl::flat_hash_set<TripleKey> present;  // of `wanted`, what `sg` holds or was appended
+  for (size_t i = 0; i < sg->heads.size(); ++i) {
+    TripleKey key{sg->heads[i], sg->relations[i], sg->tails[i]};
+    if (wanted.contains(key)) present.insert(key);
   }
-  return present;
-}
-
-// Appends (h, r, t) as a hop-1 triple unless `present` has it; whether it was appended.
-bool AppendHopOne(uint32_t h, uint32_t r, uint32_t t, absl::flat_hash_set<TripleKey>* present,
-                  CandidateSubgraph* sg) {
-  if (!present->insert({h, r, t}).second) return false;
-  sg->heads.push_back(h);
-  sg->relations.push_back(r);
-  sg->tails.push_back(t);
-  sg->hops.push_back(1);
-  return true;
+  int64_t added = 0;
+  for (const TripleKey& key : candidates) {
+    if (!present.insert(key).second) continue;
+    sg->heads.push_back(std::get<0>(key));
+    sg->relations.push_back(std::get<1>(key));
+    sg->tails.push_back(std::get<2>(key));
+    sg->hops.push_back(1);
+    ++added;
+  }
+  return added;
 }
 
 // Adds the relations of `infos` that `sg` does not list yet.
@@ -103,13 +105,14 @@ absl::Status AddAnchorFacts(SubgraphSource& source, const OntologyExpansion& ont
   for (size_t i = 0; i < sg->heads.size(); ++i) {
     if (anchors.contains(sg->heads[i]) || anchors.contains(sg->tails[i])) sg->hops[i] = 1;
   }
-  absl::flat_hash_set<TripleKey> present = TriplesOf(*sg);
-  for (const OntologyAnchor& a : ontology.anchors) {
-    AppendHopOne(a.head, a.relation, a.tail, &present, sg);
-  }
+  std::vector<TripleKey> candidates;
+  candidates.reserve(ontology.anchors.size() + facts.heads.size());
+  for (const OntologyAnchor& a : ontology.anchors)
+    candidates.emplace_back(a.head, a.relation, a.tail);
   for (size_t i = 0; i < facts.heads.size(); ++i) {
-    AppendHopOne(facts.heads[i], facts.relations[i], facts.tails[i], &present, sg);
+    candidates.emplace_back(facts.heads[i], facts.relations[i], facts.tails[i]);
   }
+  AppendMissingHopOne(candidates, sg);
   MergeRelationInfo(ontology.relation_info, sg);
   MergeRelationInfo(facts.relation_info, sg);
   return absl::OkStatus();
@@ -141,11 +144,12 @@ absl::StatusOr<int64_t> AddIntentFacts(SubgraphSource& source, const CandidateSe
   request.allow_relations = std::move(known);
   request.deadline = options.deadline;
   IBGR_ASSIGN_OR_RETURN(CandidateSubgraph facts, source.Extract(request));
-  absl::flat_hash_set<TripleKey> present = TriplesOf(*sg);
-  int64_t added = 0;
+  std::vector<TripleKey> candidates;
+  candidates.reserve(facts.heads.size());
   for (size_t i = 0; i < facts.heads.size(); ++i) {
-    added += AppendHopOne(facts.heads[i], facts.relations[i], facts.tails[i], &present, sg);
+    candidates.emplace_back(facts.heads[i], facts.relations[i], facts.tails[i]);
   }
+  const int64_t added = AppendMissingHopOne(candidates, sg);
   MergeRelationInfo(facts.relation_info, sg);
   return added;
 }
@@ -165,15 +169,17 @@ IntentRelationIds IntentIds(const std::vector<RelationInfo>& relation_info,
 // Per anchor, its is_a chain as indices into the subgraph's triples (AnchorChain).
 std::vector<std::vector<uint32_t>> ChainsInSubgraph(const OntologyExpansion& ontology,
                                                     const CandidateSubgraph& sg) {
+  // The first row of each anchor link in `sg` (-1: not there), found in one scan of `sg`.
   absl::flat_hash_map<TripleKey, int64_t> index;
+  for (const OntologyAnchor& a : ontology.anchors)
+    index.try_emplace(TripleKey{a.head, a.relation, a.tail}, -1);
   for (size_t i = 0; i < sg.heads.size(); ++i) {
-    index.try_emplace(TripleKey{sg.heads[i], sg.relations[i], sg.tails[i]},
-                      static_cast<int64_t>(i));
+    auto it = index.find(TripleKey{sg.heads[i], sg.relations[i], sg.tails[i]});
+    if (it != index.end() && it->second < 0) it->second = static_cast<int64_t>(i);
   }
   auto link_index = [&](int a) -> int64_t {
     const OntologyAnchor& anchor = ontology.anchors[a];
-    auto it = index.find(TripleKey{anchor.head, anchor.relation, anchor.tail});
-    return it == index.end() ? -1 : it->second;
+    return index.at(TripleKey{anchor.head, anchor.relation, anchor.tail});
   };
   std::vector<std::vector<uint32_t>> chains;
   for (size_t a = 0; a < ontology.anchors.size(); ++a) {
