@@ -2,8 +2,8 @@
 
 #include <cmath>
 
-#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "common/error_echo.h"
 #include "common/utf8.h"
 #include "services/gateway/modes/pipeline_mode.h"
 
@@ -89,7 +89,7 @@ absl::Status ValidateAnswerRequest(const ibgraphrag::v1::AnswerRequest& request)
   }
   if (!IsKnownMode(p.mode())) {
     return Invalid("pipeline.mode",
-                   absl::StrCat("unknown mode '", absl::CHexEscape(p.mode().substr(0, 64)),
+                   absl::StrCat("unknown mode '", common::EchoForError(p.mode()),
                                 "'; allowed: ", ModeNamesList(), " (empty = ibgraphrag)"));
   }
   for (const auto& [field, value] : {std::pair<absl::string_view, const std::string*>{
@@ -97,8 +97,8 @@ absl::Status ValidateAnswerRequest(const ibgraphrag::v1::AnswerRequest& request)
                                      std::pair<absl::string_view, const std::string*>{
                                          "pipeline.illama_reranker", &p.illama_reranker()}}) {
     if (!value->empty() && *value != "encoder" && *value != "ibrp") {
-      return Invalid(field, absl::StrCat("\"", absl::CHexEscape(value->substr(0, 64)),
-                                         "\" is not encoder or ibrp"));
+      return Invalid(field,
+                     absl::StrCat("\"", common::EchoForError(*value), "\" is not encoder or ibrp"));
     }
   }
   if (p.has_kg_rag_minimum_similarity() &&

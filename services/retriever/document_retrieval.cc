@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
-#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "common/error_echo.h"
 #include "common/status_macros.h"
 #include "services/alignment/text_encoder.h"
 
@@ -142,7 +142,7 @@ absl::StatusOr<DocumentsReranker> ParseDocumentsReranker(absl::string_view name,
   if (name.empty() || name == "encoder") return DocumentsReranker::kEncoder;
   if (name == "ibrp") return DocumentsReranker::kTrainedScorer;
   return absl::InvalidArgumentError(
-      absl::StrCat(field, ": \"", absl::CHexEscape(name.substr(0, 64)),
+      absl::StrCat(field, ": \"", common::EchoForError(name),
                    "\" is not encoder or ibrp (the trained-scorer hybrid)"));
 }
 

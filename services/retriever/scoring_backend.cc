@@ -2,10 +2,10 @@
 
 #include <cblas.h>
 
-#include "absl/strings/escaping.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
+#include "common/error_echo.h"
 #include "common/status_macros.h"
 
 namespace ibgraphrag::retriever {
@@ -36,7 +36,7 @@ absl::StatusOr<DeviceSpec> ParseDeviceSpec(std::string_view spec) {
        (absl::ConsumePrefix(&index, ":") && absl::SimpleAtoi(index, &n) && n >= 0))) {
     return DeviceSpec{DeviceSpec::Kind::kCuda, n};
   }
-  return absl::InvalidArgumentError(absl::StrCat("device: \"", absl::CHexEscape(s.substr(0, 64)),
+  return absl::InvalidArgumentError(absl::StrCat("device: \"", common::EchoForError(s),
                                                  "\" is not auto, cpu or cuda:N"));
 }
 

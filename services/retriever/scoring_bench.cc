@@ -45,11 +45,13 @@ ScoringFixture& Fixture() {
   return *f;
 }
 
-void BM_ScoreMlp(benchmark::State& state) {
+// Times `score(batch, out)` (an absl::Status) over the fixture's 10,000 candidates.
+template <typename Score>
+void RunScoring(benchmark::State& state, Score score) {
   ScoringFixture& f = Fixture();
   const CandidateBatch batch = f.data.batch();
   for (auto _ : state) {
-    auto s = f.scorer->ScoreMlp(batch, *f.data.entities, *f.data.relations, absl::MakeSpan(f.out));
+    const absl::Status s = score(batch, absl::MakeSpan(f.out));
     if (!s.ok()) {
       state.SkipWithError(s.ToString().c_str());
       break;
@@ -57,37 +59,30 @@ void BM_ScoreMlp(benchmark::State& state) {
     benchmark::DoNotOptimize(f.out.data());
   }
   state.SetItemsProcessed(state.iterations() * batch.heads.size());
+}
+
+void BM_ScoreMlp(benchmark::State& state) {
+  ScoringFixture& f = Fixture();
+  RunScoring(state, [&](const CandidateBatch& batch, absl::Span<float> out) {
+    return f.scorer->ScoreMlp(batch, *f.data.entities, *f.data.relations, out);
+  });
 }
 BENCHMARK(BM_ScoreMlp)->Unit(benchmark::kMillisecond);
 
 void BM_ScoreFactorisedTorch(benchmark::State& state) {
   ScoringFixture& f = Fixture();
-  const CandidateBatch batch = f.data.batch();
-  for (auto _ : state) {
-    auto s = f.scorer->ScoreFactorised(batch, absl::MakeSpan(f.out));
-    if (!s.ok()) {
-      state.SkipWithError(s.ToString().c_str());
-      break;
-    }
-    benchmark::DoNotOptimize(f.out.data());
-  }
-  state.SetItemsProcessed(state.iterations() * batch.heads.size());
+  RunScoring(state, [&](const CandidateBatch& batch, absl::Span<float> out) {
+    return f.scorer->ScoreFactorised(batch, out);
+  });
 }
 BENCHMARK(BM_ScoreFactorisedTorch)->Unit(benchmark::kMillisecond);
 
 void BM_ScoreFused(benchmark::State& state) {
   ScoringFixture& f = Fixture();
-  const CandidateBatch batch = f.data.batch();
   FusedScratch scratch;
-  for (auto _ : state) {
-    auto s = f.fused->Score(batch, absl::MakeSpan(f.out), &scratch);
-    if (!s.ok()) {
-      state.SkipWithError(s.ToString().c_str());
-      break;
-    }
-    benchmark::DoNotOptimize(f.out.data());
-  }
-  state.SetItemsProcessed(state.iterations() * batch.heads.size());
+  RunScoring(state, [&](const CandidateBatch& batch, absl::Span<float> out) {
+    return f.fused->Score(batch, out, &scratch);
+  });
 }
 BENCHMARK(BM_ScoreFused)->Unit(benchmark::kMillisecond);
 
@@ -113,17 +108,10 @@ void BM_ScoreOnCuda(benchmark::State& state, bool mlp) {
     return;
   }
   ScoringFixture& f = Fixture();
-  const CandidateBatch batch = f.data.batch();
-  for (auto _ : state) {
-    auto s = mlp ? gpu->ScoreMlp(batch, *f.data.entities, *f.data.relations, absl::MakeSpan(f.out))
-                 : gpu->ScoreFactorised(batch, absl::MakeSpan(f.out));
-    if (!s.ok()) {
-      state.SkipWithError(s.ToString().c_str());
-      break;
-    }
-    benchmark::DoNotOptimize(f.out.data());
-  }
-  state.SetItemsProcessed(state.iterations() * batch.heads.size());
+  RunScoring(state, [&](const CandidateBatch& batch, absl::Span<float> out) {
+    return mlp ? gpu->ScoreMlp(batch, *f.data.entities, *f.data.relations, out)
+               : gpu->ScoreFactorised(batch, out);
+  });
 }
 BENCHMARK_CAPTURE(BM_ScoreOnCuda, mlp, true)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_ScoreOnCuda, factorised, false)->Unit(benchmark::kMillisecond);
