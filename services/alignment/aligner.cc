@@ -5,10 +5,12 @@
 #include <tuple>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "common/error_echo.h"
 #include "common/openai_client.h"
 #include "common/status_macros.h"
 #include "nlohmann/json.hpp"
@@ -59,6 +61,25 @@ absl::Status ValidateText(absl::string_view text, absl::string_view field) {
     return absl::InvalidArgumentError(absl::StrCat(field, ": not valid UTF-8"));
   }
   return absl::OkStatus();
+}
+
+absl::string_view LlmStepName(LlmStep step) {
+  switch (step) {
+    case LlmStep::kBeforeFilter:
+      return "before_filter";
+    case LlmStep::kRescueRejected:
+      return "rescue_rejected";
+  }
+  return "before_filter";
+}
+
+absl::StatusOr<LlmStep> ParseLlmStep(absl::string_view name, absl::string_view field) {
+  for (LlmStep step : {LlmStep::kBeforeFilter, LlmStep::kRescueRejected}) {
+    if (name == LlmStepName(step)) return step;
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat(field, ": \"", common::EchoForError(name),
+                   "\" is not an LLM step (before_filter, rescue_rejected)"));
 }
 
 absl::Status ValidateMscaOptions(const MscaOptions& o) {
@@ -403,28 +424,80 @@ void CalibrateScores(const ScoreCalibration& cal, const QuestionNull& null, size
                          : 0.0f;
 }
 
-// S, R and the consistency C = (1 - lambda) S + lambda R of every candidate, plus its ids.
-void ScoreCandidates(const AlignmentBundle& bundle, const std::vector<float>& question, int dim,
-                     const MscaOptions& options, bool calibrate, CandidateSet* set) {
-  const ScoreCalibration& cal = bundle.manifest.calibration;
-  const size_t n = set->entities.size();
+// The external id and xrefs of a scored entity.
+void AddSourceIds(const AlignmentBundle& bundle, ScoredEntity* s) {
+  const LexiconEntry& e = bundle.lexicon.entries[s->candidate.entry];
+  s->source_ids.push_back(e.external_id);
+  s->source_ids.insert(s->source_ids.end(), e.xrefs.begin(), e.xrefs.end());
+}
+
+// What scoring needs besides the candidates: the question vector, its null (calibrated only).
+struct ScoringContext {
+  const AlignmentBundle& bundle;
+  const std::vector<float>& question;
+  int dim = 0;
+  const MscaOptions& options;
+  bool calibrate = false;
   QuestionNull null;
-  if (calibrate && n > 0) null = QuestionNullOf(bundle, question, dim);
-  RawSimilarities(bundle, question, dim, &set->entities);
+};
+
+void FormConsistency(const MscaOptions& options, ScoredEntity* s) {
+  s->consistency =
+      (1.0f - options.lambda) * s->question_similarity + options.lambda * s->relatedness;
+}
+
+// S, R and the consistency C = (1 - lambda) S + lambda R of every candidate, plus its ids.
+void ScoreCandidates(const ScoringContext& ctx, CandidateSet* set) {
+  const size_t n = set->entities.size();
+  RawSimilarities(ctx.bundle, ctx.question, ctx.dim, &set->entities);
   for (size_t a = 0; a < n; ++a) {
     ScoredEntity& s = set->entities[a];
-    if (calibrate) {
-      CalibrateScores(cal, null, n, set->lookalike[a], &s);
+    if (ctx.calibrate) {
+      CalibrateScores(ctx.bundle.manifest.calibration, ctx.null, n, set->lookalike[a], &s);
     } else {
       s.question_similarity = s.raw_question_similarity;
       s.relatedness = s.raw_relatedness;
     }
-    s.consistency =
-        (1.0f - options.lambda) * s.question_similarity + options.lambda * s.relatedness;
-    const LexiconEntry& e = bundle.lexicon.entries[s.candidate.entry];
-    s.source_ids.push_back(e.external_id);
-    s.source_ids.insert(s.source_ids.end(), e.xrefs.begin(), e.xrefs.end());
+    FormConsistency(ctx.options, &s);
+    AddSourceIds(ctx.bundle, &s);
   }
+}
+
+// The candidates the LLM did not pick (LlmStep::kBeforeFilter), scored for the caller to see:
+// S against the question, R against the set the filter saw (they are not part of it), once
+// each (an entity some mention still proposes is in the set, not here).
+std::vector<ScoredEntity> ScoreExcluded(const ScoringContext& ctx, const CandidateSet& set,
+                                        LlmPreselection preselection) {
+  absl::flat_hash_set<uint32_t> seen;
+  for (const ScoredEntity& s : set.entities) seen.insert(s.candidate.entry);
+  std::vector<ScoredEntity> out;
+  for (auto& [mention, candidate] : preselection.excluded) {
+    if (!seen.insert(candidate.entry).second) continue;
+    ScoredEntity s;
+    const float* v = ctx.bundle.enriched_row(candidate.entry);
+    s.raw_question_similarity = Dot(v, ctx.question.data(), ctx.dim);
+    double related = 0;
+    for (const ScoredEntity& other : set.entities) {
+      related += Dot(v, ctx.bundle.enriched_row(other.candidate.entry), ctx.dim);
+    }
+    const size_t n = set.entities.size();
+    s.raw_relatedness = n > 0 ? static_cast<float>(related / static_cast<double>(n)) : 0.0f;
+    const bool lookalike =
+        !candidate.dictionary_match && preselection.named_mentions.count(mention);
+    s.candidate = std::move(candidate);
+    s.mention_index = mention;
+    s.excluded_by_llm = true;
+    if (ctx.calibrate) {
+      CalibrateScores(ctx.bundle.manifest.calibration, ctx.null, n + 1, lookalike, &s);
+    } else {
+      s.question_similarity = s.raw_question_similarity;
+      s.relatedness = s.raw_relatedness;
+    }
+    FormConsistency(ctx.options, &s);
+    AddSourceIds(ctx.bundle, &s);
+    out.push_back(std::move(s));
+  }
+  return out;
 }
 
 // Kept (C >= tau, or everything without MSCA) and rejected, each best first.
@@ -461,17 +534,39 @@ absl::StatusOr<AlignResult> Aligner::Align(absl::string_view text, const MscaOpt
       LinkMentions(out.mentions, options.msca_enabled ? options.top_k : 1, &links));
   clock.Lap("candidates");
 
+  // The paper's order: the LLM narrows each mention's top-K to its pick before MSCA scores.
+  const bool llm_step = options.msca_enabled && options.llm_choice_below > 0 && llm_ != nullptr;
+  LlmPreselection preselection;
+  if (llm_step && options.llm_step == LlmStep::kBeforeFilter) {
+    preselection = PreselectWithLlm(*llm_, bundle_->lexicon, text, options.llm_choice_below,
+                                    options_, deadline, &links, &out.degraded);
+    if (preselection.calls > 0) clock.Lap("llm");
+  }
+
   CandidateSet candidates = MergeCandidates(std::move(links));
+  for (ScoredEntity& s : candidates.entities) {
+    s.chosen_by_llm = preselection.chosen.contains(s.candidate.entry);
+  }
   IBGR_ASSIGN_OR_RETURN(std::vector<float> question, encoder_->Encode(text));
   const bool calibrate = options.calibrated && bundle_->manifest.calibration.method == "null-z-v1";
   out.effective.calibrated = calibrate;
-  ScoreCandidates(*bundle_, question, encoder_->dim(), options, calibrate, &candidates);
+  ScoringContext ctx{*bundle_, question, encoder_->dim(), options, calibrate, {}};
+  if (calibrate && (!candidates.entities.empty() || !preselection.excluded.empty())) {
+    ctx.null = QuestionNullOf(*bundle_, question, encoder_->dim());
+  }
+  ScoreCandidates(ctx, &candidates);
+  std::vector<ScoredEntity> excluded = ScoreExcluded(ctx, candidates, std::move(preselection));
   SplitByThreshold(options, std::move(candidates.entities), &out);
+  if (!excluded.empty()) {
+    for (ScoredEntity& s : excluded) out.rejected.push_back(std::move(s));
+    std::sort(out.rejected.begin(), out.rejected.end(), ByConsistency);
+  }
   clock.Lap("score");
 
+  // The earlier order: the LLM adds one of each weakly supported mention's rejected candidates.
   // Without an LLM the step does not exist: not a degradation (Degradation means "did not work
   // as configured"); a configured LLM that fails is one (RunLlmSelection reports it).
-  if (options.msca_enabled && options.llm_choice_below > 0 && llm_ != nullptr) {
+  if (llm_step && options.llm_step == LlmStep::kRescueRejected) {
     if (RunLlmSelection(*llm_, bundle_->lexicon, text, options.llm_choice_below, options_, deadline,
                         &out) > 0) {
       clock.Lap("llm");

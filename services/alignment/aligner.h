@@ -31,6 +31,21 @@ namespace ibgraphrag::alignment {
 inline constexpr size_t kMaxTextBytes = 16 * 1024;
 inline constexpr int kMaxTopK = 1000;
 
+// Where MSCA's LLM selection step runs (llm_selection.h, docs/alignment.md "LLM selection").
+enum class LlmStep {
+  // The paper's order (§3.1, Figure 6): per mention, the LLM picks one of its top-K candidates
+  // (or none) given the question; S, R and C are then formed over the picks and tau filters them.
+  kBeforeFilter,
+  // The suite's earlier order: after the tau split, per mention, the LLM picks one of its
+  // rejected candidates, which is kept without passing the filter.
+  kRescueRejected,
+};
+
+// "before_filter", "rescue_rejected".
+absl::string_view LlmStepName(LlmStep step);
+// Inverse of LlmStepName; INVALID_ARGUMENT naming `field` and the accepted values otherwise.
+absl::StatusOr<LlmStep> ParseLlmStep(absl::string_view name, absl::string_view field);
+
 // Per-request MSCA settings.
 struct MscaOptions {
   // Weight of relatedness R in C; the paper's default. [0, 1].
@@ -41,10 +56,13 @@ struct MscaOptions {
   int top_k = 10;
   // false: the paper's ablation, plain top-1 linking per mention, nothing filtered.
   bool msca_enabled = true;
-  // The LLM selection step (llm_selection.h), per mention: a mention with fewer than this many
-  // kept entities has the LLM choose among its rejected candidates; 0 disables the step.
-  // Without an LLM configured the step does not exist (no call, no degradation).
+  // The LLM selection step (llm_selection.h), per mention; 0 disables it. Before the filter: a
+  // mention whose candidates include fewer than this many entities the dictionary names has the
+  // LLM choose among its top-K candidates. Rescue: a mention with fewer than this many kept
+  // entities has the LLM choose among its rejected ones. Without an LLM configured the step
+  // does not exist (no call, no degradation).
   int llm_choice_below = 5;
+  LlmStep llm_step = LlmStep::kBeforeFilter;
   // Also ask the LLM for mentions and merge them with dictionary mentions.
   bool llm_mentions = false;
   // Put S and R on the bundle's calibrated [0, 1] evidence scale before forming C (see
@@ -100,7 +118,12 @@ struct ScoredEntity {
   // Calibrated scores only: every mention that proposed this entity names another entity
   // exactly (dictionary), so S was scaled by 1 - dictionary_evidence (ScoreCalibration).
   bool lookalike = false;
+  // Chosen by the LLM selection step: kept by it (rescue), or its pick among the mention's
+  // candidates, which then faced the filter like any other (before the filter).
   bool chosen_by_llm = false;
+  // Before the filter: a candidate of a mention the LLM was asked about that it did not pick
+  // (it chose another, or none). Listed under rejected with its scores; not part of R's set.
+  bool excluded_by_llm = false;
   std::vector<std::string> source_ids;  // external id and xrefs
 };
 
@@ -117,9 +140,11 @@ struct LinkResult {
 
 struct AlignResult {
   std::vector<Mention> mentions;
-  // C >= tau (or top-1 per mention with MSCA off) by C descending, then the LLM's choices.
+  // C >= tau (or top-1 per mention with MSCA off) by C descending, then the LLM's rescues
+  // (LlmStep::kRescueRejected).
   std::vector<ScoredEntity> kept;
-  // Below tau, by C descending.
+  // Below tau, and (LLM step before the filter) the candidates the LLM did not pick; by C
+  // descending.
   std::vector<ScoredEntity> rejected;
   std::vector<StageTiming> timings;
   std::vector<Degradation> degraded;
@@ -132,10 +157,12 @@ struct AlignResult {
 struct AlignerOptions {
   // Applied by callers that leave a setting unset (the service's defaults).
   MscaOptions defaults;
-  // LLM selection: rejected candidates of one mention (best C first) shown to the LLM. 1..100.
+  // LLM selection: candidates of one mention shown to the LLM (before the filter: its top-K,
+  // best link first; rescue: its rejected ones, best C first). 1..100.
   int max_llm_candidates = 20;
-  // LLM selection: mentions asked about per request, those with the fewest kept entities first;
-  // the others keep the threshold result. Bounds the LLM calls a request makes. 1..64.
+  // LLM selection: mentions asked about per request, those with the fewest named (before the
+  // filter) or kept (rescue) entities first; the others go through MSCA as without an LLM.
+  // Bounds the LLM calls a request makes. 1..64.
   int max_llm_mentions = 8;
   // LLM selection: calls of one request in flight at once (the request's thread plus up to
   // this - 1 more). The client's max_concurrency bounds the calls of all requests. 1..32.

@@ -230,6 +230,7 @@ TEST_F(AlignerTest, LlmSelectionMovesTheChosenCandidateToKept) {
   auto aligner = MakeAligner(std::shared_ptr<const common::OpenAiClient>(std::move(*llm)));
   MscaOptions options = RawOptions();
   options.llm_choice_below = 5;
+  options.llm_step = LlmStep::kRescueRejected;
   auto result = aligner->Align(kQuestion, options);
   ASSERT_OK(result);
   EXPECT_TRUE(result->degraded.empty());

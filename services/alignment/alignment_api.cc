@@ -58,7 +58,7 @@ absl::StatusOr<std::unique_ptr<Aligner>> OpenLocalAligner(const LocalAlignerOpti
   IBGR_ASSIGN_OR_RETURN(std::unique_ptr<TextEncoder> encoder,
                         EncoderForManifest(spec, bundle->manifest.encoder_id));
   return Aligner::Create(std::move(bundle), std::shared_ptr<const TextEncoder>(std::move(encoder)),
-                         nullptr, options.aligner);
+                         options.llm, options.aligner);
 }
 
 }  // namespace ibgraphrag::alignment

@@ -54,9 +54,12 @@ struct LocalAlignerOptions {
   EncoderSpec encoder = EncoderSpec{"bundle"};
   CandidateIndexOptions index;
   AlignerOptions aligner;
+  // The LLM of the selection step and LLM mentions; null = none (the selection step does not
+  // run; llm_mentions reports a degradation), as in a server without `llm`.
+  std::shared_ptr<const common::OpenAiClient> llm;
 };
 
-// Loads the bundle and returns an Aligner without an LLM (LLM steps report a degradation).
+// Loads the bundle and returns an Aligner with `llm` (may be null).
 absl::StatusOr<std::unique_ptr<Aligner>> OpenLocalAligner(const LocalAlignerOptions& options);
 
 }  // namespace ibgraphrag::alignment

@@ -175,4 +175,13 @@ void AlignmentServer::Shutdown() {
   if (runner_ != nullptr) runner_->Shutdown();
 }
 
+void ApplyAlignmentSetup(const AlignmentSetup& setup, AlignmentServer::Options* options) {
+  options->encoder = setup.encoder;
+  options->encoder.base_path = options->base_path;  // where trained encoders live
+  options->aligner = setup.aligner;
+  options->llm = setup.llm;
+  options->index = setup.index;
+  if (setup.faiss_omp_threads != 0) options->faiss_omp_threads = setup.faiss_omp_threads;
+}
+
 }  // namespace ibgraphrag::alignment

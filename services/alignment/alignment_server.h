@@ -20,6 +20,7 @@
 #include "common/server_runner.h"
 #include "services/alignment/aligner.h"
 #include "services/alignment/alignment_service_impl.h"
+#include "services/alignment/alignment_setup.h"
 #include "services/alignment/text_encoder.h"
 
 namespace ibgraphrag::alignment {
@@ -111,6 +112,12 @@ class AlignmentServer {
   struct Gauges;
   std::unique_ptr<Gauges> gauges_;
 };
+
+// Takes the encoder, MSCA defaults, LLM and its bounds, and FAISS settings of `setup` (an
+// AlignmentConfig, alignment_setup.h) into `options`; trained encoders are looked up under
+// options->base_path, so set it first. retriever_train --alignment_config reads the same file
+// (OpenTrainingAligner), which is what keeps the topics trained on equal to those served.
+void ApplyAlignmentSetup(const AlignmentSetup& setup, AlignmentServer::Options* options);
 
 }  // namespace ibgraphrag::alignment
 

@@ -43,6 +43,7 @@ void ToProto(const ScoredEntity& s, const std::vector<Mention>& mentions, pb::Al
   out->set_raw_relatedness(s.raw_relatedness);
   out->set_dictionary_match(s.candidate.dictionary_match);
   out->set_lookalike(s.lookalike);
+  out->set_excluded_by_llm(s.excluded_by_llm);
 }
 
 void AddTimings(const std::vector<StageTiming>& timings,
@@ -105,6 +106,8 @@ MscaOptions MergeAlignOptions(const pb::AlignOptions& request, const MscaOptions
   }
   o.llm_mentions = request.llm_mentions();
   if (request.has_calibrated()) o.calibrated = request.calibrated();
+  if (request.llm_step() == pb::LLM_STEP_BEFORE_FILTER) o.llm_step = LlmStep::kBeforeFilter;
+  if (request.llm_step() == pb::LLM_STEP_RESCUE_REJECTED) o.llm_step = LlmStep::kRescueRejected;
   return o;
 }
 
@@ -135,6 +138,8 @@ void ToProto(const AlignResult& r, const std::string& kg_version, pb::AlignRespo
   out->set_msca_enabled(r.effective.msca_enabled);
   out->set_kg_version(kg_version);
   out->set_calibrated(r.effective.calibrated);
+  out->set_llm_step(r.effective.llm_step == LlmStep::kRescueRejected ? pb::LLM_STEP_RESCUE_REJECTED
+                                                                     : pb::LLM_STEP_BEFORE_FILTER);
 }
 
 absl::StatusOr<std::shared_ptr<const Aligner>> AlignmentServiceImpl::Current() const {
@@ -195,6 +200,10 @@ grpc::Status AlignmentServiceImpl::HandleAlign(const grpc::ServerContextBase& co
                                                const pb::AlignRequest& request,
                                                pb::AlignResponse* response) const {
   absl::Status status = [&]() -> absl::Status {
+    if (!pb::LlmStep_IsValid(request.options().llm_step())) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "options.llm_step: ", request.options().llm_step(), " is not an LLM step (0, 1 or 2)"));
+    }
     IBGR_ASSIGN_OR_RETURN(std::shared_ptr<const Aligner> aligner, Current());
     const MscaOptions options = MergeAlignOptions(request.options(), aligner->options().defaults);
     IBGR_ASSIGN_OR_RETURN(AlignResult result,

@@ -344,5 +344,20 @@ TEST(AlignmentServerTest, MissingBaseIsAnError) {
               StatusIs(absl::StatusCode::kInvalidArgument));
 }
 
+TEST_F(AlignmentServiceTest, TheLlmStepIsEchoedAndAnUnknownOneIsRefusedByName) {
+  pb::AlignRequest request;
+  request.set_text("pneumonia");
+  pb::AlignResponse response;
+  ASSERT_OK(Align(request, &response));
+  EXPECT_EQ(response.llm_step(), pb::LLM_STEP_BEFORE_FILTER);  // the paper's order by default
+  request.mutable_options()->set_llm_step(pb::LLM_STEP_RESCUE_REJECTED);
+  response.Clear();
+  ASSERT_OK(Align(request, &response));
+  EXPECT_EQ(response.llm_step(), pb::LLM_STEP_RESCUE_REJECTED);
+  request.mutable_options()->set_llm_step(static_cast<pb::LlmStep>(7));
+  EXPECT_THAT(Align(request, &response),
+              StatusIs(grpc::StatusCode::INVALID_ARGUMENT, HasSubstr("options.llm_step: 7")));
+}
+
 }  // namespace
 }  // namespace ibgraphrag::alignment

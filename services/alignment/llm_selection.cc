@@ -70,7 +70,7 @@ std::vector<LlmSelectionQuery> PlanLlmSelection(const AlignResult& result, int c
 }
 
 std::string BuildLlmSelectionPrompt(absl::string_view question, absl::string_view query_entity,
-                                    const std::vector<const ScoredEntity*>& candidates,
+                                    const std::vector<const LinkedCandidate*>& candidates,
                                     const Lexicon& lexicon) {
   std::string prompt = absl::StrCat(
       "You are given the following inputs: a medical question (Q), a `query_entity` extracted "
@@ -80,7 +80,7 @@ std::string BuildLlmSelectionPrompt(absl::string_view question, absl::string_vie
       "similar entities is appropriate in the given context, return `NONE`.\n\nQ: ",
       question, "\nquery_entity: ", query_entity, "\nsimilar entities:\n");
   for (size_t i = 0; i < candidates.size(); ++i) {
-    const LexiconEntry& e = lexicon.entries[candidates[i]->candidate.entry];
+    const LexiconEntry& e = lexicon.entries[candidates[i]->entry];
     absl::StrAppend(&prompt, i, ". ", e.name, " (", e.type, "; ", e.external_id, ")");
     if (!e.definition.empty())
       absl::StrAppend(&prompt, ": ", common::Utf8Prefix(e.definition, 200));
@@ -252,25 +252,34 @@ absl::StatusOr<std::optional<size_t>> ParseLlmSelection(
 
 namespace {
 
-// One mention's call: prompt, completion, parsed choice (an index into query.rejected).
+// One mention's call: prompt, completion, parsed choice (an index into `shown`).
 Choice AskAboutMention(const common::OpenAiClient& llm, const Lexicon& lexicon,
-                       absl::string_view question, const AlignResult& result,
-                       const LlmSelectionQuery& query, absl::Duration call_timeout,
-                       absl::Time deadline) {
-  std::vector<const ScoredEntity*> shown;
+                       absl::string_view question, absl::string_view mention,
+                       const std::vector<const LinkedCandidate*>& shown,
+                       absl::Duration call_timeout, absl::Time deadline) {
   std::vector<SelectionCandidate> refs;
-  for (size_t r : query.rejected) {
-    shown.push_back(&result.rejected[r]);
-    refs.push_back({result.rejected[r].candidate.external_id, result.rejected[r].candidate.name});
-  }
+  for (const LinkedCandidate* c : shown) refs.push_back({c->external_id, c->name});
   common::ChatRequest request;
   request.messages.push_back({"system", kLlmSelectionSystemPrompt});
-  request.messages.push_back(
-      {"user", BuildLlmSelectionPrompt(question, result.mentions[query.mention_index].text, shown,
-                                       lexicon)});
+  request.messages.push_back({"user", BuildLlmSelectionPrompt(question, mention, shown, lexicon)});
   IBGR_ASSIGN_OR_RETURN(common::ChatResponse response,
                         llm.Complete(request, std::min(deadline, absl::Now() + call_timeout)));
   return ParseLlmSelection(response.content, refs);
+}
+
+// One call per query, `threads` at once; choices[q] answers queries[q].
+template <typename Query, typename ShownFn>
+std::vector<Choice> AskAll(const common::OpenAiClient& llm, const Lexicon& lexicon,
+                           absl::string_view question, const std::vector<Query>& queries,
+                           const AlignerOptions& limits, absl::Time deadline,
+                           const std::vector<Mention>& mentions, ShownFn shown_of) {
+  std::vector<Choice> choices(queries.size(), Choice(std::optional<size_t>()));
+  const int threads = std::min(limits.llm_parallelism, static_cast<int>(queries.size()));
+  common::ParallelFor(queries.size(), threads, [&](size_t q) {
+    choices[q] = AskAboutMention(llm, lexicon, question, mentions[queries[q].mention_index].text,
+                                 shown_of(queries[q]), limits.llm_timeout, deadline);
+  });
+  return choices;
 }
 
 // Moves the chosen entities from `rejected` to the end of `kept`, in plan order.
@@ -290,7 +299,8 @@ void ApplyChoices(const std::vector<LlmSelectionQuery>& queries, const std::vect
 }
 
 // One degradation for all failed calls: how many, and the first error.
-void ReportFailures(const std::vector<Choice>& choices, AlignResult* result) {
+void ReportFailures(const std::vector<Choice>& choices, absl::string_view fallback,
+                    std::vector<Degradation>* degraded) {
   int failed = 0;
   const absl::Status* first = nullptr;
   for (const Choice& c : choices) {
@@ -299,13 +309,74 @@ void ReportFailures(const std::vector<Choice>& choices, AlignResult* result) {
     if (first == nullptr) first = &c.status();
   }
   if (failed == 0) return;
-  result->degraded.push_back(
-      {"alignment_llm",
-       absl::StrCat("LLM selection failed for ", failed, " of ", choices.size(), " mentions (",
-                    first->ToString(), "); threshold result kept for them")});
+  degraded->push_back(
+      {"alignment_llm", absl::StrCat("LLM selection failed for ", failed, " of ", choices.size(),
+                                     " mentions (", first->ToString(), "); ", fallback)});
 }
 
 }  // namespace
+
+std::vector<LlmPreselectionQuery> PlanLlmPreselection(const std::vector<MentionLink>& links,
+                                                      int choice_below, int max_mentions,
+                                                      int max_candidates) {
+  std::vector<LlmPreselectionQuery> queries;
+  std::vector<int> named(links.size(), 0);
+  for (size_t m = 0; m < links.size(); ++m) {
+    for (const LinkedCandidate& c : links[m].candidates) named[m] += c.dictionary_match;
+    if (links[m].candidates.empty() || named[m] >= choice_below) continue;
+    queries.push_back(
+        {static_cast<int>(m), std::min<size_t>(links[m].candidates.size(), max_candidates)});
+  }
+  // The mentions the dictionary settles least first: they are the ones the step exists for.
+  std::stable_sort(queries.begin(), queries.end(),
+                   [&](const LlmPreselectionQuery& a, const LlmPreselectionQuery& b) {
+                     return named[a.mention_index] < named[b.mention_index];
+                   });
+  if (static_cast<int>(queries.size()) > max_mentions) queries.resize(max_mentions);
+  return queries;
+}
+
+LlmPreselection PreselectWithLlm(const common::OpenAiClient& llm, const Lexicon& lexicon,
+                                 absl::string_view question, int choice_below,
+                                 const AlignerOptions& limits, absl::Time deadline,
+                                 std::vector<MentionLink>* links,
+                                 std::vector<Degradation>* degraded) {
+  LlmPreselection out;
+  const std::vector<LlmPreselectionQuery> queries =
+      PlanLlmPreselection(*links, choice_below, limits.max_llm_mentions, limits.max_llm_candidates);
+  if (queries.empty()) return out;
+  std::vector<Mention> mentions;
+  mentions.reserve(links->size());
+  for (const MentionLink& l : *links) mentions.push_back(l.mention);
+  const std::vector<Choice> choices =
+      AskAll(llm, lexicon, question, queries, limits, deadline, mentions,
+             [&](const LlmPreselectionQuery& q) {
+               std::vector<const LinkedCandidate*> shown;
+               for (size_t i = 0; i < q.shown; ++i)
+                 shown.push_back(&(*links)[q.mention_index].candidates[i]);
+               return shown;
+             });
+  out.calls = static_cast<int>(queries.size());
+  for (size_t q = 0; q < queries.size(); ++q) {
+    if (!choices[q].ok()) continue;  // that mention goes through MSCA as without an LLM
+    const int m = queries[q].mention_index;
+    std::vector<LinkedCandidate>& candidates = (*links)[m].candidates;
+    const std::optional<size_t> pick = *choices[q];
+    std::vector<LinkedCandidate> kept;
+    for (size_t i = 0; i < candidates.size(); ++i) {
+      if (candidates[i].dictionary_match) out.named_mentions.insert(m);
+      if (pick.has_value() && i == *pick) {
+        out.chosen.insert(candidates[i].entry);
+        kept.push_back(std::move(candidates[i]));
+      } else {
+        out.excluded.emplace_back(m, std::move(candidates[i]));
+      }
+    }
+    candidates = std::move(kept);
+  }
+  ReportFailures(choices, "their top-K candidates went through MSCA without it", degraded);
+  return out;
+}
 
 int RunLlmSelection(const common::OpenAiClient& llm, const Lexicon& lexicon,
                     absl::string_view question, int choice_below, const AlignerOptions& limits,
@@ -313,14 +384,15 @@ int RunLlmSelection(const common::OpenAiClient& llm, const Lexicon& lexicon,
   const std::vector<LlmSelectionQuery> queries =
       PlanLlmSelection(*result, choice_below, limits.max_llm_mentions, limits.max_llm_candidates);
   if (queries.empty()) return 0;
-  std::vector<Choice> choices(queries.size(), Choice(std::optional<size_t>()));
-  const int threads = std::min(limits.llm_parallelism, static_cast<int>(queries.size()));
-  common::ParallelFor(queries.size(), threads, [&](size_t q) {
-    choices[q] =
-        AskAboutMention(llm, lexicon, question, *result, queries[q], limits.llm_timeout, deadline);
-  });
+  const std::vector<Choice> choices = AskAll(llm, lexicon, question, queries, limits, deadline,
+                                             result->mentions, [&](const LlmSelectionQuery& q) {
+                                               std::vector<const LinkedCandidate*> shown;
+                                               for (size_t r : q.rejected)
+                                                 shown.push_back(&result->rejected[r].candidate);
+                                               return shown;
+                                             });
   ApplyChoices(queries, choices, result);
-  ReportFailures(choices, result);
+  ReportFailures(choices, "threshold result kept for them", &result->degraded);
   return static_cast<int>(queries.size());
 }
 

@@ -1,5 +1,6 @@
 #include "services/alignment/llm_selection.h"
 
+#include <cmath>
 #include <memory>
 #include <optional>
 #include <string>
@@ -150,7 +151,9 @@ TEST(ParseLlmSelectionTest, ErrorsNeverQuoteTheAnswer) {
 // The step on the three-entity lexicon of aligner_test (see the numbers there). The question
 // "Heart attack or pneumonia with fever" has two mentions: "Heart attack" (heart failure C 0.622
 // and myocardial infarction C 0.603 on raw cosines) and "pneumonia" (pneumonia C 0.363). At
-// tau 0.65 nothing is kept, so both mentions qualify.
+// tau 0.65 nothing is kept, so both mentions qualify for the rescue. Before the filter, each
+// mention's top 3 holds one entity the dictionary names ("heart attack" is a synonym of
+// myocardial infarction), fewer than 5, so both are asked too.
 
 constexpr char kQuestion[] = "Heart attack or pneumonia with fever";
 
@@ -184,12 +187,22 @@ class LlmSelectionStepTest : public ::testing::Test {
   }
 
   // The paper's raw cosines, K = 3, nothing kept at tau 0.65.
+  // The rescue order (the LLM picks among rejected candidates after the tau split).
   static MscaOptions NothingKept() {
     MscaOptions options;
     options.top_k = 3;
     options.tau = 0.65f;
     options.calibrated = false;
     options.llm_choice_below = 5;
+    options.llm_step = LlmStep::kRescueRejected;
+    return options;
+  }
+
+  // The paper's order: the LLM picks among each mention's top 3, then tau filters.
+  static MscaOptions BeforeTheFilter(float tau) {
+    MscaOptions options = NothingKept();
+    options.tau = tau;
+    options.llm_step = LlmStep::kBeforeFilter;
     return options;
   }
 
@@ -439,6 +452,121 @@ TEST_F(LlmSelectionStepTest, LimitsAreValidatedNamingTheField) {
   limits.llm_timeout = absl::ZeroDuration();
   EXPECT_THAT(Aligner::Create(bundle_, encoder_, nullptr, limits).status().message(),
               HasSubstr("llm_timeout"));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Before the filter (the paper's order).
+
+const ScoredEntity* FindIn(const std::vector<ScoredEntity>& list, const std::string& id) {
+  for (const ScoredEntity& s : list) {
+    if (s.candidate.external_id == id) return &s;
+  }
+  return nullptr;
+}
+
+TEST_F(LlmSelectionStepTest, BeforeTheFilterTheLlmPicksPerMentionAndTauStillDecides) {
+  // "Heart attack": heart failure (by name, wherever it stands in the list); "pneumonia": NONE.
+  server_->SetHandler([](const RecordedRequest& request) {
+    return FakeResponse::Completion(
+        absl::StrContains(Prompt(request), "query_entity: Heart attack")
+            ? R"({"selected_entity": {"name": "heart failure", "reason": "r"}})"
+            : R"({"selected_entity": "NONE"})");
+  });
+  auto aligner = MakeAligner();
+  auto result = aligner->Align(kQuestion, BeforeTheFilter(0.0f));
+  ASSERT_OK(result);
+  EXPECT_TRUE(result->degraded.empty()) << result->degraded[0].reason;
+  ASSERT_EQ(server_->request_count(), 2);
+  for (const RecordedRequest& r : server_->requests()) {
+    // Each mention's own top K, the entity its words name among them.
+    const std::string prompt = Prompt(r);
+    EXPECT_THAT(prompt, HasSubstr(absl::StrContains(prompt, "query_entity: Heart attack")
+                                      ? "myocardial infarction (disease; DOID:5844)"
+                                      : "pneumonia (disease; DOID:552)"));
+  }
+  // Only the pick forms the set the filter sees: alone, its R is 0 (R averages over the others).
+  ASSERT_EQ(result->kept.size(), 1u);
+  const ScoredEntity& hf = result->kept[0];
+  EXPECT_EQ(hf.candidate.external_id, "DOID:6000");
+  EXPECT_TRUE(hf.chosen_by_llm);
+  EXPECT_FALSE(hf.excluded_by_llm);
+  EXPECT_EQ(hf.raw_relatedness, 0.0f);
+  // S = cos((2,1,0)/sqrt5, (1,0,1)/sqrt2) = 2/sqrt10; C = 0.6 S with lambda 0.4 and R 0.
+  EXPECT_NEAR(hf.raw_question_similarity, 2.0 / std::sqrt(10.0), 1e-5);
+  EXPECT_NEAR(hf.consistency, 0.6 * 2.0 / std::sqrt(10.0), 1e-5);
+  // What the LLM passed over is listed, once, with R against the picks' set.
+  const ScoredEntity* mi = FindIn(result->rejected, "DOID:5844");
+  ASSERT_NE(mi, nullptr);
+  EXPECT_TRUE(mi->excluded_by_llm);
+  EXPECT_FALSE(mi->chosen_by_llm);
+  EXPECT_NEAR(mi->raw_relatedness, 2.0 / std::sqrt(5.0), 1e-5);  // cos(MI, HF)
+  const ScoredEntity* pneumonia = FindIn(result->rejected, "DOID:552");
+  ASSERT_NE(pneumonia, nullptr);
+  EXPECT_TRUE(pneumonia->excluded_by_llm);
+  EXPECT_EQ(result->kept.size() + result->rejected.size(), 3u);
+  bool timed = false;
+  for (const StageTiming& t : result->timings) timed |= t.stage == "llm";
+  EXPECT_TRUE(timed);
+
+  // The pick faces tau like any candidate: C 0.379 < 0.65 keeps nothing. (The rescue order
+  // would have kept it.)
+  result = aligner->Align(kQuestion, BeforeTheFilter(0.65f));
+  ASSERT_OK(result);
+  EXPECT_TRUE(result->kept.empty());
+  const ScoredEntity* rejected_pick = FindIn(result->rejected, "DOID:6000");
+  ASSERT_NE(rejected_pick, nullptr);
+  EXPECT_TRUE(rejected_pick->chosen_by_llm);
+  EXPECT_FALSE(rejected_pick->excluded_by_llm);
+  result = aligner->Align(kQuestion, NothingKept());
+  ASSERT_OK(result);
+  ASSERT_EQ(result->kept.size(), 1u);
+  EXPECT_EQ(result->kept[0].candidate.external_id, "DOID:6000");
+}
+
+TEST_F(LlmSelectionStepTest, BeforeTheFilterAFailedMentionGoesThroughMscaWithoutIt) {
+  server_->SetHandler([](const RecordedRequest& request) {
+    return absl::StrContains(Prompt(request), "query_entity: Heart attack")
+               ? FakeResponse::Error(500, "boom")
+               : FakeResponse::Completion("NONE");
+  });
+  auto aligner = MakeAligner();
+  auto result = aligner->Align(kQuestion, BeforeTheFilter(0.0f));
+  ASSERT_OK(result);
+  ASSERT_EQ(result->degraded.size(), 1u);
+  EXPECT_EQ(result->degraded[0].component, "alignment_llm");
+  EXPECT_THAT(result->degraded[0].reason, HasSubstr("failed for 1 of 2 mentions"));
+  EXPECT_THAT(result->degraded[0].reason, HasSubstr("went through MSCA without it"));
+  // "Heart attack" keeps its whole top K at tau 0; only what "pneumonia" alone proposed (its
+  // NONE) is excluded.
+  EXPECT_NE(FindIn(result->kept, "DOID:5844"), nullptr);
+  EXPECT_NE(FindIn(result->kept, "DOID:6000"), nullptr);
+  for (const ScoredEntity& s : result->kept) EXPECT_FALSE(s.chosen_by_llm);
+}
+
+TEST_F(LlmSelectionStepTest, BeforeTheFilterOnlyMentionsTheDictionaryDoesNotSettleAreAsked) {
+  server_->SetDefault(FakeResponse::Completion("0"));
+  auto aligner = MakeAligner();
+  // Each mention has one named candidate: below 2 it is asked, below 1 it is not.
+  MscaOptions options = BeforeTheFilter(0.0f);
+  options.llm_choice_below = 1;
+  auto result = aligner->Align(kQuestion, options);
+  ASSERT_OK(result);
+  EXPECT_EQ(server_->request_count(), 0);
+  EXPECT_EQ(result->kept.size(), 3u);
+  options.llm_choice_below = 2;
+  ASSERT_OK(aligner->Align(kQuestion, options));
+  EXPECT_EQ(server_->request_count(), 2);
+
+  // The plan: fewest named first, each capped at max_candidates.
+  auto plain = Aligner::Create(bundle_, encoder_, nullptr);
+  ASSERT_OK(plain);
+  auto linked = (*plain)->Link(kQuestion, 3);
+  ASSERT_OK(linked);
+  std::vector<LlmPreselectionQuery> plan = PlanLlmPreselection(linked->links, 2, 8, 2);
+  ASSERT_EQ(plan.size(), 2u);
+  for (const LlmPreselectionQuery& q : plan) EXPECT_LE(q.shown, 2u);
+  EXPECT_TRUE(PlanLlmPreselection(linked->links, 1, 8, 20).empty());
+  EXPECT_EQ(PlanLlmPreselection(linked->links, 2, 1, 20).size(), 1u);
 }
 
 }  // namespace

@@ -17,6 +17,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "common/config.h"
+#include "common/llm_backend_config.h"
 #include "common/status_macros.h"
 #include "services/reasoner/prompt_templates.h"
 
@@ -290,19 +291,7 @@ absl::StatusOr<ReasonerServer::Options> ReasonerServerOptionsFromConfig(
 
   ReasonerOptions& reasoner = options.reasoner;
   for (const cfg::LlmBackend& b : config.backends()) {
-    LlmBackendConfig& backend = reasoner.backends.emplace_back();
-    backend.name = b.name();
-    backend.base_url = b.base_url();
-    backend.model = b.model();
-    backend.api_key_env = b.api_key_env();
-    backend.api_key_file = b.api_key_file();
-    if (b.has_timeout_seconds()) backend.timeout = absl::Seconds(b.timeout_seconds());
-    if (b.has_connect_timeout_seconds()) {
-      backend.connect_timeout = absl::Seconds(b.connect_timeout_seconds());
-    }
-    if (b.has_max_retries()) backend.max_retries = b.max_retries();
-    if (b.has_max_concurrency()) backend.max_concurrency = b.max_concurrency();
-    if (b.has_max_tokens()) backend.max_tokens = b.max_tokens();
+    reasoner.backends.push_back(common::OpenAiClientOptionsFromConfig(b));
   }
   reasoner.prompts = PromptsFromConfig(config.prompts());
   reasoner.on_llm_failure = config.on_llm_failure() == cfg::LLM_FAILURE_POLICY_RETURN_ERROR

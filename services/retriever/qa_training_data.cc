@@ -8,6 +8,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
+#include "common/openai_client.h"
 #include "common/parallel_for.h"
 #include "common/status_macros.h"
 #include "common/topic_rule.h"
@@ -204,11 +205,8 @@ void LogCounts(const QuestionSet& set, const std::function<void(const std::strin
 }
 
 absl::StatusOr<QuestionSet> QaPart(const KgStore& store, const TrainingDataOptions& options) {
-  alignment::LocalAlignerOptions lo;
-  lo.base_path = options.alignment_base;
   absl::Time start = absl::Now();
-  IBGR_ASSIGN_OR_RETURN(std::unique_ptr<alignment::Aligner> aligner,
-                        alignment::OpenLocalAligner(lo));
+  IBGR_ASSIGN_OR_RETURN(std::unique_ptr<alignment::Aligner> aligner, OpenTrainingAligner(options));
   const double open_s = absl::ToDoubleSeconds(absl::Now() - start);
   start = absl::Now();
   QaExampleOptions qo = options.qa_options;
@@ -228,6 +226,22 @@ absl::StatusOr<QuestionSet> QaPart(const KgStore& store, const TrainingDataOptio
 }
 
 }  // namespace
+
+absl::StatusOr<std::unique_ptr<alignment::Aligner>> OpenTrainingAligner(
+    const TrainingDataOptions& options) {
+  alignment::LocalAlignerOptions lo;
+  lo.base_path = options.alignment_base;
+  if (options.alignment_setup.has_value()) {
+    const alignment::AlignmentSetup& setup = *options.alignment_setup;
+    lo.encoder = setup.encoder;
+    lo.aligner = setup.aligner;
+    lo.index = setup.index;
+    if (setup.llm.has_value()) {
+      IBGR_ASSIGN_OR_RETURN(lo.llm, common::OpenAiClient::Create(*setup.llm));
+    }
+  }
+  return alignment::OpenLocalAligner(lo);
+}
 
 absl::StatusOr<QuestionSet> BuildTrainingData(const KgStore& store,
                                               const TrainingDataOptions& options) {

@@ -3,7 +3,10 @@
 //
 //   text      = common::AlignmentText(question, options)        (common/topic_rule.h)
 //   kept      = the alignment service's Aligner over the base's bundle, default options (as the
-//               gateway sends them: nothing set), in kept order (C descending)
+//               gateway sends them: nothing set), in kept order (C descending); with
+//               TrainingDataOptions::alignment_setup (retriever_train --alignment_config, the
+//               alignment service's own config file) its MSCA defaults, LLM and LLM step, so
+//               the topics trained on are the topics served
 //   topics    = common::TopicEntityIds(kept ids)                 question + option entities
 //   answer    = multiple choice: the kept entity whose mention lies inside the gold option's
 //               line of `text`; when several do, the highest-scoring (first in kept order)
@@ -32,6 +35,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,6 +43,7 @@
 #include "absl/strings/string_view.h"
 #include "common/qa/qa_datasets.h"
 #include "services/alignment/aligner.h"
+#include "services/alignment/alignment_setup.h"
 #include "services/kgstore/kg_store.h"
 #include "services/retriever/training_data.h"
 
@@ -108,9 +113,19 @@ struct TrainingDataOptions {
   QaExampleOptions qa_options;
   // Artifact base whose newest alignment bundle (and its encoder) aligns the QA questions.
   std::string alignment_base;
+  // The alignment service's settings (its --config, alignment_setup.h): encoder, MSCA defaults,
+  // LLM and LLM step. Unset: the bundle's encoder, MscaOptions defaults, no LLM, as a service
+  // started without --config.
+  std::optional<alignment::AlignmentSetup> alignment_setup;
   // Receives one line per source (counts per part, skips) and the build times. May be empty.
   std::function<void(const std::string&)> log;
 };
+
+// The Aligner real QA questions are aligned with: the newest bundle under alignment_base, with
+// alignment_setup's encoder, MSCA defaults, LLM and LLM step when set (the alignment service
+// opens its bundle with the same settings from the same config file).
+absl::StatusOr<std::unique_ptr<alignment::Aligner>> OpenTrainingAligner(
+    const TrainingDataOptions& options);
 
 // INVALID_ARGUMENT when neither source is on; errors of either builder, and of opening the
 // alignment bundle (NOT_FOUND when the base has none) when QA examples are asked for.

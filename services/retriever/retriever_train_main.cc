@@ -46,6 +46,10 @@
 #include "services/retriever/torch_scorer.h"
 #include "services/retriever/trainer.h"
 
+ABSL_FLAG(std::string, alignment_config, "",
+          "the alignment service's AlignmentConfig text proto (its --config): real QA questions "
+          "are aligned with its MSCA defaults, LLM and LLM step, so training sees the topics "
+          "serving gives; empty = the defaults and no LLM, as a service without --config");
 ABSL_FLAG(std::string, base, "artifacts", "artifact base holding kg/<version>/");
 ABSL_FLAG(int, epochs, 75,
           "most epochs of BCE + IB after the warm-up (the paper's 75 for small sets; "
@@ -206,11 +210,15 @@ std::string QaDirFromFlags(bool* given) {
 // Templates and/or real QA examples as the flags say. Real questions need the QA folder and an
 // alignment bundle under --base; when neither flag asked for them and one is missing, a note is
 // printed and only templates are used (a KG imported without the QA sets still trains).
-ibgraphrag::retriever::TrainingDataOptions TrainingDataOptionsFromFlags(const std::string& base) {
+absl::StatusOr<ibgraphrag::retriever::TrainingDataOptions> TrainingDataOptionsFromFlags(
+    const std::string& base) {
   TrainingDataOptions o;
   o.templates = absl::GetFlag(FLAGS_templates);
   o.template_options = QuestionOptionsFromFlags();
   o.alignment_base = base;
+  if (const std::string config = absl::GetFlag(FLAGS_alignment_config); !config.empty()) {
+    IBGR_ASSIGN_OR_RETURN(o.alignment_setup, ibgraphrag::alignment::LoadAlignmentSetup(config));
+  }
   const std::string sets = absl::GetFlag(FLAGS_qa_sets);
   bool dir_given = false;
   o.qa_options.qa_dir = QaDirFromFlags(&dir_given);
@@ -228,6 +236,16 @@ ibgraphrag::retriever::TrainingDataOptions TrainingDataOptionsFromFlags(const st
   if (o.qa && !sets.empty()) o.qa_options.sets = absl::StrSplit(sets, ',', absl::SkipEmpty());
   o.log = [](const std::string& line) { std::printf("%s\n", line.c_str()); };
   return o;
+}
+
+// What aligned the real QA questions, for the manifest: "none", or the LLM's model and its step
+// ("gpt-x before_filter"), so a served model can be matched to the alignment serving it.
+std::string AlignmentLlmLabel(const ibgraphrag::retriever::TrainingDataOptions& o) {
+  if (!o.qa || !o.alignment_setup.has_value() || !o.alignment_setup->llm.has_value()) return "none";
+  const ibgraphrag::alignment::AlignerOptions& a = o.alignment_setup->aligner;
+  if (a.defaults.llm_choice_below == 0) return "none";
+  return absl::StrCat(o.alignment_setup->llm->model, " ",
+                      ibgraphrag::alignment::LlmStepName(a.defaults.llm_step));
 }
 
 // --dump_questions: one JSON object per question, train then validation then test.
@@ -391,8 +409,8 @@ absl::Status Run(int argc, char** argv) {
               static_cast<long long>(store->num_entities()));
 
   absl::Time t0 = absl::Now();
-  IBGR_ASSIGN_OR_RETURN(QuestionSet data,
-                        BuildTrainingData(*store, TrainingDataOptionsFromFlags(base)));
+  IBGR_ASSIGN_OR_RETURN(TrainingDataOptions data_options, TrainingDataOptionsFromFlags(base));
+  IBGR_ASSIGN_OR_RETURN(QuestionSet data, BuildTrainingData(*store, data_options));
   std::printf("questions: %zu train, %zu validation, %zu test, hash %s, %.1fs\n", data.train.size(),
               data.validation.size(), data.test.size(), data.hash.substr(0, 16).c_str(),
               absl::ToDoubleSeconds(absl::Now() - t0));
@@ -501,6 +519,8 @@ absl::Status Run(int argc, char** argv) {
                        {"split_seed", absl::StrCat(absl::GetFlag(FLAGS_split_seed))},
                        {"templates", absl::GetFlag(FLAGS_templates) ? "true" : "false"},
                        {"qa_sets", absl::GetFlag(FLAGS_qa_sets)},
+                       {"alignment_config", absl::GetFlag(FLAGS_alignment_config)},
+                       {"alignment_llm", AlignmentLlmLabel(data_options)},
                        {"device", to.device}};
   manifest.max_candidates = to.max_candidates;
   manifest.metrics = trained.metrics;

@@ -15,7 +15,7 @@ from google.api import annotations_pb2 as google_dot_api_dot_annotations__pb2
 from ibgraphrag.v1 import common_pb2 as ibgraphrag_dot_v1_dot_common__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1dibgraphrag/v1/alignment.proto\x12\ribgraphrag.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1aibgraphrag/v1/common.proto\"\xbb\x01\n\x07Mention\x12\r\n\x05\x62\x65gin\x18\x01 \x01(\r\x12\x0b\n\x03\x65nd\x18\x02 \x01(\r\x12\x0c\n\x04text\x18\x03 \x01(\t\x12\x12\n\nnormalized\x18\x04 \x01(\t\x12\x0f\n\x07negated\x18\x05 \x01(\x08\x12\x11\n\tuncertain\x18\x06 \x01(\x08\x12\x0e\n\x06origin\x18\x07 \x01(\t\x12\x15\n\rexpanded_from\x18\x08 \x01(\t\x12\x11\n\texpansion\x18\t \x01(\t\x12\x14\n\x0c\x65xpansion_id\x18\n \x01(\t\"\x84\x02\n\x0c\x41lignOptions\x12\x13\n\x06lambda\x18\x01 \x01(\x02H\x00\x88\x01\x01\x12\x10\n\x03tau\x18\x02 \x01(\x02H\x01\x88\x01\x01\x12\x12\n\x05top_k\x18\x03 \x01(\rH\x02\x88\x01\x01\x12\x19\n\x0cmsca_enabled\x18\x04 \x01(\x08H\x03\x88\x01\x01\x12\x1d\n\x10llm_choice_below\x18\x05 \x01(\rH\x04\x88\x01\x01\x12\x14\n\x0cllm_mentions\x18\x06 \x01(\x08\x12\x17\n\ncalibrated\x18\x07 \x01(\x08H\x05\x88\x01\x01\x42\t\n\x07_lambdaB\x06\n\x04_tauB\x08\n\x06_top_kB\x0f\n\r_msca_enabledB\x13\n\x11_llm_choice_belowB\r\n\x0b_calibrated\"<\n\x16\x45xtractMentionsRequest\x12\x0c\n\x04text\x18\x01 \x01(\t\x12\x14\n\x0cllm_mentions\x18\x02 \x01(\x08\"q\n\x17\x45xtractMentionsResponse\x12(\n\x08mentions\x18\x01 \x03(\x0b\x32\x16.ibgraphrag.v1.Mention\x12,\n\x08\x64\x65graded\x18\x02 \x03(\x0b\x32\x1a.ibgraphrag.v1.Degradation\"_\n\tCandidate\x12(\n\x06\x65ntity\x18\x01 \x01(\x0b\x32\x18.ibgraphrag.v1.EntityRef\x12\x12\n\nsimilarity\x18\x02 \x01(\x02\x12\x14\n\x0cmatched_name\x18\x03 \x01(\t\"j\n\x11MentionCandidates\x12\'\n\x07mention\x18\x01 \x01(\x0b\x32\x16.ibgraphrag.v1.Mention\x12,\n\ncandidates\x18\x02 \x03(\x0b\x32\x18.ibgraphrag.v1.Candidate\"*\n\x0bLinkRequest\x12\x0c\n\x04text\x18\x01 \x01(\t\x12\r\n\x05top_k\x18\x02 \x01(\r\"\x9b\x01\n\x0cLinkResponse\x12\x32\n\x08mentions\x18\x01 \x03(\x0b\x32 .ibgraphrag.v1.MentionCandidates\x12\x16\n\x0e\x62undle_version\x18\x02 \x01(\t\x12+\n\x07timings\x18\x03 \x03(\x0b\x32\x1a.ibgraphrag.v1.StageTiming\x12\x12\n\nencoder_id\x18\x04 \x01(\t\"\xef\x02\n\rAlignedEntity\x12(\n\x06\x65ntity\x18\x01 \x01(\x0b\x32\x18.ibgraphrag.v1.EntityRef\x12\'\n\x07mention\x18\x02 \x01(\x0b\x32\x16.ibgraphrag.v1.Mention\x12\x1b\n\x13question_similarity\x18\x03 \x01(\x02\x12\x13\n\x0brelatedness\x18\x04 \x01(\x02\x12\x13\n\x0b\x63onsistency\x18\x05 \x01(\x02\x12\x12\n\nsource_ids\x18\x06 \x03(\t\x12\x15\n\rchosen_by_llm\x18\x07 \x01(\x08\x12\x17\n\x0flink_similarity\x18\x08 \x01(\x02\x12\x1f\n\x17raw_question_similarity\x18\t \x01(\x02\x12\x17\n\x0fraw_relatedness\x18\n \x01(\x02\x12\x18\n\x10\x64ictionary_match\x18\x0b \x01(\x08\x12\x11\n\tlookalike\x18\x0c \x01(\x08\x12\x19\n\x11\x63hosen_by_context\x18\r \x01(\x08\"J\n\x0c\x41lignRequest\x12\x0c\n\x04text\x18\x01 \x01(\t\x12,\n\x07options\x18\x02 \x01(\x0b\x32\x1b.ibgraphrag.v1.AlignOptions\"\x86\x03\n\rAlignResponse\x12*\n\x04kept\x18\x01 \x03(\x0b\x32\x1c.ibgraphrag.v1.AlignedEntity\x12.\n\x08rejected\x18\x02 \x03(\x0b\x32\x1c.ibgraphrag.v1.AlignedEntity\x12+\n\x07timings\x18\x03 \x03(\x0b\x32\x1a.ibgraphrag.v1.StageTiming\x12,\n\x08\x64\x65graded\x18\x04 \x03(\x0b\x32\x1a.ibgraphrag.v1.Degradation\x12\x16\n\x0e\x62undle_version\x18\x05 \x01(\t\x12\x12\n\nencoder_id\x18\x06 \x01(\t\x12\x0e\n\x06lambda\x18\x07 \x01(\x02\x12\x0b\n\x03tau\x18\x08 \x01(\x02\x12\r\n\x05top_k\x18\t \x01(\r\x12(\n\x08mentions\x18\n \x03(\x0b\x32\x16.ibgraphrag.v1.Mention\x12\x14\n\x0cmsca_enabled\x18\x0b \x01(\x08\x12\x12\n\nkg_version\x18\x0c \x01(\t\x12\x12\n\ncalibrated\x18\r \x01(\x08\x32\x8f\x02\n\x10\x41lignmentService\x12`\n\x0f\x45xtractMentions\x12%.ibgraphrag.v1.ExtractMentionsRequest\x1a&.ibgraphrag.v1.ExtractMentionsResponse\x12?\n\x04Link\x12\x1a.ibgraphrag.v1.LinkRequest\x1a\x1b.ibgraphrag.v1.LinkResponse\x12X\n\x05\x41lign\x12\x1b.ibgraphrag.v1.AlignRequest\x1a\x1c.ibgraphrag.v1.AlignResponse\"\x14\x82\xd3\xe4\x93\x02\x0e\"\t/v1/align:\x01*b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1dibgraphrag/v1/alignment.proto\x12\ribgraphrag.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1aibgraphrag/v1/common.proto\"\xbb\x01\n\x07Mention\x12\r\n\x05\x62\x65gin\x18\x01 \x01(\r\x12\x0b\n\x03\x65nd\x18\x02 \x01(\r\x12\x0c\n\x04text\x18\x03 \x01(\t\x12\x12\n\nnormalized\x18\x04 \x01(\t\x12\x0f\n\x07negated\x18\x05 \x01(\x08\x12\x11\n\tuncertain\x18\x06 \x01(\x08\x12\x0e\n\x06origin\x18\x07 \x01(\t\x12\x15\n\rexpanded_from\x18\x08 \x01(\t\x12\x11\n\texpansion\x18\t \x01(\t\x12\x14\n\x0c\x65xpansion_id\x18\n \x01(\t\"\xae\x02\n\x0c\x41lignOptions\x12\x13\n\x06lambda\x18\x01 \x01(\x02H\x00\x88\x01\x01\x12\x10\n\x03tau\x18\x02 \x01(\x02H\x01\x88\x01\x01\x12\x12\n\x05top_k\x18\x03 \x01(\rH\x02\x88\x01\x01\x12\x19\n\x0cmsca_enabled\x18\x04 \x01(\x08H\x03\x88\x01\x01\x12\x1d\n\x10llm_choice_below\x18\x05 \x01(\rH\x04\x88\x01\x01\x12\x14\n\x0cllm_mentions\x18\x06 \x01(\x08\x12\x17\n\ncalibrated\x18\x07 \x01(\x08H\x05\x88\x01\x01\x12(\n\x08llm_step\x18\x08 \x01(\x0e\x32\x16.ibgraphrag.v1.LlmStepB\t\n\x07_lambdaB\x06\n\x04_tauB\x08\n\x06_top_kB\x0f\n\r_msca_enabledB\x13\n\x11_llm_choice_belowB\r\n\x0b_calibrated\"<\n\x16\x45xtractMentionsRequest\x12\x0c\n\x04text\x18\x01 \x01(\t\x12\x14\n\x0cllm_mentions\x18\x02 \x01(\x08\"q\n\x17\x45xtractMentionsResponse\x12(\n\x08mentions\x18\x01 \x03(\x0b\x32\x16.ibgraphrag.v1.Mention\x12,\n\x08\x64\x65graded\x18\x02 \x03(\x0b\x32\x1a.ibgraphrag.v1.Degradation\"_\n\tCandidate\x12(\n\x06\x65ntity\x18\x01 \x01(\x0b\x32\x18.ibgraphrag.v1.EntityRef\x12\x12\n\nsimilarity\x18\x02 \x01(\x02\x12\x14\n\x0cmatched_name\x18\x03 \x01(\t\"j\n\x11MentionCandidates\x12\'\n\x07mention\x18\x01 \x01(\x0b\x32\x16.ibgraphrag.v1.Mention\x12,\n\ncandidates\x18\x02 \x03(\x0b\x32\x18.ibgraphrag.v1.Candidate\"*\n\x0bLinkRequest\x12\x0c\n\x04text\x18\x01 \x01(\t\x12\r\n\x05top_k\x18\x02 \x01(\r\"\x9b\x01\n\x0cLinkResponse\x12\x32\n\x08mentions\x18\x01 \x03(\x0b\x32 .ibgraphrag.v1.MentionCandidates\x12\x16\n\x0e\x62undle_version\x18\x02 \x01(\t\x12+\n\x07timings\x18\x03 \x03(\x0b\x32\x1a.ibgraphrag.v1.StageTiming\x12\x12\n\nencoder_id\x18\x04 \x01(\t\"\x88\x03\n\rAlignedEntity\x12(\n\x06\x65ntity\x18\x01 \x01(\x0b\x32\x18.ibgraphrag.v1.EntityRef\x12\'\n\x07mention\x18\x02 \x01(\x0b\x32\x16.ibgraphrag.v1.Mention\x12\x1b\n\x13question_similarity\x18\x03 \x01(\x02\x12\x13\n\x0brelatedness\x18\x04 \x01(\x02\x12\x13\n\x0b\x63onsistency\x18\x05 \x01(\x02\x12\x12\n\nsource_ids\x18\x06 \x03(\t\x12\x15\n\rchosen_by_llm\x18\x07 \x01(\x08\x12\x17\n\x0flink_similarity\x18\x08 \x01(\x02\x12\x1f\n\x17raw_question_similarity\x18\t \x01(\x02\x12\x17\n\x0fraw_relatedness\x18\n \x01(\x02\x12\x18\n\x10\x64ictionary_match\x18\x0b \x01(\x08\x12\x11\n\tlookalike\x18\x0c \x01(\x08\x12\x19\n\x11\x63hosen_by_context\x18\r \x01(\x08\x12\x17\n\x0f\x65xcluded_by_llm\x18\x0e \x01(\x08\"J\n\x0c\x41lignRequest\x12\x0c\n\x04text\x18\x01 \x01(\t\x12,\n\x07options\x18\x02 \x01(\x0b\x32\x1b.ibgraphrag.v1.AlignOptions\"\xb0\x03\n\rAlignResponse\x12*\n\x04kept\x18\x01 \x03(\x0b\x32\x1c.ibgraphrag.v1.AlignedEntity\x12.\n\x08rejected\x18\x02 \x03(\x0b\x32\x1c.ibgraphrag.v1.AlignedEntity\x12+\n\x07timings\x18\x03 \x03(\x0b\x32\x1a.ibgraphrag.v1.StageTiming\x12,\n\x08\x64\x65graded\x18\x04 \x03(\x0b\x32\x1a.ibgraphrag.v1.Degradation\x12\x16\n\x0e\x62undle_version\x18\x05 \x01(\t\x12\x12\n\nencoder_id\x18\x06 \x01(\t\x12\x0e\n\x06lambda\x18\x07 \x01(\x02\x12\x0b\n\x03tau\x18\x08 \x01(\x02\x12\r\n\x05top_k\x18\t \x01(\r\x12(\n\x08mentions\x18\n \x03(\x0b\x32\x16.ibgraphrag.v1.Mention\x12\x14\n\x0cmsca_enabled\x18\x0b \x01(\x08\x12\x12\n\nkg_version\x18\x0c \x01(\t\x12\x12\n\ncalibrated\x18\r \x01(\x08\x12(\n\x08llm_step\x18\x0e \x01(\x0e\x32\x16.ibgraphrag.v1.LlmStep*]\n\x07LlmStep\x12\x18\n\x14LLM_STEP_UNSPECIFIED\x10\x00\x12\x1a\n\x16LLM_STEP_BEFORE_FILTER\x10\x01\x12\x1c\n\x18LLM_STEP_RESCUE_REJECTED\x10\x02\x32\x8f\x02\n\x10\x41lignmentService\x12`\n\x0f\x45xtractMentions\x12%.ibgraphrag.v1.ExtractMentionsRequest\x1a&.ibgraphrag.v1.ExtractMentionsResponse\x12?\n\x04Link\x12\x1a.ibgraphrag.v1.LinkRequest\x1a\x1b.ibgraphrag.v1.LinkResponse\x12X\n\x05\x41lign\x12\x1b.ibgraphrag.v1.AlignRequest\x1a\x1c.ibgraphrag.v1.AlignResponse\"\x14\x82\xd3\xe4\x93\x02\x0e\"\t/v1/align:\x01*b\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'ibgraphrag.v1.alignment_pb2', globals())
@@ -24,28 +24,30 @@ if _descriptor._USE_C_DESCRIPTORS == False:
   DESCRIPTOR._options = None
   _ALIGNMENTSERVICE.methods_by_name['Align']._options = None
   _ALIGNMENTSERVICE.methods_by_name['Align']._serialized_options = b'\202\323\344\223\002\016\"\t/v1/align:\001*'
+  _LLMSTEP._serialized_start=2091
+  _LLMSTEP._serialized_end=2184
   _MENTION._serialized_start=107
   _MENTION._serialized_end=294
   _ALIGNOPTIONS._serialized_start=297
-  _ALIGNOPTIONS._serialized_end=557
-  _EXTRACTMENTIONSREQUEST._serialized_start=559
-  _EXTRACTMENTIONSREQUEST._serialized_end=619
-  _EXTRACTMENTIONSRESPONSE._serialized_start=621
-  _EXTRACTMENTIONSRESPONSE._serialized_end=734
-  _CANDIDATE._serialized_start=736
-  _CANDIDATE._serialized_end=831
-  _MENTIONCANDIDATES._serialized_start=833
-  _MENTIONCANDIDATES._serialized_end=939
-  _LINKREQUEST._serialized_start=941
-  _LINKREQUEST._serialized_end=983
-  _LINKRESPONSE._serialized_start=986
-  _LINKRESPONSE._serialized_end=1141
-  _ALIGNEDENTITY._serialized_start=1144
-  _ALIGNEDENTITY._serialized_end=1511
-  _ALIGNREQUEST._serialized_start=1513
-  _ALIGNREQUEST._serialized_end=1587
-  _ALIGNRESPONSE._serialized_start=1590
-  _ALIGNRESPONSE._serialized_end=1980
-  _ALIGNMENTSERVICE._serialized_start=1983
-  _ALIGNMENTSERVICE._serialized_end=2254
+  _ALIGNOPTIONS._serialized_end=599
+  _EXTRACTMENTIONSREQUEST._serialized_start=601
+  _EXTRACTMENTIONSREQUEST._serialized_end=661
+  _EXTRACTMENTIONSRESPONSE._serialized_start=663
+  _EXTRACTMENTIONSRESPONSE._serialized_end=776
+  _CANDIDATE._serialized_start=778
+  _CANDIDATE._serialized_end=873
+  _MENTIONCANDIDATES._serialized_start=875
+  _MENTIONCANDIDATES._serialized_end=981
+  _LINKREQUEST._serialized_start=983
+  _LINKREQUEST._serialized_end=1025
+  _LINKRESPONSE._serialized_start=1028
+  _LINKRESPONSE._serialized_end=1183
+  _ALIGNEDENTITY._serialized_start=1186
+  _ALIGNEDENTITY._serialized_end=1578
+  _ALIGNREQUEST._serialized_start=1580
+  _ALIGNREQUEST._serialized_end=1654
+  _ALIGNRESPONSE._serialized_start=1657
+  _ALIGNRESPONSE._serialized_end=2089
+  _ALIGNMENTSERVICE._serialized_start=2187
+  _ALIGNMENTSERVICE._serialized_end=2458
 # @@protoc_insertion_point(module_scope)
