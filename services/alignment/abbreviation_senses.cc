@@ -8,6 +8,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 #include "services/alignment/text_encoder.h"
@@ -104,15 +105,64 @@ std::pair<size_t, uint32_t> BestSense(const AlignmentBundle& bundle,
   return best;
 }
 
+// The word right before `begin` and right after `end` in `text`, lower case ("" at the edges).
+std::pair<std::string, std::string> NeighbourWords(absl::string_view text, size_t begin,
+                                                   size_t end) {
+  auto is_word = [](char c) { return absl::ascii_isalnum(c) || c == '-'; };
+  std::string before, after;
+  size_t b = std::min(begin, text.size());
+  while (b > 0 && !is_word(text[b - 1])) --b;
+  size_t a = b;
+  while (a > 0 && is_word(text[a - 1])) --a;
+  before = absl::AsciiStrToLower(text.substr(a, b - a));
+  size_t e = std::min(end, text.size());
+  while (e < text.size() && !is_word(text[e])) ++e;
+  size_t f = e;
+  while (f < text.size() && is_word(text[f])) ++f;
+  after = absl::AsciiStrToLower(text.substr(e, f - e));
+  return {before, after};
+}
+
+// The senses the text itself types: "Gene NF1", "the NF1 gene" name a gene, so of NF1's senses
+// (the gene NF1, neurofibromatosis 1) only those with a gene entry stay in the running. Empty
+// when the neighbouring words type nothing or no sense has that type (all stay).
+std::vector<size_t> SensesTypedByText(const Lexicon& lexicon, absl::string_view text,
+                                      const Mention& m,
+                                      const std::vector<std::vector<uint32_t>>& senses) {
+  const auto [before, after] = NeighbourWords(text, m.begin, m.end);
+  const bool gene = before == "gene" || before == "genes" || after == "gene" || after == "genes";
+  std::vector<size_t> out;
+  if (!gene) return out;
+  for (size_t s = 0; s < senses.size(); ++s) {
+    for (uint32_t e : senses[s]) {
+      if (lexicon.entries[e].type == "gene") {
+        out.push_back(s);
+        break;
+      }
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 void ChooseAbbreviationSenses(const AlignmentBundle& bundle, absl::Span<const float> question,
-                              std::vector<Mention>* mentions) {
+                              std::vector<Mention>* mentions, absl::string_view text) {
   for (size_t i = 0; i < mentions->size(); ++i) {
     Mention& m = (*mentions)[i];
     if (m.expanded_from.empty() || m.matches.empty()) continue;
-    const std::vector<std::vector<uint32_t>> senses =
-        GroupSenses(bundle.lexicon, EntriesOf(m.matches));
+    std::vector<std::vector<uint32_t>> senses = GroupSenses(bundle.lexicon, EntriesOf(m.matches));
+    // A sense the text types ("Gene XPA") wins over senses it excludes, whatever the embedding
+    // says: the disease XPA abbreviates is named beside it in the same claim, so the question
+    // vector favours the disease.
+    if (senses.size() > 1) {
+      const std::vector<size_t> typed = SensesTypedByText(bundle.lexicon, text, m, senses);
+      if (!typed.empty() && typed.size() < senses.size()) {
+        std::vector<std::vector<uint32_t>> kept;
+        for (size_t s : typed) kept.push_back(senses[s]);
+        senses = std::move(kept);
+      }
+    }
     std::pair<size_t, uint32_t> chosen = {0, senses[0][0]};
     if (senses.size() > 1 && question.size() == static_cast<size_t>(bundle.manifest.dim)) {
       chosen = BestSense(bundle, question, OtherMentionsContext(bundle, *mentions, i), senses);
@@ -143,7 +193,7 @@ absl::Status ChooseAbbreviationSensesOfText(const AlignmentBundle& bundle,
   if (ambiguous) {
     IBGR_ASSIGN_OR_RETURN(question, encoder.Encode(text));
   }
-  ChooseAbbreviationSenses(bundle, question, mentions);
+  ChooseAbbreviationSenses(bundle, question, mentions, text);
   return absl::OkStatus();
 }
 

@@ -26,9 +26,11 @@ namespace ibgraphrag::alignment {
 // with v_Q the question's embedding (`question`, unit length, bundle dimension) and c the mean of
 // the enriched vectors of the entities the other mentions name (each mention weighted once;
 // 0 when there are none); a sense fits as well as its best entry, which becomes the expansion.
-// Ties go to the sense listed first.
+// Ties go to the sense listed first. When `text` (the text the mentions index into) types the
+// mention with the word right before or after it ("Gene NF1", "the XPA gene"), only the senses
+// with an entry of that type compete (when some but not all have one).
 void ChooseAbbreviationSenses(const AlignmentBundle& bundle, absl::Span<const float> question,
-                              std::vector<Mention>* mentions);
+                              std::vector<Mention>* mentions, absl::string_view text = "");
 
 // The same for `text`, encoding it with `encoder` (the bundle's) only when an abbreviation has
 // several senses, which is rare: most requests pay nothing.

@@ -241,5 +241,40 @@ TEST_F(AbbreviationSenseTest, SingleSenseAbbreviationIsExpandedWithoutEncoding) 
   EXPECT_THAT(mentions[0].other_senses, IsEmpty());
 }
 
+// "Gene XPA" names the gene XPA, though the claim's other words fit the disease XPA abbreviates
+// (issue 28: six BiomixQA claims lost their gene this way).
+TEST(AbbreviationSenseTypeTest, TheWordGeneBesideAnAbbreviationChoosesTheGeneSense) {
+  auto encoder = std::make_shared<testing::KeywordEncoder>(
+      std::vector<std::string>{"xeroderma", "pigmentosum", "skin", "repair"});
+  Lexicon lexicon;
+  lexicon.source = "test:xpa";
+  LexiconEntry disease = Entry("DOID:0110849", "xeroderma pigmentosum group A", {}, {"XPA"},
+                               "Xeroderma pigmentosum of the skin.");
+  disease.type = "disease";
+  LexiconEntry gene = Entry("NCBIGene:7507", "XPA", {}, {}, "DNA repair protein.");
+  gene.type = "gene";
+  lexicon.entries = {disease, gene};
+  for (size_t i = 0; i < lexicon.entries.size(); ++i) lexicon.entries[i].kg_id = i;
+  common::test_util::ScratchDir base("align-gene-sense");
+  auto aligner = testing::AlignerOnNewBundle(lexicon, encoder, base.path());
+  ASSERT_OK(aligner);
+  auto sense_of = [&](const std::string& text) -> std::string {
+    auto r = (*aligner)->ExtractMentions(text, false);
+    EXPECT_OK(r);
+    if (!r.ok()) return "error";
+    for (const Mention& m : r->mentions) {
+      if (m.expanded_from == "XPA") return m.expansion_id;
+    }
+    return "none";
+  };
+  // The embedding alone picks the disease: the text is about xeroderma pigmentosum.
+  EXPECT_EQ(sense_of("Xeroderma pigmentosum of the skin associates XPA"), "DOID:0110849");
+  // "Gene" before or "gene" after the symbol types it.
+  EXPECT_EQ(sense_of("Xeroderma pigmentosum of the skin associates Gene XPA"), "NCBIGene:7507");
+  EXPECT_EQ(sense_of("Xeroderma pigmentosum of the skin and the XPA gene"), "NCBIGene:7507");
+  // Other words beside it do not.
+  EXPECT_EQ(sense_of("Xeroderma pigmentosum of the skin associates Generic XPA"), "DOID:0110849");
+}
+
 }  // namespace
 }  // namespace ibgraphrag::alignment
