@@ -40,12 +40,12 @@ constexpr float kC[] = {0.60315f, 0.36325f, 0.62161f};
 //       dictionary, so S*0 = S*1 = max(S*, 0.9) = 0.9; heart failure was only proposed by
 //       "heart attack", which names MI, so it is a look-alike: S*2 = 0.045 * (1 - 0.9) = 0.0045
 //   relatedness null: pairs 0, 0.89443, 0.31623: mean 0.40355, population sd 0.37034
-//     z = (R - mean) / sd = 0.11789, -0.66279, 0.54481;  R* = clamp(z / 3, 0, 1)
-//       = 0.03930, 0, 0.18160
-//   C* = 0.6 S* + 0.4 R* = 0.55572, 0.54000, 0.07534
+//     z = (R - mean) / sd = 0.11789, -0.66279, 0.54481;  R* = clamp(z / 8, 0, 1)
+//       = 0.014736, 0, 0.068101
+//   C* = 0.6 S* + 0.4 R* = 0.54589, 0.54000, 0.02994
 constexpr float kCalibratedS[] = {0.9f, 0.9f, 0.0045f};
-constexpr float kCalibratedR[] = {0.03930f, 0.0f, 0.18160f};
-constexpr float kCalibratedC[] = {0.55572f, 0.54000f, 0.07534f};
+constexpr float kCalibratedR[] = {0.014736f, 0.0f, 0.068101f};
+constexpr float kCalibratedC[] = {0.54589f, 0.54000f, 0.02994f};
 
 class AlignerTest : public ::testing::Test {
  protected:
@@ -132,8 +132,8 @@ TEST_F(AlignerTest, CalibratedScoresMatchHandComputation) {
     EXPECT_NEAR(s->relatedness, kCalibratedR[i], 1e-4) << ids[i];
     EXPECT_NEAR(s->consistency, kCalibratedC[i], 1e-4) << ids[i];
   }
-  // tau 0.55 keeps only MI (0.556); the named entities pass a tau the unnamed one cannot.
-  options.tau = 0.55f;
+  // tau 0.545 keeps only MI (0.5459); the named entities pass a tau the unnamed one cannot.
+  options.tau = 0.545f;
   result = aligner_->Align(kQuestion, options);
   ASSERT_OK(result);
   ASSERT_EQ(result->kept.size(), 1u);

@@ -3,7 +3,7 @@
 //   IBGR_DATA_DIR=../shared/data alignment_bench [--benchmark_filter=Align]
 //   (IBGR_ALIGN_BENCH_ENCODER_DIR=artifacts/encoder/1 for a trained encoder)
 //
-// BM_AlignMedQaLength: one Align (defaults: lambda 0.4, tau 0.6, top_k 10, no LLM) of a real
+// BM_AlignMedQaLength: one Align (defaults: lambda 0.4, tau 0.5, top_k 10, no LLM) of a real
 // 120-180-word clinical vignette (MMLU professional medicine) against the embedded KG's bundle,
 // single-threaded; reports p50/p99 latency counters over all iterations.
 // BM_BuildEmbeddedBundle: encoding, FAISS index and writing of the embedded KG's bundle (the

@@ -47,9 +47,11 @@ struct ScoreCalibration {
   int64_t reference_entries = 0;
   float relatedness_null_mean = 0;
   float relatedness_null_sd = 0;
-  // Chosen on the real question sets with the default encoder (docs/alignment.md).
+  // Fitted on the validation part of the question sets with gold entities (alignment_msca_fit,
+  // docs/alignment.md "Constants fitted on validation"). Bundles record the values they were
+  // built with; those built before the refit keep relatedness_full_z 3.
   float question_full_z = 5.0f;
-  float relatedness_full_z = 3.0f;
+  float relatedness_full_z = 8.0f;
   float dictionary_evidence = 0.9f;
 };
 

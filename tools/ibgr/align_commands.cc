@@ -20,7 +20,7 @@ ABSL_FLAG(int64_t, bundle_version, 0,
           "alignment bundle version to write or use (default: next / newest)");
 ABSL_FLAG(std::string, index, "auto", "align build: FAISS index: auto | flat | hnsw");
 ABSL_FLAG(double, lambda, 0.4, "align: MSCA lambda in [0, 1]");
-ABSL_FLAG(double, tau, 0.6, "align: MSCA tau in [0, 1]");
+ABSL_FLAG(double, tau, 0.5, "align: MSCA tau in [0, 1]");
 ABSL_FLAG(int, top_k, 10, "align: candidates per mention, 1..1000");
 ABSL_FLAG(bool, msca, true, "align: MSCA on (false = plain top-1 linking per mention)");
 ABSL_FLAG(bool, calibrated, true,
@@ -120,7 +120,7 @@ int AlignBuild(const std::vector<std::string>& args) {
 
 int AlignText(const std::vector<std::string>& args) {
   if (args.empty()) {
-    std::fprintf(stderr, "usage: ibgr align [--base=DIR] [--tau=0.6 ...] [--json] \"text\"\n");
+    std::fprintf(stderr, "usage: ibgr align [--base=DIR] [--tau=0.5 ...] [--json] \"text\"\n");
     return 2;
   }
   alignment::LocalAlignerOptions options;

@@ -267,6 +267,8 @@ absl::Status Run() {
   auto sets = eval::ReadQuestionSets(data_dir);
   if (!sets.ok()) return sets.status();
   const std::vector<float> lambdas = {0.0f, 0.2f, 0.4f, 0.6f};
+  const float kDefaultLambda = MscaOptions().lambda;
+  const float kDefaultTau = MscaOptions().tau;
   const std::vector<float> taus = {0.4f, 0.5f, 0.6f, 0.7f, 0.8f};
   MscaOptions options;
   options.tau = 0.0f;  // keep everything; thresholds are applied below per grid point
@@ -284,7 +286,7 @@ absl::Status Run() {
   std::vector<KeptSample> kept_samples;
   report["qa"] = nlohmann::json::array();
   std::printf(
-      "\n%-27s %4s %5s %5s | calibrated, lambda 0.4 tau 0.6 (default): %5s %5s %6s %6s %6s %6s | "
+      "\n%-27s %4s %5s %5s | calibrated, default lambda and tau: %5s %5s %6s %6s %6s %6s | "
       "raw: %5s | share>=1 kept at tau 0.4..0.8\n",
       "set", "n", "ments", "q>=1m", "q>=1k", "kept", "q:dict", "dict", "other", "random", "q>=1k");
   for (const eval::QuestionSet& set : *sets) {
@@ -313,7 +315,7 @@ absl::Status Run() {
         for (const ScoredEntity& e : *list) {
           s.cal.emplace_back(e.question_similarity, e.relatedness, e.candidate.dictionary_match);
           entries.push_back(e.candidate.entry);
-          if (e.consistency >= 0.6f && absl::GetFlag(FLAGS_print_kept) > 0) {
+          if (e.consistency >= kDefaultTau && absl::GetFlag(FLAGS_print_kept) > 0) {
             const Mention& m = result->mentions[e.mention_index];
             kept_samples.push_back({set.name, q, m.text, e.candidate.name, e.candidate.external_id,
                                     e.candidate.dictionary_match, e.consistency});
@@ -372,7 +374,8 @@ absl::Status Run() {
       }
       return std::make_pair(with_kept / m, kept / m);
     };
-    const auto [share_def, kept_def] = evaluate(0.4f, 0.6f, false);
+    const auto [share_def, kept_def] = evaluate(kDefaultLambda, kDefaultTau, false);
+    // The paper's raw cosines at the paper's lambda 0.4, tau 0.6.
     const auto [share_raw, kept_raw] = evaluate(0.4f, 0.6f, true);
     // Dictionary-matched and other candidates, and random entities, kept at the defaults.
     double q_dict = 0, q_dict_kept = 0, dict = 0, dict_kept = 0, other = 0, other_kept = 0,
@@ -380,7 +383,7 @@ absl::Status Run() {
     for (const Scores& s : scores) {
       bool has = false, any = false;
       for (const auto& [S, R, d] : s.cal) {
-        const bool k = keep(0.4f, 0.6f, S, R);
+        const bool k = keep(kDefaultLambda, kDefaultTau, S, R);
         (d ? dict : other) += 1;
         (d ? dict_kept : other_kept) += k;
         has = has || d;
@@ -390,7 +393,7 @@ absl::Status Run() {
       q_dict_kept += any;
       for (const auto& [S, R] : s.random) {
         random += 1;
-        random_kept += keep(0.4f, 0.6f, S, R);
+        random_kept += keep(kDefaultLambda, kDefaultTau, S, R);
       }
     }
     auto ratio = [](double a, double b) { return b > 0 ? a / b : 0.0; };
