@@ -577,10 +577,11 @@ absl::StatusOr<AlignResult> Aligner::Align(absl::string_view text, const MscaOpt
 
 std::string FormatAlignResultTable(const AlignResult& r) {
   std::string out = absl::StrFormat(
-      "bundle v%d  encoder %s  lambda=%.2f tau=%.2f top_k=%d msca=%s scores=%s  mentions=%d\n",
+      "bundle v%d  encoder %s  lambda=%.2f tau=%.2f top_k=%d msca=%s scores=%s llm_step=%s  "
+      "mentions=%d\n",
       r.bundle_version, r.encoder_id, r.effective.lambda, r.effective.tau, r.effective.top_k,
       r.effective.msca_enabled ? "on" : "off", r.effective.calibrated ? "calibrated" : "raw",
-      r.mentions.size());
+      LlmStepName(r.effective.llm_step), r.mentions.size());
   auto section = [&](absl::string_view title, const std::vector<ScoredEntity>& list) {
     absl::StrAppendFormat(&out, "%s (%d)\n", title, list.size());
     if (list.empty()) return;
@@ -590,6 +591,7 @@ std::string FormatAlignResultTable(const AlignResult& r) {
       const Mention& m = r.mentions[s.mention_index];
       std::string flags = m.negated ? " [negated]" : (m.uncertain ? " [uncertain]" : "");
       if (s.chosen_by_llm) flags += " [llm]";
+      if (s.excluded_by_llm) flags += " [passed over by llm]";
       if (s.candidate.dictionary_match) flags += " [dict]";
       if (s.lookalike) flags += " [look-alike]";
       absl::StrAppendFormat(&out, "  %-7.3f %-7.3f %-7.3f %-6.3f %-18s %-12s %-36s \"%s\"%s\n",
@@ -634,6 +636,7 @@ std::string FormatAlignResultJson(const AlignResult& r) {
                           {"link_similarity", s.candidate.similarity},
                           {"matched_name", s.candidate.matched_name},
                           {"chosen_by_llm", s.chosen_by_llm},
+                          {"excluded_by_llm", s.excluded_by_llm},
                           {"source_ids", s.source_ids}};
   };
   nlohmann::json j;
@@ -644,6 +647,7 @@ std::string FormatAlignResultJson(const AlignResult& r) {
   j["top_k"] = r.effective.top_k;
   j["msca_enabled"] = r.effective.msca_enabled;
   j["calibrated"] = r.effective.calibrated;
+  j["llm_step"] = std::string(LlmStepName(r.effective.llm_step));
   j["mentions"] = nlohmann::json::array();
   for (const Mention& m : r.mentions) j["mentions"].push_back(mention_json(m));
   j["kept"] = nlohmann::json::array();

@@ -127,6 +127,17 @@ absl::StatusOr<std::shared_ptr<const Aligner>> AlignmentServer::Load(const std::
         "served unchecked; rebuild it with `ibgr align build`",
         {{"bundle_dir", dir}});
   }
+  const ScoreCalibration& cal = bundle->manifest.calibration;
+  if (cal.method == "null-z-v1" &&
+      cal.relatedness_full_z != ScoreCalibration().relatedness_full_z) {
+    common::LogWarning(
+        "alignment: bundle's R scale predates the constants fitted with the default tau "
+        "(docs/alignment.md \"Constants fitted on validation\"); rebuild it with "
+        "`ibgr align build`",
+        {{"bundle_dir", dir},
+         {"relatedness_full_z", cal.relatedness_full_z},
+         {"expected", ScoreCalibration().relatedness_full_z}});
+  }
   common::LogInfo("alignment: serving bundle", {{"bundle_dir", dir},
                                                 {"encoder_id", bundle->manifest.encoder_id},
                                                 {"entries", bundle->manifest.entries},

@@ -4,6 +4,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
 #include "common/config.h"
 #include "common/llm_backend_config.h"
 #include "common/status_macros.h"
@@ -108,7 +109,10 @@ absl::Status ApplyMscaDefaults(const cfg::MscaDefaults& d, MscaOptions* options)
     IBGR_ASSIGN_OR_RETURN(options->llm_step, ParseLlmStep(d.llm_step(), "defaults.llm_step"));
   }
   if (absl::Status s = ValidateMscaOptions(*options); !s.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat("defaults: ", s.message()));
+    // ValidateMscaOptions names the request field ("options.tau"); here it is "defaults.tau".
+    absl::string_view message = s.message();
+    absl::ConsumePrefix(&message, "options.");
+    return absl::InvalidArgumentError(absl::StrCat("defaults.", message));
   }
   return absl::OkStatus();
 }

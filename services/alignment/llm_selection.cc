@@ -365,8 +365,12 @@ LlmPreselection PreselectWithLlm(const common::OpenAiClient& llm, const Lexicon&
     std::vector<LinkedCandidate> kept;
     for (size_t i = 0; i < candidates.size(); ++i) {
       if (candidates[i].dictionary_match) out.named_mentions.insert(m);
-      if (pick.has_value() && i == *pick) {
-        out.chosen.insert(candidates[i].entry);
+      // Candidates past max_llm_candidates were not shown: the LLM did not pass them over, so
+      // they go through MSCA as without an LLM.
+      const bool shown = i < queries[q].shown;
+      const bool picked = shown && pick.has_value() && i == *pick;
+      if (picked) out.chosen.insert(candidates[i].entry);
+      if (picked || !shown) {
         kept.push_back(std::move(candidates[i]));
       } else {
         out.excluded.emplace_back(m, std::move(candidates[i]));

@@ -75,8 +75,10 @@ struct LlmPreselection {
   absl::flat_hash_set<int> named_mentions;
 };
 
-// Narrows each planned mention's candidates in `links` to the LLM's pick (to none on NONE),
-// within `limits` and `deadline`. A failed call leaves that mention's candidates as they were;
+// Narrows each planned mention's shown candidates in `links` to the LLM's pick (to none on NONE;
+// candidates past max_candidates, never shown, stay), within `limits` and `deadline`. The pick is
+// never a look-alike: the mention's list no longer holds the entity its words name, so MSCA
+// takes the LLM's reading of them. A failed call leaves that mention's candidates as they were;
 // failures add one Degradation {"alignment_llm", "LLM selection failed for k of n mentions
 // (...)"} to `degraded`.
 LlmPreselection PreselectWithLlm(const common::OpenAiClient& llm, const Lexicon& lexicon,

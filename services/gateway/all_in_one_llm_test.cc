@@ -1,8 +1,9 @@
 // The all-in-one `ibgraphrag` binary with an LLM configured for the reasoner (the scripted fake
 // OpenAI server on loopback): alignment's MSCA LLM selection step uses the same backend, so an
-// Answer asks the LLM to choose among a mention's rejected candidates, and its choice comes back
-// as an entity with chosen_by_llm. --alignment_llm_backend=none turns the step off; an unknown
-// backend name stops the process with a message naming the flag.
+// Answer asks the LLM to choose among a mention's top-K candidates (the paper's order, before
+// MSCA's filter), and its choice comes back as an entity with chosen_by_llm.
+// --alignment_llm_backend=none turns the step off; an unknown backend name stops the process with a
+// message naming the flag.
 #include <grpcpp/grpcpp.h>
 #include <signal.h>
 

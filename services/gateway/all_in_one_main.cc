@@ -5,11 +5,14 @@
 //              [--api_keys_file=keys] [--rate_limit_qps=N] [--reasoner_config=reasoner.textproto]
 //              [--device=auto] [--torch_threads=1] [--scorer=residual|plain]
 //              [--config=server.textproto]
-//              [--alignment_llm_backend=NAME|none] [--calibration=auto|none|DIR|FILE]
+//              [--alignment_llm_backend=NAME|none | --alignment_config=alignment.textproto]
+//              [--calibration=auto|none|DIR|FILE]
 //
 // --reasoner_config is an ibgraphrag.config.v1.ReasonerConfig (LLM backends, prompts); without
 // it answers come from the extractive backend. Alignment's MSCA LLM selection step uses the same
-// backend (the default one, else the first; --alignment_llm_backend picks another or "none").
+// backend (the default one, else the first; --alignment_llm_backend picks another or "none"),
+// unless --alignment_config gives alignment its own settings (MSCA defaults, llm, LLM step): the
+// file retriever_train --alignment_config trains with, so serving gives the trained-on topics.
 // --config is the ServerConfig of the public port; IBGR_* / IBGR_GATEWAY_* environment variables
 // override it; flags override both. --calibration makes extractive confidences calibrated
 // probabilities with abstention below a threshold (services/reasoner/confidence_calibration.h).
@@ -24,6 +27,8 @@
 #include "common/logging.h"
 #include "common/server_runner.h"
 #include "ibgraphrag/config/v1/reasoner_config.pb.h"
+#include "services/alignment/alignment_server.h"
+#include "services/alignment/alignment_setup.h"
 #include "services/gateway/all_in_one.h"
 #include "services/gateway/gateway_flags.h"
 #include "services/reasoner/confidence_calibration.h"
@@ -48,6 +53,11 @@ ABSL_FLAG(bool, ontology_expansion, true,
 ABSL_FLAG(std::string, alignment_llm_backend, "",
           "reasoner backend of alignment's MSCA LLM selection step: empty = the reasoner's "
           "default backend, else its first; \"none\" = no LLM step");
+ABSL_FLAG(std::string, alignment_config, "",
+          "an AlignmentConfig text proto (as the alignment service reads with --config): its MSCA "
+          "defaults, llm block (none when absent) and llm_selection bounds; give the same file "
+          "to retriever_train --alignment_config so the model is trained on the served topics. "
+          "Not together with --alignment_llm_backend");
 
 namespace {
 
@@ -86,6 +96,22 @@ absl::Status Run() {
   }
   options.reasoner.reasoner.calibration = *std::move(calibration);
   options.alignment_llm_backend = absl::GetFlag(FLAGS_alignment_llm_backend);
+  if (const std::string path = absl::GetFlag(FLAGS_alignment_config); !path.empty()) {
+    if (!options.alignment_llm_backend.empty()) {
+      return absl::InvalidArgumentError(
+          "--alignment_config and --alignment_llm_backend: give one (the file's llm block, or "
+          "its absence, decides the LLM of MSCA's step)");
+    }
+    auto setup = ibgraphrag::alignment::LoadAlignmentSetup(path);
+    if (!setup.ok()) {
+      return absl::Status(setup.status().code(),
+                          absl::StrCat("--alignment_config ", setup.status().message()));
+    }
+    options.alignment.base_path = options.base_path;
+    ibgraphrag::alignment::ApplyAlignmentSetup(*setup, &options.alignment);
+    // No llm block means no LLM, as in the alignment service and in training.
+    if (!options.alignment.llm.has_value()) options.alignment_llm_backend = "none";
+  }
 
   if (auto s = ibgraphrag::common::ServerRunner::InstallTerminationSignalHandlers(); !s.ok()) {
     return s;

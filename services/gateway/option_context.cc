@@ -44,7 +44,9 @@ std::vector<std::string> ExpectedOptionTypes(const std::vector<OptionSpan>& span
   for (const auto* list : {&aligned.kept(), &aligned.rejected()}) {
     for (const pb::AlignedEntity& e : *list) {
       const int o = OptionOf(e, spans);
-      if (o >= 0 && Exact(e) && !e.entity().type().empty()) types[o].insert(e.entity().type());
+      if (o >= 0 && Exact(e) && !e.excluded_by_llm() && !e.entity().type().empty()) {
+        types[o].insert(e.entity().type());
+      }
     }
   }
   std::map<std::string, int> votes;
@@ -74,7 +76,12 @@ int ReadOptionsInContext(const std::vector<OptionSpan>& spans,
       const auto& list = kept ? aligned->kept() : aligned->rejected();
       for (int i = 0; i < list.size(); ++i) {
         const pb::AlignedEntity& e = list[i];
-        if (!Inside(e, spans[o]) || !Exact(e) || !Expected(e, expected_types)) continue;
+        // What MSCA's LLM step passed over for this option stays passed over: it read the same
+        // question and options.
+        if (!Inside(e, spans[o]) || !Exact(e) || e.excluded_by_llm() ||
+            !Expected(e, expected_types)) {
+          continue;
+        }
         if (best == nullptr || e.link_similarity() > best->link_similarity() ||
             (e.link_similarity() == best->link_similarity() &&
              e.consistency() > best->consistency())) {

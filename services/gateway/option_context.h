@@ -11,7 +11,8 @@
 //                   more than half of them);
 //   exact           a candidate (kept or rejected) whose mention lies inside the option's line
 //                   and names it exactly: a dictionary match, or a link similarity >= 0.99 (a
-//                   gene symbol spelt as the option is);
+//                   gene symbol spelt as the option is); never one MSCA's LLM step passed over
+//                   (excluded_by_llm: the LLM read the same question and options);
 //   per option      when an exact candidate of an expected type exists, the best one (link
 //                   similarity, then consistency) is kept (moved from the rejected list when
 //                   MSCA dropped it, marked chosen_by_context) and the option's kept entities of

@@ -87,10 +87,16 @@ class AlignmentParityTest : public ::testing::Test {
     TrainingDataOptions options;
     options.alignment_base = base_;
     auto setup = alignment::LoadAlignmentSetup(config);
-    EXPECT_OK(setup);
+    if (!setup.ok()) {
+      ADD_FAILURE() << setup.status();
+      return {};
+    }
     options.alignment_setup = *setup;
     auto aligner = OpenTrainingAligner(options);
-    EXPECT_OK(aligner);
+    if (!aligner.ok()) {
+      ADD_FAILURE() << aligner.status();
+      return {};
+    }
     const AlignTextFn align = AlignWithAligner(*std::move(aligner));
     std::vector<std::vector<uint32_t>> out;
     for (const std::string& q : Questions()) {
@@ -113,10 +119,16 @@ class AlignmentParityTest : public ::testing::Test {
     options.server.termination_grace_period = absl::ZeroDuration();
     options.base_path = base_;
     auto setup = alignment::LoadAlignmentSetup(config);
-    EXPECT_OK(setup);
+    if (!setup.ok()) {
+      ADD_FAILURE() << setup.status();
+      return {};
+    }
     alignment::ApplyAlignmentSetup(*setup, &options);
     auto server = alignment::AlignmentServer::BuildAndStart(options);
-    EXPECT_OK(server);
+    if (!server.ok()) {
+      ADD_FAILURE() << server.status();
+      return {};
+    }
     auto stub = pb::AlignmentService::NewStub(grpc::CreateChannel(
         absl::StrCat("127.0.0.1:", (*server)->port()), grpc::InsecureChannelCredentials()));
     std::vector<std::vector<uint32_t>> out;
@@ -166,10 +178,10 @@ TEST_F(AlignmentParityTest, TrainingAndServingGiveTheSameTopicsWithTheLlmInEithe
     // Both sides asked the LLM as often, and what it said mattered.
     EXPECT_GT(training_calls, 0);
     EXPECT_EQ(llm_->request_count() - calls_before, 2 * training_calls);
+    // A model trained without the LLM would have been trained on other topics.
+    EXPECT_NE(trained, without_llm);
     if (std::string(step) == "before_filter") {
-      // Before the filter the LLM's choice replaces MI for "Heart attack": a model trained
-      // without the LLM would have been trained on another topic set.
-      EXPECT_NE(trained, without_llm);
+      // Before the filter the LLM's choice replaces MI for "Heart attack".
       EXPECT_FALSE(Has(trained[0], 10));
     }
   }
@@ -184,7 +196,7 @@ TEST_F(AlignmentParityTest, ABadConfigFileIsRefusedNamingTheField) {
   std::ofstream(path) << "defaults { tau: 1.5 }\n";
   EXPECT_THAT(alignment::LoadAlignmentSetup(path),
               common::test_util::StatusIs(absl::StatusCode::kInvalidArgument,
-                                          ::testing::HasSubstr("defaults: options.tau")));
+                                          ::testing::HasSubstr("defaults.tau: 1.5")));
 }
 
 }  // namespace

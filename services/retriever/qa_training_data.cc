@@ -213,8 +213,25 @@ absl::StatusOr<QuestionSet> QaPart(const KgStore& store, const TrainingDataOptio
   qo.max_hops = options.template_options.max_hops;
   qo.max_paths_per_question = options.template_options.max_paths_per_question;
   qo.split_seed = options.template_options.split_seed;
-  IBGR_ASSIGN_OR_RETURN(QuestionSet qa,
-                        BuildQaExamples(store, AlignWithAligner(std::move(aligner)), qo));
+  auto degradations = std::make_shared<AlignmentDegradations>();
+  IBGR_ASSIGN_OR_RETURN(
+      QuestionSet qa,
+      BuildQaExamples(store, AlignWithAligner(std::move(aligner), degradations), qo));
+  const int64_t texts = degradations->texts.load();
+  const int64_t degraded = degradations->degraded.load();
+  if (degraded > kMaxDegradedAlignmentShare * static_cast<double>(texts)) {
+    return absl::FailedPreconditionError(absl::StrFormat(
+        "alignment's LLM step failed on %d of %d QA texts (more than %.0f%%): the model would "
+        "be trained on topics the served alignment does not give; fix the LLM in "
+        "--alignment_config or leave its llm block out",
+        degraded, texts, 100 * kMaxDegradedAlignmentShare));
+  }
+  if (degraded > 0 && options.log) {
+    options.log(
+        absl::StrFormat("alignment's LLM step failed on %d of %d QA texts (aligned "
+                        "without it)",
+                        degraded, texts));
+  }
   if (options.log) {
     options.log(absl::StrFormat(
         "QA examples from %s: %d train, %d validation, %d test in %.1fs (+%.1fs opening the "
@@ -268,10 +285,16 @@ absl::StatusOr<QuestionSet> BuildTrainingData(const KgStore& store,
   return data;
 }
 
-AlignTextFn AlignWithAligner(std::shared_ptr<const alignment::Aligner> aligner) {
-  return [aligner](absl::string_view text) -> absl::StatusOr<std::vector<AlignedEntity>> {
+AlignTextFn AlignWithAligner(std::shared_ptr<const alignment::Aligner> aligner,
+                             std::shared_ptr<AlignmentDegradations> degradations) {
+  return [aligner,
+          degradations](absl::string_view text) -> absl::StatusOr<std::vector<AlignedEntity>> {
     IBGR_ASSIGN_OR_RETURN(alignment::AlignResult r,
                           aligner->Align(text, aligner->options().defaults));
+    if (degradations != nullptr) {
+      ++degradations->texts;
+      if (!r.degraded.empty()) ++degradations->degraded;
+    }
     std::vector<AlignedEntity> kept;
     for (const alignment::ScoredEntity& e : r.kept) {
       const alignment::Mention& m = r.mentions.at(e.mention_index);

@@ -32,6 +32,7 @@
 #ifndef IBGRAPHRAG_SERVICES_RETRIEVER_QA_TRAINING_DATA_H_
 #define IBGRAPHRAG_SERVICES_RETRIEVER_QA_TRAINING_DATA_H_
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -66,7 +67,18 @@ using AlignTextFn =
 
 // Aligns with `aligner` and its default MSCA options (what the service applies to a request that
 // sets none, as the gateway's default requests do).
-AlignTextFn AlignWithAligner(std::shared_ptr<const alignment::Aligner> aligner);
+// How often the aligner's LLM step failed (the alignment came back degraded), over all texts.
+struct AlignmentDegradations {
+  std::atomic<int64_t> texts{0};
+  std::atomic<int64_t> degraded{0};
+};
+// `degradations` (optional) counts the texts aligned and those whose LLM step failed.
+AlignTextFn AlignWithAligner(std::shared_ptr<const alignment::Aligner> aligner,
+                             std::shared_ptr<AlignmentDegradations> degradations = nullptr);
+
+// The largest share of texts whose alignment LLM step may fail before training refuses to go
+// on: beyond it the model would be trained on topics the served alignment does not give.
+inline constexpr double kMaxDegradedAlignmentShare = 0.05;
 
 struct QaExampleOptions {
   // The folder of QA files (<data>/qa).

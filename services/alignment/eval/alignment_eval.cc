@@ -9,10 +9,11 @@
 //    string with FAISS alone (no dictionary) and report acc@1 / acc@5.
 // 2. Builds the alignment bundle of the embedded KG (timed; or loads --bundle_dir) and runs Align
 //    over the questions of every set in <data_dir>/qa: share of questions with >= 1 kept entity
-//    and mean kept entities per question at the defaults (calibrated scores, lambda 0.4, tau
-//    0.6) and over a lambda x tau grid; share of dictionary-matched and of other candidates
+//    and mean kept entities per question at the defaults (calibrated scores, MscaOptions' lambda
+//    and tau) and over a lambda x tau grid; share of dictionary-matched and of other candidates
 //    kept; the false-keep rate of 5 random KG entities per question scored like candidates; the
-//    defaults on raw cosines; optionally a sample of kept entities to judge by hand
+//    paper's lambda 0.4 / tau 0.6 on raw cosines; optionally a sample of kept entities to judge by
+//    hand
 //    (--print_kept) and the entities kept for a few short questions.
 #include <omp.h>
 

@@ -69,7 +69,7 @@ ABSL_FLAG(std::string, json_out, "", "also write the figures as JSON here");
 ABSL_FLAG(std::string, records_out, "",
           "also write every question's recorded candidates (raw scores, flags) as JSON here");
 ABSL_FLAG(std::string, question_full_z, "3,4,5,6,8", "grid of ScoreCalibration::question_full_z");
-ABSL_FLAG(std::string, relatedness_full_z, "2,3,4,6",
+ABSL_FLAG(std::string, relatedness_full_z, "2,3,4,6,8",
           "grid of ScoreCalibration::relatedness_full_z");
 ABSL_FLAG(std::string, dictionary_evidence, "0.7,0.8,0.9,1.0",
           "grid of ScoreCalibration::dictionary_evidence");
@@ -622,6 +622,12 @@ absl::Status Run() {
       questions.size(), absl::ToDoubleSeconds(absl::Now() - t),
       static_cast<long long>(check.kept_set_mismatches), static_cast<long long>(check.questions),
       static_cast<long long>(check.score_mismatches));
+  // Every figure below is a replay: if it does not reproduce Align, none of them means anything.
+  if (check.kept_set_mismatches != 0 || check.score_mismatches != 0) {
+    return absl::FailedPreconditionError(
+        "the offline replay does not reproduce Aligner::Align at the bundle's constants: "
+        "msca_replay.cc no longer computes S, R, C as aligner.cc does");
+  }
 
   nlohmann::json report;
   report["bundle_dir"] = aligner->bundle().dir;

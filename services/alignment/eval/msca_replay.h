@@ -65,7 +65,8 @@ struct QuestionRecord {
 };
 
 // What the replay varies: ScoreCalibration's constants (with the bundle's R null) and C's
-// weight and threshold. The defaults are only for tests; CurrentPoint gives the served ones.
+// weight and threshold. The defaults are the constants before issue 28's refit, kept for the
+// hand-computed tests; CurrentPoint gives the served ones.
 struct MscaPoint {
   float question_full_z = 5.0f;
   float relatedness_full_z = 3.0f;
