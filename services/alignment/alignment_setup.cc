@@ -141,6 +141,12 @@ absl::StatusOr<AlignmentSetup> AlignmentSetupFromConfig(const cfg::AlignmentConf
   return setup;
 }
 
+std::string AlignmentLlmLabel(const std::optional<common::OpenAiClientOptions>& llm,
+                              const MscaOptions& defaults) {
+  if (!llm.has_value() || defaults.llm_choice_below == 0 || !defaults.msca_enabled) return "none";
+  return absl::StrCat(llm->model, " ", LlmStepName(defaults.llm_step));
+}
+
 absl::StatusOr<AlignmentSetup> LoadAlignmentSetup(const std::string& path) {
   IBGR_ASSIGN_OR_RETURN(cfg::AlignmentConfig config,
                         common::LoadTextProtoConfig<cfg::AlignmentConfig>(path));

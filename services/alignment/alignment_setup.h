@@ -33,6 +33,12 @@ struct AlignmentSetup {
 // INVALID_ARGUMENT naming the config field for a value out of range or unknown.
 absl::StatusOr<AlignmentSetup> AlignmentSetupFromConfig(const config::v1::AlignmentConfig& config);
 
+// What MSCA's LLM step does with these settings, as retriever manifests record it
+// (training.alignment_llm) and the all-in-one compares it: "none" (no LLM, or the step off),
+// else "MODEL STEP" ("gpt-x before_filter").
+std::string AlignmentLlmLabel(const std::optional<common::OpenAiClientOptions>& llm,
+                              const MscaOptions& defaults);
+
 // Reads the text proto at `path` (errors name the file) and converts it.
 absl::StatusOr<AlignmentSetup> LoadAlignmentSetup(const std::string& path);
 

@@ -1,11 +1,16 @@
 #include "services/gateway/all_in_one.h"
 
+#include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "common/file_util.h"
 #include "common/logging.h"
 #include "common/status_macros.h"
+#include "services/alignment/alignment_setup.h"
+#include "services/retriever/model_bundle.h"
 
 namespace ibgraphrag::gateway {
 namespace {
@@ -46,6 +51,33 @@ absl::StatusOr<std::optional<common::OpenAiClientOptions>> AlignmentLlmBackend(
   return backends.front();  // the reasoner defaults to extractive answers, but an LLM is there
 }
 
+namespace {
+
+// The served model was trained on topics aligned as `training.alignment_llm` says; when the
+// alignment served here uses its LLM step otherwise, the topics differ from those trained on
+// (docs/alignment.md "LLM selection"). Logged, not refused: the answers still work.
+void WarnOnAlignmentTrainServeMismatch(const std::string& base,
+                                       const alignment::AlignmentServer::Options& align) {
+  absl::StatusOr<std::string> dir = retriever::ResolveRetrieverDir(base, std::nullopt);
+  if (!dir.ok()) return;
+  absl::StatusOr<std::string> json = common::ReadFileToString(*dir + "/manifest.json");
+  if (!json.ok()) return;
+  absl::StatusOr<retriever::RetrieverManifest> manifest =
+      retriever::RetrieverManifestFromJson(*json);
+  if (!manifest.ok()) return;
+  const auto it = manifest->training.find("alignment_llm");
+  const std::string trained = it == manifest->training.end() ? "none" : it->second;
+  const std::string served = alignment::AlignmentLlmLabel(align.llm, align.aligner.defaults);
+  if (trained == served) return;
+  common::LogWarning(
+      "all-in-one: the retriever model was trained on topics aligned with another LLM step "
+      "than alignment serves, so it sees topics it was not trained on; serve with "
+      "--alignment_config=FILE and retrain with retriever_train --alignment_config=FILE",
+      {{"model_dir", *dir}, {"trained_alignment_llm", trained}, {"served_alignment_llm", served}});
+}
+
+}  // namespace
+
 AllInOne::~AllInOne() { Shutdown(); }
 
 absl::StatusOr<std::unique_ptr<AllInOne>> AllInOne::Start(const AllInOneOptions& options) {
@@ -75,6 +107,7 @@ absl::StatusOr<std::unique_ptr<AllInOne>> AllInOne::Start(const AllInOneOptions&
                           AlignmentLlmBackend(options.reasoner, options.alignment_llm_backend));
   }
   IBGR_ASSIGN_OR_RETURN(suite->alignment_, alignment::AlignmentServer::BuildAndStart(align));
+  WarnOnAlignmentTrainServeMismatch(options.base_path, align);
   if (!suite->alignment_->serving()) {
     return absl::FailedPreconditionError(absl::StrCat(
         "alignment bundle: ", suite->alignment_->load_status().message(),

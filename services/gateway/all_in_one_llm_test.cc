@@ -139,6 +139,8 @@ TEST_F(AllInOneLlmTest, AlignmentUsesTheReasonersBackendForLlmSelection) {
   EXPECT_EQ(*exit, 0) << process->ReadLog();
   // Question text and model output stay out of the log.
   EXPECT_THAT(process->ReadLog(), ::testing::Not(HasSubstr("Which drug treats")));
+  // The model was trained without the LLM step, which now runs: the start says so.
+  EXPECT_THAT(process->ReadLog(), HasSubstr("\"trained_alignment_llm\":\"none\""));
 }
 
 TEST_F(AllInOneLlmTest, NoneTurnsTheStepOffAndAnUnknownBackendIsRefused) {
@@ -155,6 +157,8 @@ TEST_F(AllInOneLlmTest, NoneTurnsTheStepOffAndAnUnknownBackendIsRefused) {
     EXPECT_NE(d.component(), "alignment_llm") << d.reason();
   }
   ASSERT_OK(process->Stop(SIGTERM, absl::Seconds(30)));
+  // Trained and served alike (no LLM step): no train/serve warning.
+  EXPECT_THAT(process->ReadLog(), Not(HasSubstr("trained_alignment_llm")));
 
   auto refused = Start({"--alignment_llm_backend=nosuch"}, &port);
   ASSERT_THAT(refused, Not(IsOk()));

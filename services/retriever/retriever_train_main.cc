@@ -241,11 +241,9 @@ absl::StatusOr<ibgraphrag::retriever::TrainingDataOptions> TrainingDataOptionsFr
 // What aligned the real QA questions, for the manifest: "none", or the LLM's model and its step
 // ("gpt-x before_filter"), so a served model can be matched to the alignment serving it.
 std::string AlignmentLlmLabel(const ibgraphrag::retriever::TrainingDataOptions& o) {
-  if (!o.qa || !o.alignment_setup.has_value() || !o.alignment_setup->llm.has_value()) return "none";
-  const ibgraphrag::alignment::AlignerOptions& a = o.alignment_setup->aligner;
-  if (a.defaults.llm_choice_below == 0) return "none";
-  return absl::StrCat(o.alignment_setup->llm->model, " ",
-                      ibgraphrag::alignment::LlmStepName(a.defaults.llm_step));
+  if (!o.qa || !o.alignment_setup.has_value()) return "none";
+  return ibgraphrag::alignment::AlignmentLlmLabel(o.alignment_setup->llm,
+                                                  o.alignment_setup->aligner.defaults);
 }
 
 // --dump_questions: one JSON object per question, train then validation then test.
