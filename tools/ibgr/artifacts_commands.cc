@@ -17,6 +17,7 @@
 #include "common/file_util.h"
 #include "common/status_macros.h"
 #include "common/versioned_artifacts.h"
+#include "services/alignment/alignment_setup.h"
 #include "services/alignment/bundle.h"
 #include "services/alignment/trained_encoder.h"
 #include "services/kgstore/kg_store.h"
@@ -37,6 +38,10 @@ ABSL_FLAG(std::string, retriever_variants, "residual",
           "default (residual,plain adds the paper's plain MLP; trained when missing)");
 ABSL_FLAG(std::string, retriever_train_args, "",
           "artifacts build: extra flags for retriever_train, space-separated (e.g. --epochs=4)");
+ABSL_FLAG(std::string, alignment_config, "",
+          "artifacts build: the alignment service's AlignmentConfig (as ibgraphrag / alignment "
+          "--config read it): the model is trained on the topics it gives, and a model trained "
+          "with another LLM step is retrained");
 
 namespace ibgraphrag::cli {
 namespace {
@@ -126,7 +131,8 @@ std::optional<std::string> BundleProblem(const std::string& base, const std::str
 // variant of --retriever_variants, or nullopt when it can.
 std::optional<std::string> RetrieverModelProblem(const std::string& base,
                                                  const std::string& kg_version,
-                                                 const std::string& encoder_id) {
+                                                 const std::string& encoder_id,
+                                                 const std::string& served_alignment_llm) {
   absl::StatusOr<std::string> dir = retriever::ResolveRetrieverDir(base, std::nullopt);
   if (!dir.ok()) return "no model";
   absl::StatusOr<retriever::LoadedRetrieverVersion> loaded = retriever::LoadRetrieverVersion(*dir);
@@ -148,6 +154,13 @@ std::optional<std::string> RetrieverModelProblem(const std::string& base,
                       return ScorerVariantName(v.variant) == name;
                     });
     if (!held) return absl::StrCat(*dir, " has no ", name, " scorer (--retriever_variants)");
+  }
+  // The topics it was trained on must be those the configured alignment serves.
+  const auto it = loaded->manifest.training.find("alignment_llm");
+  const std::string trained = it == loaded->manifest.training.end() ? "none" : it->second;
+  if (trained != served_alignment_llm) {
+    return absl::StrCat(*dir, " was trained on topics aligned with LLM step \"", trained,
+                        "\", the alignment config serves \"", served_alignment_llm, "\"");
   }
   return std::nullopt;
 }
@@ -201,7 +214,8 @@ int ArtifactsBuild(const std::vector<std::string>& args) {
     if (int rc = AlignBuild(args); rc != 0) return rc;
   }
 
-  // 4. Retriever model, embedding with the same encoder, holding the requested scorer variants.
+  // 4. Retriever model, embedding with the same encoder, holding the requested scorer variants,
+  // trained on the topics the configured alignment gives (--alignment_config).
   for (absl::string_view name :
        absl::StrSplit(absl::GetFlag(FLAGS_retriever_variants), ',', absl::SkipEmpty())) {
     if (absl::StatusOr<retriever::ScorerVariant> v =
@@ -210,7 +224,16 @@ int ArtifactsBuild(const std::vector<std::string>& args) {
       return Fail(v.status());
     }
   }
-  std::optional<std::string> problem = RetrieverModelProblem(base, kg_version, *encoder_id);
+  std::string served_alignment_llm = "none";
+  const std::string alignment_config = absl::GetFlag(FLAGS_alignment_config);
+  if (!alignment_config.empty()) {
+    absl::StatusOr<alignment::AlignmentSetup> setup =
+        alignment::LoadAlignmentSetup(alignment_config);
+    if (!setup.ok()) return Fail(setup.status());
+    served_alignment_llm = alignment::AlignmentLlmLabel(setup->llm, setup->aligner.defaults);
+  }
+  std::optional<std::string> problem =
+      RetrieverModelProblem(base, kg_version, *encoder_id, served_alignment_llm);
   if (!problem.has_value()) {
     std::printf("retriever model exists for KG version %s (nothing to do)\n", kg_version.c_str());
     return EnsureDocuments(base, kg_version, *encoder_id);
@@ -225,6 +248,7 @@ int ArtifactsBuild(const std::vector<std::string>& args) {
       absl::GetFlag(FLAGS_data_dir).empty() ? DefaultDataDir() : absl::GetFlag(FLAGS_data_dir);
   if (std::filesystem::is_directory(data_dir + "/qa"))
     argv.push_back("--qa_dir=" + data_dir + "/qa");
+  if (!alignment_config.empty()) argv.push_back("--alignment_config=" + alignment_config);
   for (absl::string_view extra :
        absl::StrSplit(absl::GetFlag(FLAGS_retriever_train_args), ' ', absl::SkipEmpty())) {
     argv.emplace_back(extra);
@@ -233,7 +257,7 @@ int ArtifactsBuild(const std::vector<std::string>& args) {
     std::fprintf(stderr, "error: retriever_train exited with %d\n", rc);
     return rc;
   }
-  problem = RetrieverModelProblem(base, kg_version, *encoder_id);
+  problem = RetrieverModelProblem(base, kg_version, *encoder_id, served_alignment_llm);
   if (problem.has_value()) {
     std::fprintf(stderr, "error: after training: %s\n", problem->c_str());
     return 1;
