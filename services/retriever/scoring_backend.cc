@@ -36,8 +36,8 @@ absl::StatusOr<DeviceSpec> ParseDeviceSpec(std::string_view spec) {
        (absl::ConsumePrefix(&index, ":") && absl::SimpleAtoi(index, &n) && n >= 0))) {
     return DeviceSpec{DeviceSpec::Kind::kCuda, n};
   }
-  return absl::InvalidArgumentError(absl::StrCat("device: \"", common::EchoForError(s),
-                                                 "\" is not auto, cpu or cuda:N"));
+  return absl::InvalidArgumentError(
+      absl::StrCat("device: \"", common::EchoForError(s), "\" is not auto, cpu or cuda:N"));
 }
 
 absl::StatusOr<std::string> ResolveScoringDevice(const ScoringBackend* backend,
