@@ -15,6 +15,7 @@
 #include "common/status_macros.h"
 #include "nlohmann/json.hpp"
 #include "services/alignment/abbreviation_senses.h"
+#include "services/alignment/calibrated_scores.h"
 #include "services/alignment/llm_selection.h"
 #include "services/alignment/text_normalize.h"
 
@@ -354,35 +355,6 @@ CandidateSet MergeCandidates(std::vector<MentionLink> links) {
   return set;
 }
 
-// The question's cosine with the bundle's random reference entities: the null distribution
-// that calibrates S.
-struct QuestionNull {
-  double mean = 0;
-  double sd = 0;
-};
-
-QuestionNull QuestionNullOf(const AlignmentBundle& bundle, const std::vector<float>& question,
-                            int dim) {
-  const ScoreCalibration& cal = bundle.manifest.calibration;
-  QuestionNull null;
-  if (cal.reference_entries <= 0) return null;
-  double sum = 0, sum2 = 0;
-  for (int64_t r = 0; r < cal.reference_entries; ++r) {
-    const double cos = Dot(bundle.reference_enriched.data() + r * dim, question.data(), dim);
-    sum += cos;
-    sum2 += cos * cos;
-  }
-  null.mean = sum / cal.reference_entries;
-  null.sd = std::sqrt(std::max(0.0, sum2 / cal.reference_entries - null.mean * null.mean));
-  return null;
-}
-
-// A raw score as its z-score against a null distribution, scaled so `full_z` maps to 1.
-float ScaleZ(double raw, double mean, double sd, double full_z) {
-  if (!(sd > 1e-6) || !(full_z > 0)) return 0.0f;
-  return static_cast<float>(std::clamp((raw - mean) / sd / full_z, 0.0, 1.0));
-}
-
 // Raw S (cosine with the question) and raw R (mean cosine with the other candidates); only the
 // question is encoded per request, the entity vectors come precomputed from the bundle.
 void RawSimilarities(const AlignmentBundle& bundle, const std::vector<float>& question, int dim,
@@ -404,24 +376,15 @@ void RawSimilarities(const AlignmentBundle& bundle, const std::vector<float>& qu
   }
 }
 
-// Calibrated S and R of one candidate among `n`.
+// Calibrated S and R of one candidate among `n` (calibrated_scores.h).
 void CalibrateScores(const ScoreCalibration& cal, const QuestionNull& null, size_t n,
                      bool lookalike, ScoredEntity* s) {
+  s->lookalike = lookalike && !s->candidate.dictionary_match;
   s->question_similarity =
-      ScaleZ(s->raw_question_similarity, null.mean, null.sd, cal.question_full_z);
-  // The mention names this entity (dictionary): direct evidence that the question is about it,
-  // however long the question (a long vignette dilutes its vector). The same evidence counts
-  // against look-alikes found for those words ("type 1 diabetes" when the question says "type 2
-  // diabetes"): they keep 1 - evidence of S*.
-  if (s->candidate.dictionary_match) {
-    s->question_similarity = std::max(s->question_similarity, cal.dictionary_evidence);
-  } else if (lookalike) {
-    s->lookalike = true;
-    s->question_similarity *= 1.0f - cal.dictionary_evidence;
-  }
-  s->relatedness = n > 1 ? ScaleZ(s->raw_relatedness, cal.relatedness_null_mean,
-                                  cal.relatedness_null_sd, cal.relatedness_full_z)
-                         : 0.0f;
+      CalibratedS(s->raw_question_similarity, null, cal.question_full_z, cal.dictionary_evidence,
+                  s->candidate.dictionary_match, lookalike);
+  s->relatedness = CalibratedR(s->raw_relatedness, cal.relatedness_null_mean,
+                               cal.relatedness_null_sd, cal.relatedness_full_z, n);
 }
 
 // The external id and xrefs of a scored entity.
@@ -442,8 +405,7 @@ struct ScoringContext {
 };
 
 void FormConsistency(const MscaOptions& options, ScoredEntity* s) {
-  s->consistency =
-      (1.0f - options.lambda) * s->question_similarity + options.lambda * s->relatedness;
+  s->consistency = Consistency(s->question_similarity, s->relatedness, options.lambda);
 }
 
 // S, R and the consistency C = (1 - lambda) S + lambda R of every candidate, plus its ids.
@@ -552,7 +514,7 @@ absl::StatusOr<AlignResult> Aligner::Align(absl::string_view text, const MscaOpt
   out.effective.calibrated = calibrate;
   ScoringContext ctx{*bundle_, question, encoder_->dim(), options, calibrate, {}};
   if (calibrate && (!candidates.entities.empty() || !preselection.excluded.empty())) {
-    ctx.null = QuestionNullOf(*bundle_, question, encoder_->dim());
+    ctx.null = QuestionNullOf(*bundle_, question.data());
   }
   ScoreCandidates(ctx, &candidates);
   std::vector<ScoredEntity> excluded = ScoreExcluded(ctx, candidates, std::move(preselection));

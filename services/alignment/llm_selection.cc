@@ -267,16 +267,17 @@ Choice AskAboutMention(const common::OpenAiClient& llm, const Lexicon& lexicon,
   return ParseLlmSelection(response.content, refs);
 }
 
-// One call per query, `threads` at once; choices[q] answers queries[q].
-template <typename Query, typename ShownFn>
+// One call per query, `threads` at once; choices[q] answers queries[q]. `mention_of(q)` is the
+// query's mention text, `shown_of(q)` the candidates shown for it.
+template <typename Query, typename MentionFn, typename ShownFn>
 std::vector<Choice> AskAll(const common::OpenAiClient& llm, const Lexicon& lexicon,
                            absl::string_view question, const std::vector<Query>& queries,
-                           const AlignerOptions& limits, absl::Time deadline,
-                           const std::vector<Mention>& mentions, ShownFn shown_of) {
+                           const AlignerOptions& limits, absl::Time deadline, MentionFn mention_of,
+                           ShownFn shown_of) {
   std::vector<Choice> choices(queries.size(), Choice(std::optional<size_t>()));
   const int threads = std::min(limits.llm_parallelism, static_cast<int>(queries.size()));
   common::ParallelFor(queries.size(), threads, [&](size_t q) {
-    choices[q] = AskAboutMention(llm, lexicon, question, mentions[queries[q].mention_index].text,
+    choices[q] = AskAboutMention(llm, lexicon, question, mention_of(queries[q]),
                                  shown_of(queries[q]), limits.llm_timeout, deadline);
   });
   return choices;
@@ -345,17 +346,17 @@ LlmPreselection PreselectWithLlm(const common::OpenAiClient& llm, const Lexicon&
   const std::vector<LlmPreselectionQuery> queries =
       PlanLlmPreselection(*links, choice_below, limits.max_llm_mentions, limits.max_llm_candidates);
   if (queries.empty()) return out;
-  std::vector<Mention> mentions;
-  mentions.reserve(links->size());
-  for (const MentionLink& l : *links) mentions.push_back(l.mention);
-  const std::vector<Choice> choices =
-      AskAll(llm, lexicon, question, queries, limits, deadline, mentions,
-             [&](const LlmPreselectionQuery& q) {
-               std::vector<const LinkedCandidate*> shown;
-               for (size_t i = 0; i < q.shown; ++i)
-                 shown.push_back(&(*links)[q.mention_index].candidates[i]);
-               return shown;
-             });
+  const std::vector<Choice> choices = AskAll(
+      llm, lexicon, question, queries, limits, deadline,
+      [&](const LlmPreselectionQuery& q) -> absl::string_view {
+        return (*links)[q.mention_index].mention.text;
+      },
+      [&](const LlmPreselectionQuery& q) {
+        std::vector<const LinkedCandidate*> shown;
+        for (size_t i = 0; i < q.shown; ++i)
+          shown.push_back(&(*links)[q.mention_index].candidates[i]);
+        return shown;
+      });
   out.calls = static_cast<int>(queries.size());
   for (size_t q = 0; q < queries.size(); ++q) {
     if (!choices[q].ok()) continue;  // that mention goes through MSCA as without an LLM
@@ -388,13 +389,16 @@ int RunLlmSelection(const common::OpenAiClient& llm, const Lexicon& lexicon,
   const std::vector<LlmSelectionQuery> queries =
       PlanLlmSelection(*result, choice_below, limits.max_llm_mentions, limits.max_llm_candidates);
   if (queries.empty()) return 0;
-  const std::vector<Choice> choices = AskAll(llm, lexicon, question, queries, limits, deadline,
-                                             result->mentions, [&](const LlmSelectionQuery& q) {
-                                               std::vector<const LinkedCandidate*> shown;
-                                               for (size_t r : q.rejected)
-                                                 shown.push_back(&result->rejected[r].candidate);
-                                               return shown;
-                                             });
+  const std::vector<Choice> choices = AskAll(
+      llm, lexicon, question, queries, limits, deadline,
+      [&](const LlmSelectionQuery& q) -> absl::string_view {
+        return result->mentions[q.mention_index].text;
+      },
+      [&](const LlmSelectionQuery& q) {
+        std::vector<const LinkedCandidate*> shown;
+        for (size_t r : q.rejected) shown.push_back(&result->rejected[r].candidate);
+        return shown;
+      });
   ApplyChoices(queries, choices, result);
   ReportFailures(choices, "threshold result kept for them", &result->degraded);
   return static_cast<int>(queries.size());

@@ -40,6 +40,7 @@
 #include "nlohmann/json.hpp"
 #include "services/alignment/aligner.h"
 #include "services/alignment/bundle.h"
+#include "services/alignment/calibrated_scores.h"
 #include "services/alignment/candidate_index.h"
 #include "services/alignment/encoder_training/heldout_linking.h"
 #include "services/alignment/encoder_training/training_concepts.h"
@@ -331,25 +332,17 @@ absl::Status Run() {
         // Random entities scored exactly as Align scores a candidate (ScoreCalibration).
         auto vq = encoder->Encode(q);
         if (!vq.ok()) return vq.status();
-        double sum = 0, sum2 = 0;
-        for (int64_t r = 0; r < cal.reference_entries; ++r) {
-          const double c = Dot(b.reference_enriched.data() + r * dim, vq->data(), dim);
-          sum += c;
-          sum2 += c * c;
-        }
-        const double mean = sum / cal.reference_entries;
-        const double sd = std::sqrt(std::max(0.0, sum2 / cal.reference_entries - mean * mean));
+        const QuestionNull null = QuestionNullOf(b, vq->data());
         for (int k = 0; k < 5; ++k) {
           const uint32_t e = pick() % b.lexicon.entries.size();
           const double sq = Dot(b.enriched_row(e), vq->data(), dim);
           double rel = 0;
           for (uint32_t c : entries) rel += Dot(b.enriched_row(e), b.enriched_row(c), dim);
           rel /= entries.size();
-          const float S =
-              sd > 1e-6 ? std::clamp<float>((sq - mean) / sd / cal.question_full_z, 0, 1) : 0;
-          const float R = std::clamp<float>(
-              (rel - cal.relatedness_null_mean) / cal.relatedness_null_sd / cal.relatedness_full_z,
-              0, 1);
+          const float S = CalibratedS(sq, null, cal.question_full_z, cal.dictionary_evidence,
+                                      /*dictionary_match=*/false, /*lookalike=*/false);
+          const float R = ScaleZ(rel, cal.relatedness_null_mean, cal.relatedness_null_sd,
+                                 cal.relatedness_full_z);
           s.random.emplace_back(S, R);
         }
       }

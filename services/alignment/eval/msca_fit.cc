@@ -52,6 +52,7 @@
 #include "nlohmann/json.hpp"
 #include "services/alignment/aligner.h"
 #include "services/alignment/alignment_api.h"
+#include "services/alignment/calibrated_scores.h"
 #include "services/alignment/eval/gold_spans.h"
 #include "services/alignment/eval/msca_replay.h"
 #include "services/alignment/text_encoder.h"
@@ -225,19 +226,11 @@ absl::Status ReadLookup(const std::string& path, GoldQuestions* out) {
 
 // The question's cosine with the bundle's reference entries: QuestionNullOf in aligner.cc.
 absl::Status RecordNull(const Aligner& aligner, QuestionRecord* q) {
-  const AlignmentBundle& b = aligner.bundle();
-  const int64_t refs = b.manifest.calibration.reference_entries;
-  if (refs <= 0) return absl::OkStatus();
-  const int dim = b.manifest.dim;
+  if (aligner.bundle().manifest.calibration.reference_entries <= 0) return absl::OkStatus();
   IBGR_ASSIGN_OR_RETURN(std::vector<float> v, aligner.encoder().Encode(q->question));
-  double sum = 0, sum2 = 0;
-  for (int64_t r = 0; r < refs; ++r) {
-    const double cos = Dot(b.reference_enriched.data() + r * dim, v.data(), dim);
-    sum += cos;
-    sum2 += cos * cos;
-  }
-  q->null_mean = sum / refs;
-  q->null_sd = std::sqrt(std::max(0.0, sum2 / refs - q->null_mean * q->null_mean));
+  const QuestionNull null = QuestionNullOf(aligner.bundle(), v.data());
+  q->null_mean = null.mean;
+  q->null_sd = null.sd;
   return absl::OkStatus();
 }
 

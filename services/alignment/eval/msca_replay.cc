@@ -4,15 +4,10 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "services/alignment/aligner.h"
+#include "services/alignment/calibrated_scores.h"
 
 namespace ibgraphrag::alignment::eval {
 namespace {
-
-// ScaleZ of aligner.cc: a raw score as its z-score against a null, `full_z` mapping to 1.
-float ScaleZ(double raw, double mean, double sd, double full_z) {
-  if (!(sd > 1e-6) || !(full_z > 0)) return 0.0f;
-  return static_cast<float>(std::clamp((raw - mean) / sd / full_z, 0.0, 1.0));
-}
 
 double Ratio(int64_t a, int64_t b) { return b > 0 ? static_cast<double>(a) / b : 0.0; }
 
@@ -32,20 +27,16 @@ MscaPoint CurrentPoint(const ScoreCalibration& calibration) {
 std::vector<ReplayedScore> Replay(const QuestionRecord& q, const ScoreCalibration& calibration,
                                   const MscaPoint& point) {
   const size_t n = q.candidates.size();
+  const QuestionNull null{q.null_mean, q.null_sd};
   std::vector<ReplayedScore> out(n);
   for (size_t i = 0; i < n; ++i) {
     const CandidateRecord& c = q.candidates[i];
     ReplayedScore& s = out[i];
-    s.s = ScaleZ(c.raw_question_similarity, q.null_mean, q.null_sd, point.question_full_z);
-    if (c.dictionary_match) {
-      s.s = std::max(s.s, point.dictionary_evidence);
-    } else if (c.lookalike) {
-      s.s *= 1.0f - point.dictionary_evidence;
-    }
-    s.r = n > 1 ? ScaleZ(c.raw_relatedness, calibration.relatedness_null_mean,
-                         calibration.relatedness_null_sd, point.relatedness_full_z)
-                : 0.0f;
-    s.c = (1.0f - point.lambda) * s.s + point.lambda * s.r;
+    s.s = CalibratedS(c.raw_question_similarity, null, point.question_full_z,
+                      point.dictionary_evidence, c.dictionary_match, c.lookalike);
+    s.r = CalibratedR(c.raw_relatedness, calibration.relatedness_null_mean,
+                      calibration.relatedness_null_sd, point.relatedness_full_z, n);
+    s.c = Consistency(s.s, s.r, point.lambda);
     s.kept = s.c >= point.tau;
   }
   return out;
