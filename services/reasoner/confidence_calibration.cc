@@ -117,14 +117,15 @@ absl::StatusOr<TaskCalibration> FitTask(Task task, const std::vector<Calibration
   IBGR_ASSIGN_OR_RETURN(std::vector<double> weights, FitLogistic(x, y, options.logistic));
   std::vector<double> calibrated;
   for (const std::vector<double>& row : x) calibrated.push_back(LogisticProbability(weights, row));
-  const double threshold =
-      ChooseThreshold(calibrated, correct, target_accuracy, options.min_committed);
+  const double threshold = ChooseThreshold(calibrated, correct, target_accuracy,
+                                           options.min_committed, options.accuracy_bound_z);
 
   TaskCalibration out;
   out.set_task(std::string(TaskName(task)));
   for (double w : weights) out.add_weights(w);
   out.set_threshold(threshold);
   out.set_target_accuracy(target_accuracy);
+  out.set_accuracy_bound_z(options.accuracy_bound_z);
   out.set_l2(options.logistic.l2);
   out.set_split(options.split);
   out.set_examples(static_cast<int64_t>(examples.size()));
@@ -293,8 +294,18 @@ double ExpectedCalibrationError(const std::vector<double>& confidence,
   return ece;
 }
 
+double WilsonLowerBound(int right, int n, double z) {
+  if (n <= 0) return 0.0;
+  const double p = static_cast<double>(right) / n;
+  if (z <= 0.0) return p;
+  const double z2 = z * z;
+  const double centre = p + z2 / (2.0 * n);
+  const double spread = z * std::sqrt(p * (1.0 - p) / n + z2 / (4.0 * n * n));
+  return std::max(0.0, (centre - spread) / (1.0 + z2 / n));
+}
+
 double ChooseThreshold(const std::vector<double>& probability, const std::vector<bool>& correct,
-                       double target_accuracy, int min_committed) {
+                       double target_accuracy, int min_committed, double bound_z) {
   std::vector<size_t> order(probability.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
   // NaN as 0: a NaN in the comparator would break strict weak ordering (undefined behaviour).
@@ -312,7 +323,7 @@ double ChooseThreshold(const std::vector<double>& probability, const std::vector
     const double p = FiniteOrZero(probability[order[k]]);
     if (k + 1 < order.size() && FiniteOrZero(probability[order[k + 1]]) == p) continue;
     if (committed >= min_committed &&
-        static_cast<double>(right) >= target_accuracy * committed - 1e-12) {
+        WilsonLowerBound(right, committed, bound_z) >= target_accuracy - 1e-12) {
       best = p;
     }
   }
@@ -404,6 +415,10 @@ absl::StatusOr<CalibrationModel> CalibrationModel::FromProto(ConfidenceCalibrati
     if (!(task.threshold() >= 0.0 && task.threshold() <= kNeverCommit)) {
       return absl::InvalidArgumentError(absl::StrCat(field, ".threshold: ", task.threshold(),
                                                      " is outside [0, ", kNeverCommit, "]"));
+    }
+    if (!(task.accuracy_bound_z() >= 0.0 && std::isfinite(task.accuracy_bound_z()))) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          field, ".accuracy_bound_z: ", task.accuracy_bound_z(), " is not a finite value >= 0"));
     }
   }
   return CalibrationModel(std::move(proto), std::move(label));

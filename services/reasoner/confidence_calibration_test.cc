@@ -88,6 +88,40 @@ TEST(ExpectedCalibrationErrorTest, MatchesAHandComputedExample) {
   EXPECT_EQ(ExpectedCalibrationError({}, {}), 0.0);
 }
 
+TEST(ChooseThresholdTest, WilsonLowerBound) {
+  EXPECT_EQ(WilsonLowerBound(0, 0, 1.2816), 0.0);
+  EXPECT_DOUBLE_EQ(WilsonLowerBound(3, 4, 0.0), 0.75);
+  // Hand-computed: p = 0.625, n = 16, z = 1.2816 -> 0.4652; 69 of 75 -> 0.8703.
+  EXPECT_NEAR(WilsonLowerBound(10, 16, 1.2816), 0.4652, 1e-3);
+  EXPECT_NEAR(WilsonLowerBound(69, 75, 1.2816), 0.8703, 1e-3);
+  // All right still leaves doubt, less with more answers.
+  EXPECT_LT(WilsonLowerBound(5, 5, 1.2816), 0.8);
+  EXPECT_GT(WilsonLowerBound(50, 50, 1.2816), WilsonLowerBound(5, 5, 1.2816));
+}
+
+TEST(ChooseThresholdTest, TheBoundRefusesATargetReachedOnAFewAnswers) {
+  // 16 answers: the top 10 are 7 right, all 16 are 10 right (62.5 %). The plain rate passes a
+  // 0.6 target at every cut of 10 or more; the bound at z = 1.2816 passes none.
+  std::vector<double> p;
+  std::vector<bool> right;
+  for (int i = 0; i < 16; ++i) {
+    p.push_back(0.9 - 0.01 * i);
+    right.push_back(i % 3 != 2);  // right, right, wrong, ...: 11 of 16, then the last wrong
+  }
+  right[15] = false;
+  ASSERT_EQ(std::count(right.begin(), right.end(), true), 10);
+  EXPECT_LT(ChooseThreshold(p, right, 0.6, 10, 0.0), kNeverCommit);
+  EXPECT_EQ(ChooseThreshold(p, right, 0.6, 10, 1.2816), kNeverCommit);
+  // Many answers at the same rate pass: 160 answers, 120 right (75 %, bound 0.70).
+  std::vector<double> many_p;
+  std::vector<bool> many_right;
+  for (int i = 0; i < 160; ++i) {
+    many_p.push_back(0.9);
+    many_right.push_back(i % 4 != 0);
+  }
+  EXPECT_DOUBLE_EQ(ChooseThreshold(many_p, many_right, 0.6, 10, 1.2816), 0.9);
+}
+
 TEST(ChooseThresholdTest, SmallestThresholdReachingTheTarget) {
   const std::vector<double> p = {0.9, 0.8, 0.7, 0.6, 0.5, 0.4};
   const std::vector<bool> right = {true, true, false, true, false, false};
@@ -451,7 +485,9 @@ TEST(ApplyCalibrationTest, CommitsAtOrAboveTheThresholdWithTheCalibratedProbabil
 }
 
 TEST(ApplyCalibrationTest, AClassWithoutItsOwnEntryAbstainsWhileOtherClassesAreCalibrated) {
-  const ReasonRequest request = MiRequest();  // a short "which drug treats" question: kg_lookup
+  // A short "which drug treats" question, decided by the asked relation: kg_lookup.
+  ReasonRequest request = MiRequest();
+  request.evidence[0] = Edge("Aspirin", "drug treats disease", "Myocardial infarction", 0.9);
   ReasonResult result = ReasonExtractively(request, Task::kMultipleChoice, ExtractiveOptions());
   ASSERT_EQ(result.signals.question_class, "kg_lookup");
   ASSERT_EQ(result.option_index, 1);

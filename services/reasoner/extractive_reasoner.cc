@@ -764,8 +764,12 @@ ReasonResult LookupChoice(const ReasonRequest& request, const EvidenceGraph& gra
   return result;
 }
 
+// `question_class` in: the class ClassifyQuestion read from the wording; out: kClinicalReasoning
+// when a kg_lookup question's asked relation links no option to its entities, so the answer comes
+// from topic connections, which is a guess the KG does not decide (calibrated and abstained on as
+// clinical reasoning, never with the lookup class's threshold).
 ReasonResult MultipleChoice(const ReasonRequest& request, const EvidenceGraph& graph,
-                            const common::QuestionIntent& intent, QuestionClass question_class,
+                            const common::QuestionIntent& intent, QuestionClass* question_class,
                             const ExtractiveOptions& options) {
   ReasonResult result = BaseResult();
   const int num_options = static_cast<int>(request.options.size());
@@ -782,11 +786,13 @@ ReasonResult MultipleChoice(const ReasonRequest& request, const EvidenceGraph& g
   const std::vector<int>& connected = connections.per_option;
   const bool exception =
       AskForException(request.question) || intent.constraint == common::IntentConstraint::kExcept;
-  if (question_class == QuestionClass::kKgLookup && !intent.relations.empty() &&
-      !question_groups.empty()) {
-    ReasonResult by_intent = LookupChoice(request, graph, intent, matches, support, question_groups,
-                                          connections, exception, options);
-    if (by_intent.signals.present) return by_intent;
+  if (*question_class == QuestionClass::kKgLookup) {
+    if (!intent.relations.empty() && !question_groups.empty()) {
+      ReasonResult by_intent = LookupChoice(request, graph, intent, matches, support,
+                                            question_groups, connections, exception, options);
+      if (by_intent.signals.present) return by_intent;
+    }
+    *question_class = QuestionClass::kClinicalReasoning;
   }
 
   // Options connected to more of the question's entities first, then by support.
@@ -1279,7 +1285,7 @@ ReasonResult ReasonExtractively(const ReasonRequest& request, Task task,
       request.intent.has_value() ? *request.intent : common::ReadQuestionIntent(request.question);
   const EvidenceGraph graph = BuildGraph(request, intent, options);
   const Task resolved = task == Task::kUnspecified ? Task::kMultipleChoice : task;
-  const QuestionClass question_class =
+  QuestionClass question_class =
       ClassifyQuestion(request.question, request.options, resolved, intent);
   ReasonResult result;
   switch (resolved) {
@@ -1291,7 +1297,7 @@ ReasonResult ReasonExtractively(const ReasonRequest& request, Task task,
       break;
     case Task::kMultipleChoice:
     case Task::kUnspecified:
-      result = MultipleChoice(request, graph, intent, question_class, options);
+      result = MultipleChoice(request, graph, intent, &question_class, options);
       break;
   }
   result.question_class = std::string(QuestionClassName(question_class));

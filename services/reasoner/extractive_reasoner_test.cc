@@ -730,6 +730,20 @@ TEST(ExtractiveLookupChoiceTest, EvidenceStrengthBreaksTiesAndEqualLinksChooseNo
   EXPECT_EQ(result.signals.candidate_index, -1);
 }
 
+TEST(ExtractiveLookupChoiceTest, ALookupTheAskedRelationDoesNotDecideIsClinicalReasoning) {
+  // Worded as a lookup, but no option reaches asthma through "treats": whatever the answer is, it
+  // comes from topic connections, a guess the KG does not decide, so it is classed, calibrated
+  // and abstained on as clinical reasoning.
+  ReasonRequest request = AsthmaChoiceRequest();
+  request.evidence.erase(request.evidence.begin());  // Salbutamol's treats triple
+  const ReasonResult result =
+      ReasonExtractively(request, Task::kMultipleChoice, ExtractiveOptions());
+  EXPECT_EQ(result.question_class, "clinical_reasoning");
+  EXPECT_EQ(result.signals.question_class, "clinical_reasoning");
+  EXPECT_DOUBLE_EQ(result.signals.intent_linked, 0.0);
+  EXPECT_THAT(result.answer, Not(HasSubstr("Chosen as")));
+}
+
 TEST(ExtractiveLookupChoiceTest, AnExceptionQuestionTakesTheOnlyUnlinkedOption) {
   ReasonRequest request = AsthmaChoiceRequest();
   request.question = "Which drug does not treat asthma?";

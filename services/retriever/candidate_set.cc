@@ -118,6 +118,48 @@ absl::Status AddAnchorFacts(SubgraphSource& source, const OntologyExpansion& ont
   return absl::OkStatus();
 }
 
+// Step 1b, second part: every triple of an asked relation between two topic entities that the KG
+// holds, appended when `sg` lacks it. The budgeted call above samples a hub's edges: with the
+// options of "What are the adverse effects of metformin?" as topics, the 400 triples went to the
+// hundreds of drugs that cause diarrhea, tremor and bleeding, and "Metformin -[drug causes side
+// effect]-> Diarrhea", the triple that decides the question, was not among them. The pairs are
+// few (topics x topics x asked relations, at most kMaxTopicLinkProbes) and one provenance read
+// says which exist. Relations the subgraph has not met yet have no id here and are skipped.
+absl::StatusOr<int64_t> AddTopicLinks(SubgraphSource& source, const CandidateSetOptions& options,
+                                      CandidateSubgraph* sg) {
+  const std::vector<uint32_t>& topics = sg->resolved_seeds;
+  if (topics.size() < 2 || options.intent_budget <= 0) return 0;
+  std::vector<uint32_t> relation_ids;
+  for (const RelationInfo& r : sg->relation_info) {
+    for (const CandidateSetOptions::AskedRelation& a : options.intent_relations) {
+      if (a.name == r.name) {
+        relation_ids.push_back(r.id);
+        break;
+      }
+    }
+  }
+  if (relation_ids.empty()) return 0;
+  std::vector<uint32_t> heads, relations, tails;
+  for (size_t a = 0; a < topics.size(); ++a) {
+    for (size_t b = 0; b < topics.size(); ++b) {
+      if (a == b || topics[a] == topics[b]) continue;
+      for (uint32_t r : relation_ids) {
+        if (heads.size() >= static_cast<size_t>(kMaxTopicLinkProbes)) break;
+        heads.push_back(topics[a]);
+        relations.push_back(r);
+        tails.push_back(topics[b]);
+      }
+    }
+  }
+  IBGR_ASSIGN_OR_RETURN(std::vector<TripleSources> found,
+                        source.DescribeTriples(heads, relations, tails, options.deadline));
+  std::vector<TripleKey> links;
+  for (size_t i = 0; i < found.size() && i < heads.size(); ++i) {
+    if (found[i].found) links.emplace_back(heads[i], relations[i], tails[i]);
+  }
+  return AppendMissingHopOne(links, sg);
+}
+
 // Step 1b: the triples of the intent's relations at the topic entities that `sg` lacks, appended
 // as hop-1 triples (one call; its failure leaves `sg` untouched). Returns how many were added.
 absl::StatusOr<int64_t> AddIntentFacts(SubgraphSource& source, const CandidateSetOptions& options,
@@ -341,6 +383,12 @@ absl::StatusOr<CandidateSet> BuildCandidateSet(SubgraphSource& source,
     intent_added = *added;
   } else {
     intent_skipped = added.status().ToString();
+  }
+  if (absl::StatusOr<int64_t> links = AddTopicLinks(source, options, &sg); links.ok()) {
+    intent_added += *links;
+  } else {
+    absl::StrAppend(&intent_skipped, intent_skipped.empty() ? "" : "; ",
+                    "topic links: ", links.status().ToString());
   }
   const double extract_ms = MsSince(t0);
   IBGR_ASSIGN_OR_RETURN(CandidateSet set,

@@ -16,7 +16,9 @@
 //      about at the topic entities, from one more subgraph call (1 hop, only those relations, at
 //      most intent_budget), join the candidates as hop-1 triples: at a hub (type 2 diabetes has
 //      hundreds of gene associations) the relation-blind extraction and prior keep few or none
-//      of them, and the answer must be among the candidates to be retrieved
+//      of them, and the answer must be among the candidates to be retrieved; and every triple of
+//      an asked relation between two topic entities (a question entity and an option), probed
+//      by one provenance read, since the budgeted call samples a hub's edges
 //   4. prune: keep only the `max_scored` triples the prior ranks best (ties: BFS order), so the
 //      MLP scores fewer candidates; pruned triples are dropped, not scored (the anchors' is_a
 //      chains and the intent's answer triples (relation asked for, touching a topic) are always
@@ -49,6 +51,9 @@ inline constexpr int kDefaultMaxScoredCandidates = 500;
 // diabetes, the embedded KG's biggest disease hub, has ~100 treating drugs and ~600 associated
 // genes; kgstore's fan-out sampling spreads the 400 over the relations asked about.
 inline constexpr int kIntentCandidateBudget = 400;
+// Step 1b's probes for asked-relation triples between two topic entities (ordered topic pairs x
+// asked relations); pairs past it are not probed.
+inline constexpr int kMaxTopicLinkProbes = 2048;
 
 struct CandidateSetOptions {
   // Hops from the topic entities, 1..4.

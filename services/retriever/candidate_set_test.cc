@@ -285,5 +285,66 @@ TEST(CandidateSetTest, AFailedIntentCallIsSkippedNotFatal) {
   EXPECT_NE(set->intent_skipped.find("kgstore gone"), std::string::npos);
 }
 
+// Two topics: the hub (10) and an option's drug (33). The intent's call, budgeted, returns the
+// hub's treats triples of drugs 30-32 and not 33's; the KG holds "33 treats 10" (and "10 treats
+// 33" is no triple), so one provenance probe of the topic pairs adds it.
+class TwoTopicSource : public HubSource {
+ public:
+  absl::StatusOr<CandidateSubgraph> Extract(const SubgraphRequest& request) override {
+    absl::StatusOr<CandidateSubgraph> sg = HubSource::Extract(request);
+    if (sg.ok()) sg->resolved_seeds = {10, 33};
+    return sg;
+  }
+  absl::StatusOr<std::vector<TripleSources>> DescribeTriples(absl::Span<const uint32_t> heads,
+                                                             absl::Span<const uint32_t> relations,
+                                                             absl::Span<const uint32_t> tails,
+                                                             absl::Time) override {
+    if (fail) return absl::UnavailableError("provenance gone");
+    probes.clear();
+    std::vector<TripleSources> out(heads.size());
+    for (size_t i = 0; i < heads.size(); ++i) {
+      probes.push_back({heads[i], relations[i], tails[i]});
+      out[i].found = heads[i] == 33 && relations[i] == 1 && tails[i] == 10;
+    }
+    return out;
+  }
+  std::vector<std::vector<uint32_t>> probes;
+  bool fail = false;
+};
+
+TEST(CandidateSetTest, AskedLinksBetweenTopicsAreProbedAndAdded) {
+  TwoTopicSource source;
+  CandidateSetOptions options;
+  options.intent_relations = {{"drug treats disease"}};
+  absl::StatusOr<CandidateSet> set = BuildCandidateSet(source, {10, 33}, {}, options);
+  ASSERT_OK(set);
+  // Both directions of the one pair, for the one asked relation the subgraph has an id for.
+  EXPECT_EQ(source.probes, (std::vector<std::vector<uint32_t>>{{10, 1, 33}, {33, 1, 10}}));
+  EXPECT_EQ(set->intent_added, 3);  // drugs 31, 32 from the call, 33 from the probe
+  bool linked = false;
+  for (size_t i = 0; i < set->size(); ++i) {
+    if (set->heads[i] == 33 && set->relations[i] == 1 && set->tails[i] == 10) {
+      linked = true;
+      EXPECT_EQ(set->hops[i], 1u);
+    }
+  }
+  EXPECT_TRUE(linked);
+  EXPECT_TRUE(set->intent_skipped.empty()) << set->intent_skipped;
+
+  // A failed probe serves what the intent's call found, and says why.
+  source.fail = true;
+  set = BuildCandidateSet(source, {10, 33}, {}, options);
+  ASSERT_OK(set);
+  EXPECT_EQ(set->intent_added, 2);
+  EXPECT_NE(set->intent_skipped.find("topic links: UNAVAILABLE: provenance gone"),
+            std::string::npos);
+  // No asked relation: no probe.
+  source.fail = false;
+  source.probes.clear();
+  options.intent_relations.clear();
+  ASSERT_OK(BuildCandidateSet(source, {10, 33}, {}, options));
+  EXPECT_TRUE(source.probes.empty());
+}
+
 }  // namespace
 }  // namespace ibgraphrag::retriever

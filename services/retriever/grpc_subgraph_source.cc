@@ -148,7 +148,9 @@ absl::StatusOr<std::vector<TripleSources>> GrpcSubgraphSource::DescribeTriples(
     if (i < missing.size()) missing[i] = true;
   }
   for (size_t i = 0; i < out.size() && i < static_cast<size_t>(got.provenance_size()); ++i) {
-    if (missing[i] || got.provenance(i) >= static_cast<uint32_t>(resp.provenance_size())) continue;
+    if (missing[i]) continue;
+    out[i].found = true;
+    if (got.provenance(i) >= static_cast<uint32_t>(resp.provenance_size())) continue;
     for (uint32_t s : resp.provenance(got.provenance(i)).sources()) {
       if (s >= static_cast<uint32_t>(resp.source_refs_size())) continue;
       out[i].sources.push_back(resp.source_refs(s).name());

@@ -715,8 +715,13 @@ void DescribeTripleSources(SubgraphSource& source, absl::Time deadline,
 // values the scorer gave them, handed out again in order of (strength, score): the scorer still
 // decides where the asked relation stands among the other triples, evidence strength decides
 // which of its triples come first (Respiratory Sounds, 2 sources, tf-idf 1,967, before a symptom
-// one source names with tf-idf 3). One provenance read for those triples; optional (a failed
-// read: timing "intent_strength_skipped").
+// one source names with tf-idf 3). Before strength comes one thing: an answer triple whose two
+// ends are both topic entities (a question entity linked to an option through the asked relation,
+// "Metformin -[drug causes side effect]-> Diarrhea" for "What are the adverse effects of
+// metformin?" with the option "diarrhea") ranks ahead of the answers at one topic. It is the
+// triple that decides a multiple-choice question, and by strength alone it lost its place in the
+// top k to the options' own neighbourhoods (the hundreds of drugs that cause diarrhea). One
+// provenance read for those triples; optional (a failed read: timing "intent_strength_skipped").
 void RankAnswersByStrength(SubgraphSource& source, absl::Time deadline, const CandidateSet& cs,
                            std::vector<float>* scores, ProvenanceByTriple* read,
                            RetrieveResult* result) {
@@ -746,6 +751,15 @@ void RankAnswersByStrength(SubgraphSource& source, absl::Time deadline, const Ca
   }
   std::vector<double> strength(n);
   std::vector<float> values(n);
+  std::vector<char> between_topics(n, 0);
+  if (cs.graph.topics.size() > 1) {
+    std::vector<char> is_topic(cs.graph.nodes.size(), 0);
+    for (int32_t t : cs.graph.topics) is_topic[t] = 1;
+    for (size_t k = 0; k < n; ++k) {
+      between_topics[k] =
+          is_topic[cs.graph.heads[answers[k]]] && is_topic[cs.graph.tails[answers[k]]];
+    }
+  }
   for (size_t k = 0; k < n; ++k) {
     const TripleSources& s = (*sources)[k];
     const double count = std::min<double>(static_cast<double>(s.sources.size()), 3.0) / 3.0;
@@ -757,6 +771,7 @@ void RankAnswersByStrength(SubgraphSource& source, absl::Time deadline, const Ca
   std::vector<size_t> order(n);
   for (size_t k = 0; k < n; ++k) order[k] = k;
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    if (between_topics[a] != between_topics[b]) return between_topics[a] > between_topics[b];
     if (strength[a] != strength[b]) return strength[a] > strength[b];
     return values[a] > values[b];
   });

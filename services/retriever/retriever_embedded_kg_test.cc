@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "common/question_intent.h"
 #include "common/test_util/status_matchers.h"
 #include "gmock/gmock.h"
@@ -148,6 +149,28 @@ TEST_F(EmbeddedKgRetrievalTest, SymptomsOfAsthmaAreSymptoms) {
   for (const reasoner::AnswerEntity& a : answer.answer_entities) {
     EXPECT_TRUE(a.entity.type == "symptom" || a.entity.type == "phenotype") << a.entity.name;
   }
+}
+
+// Multiple choice sends the options' entities as topics. "What are the adverse effects of
+// metformin?" with diarrhea, bleeding, tremor and hepatotoxicity: hundreds of drugs cause each
+// option, so the intent's budgeted call spent its triples on them and missed "Metformin -[drug
+// causes side effect]-> Diarrhea", and evidence strength then ranked it below the options' own
+// two-source neighbours. The link between two topics through the asked relation must be there,
+// and first.
+TEST_F(EmbeddedKgRetrievalTest, AnAskedLinkBetweenTheQuestionAndAnOptionComesFirst) {
+  const RetrieveResult r = Retrieve("What are the adverse effects of metformin?",
+                                    {"DrugBank:DB00331", "HP:0002014", "DOID:13250", "HP:0001337",
+                                     "SYMP:0000007", "UMLS:C0235378"});
+  ASSERT_THAT(r.intent.kinds, ::testing::ElementsAre("side_effect"));
+  std::vector<std::string> first;
+  for (size_t i = 0; i < r.triples.size() && i < 5; ++i) {
+    const ScoredTriple& t = r.triples[i];
+    first.push_back(absl::StrCat(r.entities.at(t.head).external_id, " ",
+                                 r.relations.at(t.relation).name, " ",
+                                 r.entities.at(t.tail).external_id));
+  }
+  EXPECT_THAT(first, Contains("DrugBank:DB00331 drug causes side effect HP:0002014"));
+  EXPECT_THAT(first, Contains("DrugBank:DB00331 drug causes side effect HP:0001337"));
 }
 
 }  // namespace

@@ -100,7 +100,9 @@ absl::StatusOr<std::vector<TripleSources>> InProcessSubgraphSource::DescribeTrip
   std::vector<TripleSources> out(heads.size());
   for (size_t i = 0; i < annotations.size(); ++i) {
     kgstore::TripleAnnotation& a = annotations[i];
-    if (!a.found || a.provenance >= groups.size()) continue;
+    if (!a.found) continue;
+    out[i].found = true;
+    if (a.provenance >= groups.size()) continue;
     for (kgstore::SourceId s : groups[a.provenance]) {
       if (s >= sources.size()) continue;  // a validated store never has one
       out[i].sources.push_back(sources[s].name);

@@ -66,6 +66,8 @@ struct EntityInfo {
 // Where one triple comes from: every source that asserted it, with licences, and the
 // source-specific score and note (kgstore provenance).
 struct TripleSources {
+  // Whether the KG holds the triple (a triple asked about that it lacks has no sources).
+  bool found = false;
   std::vector<std::string> sources;
   std::vector<std::string> licenses;      // parallel to sources; "" = unknown
   float score = kgstore::kNoTripleScore;  // NaN = none

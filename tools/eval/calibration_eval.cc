@@ -167,6 +167,7 @@ CalibrationRun MakeCalibrationRun(const std::string& dataset, const std::string&
     const bool fact = i < items.size() && items[i].task == v1::TASK_FACT_VERIFICATION;
     run.questions.push_back(Json{
         {"index", i},
+        {"id", i < items.size() ? items[i].id : std::string()},
         {"task", fact ? "FACT_VERIFICATION" : "MULTIPLE_CHOICE"},
         {"ok", o.code == absl::StatusCode::kOk},
         {"confidence", o.confidence},

@@ -68,6 +68,10 @@ ABSL_FLAG(double, calibration_target_lookup, 0.85,
           "choice keeps");
 ABSL_FLAG(double, calibration_target_fv, 0.75,
           "eval --fit_calibration: accuracy when committed the fact-verification threshold keeps");
+ABSL_FLAG(double, calibration_bound_z, 1.2816,
+          "eval --fit_calibration: a threshold's accuracy when committed must reach the target as "
+          "the Wilson lower bound at this normal quantile (1.2816: one-sided 90 %; 0: the plain "
+          "rate on the fit answers)");
 
 namespace ibgraphrag::cli {
 namespace {
@@ -85,7 +89,7 @@ constexpr char kEvalUsage[] =
     "--hops --backend] [--tls_ca=PEM] [--api_key=KEY]\n"
     "                 [--fit_calibration=calibration.json [--calibration_base=DIR] "
     "[--calibration_target_mc=0.6] [--calibration_target_lookup=0.85] "
-    "[--calibration_target_fv=0.75]]";
+    "[--calibration_target_fv=0.75] [--calibration_bound_z=1.2816]]";
 
 int Usage(const std::string& problem) {
   if (!problem.empty()) std::fprintf(stderr, "ibgr eval: %s\n", problem.c_str());
@@ -208,6 +212,10 @@ absl::Status CheckCalibrationFlags(eval::QaSplit split) {
           absl::StrCat("--calibration_target_", name, ": ", target, " is outside [0, 1]"));
     }
   }
+  if (const double z = absl::GetFlag(FLAGS_calibration_bound_z); !(z >= 0.0 && z <= 5.0)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--calibration_bound_z: ", z, " is outside [0, 5]"));
+  }
   return absl::OkStatus();
 }
 
@@ -219,6 +227,7 @@ absl::Status FitAndWriteCalibration(const std::vector<reasoner::CalibrationExamp
   options.target_accuracy_multiple_choice = absl::GetFlag(FLAGS_calibration_target_mc);
   options.target_accuracy_kg_lookup = absl::GetFlag(FLAGS_calibration_target_lookup);
   options.target_accuracy_fact_verification = absl::GetFlag(FLAGS_calibration_target_fv);
+  options.accuracy_bound_z = absl::GetFlag(FLAGS_calibration_bound_z);
   options.split = meta.qa_split;
   options.description =
       absl::StrCat(meta.command, " (split seed ", meta.split_seed, ", ", meta.started_at, ")");
