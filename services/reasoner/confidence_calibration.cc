@@ -332,6 +332,10 @@ double ChooseThreshold(const std::vector<double>& probability, const std::vector
 
 absl::StatusOr<ConfidenceCalibration> FitCalibration(
     const std::vector<CalibrationExample>& examples, const CalibrationFitOptions& options) {
+  if (!(options.accuracy_bound_z >= 0.0 && std::isfinite(options.accuracy_bound_z))) {
+    return absl::InvalidArgumentError(absl::StrCat("accuracy_bound_z: ", options.accuracy_bound_z,
+                                                   " is not a finite value >= 0"));
+  }
   ConfidenceCalibration out;
   out.set_format_version(kCalibrationFormatVersion);
   for (const std::string& name : CalibrationFeatureNames()) out.add_feature_names(name);

@@ -123,7 +123,9 @@ struct CalibrationFitOptions {
   // The target must hold for the Wilson lower bound of the fit answers' accuracy when committed
   // at this normal quantile (one-sided 90 %), not just for the fit answers themselves: the
   // threshold is chosen on the same answers it is judged on, so the plain rate is optimistic,
-  // most of all for a class with few committed answers (ChooseThreshold).
+  // most of all for a class with few committed answers (ChooseThreshold). Finite, >= 0
+  // (INVALID_ARGUMENT otherwise). With z > 0 a target of 1.0 is never reached: that class never
+  // commits.
   double accuracy_bound_z = 1.2816;
   // Fewest examples a task needs to be calibrated at all (tasks with fewer are left out and
   // stay uncalibrated).

@@ -282,6 +282,23 @@ TEST(FitCalibrationTest, TooFewExamplesIsAFailedPrecondition) {
   EXPECT_THAT(FitCalibration(examples, {}), StatusIs(absl::StatusCode::kFailedPrecondition));
 }
 
+TEST(FitCalibrationTest, ABadBoundIsRefusedNamingIt) {
+  for (double z : {-1.0, std::nan(""), std::numeric_limits<double>::infinity()}) {
+    CalibrationFitOptions options;
+    options.accuracy_bound_z = z;
+    EXPECT_THAT(FitCalibration(SeparatedExamples(), options),
+                StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("accuracy_bound_z")));
+  }
+  // The fitted entries record the bound they were chosen with; a stored bad one is refused.
+  auto fitted = FitCalibration(SeparatedExamples(), {});
+  ASSERT_OK(fitted);
+  EXPECT_DOUBLE_EQ(fitted->tasks(0).accuracy_bound_z(), 1.2816);
+  artifacts::v1::ConfidenceCalibration bad = *fitted;
+  bad.mutable_tasks(0)->set_accuracy_bound_z(-0.5);
+  EXPECT_THAT(CalibrationModel::FromProto(bad, "calibration/1").status(),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("accuracy_bound_z")));
+}
+
 TEST(CalibrationArtifactTest, PublishesAndLoadsTheNewestVersion) {
   const std::string base = common::test_util::MakeTempDir("calibration");
   auto fitted = FitCalibration(SeparatedExamples(), {});

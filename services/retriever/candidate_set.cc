@@ -122,11 +122,13 @@ absl::Status AddAnchorFacts(SubgraphSource& source, const OntologyExpansion& ont
 // holds, appended when `sg` lacks it. The budgeted call above samples a hub's edges: with the
 // options of "What are the adverse effects of metformin?" as topics, the 400 triples went to the
 // hundreds of drugs that cause diarrhea, tremor and bleeding, and "Metformin -[drug causes side
-// effect]-> Diarrhea", the triple that decides the question, was not among them. The pairs are
-// few (topics x topics x asked relations, at most kMaxTopicLinkProbes) and one provenance read
-// says which exist. Relations the subgraph has not met yet have no id here and are skipped.
+// effect]-> Diarrhea", the triple that decides the question, was not among them. One provenance
+// read says which of the probes exist: for each pair of topics (earlier topics first: the
+// gateway sends the question's entities before the options'), both directions, each asked
+// relation, at most kMaxTopicLinkProbes; `*truncated` says how many pairs were left out.
+// Relations the subgraph has not met yet have no id here and are skipped.
 absl::StatusOr<int64_t> AddTopicLinks(SubgraphSource& source, const CandidateSetOptions& options,
-                                      CandidateSubgraph* sg) {
+                                      CandidateSubgraph* sg, std::string* truncated) {
   const std::vector<uint32_t>& topics = sg->resolved_seeds;
   if (topics.size() < 2 || options.intent_budget <= 0) return 0;
   std::vector<uint32_t> relation_ids;
@@ -140,21 +142,39 @@ absl::StatusOr<int64_t> AddTopicLinks(SubgraphSource& source, const CandidateSet
   }
   if (relation_ids.empty()) return 0;
   std::vector<uint32_t> heads, relations, tails;
-  for (size_t a = 0; a < topics.size(); ++a) {
-    for (size_t b = 0; b < topics.size(); ++b) {
-      if (a == b || topics[a] == topics[b]) continue;
+  const size_t per_pair = 2 * relation_ids.size();
+  int64_t pairs = 0;
+  int64_t pairs_left_out = 0;
+  for (size_t b = 1; b < topics.size(); ++b) {
+    for (size_t a = 0; a < b; ++a) {
+      if (topics[a] == topics[b]) continue;
+      ++pairs;
+      if (heads.size() + per_pair > static_cast<size_t>(kMaxTopicLinkProbes)) {
+        ++pairs_left_out;
+        continue;
+      }
       for (uint32_t r : relation_ids) {
-        if (heads.size() >= static_cast<size_t>(kMaxTopicLinkProbes)) break;
-        heads.push_back(topics[a]);
-        relations.push_back(r);
-        tails.push_back(topics[b]);
+        for (const auto& [h, t] : {std::pair{topics[a], topics[b]}, {topics[b], topics[a]}}) {
+          heads.push_back(h);
+          relations.push_back(r);
+          tails.push_back(t);
+        }
       }
     }
   }
+  if (pairs_left_out > 0) {
+    *truncated = absl::StrCat("topic links: ", pairs_left_out, " of ", pairs,
+                              " topic pairs not probed (at most ", kMaxTopicLinkProbes, " probes)");
+  }
+  if (heads.empty()) return 0;
   IBGR_ASSIGN_OR_RETURN(std::vector<TripleSources> found,
                         source.DescribeTriples(heads, relations, tails, options.deadline));
+  if (found.size() != heads.size()) {
+    return absl::InternalError(
+        absl::StrCat("topic links: ", found.size(), " answers to ", heads.size(), " probes"));
+  }
   std::vector<TripleKey> links;
-  for (size_t i = 0; i < found.size() && i < heads.size(); ++i) {
+  for (size_t i = 0; i < found.size(); ++i) {
     if (found[i].found) links.emplace_back(heads[i], relations[i], tails[i]);
   }
   return AppendMissingHopOne(links, sg);
@@ -384,11 +404,16 @@ absl::StatusOr<CandidateSet> BuildCandidateSet(SubgraphSource& source,
   } else {
     intent_skipped = added.status().ToString();
   }
-  if (absl::StatusOr<int64_t> links = AddTopicLinks(source, options, &sg); links.ok()) {
+  std::string links_truncated;
+  if (absl::StatusOr<int64_t> links = AddTopicLinks(source, options, &sg, &links_truncated);
+      links.ok()) {
     intent_added += *links;
   } else {
     absl::StrAppend(&intent_skipped, intent_skipped.empty() ? "" : "; ",
                     "topic links: ", links.status().ToString());
+  }
+  if (!links_truncated.empty()) {
+    absl::StrAppend(&intent_skipped, intent_skipped.empty() ? "" : "; ", links_truncated);
   }
   const double extract_ms = MsSince(t0);
   IBGR_ASSIGN_OR_RETURN(CandidateSet set,

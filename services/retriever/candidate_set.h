@@ -115,9 +115,12 @@ struct CandidateSet {
   // indices, ascending, and how many.
   std::vector<uint32_t> intent_answers;
   int64_t intent_triples = 0;
-  // Step 1b's triples that the topic subgraph lacked (added before pruning).
+  // Step 1b's triples that the topic subgraph lacked (added before pruning): the intent's call's
+  // and the topic-link probe's together.
   int64_t intent_added = 0;
-  // Why step 1b was skipped (its status, as text) when its call failed; empty otherwise.
+  // What step 1b left out, as text; empty when nothing: the intent's call's status when it
+  // failed, "topic links: <status>" when the probe failed, "topic links: N of M topic pairs not
+  // probed ..." when there were more pairs than kMaxTopicLinkProbes allows ("; " between).
   std::string intent_skipped;
   int64_t subgraph_triples = 0;  // extracted, before pruning
   bool truncated = false;        // the subgraph hit max_candidates

@@ -292,7 +292,7 @@ class TwoTopicSource : public HubSource {
  public:
   absl::StatusOr<CandidateSubgraph> Extract(const SubgraphRequest& request) override {
     absl::StatusOr<CandidateSubgraph> sg = HubSource::Extract(request);
-    if (sg.ok()) sg->resolved_seeds = {10, 33};
+    if (sg.ok()) sg->resolved_seeds = seeds;
     return sg;
   }
   absl::StatusOr<std::vector<TripleSources>> DescribeTriples(absl::Span<const uint32_t> heads,
@@ -309,6 +309,7 @@ class TwoTopicSource : public HubSource {
     return out;
   }
   std::vector<std::vector<uint32_t>> probes;
+  std::vector<uint32_t> seeds = {10, 33};
   bool fail = false;
 };
 
@@ -338,8 +339,20 @@ TEST(CandidateSetTest, AskedLinksBetweenTopicsAreProbedAndAdded) {
   EXPECT_EQ(set->intent_added, 2);
   EXPECT_NE(set->intent_skipped.find("topic links: UNAVAILABLE: provenance gone"),
             std::string::npos);
-  // No asked relation: no probe.
+  // More pairs than probes: earlier topics' pairs, both directions, and the rest said.
   source.fail = false;
+  source.seeds.clear();
+  for (uint32_t t = 100; t < 150; ++t) source.seeds.push_back(t);  // 1,225 pairs, 2 probes each
+  set = BuildCandidateSet(source, {10, 33}, {}, options);
+  ASSERT_OK(set);
+  ASSERT_EQ(source.probes.size(), static_cast<size_t>(kMaxTopicLinkProbes));
+  EXPECT_EQ(source.probes[0], (std::vector<uint32_t>{100, 1, 101}));
+  EXPECT_EQ(source.probes[1], (std::vector<uint32_t>{101, 1, 100}));
+  EXPECT_NE(set->intent_skipped.find("topic links: 201 of 1225 topic pairs not probed"),
+            std::string::npos)
+      << set->intent_skipped;
+  source.seeds = {10, 33};
+  // No asked relation: no probe.
   source.probes.clear();
   options.intent_relations.clear();
   ASSERT_OK(BuildCandidateSet(source, {10, 33}, {}, options));

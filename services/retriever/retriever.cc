@@ -721,7 +721,8 @@ void DescribeTripleSources(SubgraphSource& source, absl::Time deadline,
 // metformin?" with the option "diarrhea") ranks ahead of the answers at one topic. It is the
 // triple that decides a multiple-choice question, and by strength alone it lost its place in the
 // top k to the options' own neighbourhoods (the hundreds of drugs that cause diarrhea). One
-// provenance read for those triples; optional (a failed read: timing "intent_strength_skipped").
+// provenance read for those triples; optional (a failed read: timing "intent_strength_skipped";
+// the links between topics still come first, the rest keep their order).
 void RankAnswersByStrength(SubgraphSource& source, absl::Time deadline, const CandidateSet& cs,
                            std::vector<float>* scores, ProvenanceByTriple* read,
                            RetrieveResult* result) {
@@ -740,17 +741,7 @@ void RankAnswersByStrength(SubgraphSource& source, absl::Time deadline, const Ca
     relations[k] = cs.relations[i];
     tails[k] = cs.tails[i];
   }
-  absl::StatusOr<std::vector<TripleSources>> sources =
-      source.DescribeTriples(heads, relations, tails, deadline);
-  if (!sources.ok() || sources->size() != n) {
-    result->skipped_steps.push_back(absl::StrCat(
-        "intent strength: ",
-        sources.ok() ? "provenance size mismatch" : MapSourceError(sources.status()).ToString()));
-    result->timings_ms.push_back({"intent_strength_skipped", MsSince(t0)});
-    return;
-  }
-  std::vector<double> strength(n);
-  std::vector<float> values(n);
+  // Links between topics need no provenance: they come first even when the read fails.
   std::vector<char> between_topics(n, 0);
   if (cs.graph.topics.size() > 1) {
     std::vector<char> is_topic(cs.graph.nodes.size(), 0);
@@ -760,13 +751,24 @@ void RankAnswersByStrength(SubgraphSource& source, absl::Time deadline, const Ca
           is_topic[cs.graph.heads[answers[k]]] && is_topic[cs.graph.tails[answers[k]]];
     }
   }
-  for (size_t k = 0; k < n; ++k) {
-    const TripleSources& s = (*sources)[k];
-    const double count = std::min<double>(static_cast<double>(s.sources.size()), 3.0) / 3.0;
-    const double source_score = std::isnan(s.score) ? 0.0 : std::clamp<double>(s.score, 0.0, 1.0);
-    strength[k] = 0.5 * count + 0.5 * source_score;
-    values[k] = (*scores)[answers[k]];
-    read->emplace(TripleKeyOf(heads[k], relations[k], tails[k]), s);
+  std::vector<double> strength(n, 0.0);
+  std::vector<float> values(n);
+  for (size_t k = 0; k < n; ++k) values[k] = (*scores)[answers[k]];
+  absl::StatusOr<std::vector<TripleSources>> sources =
+      source.DescribeTriples(heads, relations, tails, deadline);
+  const bool read_ok = sources.ok() && sources->size() == n;
+  if (read_ok) {
+    for (size_t k = 0; k < n; ++k) {
+      const TripleSources& s = (*sources)[k];
+      const double count = std::min<double>(static_cast<double>(s.sources.size()), 3.0) / 3.0;
+      const double source_score = std::isnan(s.score) ? 0.0 : std::clamp<double>(s.score, 0.0, 1.0);
+      strength[k] = 0.5 * count + 0.5 * source_score;
+      read->emplace(TripleKeyOf(heads[k], relations[k], tails[k]), s);
+    }
+  } else {
+    result->skipped_steps.push_back(absl::StrCat(
+        "intent strength: ",
+        sources.ok() ? "provenance size mismatch" : MapSourceError(sources.status()).ToString()));
   }
   std::vector<size_t> order(n);
   for (size_t k = 0; k < n; ++k) order[k] = k;
@@ -780,7 +782,8 @@ void RankAnswersByStrength(SubgraphSource& source, absl::Time deadline, const Ca
   for (size_t rank = 0; rank < n; ++rank) {
     (*scores)[answers[order[rank]]] = sorted_values[rank];
   }
-  result->timings_ms.push_back({"intent_strength", MsSince(t0)});
+  result->timings_ms.push_back(
+      {read_ok ? "intent_strength" : "intent_strength_skipped", MsSince(t0)});
 }
 
 }  // namespace

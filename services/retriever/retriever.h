@@ -212,7 +212,9 @@ struct RetrieveResult {
   int64_t intent_added = 0;
   int64_t intent_triples = 0;
   // Optional steps that failed and were skipped rather than failing the retrieval, each
-  // "<step>: <status>" (steps: "ontology expansion", "intent candidates", "provenance"). Each
+  // "<step>: <status>" (steps: "ontology expansion", "intent candidates" (its call or the
+  // topic-link probe failed, or topic pairs were left unprobed: CandidateSet::intent_skipped),
+  // "provenance"). Each
   // also shows in `timings_ms` as "<step>_skipped" (ontology_skipped, intent_skipped,
   // provenance_skipped), which the
   // RetrieveResponse carries.

@@ -15,6 +15,7 @@
 #include "ibgraphrag/v1/retriever.grpc.pb.h"
 #include "nlohmann/json.hpp"
 #include "services/kgstore/kg_store_test_util.h"
+#include "services/retriever/grpc_subgraph_source.h"
 #include "services/retriever/retriever_test_util.h"
 #include "tests/test_util/subprocess.h"
 
@@ -49,6 +50,7 @@ class RetrieverIntegrationTest : public ::testing::Test {
     kgstore_ = new Subprocess(std::move(*kg));
     auto kg_port = kgstore_->WaitForReadyPort("kgstore", absl::Seconds(30));
     ASSERT_OK(kg_port);
+    kgstore_port_ = *kg_port;
     // The metrics endpoint is on: with OpenBLAS loaded (the projections' sgemm) it needs the
     // thread-stack floor (common/thread_stack_floor.cc) that the binary links.
     auto r = Subprocess::Start(
@@ -77,6 +79,7 @@ class RetrieverIntegrationTest : public ::testing::Test {
   static Subprocess* kgstore_;
   static Subprocess* retriever_;
   static int port_;
+  static int kgstore_port_;
   std::unique_ptr<pb::RetrieverService::Stub> stub_;
 };
 
@@ -84,6 +87,25 @@ std::string* RetrieverIntegrationTest::dir_ = nullptr;
 Subprocess* RetrieverIntegrationTest::kgstore_ = nullptr;
 Subprocess* RetrieverIntegrationTest::retriever_ = nullptr;
 int RetrieverIntegrationTest::port_ = 0;
+int RetrieverIntegrationTest::kgstore_port_ = 0;
+
+// The retriever's gRPC source reads kgstore's `missing` list into TripleSources.found (the
+// topic-link probe's answer): the real kgstore, a triple it holds and two it does not.
+TEST_F(RetrieverIntegrationTest, GrpcDescribeTriplesSaysWhichTriplesTheKgHolds) {
+  GrpcSubgraphSource source(grpc::CreateChannel(absl::StrCat("127.0.0.1:", kgstore_port_),
+                                                grpc::InsecureChannelCredentials()));
+  auto got = source.DescribeTriples(
+      {kt::kMetformin, kt::kDiabetes, kt::kDiabetes}, {kt::kTreats, kt::kTreats, kt::kPresents},
+      {kt::kDiabetes, kt::kMetformin, kt::kPolyuria}, absl::Now() + absl::Seconds(10));
+  ASSERT_OK(got);
+  ASSERT_EQ(got->size(), 3u);
+  EXPECT_TRUE((*got)[0].found);
+  EXPECT_EQ((*got)[0].sources, std::vector<std::string>{"hetionet"});
+  EXPECT_FALSE((*got)[1].found);
+  EXPECT_TRUE((*got)[1].sources.empty());
+  EXPECT_TRUE((*got)[2].found);
+  EXPECT_EQ((*got)[2].sources, std::vector<std::string>{"doid"});
+}
 
 TEST_F(RetrieverIntegrationTest, HealthIsServing) {
   auto health = grpc::health::v1::Health::NewStub(

@@ -105,6 +105,21 @@ TEST_F(RetrieverTest, EachReturnedTripleNamesTheSourcesThatAssertedIt) {
   EXPECT_THAT(r->timings_ms, Contains(Key("provenance")));
 }
 
+TEST_F(RetrieverTest, DescribeTriplesSaysWhichTriplesTheKgHolds) {
+  // The topic-link probe (candidate_set.cc AddTopicLinks) reads `found`: a triple the KG lacks
+  // (the reverse direction, an unknown relation id) is not found, whatever its sources.
+  auto got = source_->DescribeTriples(
+      {kt::kMetformin, kt::kDiabetes, kt::kMetformin}, {kt::kTreats, kt::kTreats, 99},
+      {kt::kDiabetes, kt::kMetformin, kt::kDiabetes}, absl::InfiniteFuture());
+  ASSERT_OK(got);
+  ASSERT_EQ(got->size(), 3u);
+  EXPECT_TRUE((*got)[0].found);
+  EXPECT_THAT((*got)[0].sources, ElementsAre("hetionet"));
+  EXPECT_FALSE((*got)[1].found);
+  EXPECT_TRUE((*got)[1].sources.empty());
+  EXPECT_FALSE((*got)[2].found);
+}
+
 TEST_F(RetrieverTest, ShortestPathModeRanksTopicToTopicPathFirst) {
   RetrieveQuery q = Query({kt::kMetformin, kt::kPparg});
   q.mode = ScoringMode::kShortestPath;
