@@ -171,7 +171,7 @@ absl::StatusOr<int64_t> AddTopicLinks(SubgraphSource& source, const CandidateSet
                         source.DescribeTriples(heads, relations, tails, options.deadline));
   if (found.size() != heads.size()) {
     return absl::InternalError(
-        absl::StrCat("topic links: ", found.size(), " answers to ", heads.size(), " probes"));
+        absl::StrCat("provenance read: ", found.size(), " answers to ", heads.size(), " probes"));
   }
   std::vector<TripleKey> links;
   for (size_t i = 0; i < found.size(); ++i) {
