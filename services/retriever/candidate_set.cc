@@ -118,6 +118,18 @@ absl::Status AddAnchorFacts(SubgraphSource& source, const OntologyExpansion& ont
   return absl::OkStatus();
 }
 
+// The intent's relations among the subgraph's relations, by id, with their answer ends.
+IntentRelationIds IntentIds(const std::vector<RelationInfo>& relation_info,
+                            const std::vector<CandidateSetOptions::AskedRelation>& asked) {
+  IntentRelationIds ids;
+  for (const RelationInfo& r : relation_info) {
+    for (const CandidateSetOptions::AskedRelation& a : asked) {
+      if (a.name == r.name) ids[r.id] = AnswerEnds{a.answer_at_head, a.answer_at_tail};
+    }
+  }
+  return ids;
+}
+
 // Step 1b, second part: every triple of an asked relation between two topic entities that the KG
 // holds, appended when `sg` lacks it. The budgeted call above samples a hub's edges: with the
 // options of "What are the adverse effects of metformin?" as topics, the 400 triples went to the
@@ -132,15 +144,11 @@ absl::StatusOr<int64_t> AddTopicLinks(SubgraphSource& source, const CandidateSet
   const std::vector<uint32_t>& topics = sg->resolved_seeds;
   if (topics.size() < 2 || options.intent_budget <= 0) return 0;
   std::vector<uint32_t> relation_ids;
-  for (const RelationInfo& r : sg->relation_info) {
-    for (const CandidateSetOptions::AskedRelation& a : options.intent_relations) {
-      if (a.name == r.name) {
-        relation_ids.push_back(r.id);
-        break;
-      }
-    }
+  for (const auto& [id, ends] : IntentIds(sg->relation_info, options.intent_relations)) {
+    relation_ids.push_back(id);
   }
   if (relation_ids.empty()) return 0;
+  std::sort(relation_ids.begin(), relation_ids.end());  // the map's order is not stable
   std::vector<uint32_t> heads, relations, tails;
   const size_t per_pair = 2 * relation_ids.size();
   int64_t pairs = 0;
@@ -214,18 +222,6 @@ absl::StatusOr<int64_t> AddIntentFacts(SubgraphSource& source, const CandidateSe
   const int64_t added = AppendMissingHopOne(candidates, sg);
   MergeRelationInfo(facts.relation_info, sg);
   return added;
-}
-
-// The intent's relations among the subgraph's relations, by id, with their answer ends.
-IntentRelationIds IntentIds(const std::vector<RelationInfo>& relation_info,
-                            const std::vector<CandidateSetOptions::AskedRelation>& asked) {
-  IntentRelationIds ids;
-  for (const RelationInfo& r : relation_info) {
-    for (const CandidateSetOptions::AskedRelation& a : asked) {
-      if (a.name == r.name) ids[r.id] = AnswerEnds{a.answer_at_head, a.answer_at_tail};
-    }
-  }
-  return ids;
 }
 
 // Per anchor, its is_a chain as indices into the subgraph's triples (AnchorChain).
