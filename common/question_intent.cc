@@ -146,6 +146,19 @@ QuestionIntent::AnswerEnds QuestionIntent::AnswerEndsOf(absl::string_view relati
   return AnswerEnds{};
 }
 
+bool QuestionIntent::AcceptsEnd(absl::string_view relation_name, bool head_end,
+                                absl::string_view entity_type) const {
+  for (const IntentKind& kind : IntentKinds()) {
+    for (const IntentRelation& r : kind.relations) {
+      if (relation_name != r.name) continue;
+      const absl::string_view declared = head_end ? r.head_type : r.tail_type;
+      if (!declared.empty() && AcceptsType(declared)) return true;
+      return AcceptsType(entity_type);
+    }
+  }
+  return AcceptsType(entity_type);
+}
+
 std::string QuestionIntent::Summary() const {
   if (empty()) return "none";
   std::string out = kinds.empty() ? "any relation" : absl::StrJoin(kinds, ", ");

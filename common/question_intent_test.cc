@@ -104,6 +104,26 @@ TEST(QuestionIntentTest, AnswerEndsFollowTheAnswerType) {
   EXPECT_TRUE(drugs.AnswerEndsOf("gene interacts with gene").head);
 }
 
+// The relation names the answer's role: SIDER's Nausea is the tail of "drug causes side effect"
+// though the KG merged it into the phenotype node sharing its UMLS id.
+TEST(QuestionIntentTest, ARelationsDeclaredEndTypeDecidesOverTheEntityType) {
+  const QuestionIntent effects = ReadQuestionIntent("What are the side effects of metformin?");
+  ASSERT_THAT(effects.answer_types, ElementsAre("side_effect"));
+  EXPECT_FALSE(effects.AcceptsType("phenotype"));
+  EXPECT_TRUE(effects.AcceptsEnd("drug causes side effect", /*head_end=*/false, "phenotype"));
+  // The head of that relation is a drug, not a side effect: the entity type decides, and refuses.
+  EXPECT_FALSE(effects.AcceptsEnd("drug causes side effect", /*head_end=*/true, "compound"));
+  // An end the relation leaves untyped ("drug indicated for condition"'s condition) and an
+  // unknown relation: the entity's own type.
+  const QuestionIntent drugs = ReadQuestionIntent("What drugs treat asthma?");
+  EXPECT_TRUE(drugs.AcceptsEnd("drug indicated for condition", /*head_end=*/true, "compound"));
+  EXPECT_FALSE(drugs.AcceptsEnd("drug indicated for condition", /*head_end=*/false, "disease"));
+  EXPECT_FALSE(drugs.AcceptsEnd("disease resembles disease", /*head_end=*/false, "disease"));
+  EXPECT_TRUE(drugs.AcceptsEnd("disease resembles disease", /*head_end=*/false, "compound"));
+  // A declared type the intent does not ask for leaves it to the entity's type.
+  EXPECT_FALSE(drugs.AcceptsEnd("gene interacts with gene", /*head_end=*/false, "gene"));
+}
+
 TEST(QuestionIntentTest, EveryKindHasRelationsAndTypes) {
   for (const IntentKind& kind : IntentKinds()) {
     EXPECT_THAT(kind.relations, Not(IsEmpty())) << kind.name;

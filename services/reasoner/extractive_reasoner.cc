@@ -15,8 +15,8 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "common/question_intent.h"
+#include "common/source_lineage.h"
 #include "services/reasoner/prompt_builder.h"
-#include "services/reasoner/source_lineage.h"
 #include "services/reasoner/text_util.h"
 
 namespace ibgraphrag::reasoner {
@@ -354,7 +354,8 @@ std::vector<std::string> TripleSources(const EvidenceTriple& t) {
 double TripleStrength(const EvidenceGraph& graph, const EvidenceTriple& e, int t,
                       const std::vector<std::string>& sources) {
   const double source_score = e.source_score >= 0.0 ? std::clamp(e.source_score, 0.0, 1.0) : 0.0;
-  return graph.score[t] * (1.0 + static_cast<double>(IndependentSourceCount(sources, e.relation))) *
+  return graph.score[t] *
+         (1.0 + static_cast<double>(common::IndependentSourceCount(sources, e.relation))) *
          (1.0 + 0.5 * source_score);
 }
 
@@ -1132,10 +1133,11 @@ ReasonResult OpenByIntent(const ReasonRequest& request, const EvidenceGraph& gra
     const EvidenceTriple& e = request.evidence[t];
     if (!intent.AsksFor(e.relation)) continue;
     const auto [head, tail] = graph.ends[t];
-    for (const auto& [answer, other, ref] :
-         {std::tuple{tail, head, &e.tail}, std::tuple{head, tail, &e.head}}) {
+    for (const auto& [answer, other, ref, head_end] :
+         {std::tuple{tail, head, &e.tail, false}, std::tuple{head, tail, &e.head, true}}) {
       if (!near_topic(other) || graph.nodes[answer].topic || answer == other) continue;
-      if (!intent.AcceptsType(ref->type)) continue;  // an unknown (empty) type is accepted
+      // The relation's declared end type, else the entity's (an unknown, empty type is accepted).
+      if (!intent.AcceptsEnd(e.relation, head_end, ref->type)) continue;
       Candidate& c = by_node[answer];
       c.node = answer;
       const std::vector<std::string> sources = TripleSources(e);

@@ -524,6 +524,27 @@ TEST(ExtractiveOpenIntentTest, ACompilationOfAnotherSourceIsNotAnIndependentSour
   EXPECT_EQ(result.answers, (std::vector<std::string>{"Dysgeusia", "Diarrhoea"}));
 }
 
+// SIDER's side effects that share a UMLS id with a phenotype, symptom or disease node land on it:
+// the relation, not the node's type, makes it a side effect (before, Nausea and Headache were left
+// out of every "side effects of" answer).
+TEST(ExtractiveOpenIntentTest, ASideEffectOnAPhenotypeNodeIsStillASideEffect) {
+  ReasonRequest request;
+  request.task = Task::kOpen;
+  request.question = "What are the side effects of metformin?";
+  request.topic_entities = {{"DrugBank:DB00331", "Metformin", "compound"}};
+  request.evidence = {
+      Typed("DrugBank:DB00331", "Metformin", "compound", "drug causes side effect", "HP:0002018",
+            "Nausea", "phenotype", 0.95, {"sider-side-effects"}),
+      Typed("DrugBank:DB00331", "Metformin", "compound", "drug causes side effect", "SE:1",
+            "Dysgeusia", "side_effect", 0.90, {"sider-side-effects"}),
+      // A disease the drug is not said to cause is no side effect.
+      Typed("DrugBank:DB00331", "Metformin", "compound", "drug treats disease", "DOID:9352",
+            "type 2 diabetes mellitus", "disease", 0.99, {"pharmacotherapydb"}),
+  };
+  const ReasonResult result = ReasonExtractively(request, Task::kOpen, ExtractiveOptions());
+  EXPECT_EQ(result.answers, (std::vector<std::string>{"Nausea", "Dysgeusia"}));
+}
+
 TEST(ExtractiveOpenIntentTest, ASingularQuestionListsOnlyTheAnswersNearTheBest) {
   ReasonRequest request = DiabetesDrugsRequest();
   request.question = "Which gene is mutated in type 2 diabetes?";

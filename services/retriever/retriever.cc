@@ -5,10 +5,12 @@
 #include <numeric>
 #include <tuple>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
+#include "common/source_lineage.h"
 #include "common/status_macros.h"
 #include "services/alignment/trained_encoder.h"
 #include "services/retriever/alignment_embedder.h"
@@ -710,8 +712,11 @@ void DescribeTripleSources(SubgraphSource& source, absl::Time deadline,
 
 // The evidence strength of the intent's answer triples orders them among themselves: the scorer
 // gives the asked relation's triples near-equal scores (0.98-0.995 for asthma's 150 symptoms), so
-// which of them reach the top k would be arbitrary. strength = ½·min(sources, 3)/3 + ½·source
-// score (HSDN tf-idf, DisGeNET, GWAS confidence; 0 when none). The answer triples keep the score
+// which of them reach the top k would be arbitrary. strength = ½·min(independent sources, 3)/3 +
+// ½·source score (HSDN tf-idf, DisGeNET, GWAS confidence, SIDER's label base rate; 0 when none).
+// Independent as the extractive reasoner counts them (common/source_lineage.h): Hetionet's
+// side-effect edges are a random 5,000-pair sample of SIDER's, and counting them as a second
+// source put that sample first. The answer triples keep the score
 // values the scorer gave them, handed out again in order of (strength, score): the scorer still
 // decides where the asked relation stands among the other triples, evidence strength decides
 // which of its triples come first (Respiratory Sounds, 2 sources, tf-idf 1,967, before a symptom
@@ -758,11 +763,14 @@ void RankAnswersByStrength(SubgraphSource& source, absl::Time deadline, const Ca
       source.DescribeTriples(heads, relations, tails, deadline);
   const bool read_ok = sources.ok() && sources->size() == n;
   if (read_ok) {
+    // Relation names, for which sources are one lineage (common/source_lineage.h).
+    absl::flat_hash_map<uint32_t, absl::string_view> relation_name;
+    for (const RelationInfo& r : cs.relation_info) relation_name.emplace(r.id, r.name);
     for (size_t k = 0; k < n; ++k) {
       const TripleSources& s = (*sources)[k];
-      const double count = std::min<double>(static_cast<double>(s.sources.size()), 3.0) / 3.0;
-      const double source_score = std::isnan(s.score) ? 0.0 : std::clamp<double>(s.score, 0.0, 1.0);
-      strength[k] = 0.5 * count + 0.5 * source_score;
+      auto name = relation_name.find(relations[k]);
+      strength[k] = AnswerEvidenceStrength(
+          s, name == relation_name.end() ? absl::string_view() : name->second);
       read->emplace(TripleKeyOf(heads[k], relations[k], tails[k]), s);
     }
   } else {
@@ -787,6 +795,14 @@ void RankAnswersByStrength(SubgraphSource& source, absl::Time deadline, const Ca
 }
 
 }  // namespace
+
+double AnswerEvidenceStrength(const TripleSources& sources, absl::string_view relation) {
+  const int independent = common::IndependentSourceCount(sources.sources, relation);
+  const double count = std::min<double>(static_cast<double>(independent), 3.0) / 3.0;
+  const double source_score =
+      std::isnan(sources.score) ? 0.0 : std::clamp<double>(sources.score, 0.0, 1.0);
+  return 0.5 * count + 0.5 * source_score;
+}
 
 absl::StatusOr<RetrieveResult> Retriever::Retrieve(const RetrieveQuery& query) const {
   const absl::Time start = absl::Now();

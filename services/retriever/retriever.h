@@ -16,6 +16,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "common/question_intent.h"
@@ -57,6 +58,11 @@ enum class ScoringMode {
   kCosine,        // untrained: cosine(question, head + relation + tail text)
 };
 const char* ScoringModeName(ScoringMode mode);
+
+// The evidence strength that orders the intent's answer triples among themselves:
+// ½·min(independent sources, 3)/3 + ½·source score (0 when none), sources counted by lineage
+// (common/source_lineage.h: a compilation and the file it copies are one source).
+double AnswerEvidenceStrength(const TripleSources& sources, absl::string_view relation);
 
 // A loaded model version ready to score: manifest, tables and, per scorer variant, the fused CPU
 // loop over its BLAS-computed projections, or a device backend's scorer (scoring_backend.h).

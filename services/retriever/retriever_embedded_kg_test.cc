@@ -4,6 +4,7 @@
 // a trained model (SHORTEST_PATH: the prior, with the intent's answer triples after the
 // topic-topic paths), so the test needs no training; the trained scorer's figures are in
 // docs/evaluation.md.
+#include <cmath>
 #include <memory>
 #include <optional>
 #include <set>
@@ -77,7 +78,10 @@ class EmbeddedKgRetrievalTest : public ::testing::Test {
       e.relation = r.relations.at(t.relation).name;
       e.score = t.score;
       e.hop = static_cast<int>(t.hop);
-      if (i < r.triple_sources.size()) e.sources = r.triple_sources[i].sources;
+      if (i < r.triple_sources.size()) {
+        e.sources = r.triple_sources[i].sources;
+        if (!std::isnan(r.triple_sources[i].score)) e.source_score = r.triple_sources[i].score;
+      }
     }
     return request;
   }
@@ -149,6 +153,31 @@ TEST_F(EmbeddedKgRetrievalTest, SymptomsOfAsthmaAreSymptoms) {
   for (const reasoner::AnswerEntity& a : answer.answer_entities) {
     EXPECT_TRUE(a.entity.type == "symptom" || a.entity.type == "phenotype") << a.entity.name;
   }
+}
+
+// "What are the side effects of metformin?": SIDER gives no per-drug frequency, so a side
+// effect's score is the share of drug labels that list it. With the source scores the gateway
+// forwards, the answer starts with the reactions most labels list, Nausea first, though the KG
+// merged SIDER's Nausea into the phenotype node that shares its UMLS id.
+TEST_F(EmbeddedKgRetrievalTest, SideEffectsComeInOrderOfHowManyLabelsListThem) {
+  const std::string question = "What are the side effects of metformin?";
+  const RetrieveResult r = Retrieve(question, {"DrugBank:DB00331"});
+  ASSERT_THAT(r.intent.kinds, ::testing::ElementsAre("side_effect"));
+  ASSERT_EQ(r.triple_sources.size(), r.triples.size());
+  int side_effects = 0;
+  for (size_t i = 0; i < r.triples.size(); ++i) {
+    const ScoredTriple& t = r.triples[i];
+    if (r.relations.at(t.relation).name != "drug causes side effect") continue;
+    ++side_effects;
+    EXPECT_FALSE(std::isnan(r.triple_sources[i].score)) << r.entities.at(t.tail).name;
+  }
+  EXPECT_GE(side_effects, 50);
+  const reasoner::ReasonResult answer = reasoner::ReasonExtractively(
+      AsReasonRequest(question, r), reasoner::Task::kOpen, reasoner::ExtractiveOptions());
+  ASSERT_GE(answer.answers.size(), 5u) << answer.answer;
+  EXPECT_EQ(answer.answers[0], "Nausea") << answer.answer;
+  // The HPO phenotype that shares SIDER's UMLS id: the relation makes it a side effect.
+  EXPECT_EQ(answer.answer_entities[0].entity.type, "phenotype");
 }
 
 // Multiple choice sends the options' entities as topics. "What are the adverse effects of

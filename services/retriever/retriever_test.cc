@@ -57,6 +57,27 @@ class RetrieverTest : public ::testing::Test {
   std::unique_ptr<Retriever> retriever_;
 };
 
+// Hetionet's side-effect edges are a random 5,000-pair sample of SIDER's: on a side-effect triple
+// they are no second source, so the sample does not outrank a side effect more labels list.
+TEST(AnswerEvidenceStrengthTest, CountsSourcesByLineageThenTheSourceScore) {
+  TripleSources sampled;
+  sampled.sources = {"hetionet", "sider-side-effects"};
+  sampled.score = 0.2f;
+  TripleSources common_one;
+  common_one.sources = {"sider-side-effects"};
+  common_one.score = 0.87f;
+  EXPECT_NEAR(AnswerEvidenceStrength(sampled, "drug causes side effect"), 0.5 / 3 + 0.1, 1e-6);
+  EXPECT_GT(AnswerEvidenceStrength(common_one, "drug causes side effect"),
+            AnswerEvidenceStrength(sampled, "drug causes side effect"));
+  // Independent sources do count, up to three; no score counts 0.
+  TripleSources treats;
+  treats.sources = {"hetionet", "pharmacotherapydb", "drugcentral-indications", "sider-indications",
+                    "offlabel"};
+  EXPECT_NEAR(AnswerEvidenceStrength(treats, "drug treats disease"), 0.5, 1e-9);
+  treats.sources = {"hetionet", "hsdn"};
+  EXPECT_NEAR(AnswerEvidenceStrength(treats, "disease presents symptom"), 1.0 / 3, 1e-9);
+}
+
 TEST_F(RetrieverTest, IbrpReturnsTopKSortedWithNamesPathsAndTimings) {
   RetrieveQuery q = Query({kt::kDiabetes});
   q.top_k = 4;

@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "absl/cleanup/cleanup.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -128,6 +130,8 @@ absl::Status ImportSiderSideEffects(const std::string& path, KgBuilder& builder,
   constexpr absl::string_view kSource = "sider-side-effects";
   const SourceId source = builder.AddSource(BuilderArg(kSource), BuilderArg(kSiderLicense));
   const RelationId relation = AddKnownRelation(builder, "drug causes side effect");
+  // (drug, side effect) pairs; the triples are added after the last row, with their score.
+  absl::flat_hash_set<std::pair<EntityId, EntityId>> pairs;
   TabularSpec spec;
   spec.source = std::string(kSource);
   spec.min_fields = 6;
@@ -147,7 +151,26 @@ absl::Status ImportSiderSideEffects(const std::string& path, KgBuilder& builder,
         }
         const EntityId effect =
             AddEntityFromSource(builder, absl::StrCat("UMLS:", f[4]), "side_effect", f[5], kSource);
-        builder.AddTriple(*drug, relation, effect, source, kNoTripleScore, {});
+        pairs.insert({*drug, effect});
+        return absl::OkStatus();
+      },
+      [&](RowContext&) {
+        // Each pair's score: the share of the file's drugs whose labels list that side effect.
+        absl::flat_hash_set<EntityId> drugs;
+        absl::flat_hash_map<EntityId, int> labelled;
+        for (const auto& [drug, effect] : pairs) {
+          drugs.insert(drug);
+          ++labelled[effect];
+        }
+        std::vector<std::pair<EntityId, EntityId>> ordered(pairs.begin(), pairs.end());
+        std::sort(ordered.begin(), ordered.end());
+        const double total = static_cast<double>(drugs.size());
+        for (const auto& [drug, effect] : ordered) {
+          const int n = labelled[effect];
+          builder.AddTriple(drug, relation, effect, source, static_cast<float>(n / total),
+                            BuilderArg(absl::StrCat("SIDER labels of ", n, " of ", drugs.size(),
+                                                    " drugs list it")));
+        }
         return absl::OkStatus();
       });
 }

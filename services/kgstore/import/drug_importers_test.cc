@@ -95,6 +95,48 @@ TEST(DrugImportersTest, SiderSideEffectsLandOnDrugBankThroughStitchIds) {
   EXPECT_EQ(report->triples_added, 2);
 }
 
+// SIDER gives no per-drug frequency: a side effect's score is the share of the file's drugs whose
+// labels list it, so a drug's common reactions rank before its rare ones.
+TEST(DrugImportersTest, SiderSideEffectsScoreIsTheShareOfDrugsLabelledWithThem) {
+  const std::string indications = TempPath("indications_rate.tsv");
+  WriteFile(
+      indications,
+      "drugbank_id\tdrugbank_name\tpubchem_id\tstitch_id_flat\tumls_cui_from_label\tmethod\t"
+      "concept_name\tmeddra_type\tumls_cui_from_meddra\tmeddra_name\n"
+      "DB00001\tDrug one\t1\tCID100000001\tC0006142\tNLP_precondition\tx\tPT\tC0006142\tx\n"
+      "DB00002\tDrug two\t2\tCID100000002\tC0006142\tNLP_precondition\tx\tPT\tC0006142\tx\n"
+      "DB00003\tDrug three\t3\tCID100000003\tC0006142\tNLP_precondition\tx\tPT\tC0006142\tx\n"
+      "DB00004\tDrug four\t4\tCID100000004\tC0006142\tNLP_precondition\tx\tPT\tC0006142\tx\n");
+  // Nausea on all four drugs' labels (drug one twice: two stereo ids), tremor on drug one's only;
+  // an LLT row repeats a PT and counts for nothing.
+  const std::string side_effects = TempPath("se_rate.tsv.gz");
+  WriteGzipFile(side_effects,
+                "CID100000001\tCID000000001\tC0027497\tPT\tC0027497\tNausea\n"
+                "CID100000001\tCID000000011\tC0027497\tPT\tC0027497\tNausea\n"
+                "CID100000001\tCID000000001\tC0040822\tPT\tC0040822\tTremor\n"
+                "CID100000001\tCID000000001\tC0040823\tLLT\tC0040822\tShaking\n"
+                "CID100000002\tCID000000002\tC0027497\tPT\tC0027497\tNausea\n"
+                "CID100000003\tCID000000003\tC0027497\tPT\tC0027497\tNausea\n"
+                "CID100000004\tCID000000004\tC0027497\tPT\tC0027497\tNausea\n");
+  KgBuilder builder;
+  ASSERT_OK(ImportSiderIndications(indications, builder, ImportOptions()));
+  ASSERT_OK(ImportSiderSideEffects(side_effects, builder, ImportOptions()));
+  const KgData kg = builder.Finish();
+  const int64_t nausea =
+      FindTriple(kg, "DrugBank:DB00001", "drug causes side effect", "UMLS:C0027497");
+  const int64_t tremor =
+      FindTriple(kg, "DrugBank:DB00001", "drug causes side effect", "UMLS:C0040822");
+  ASSERT_GE(nausea, 0);
+  ASSERT_GE(tremor, 0);
+  EXPECT_FLOAT_EQ(TripleScoreAt(kg, nausea), 1.0f);
+  EXPECT_FLOAT_EQ(TripleScoreAt(kg, tremor), 0.25f);
+  EXPECT_EQ(std::string(TripleNoteAt(kg, tremor)), "SIDER labels of 1 of 4 drugs list it");
+  EXPECT_EQ(std::string(TripleNoteAt(kg, nausea)), "SIDER labels of 4 of 4 drugs list it");
+  // Counted once per pair, whatever the stereo ids and LLT rows.
+  EXPECT_EQ(FindReport(kg, "sider-side-effects")->triples_added, 5);
+  EXPECT_EQ(FindReport(kg, "sider-side-effects")->rows_read, 7);
+}
+
 TEST(DrugImportersTest, TargetSourcesMergeIntoOneBindsTripleWithScoresAndNotes) {
   const std::string proteins = TempPath("proteins.tsv");
   WriteFile(proteins,

@@ -218,7 +218,8 @@ absl::Status RowContext::MalformedAt(int64_t line, absl::string_view reason) {
 }
 
 absl::Status ImportTabularFile(const std::string& path, const TabularSpec& spec, KgBuilder& builder,
-                               const ImportOptions& options, const RowCallback& on_row) {
+                               const ImportOptions& options, const RowCallback& on_row,
+                               const EndCallback& on_end) {
   auto reader_or = LineReader::Open(path);
   if (!reader_or.ok()) return reader_or.status();
   LineReader& reader = **reader_or;
@@ -279,6 +280,10 @@ absl::Status ImportTabularFile(const std::string& path, const TabularSpec& spec,
   }
   if (!reader.status().ok()) return reader.status();
   IBGR_ASSIGN_OR_RETURN(ctx.report().sha256, reader.FinishSha256());
+  if (on_end) {
+    ctx.set_line(nullptr);
+    IBGR_RETURN_IF_ERROR(on_end(ctx));
+  }
   ctx.report().triples_added = static_cast<int64_t>(builder.num_triples() - triples_before);
   ctx.report().triples_merged = builder.num_merges() - merges_before;
   builder.AddReport(std::move(ctx.report()));

@@ -112,11 +112,17 @@ struct TabularSpec {
 using RowCallback =
     std::function<absl::Status(const std::vector<absl::string_view>& fields, RowContext& ctx)>;
 
-// Streams `path` (plain or gzip) through `on_row`, one call per data row, then appends a
-// SourceReport (rows, skipped, unmapped, triples added, SHA-256) to `builder`. Rows with too few
-// fields or broken quoting are reported as malformed before reaching `on_row`.
+// Called once after the last row, before the report is counted: for triples that need the whole
+// file (a score computed over all rows).
+using EndCallback = std::function<absl::Status(RowContext& ctx)>;
+
+// Streams `path` (plain or gzip) through `on_row`, one call per data row, then `on_end` (when
+// given), then appends a SourceReport (rows, skipped, unmapped, triples added, SHA-256) to
+// `builder`. Rows with too few fields or broken quoting are reported as malformed before reaching
+// `on_row`.
 absl::Status ImportTabularFile(const std::string& path, const TabularSpec& spec, KgBuilder& builder,
-                               const ImportOptions& options, const RowCallback& on_row);
+                               const ImportOptions& options, const RowCallback& on_row,
+                               const EndCallback& on_end = nullptr);
 
 // Canonical spelling of a cross-reference id, or "" for ids that are not concept identifiers
 // (URLs, PMIDs, DOIs). UMLS_CUI:/UMLS: -> "UMLS:", MSH:/MESH: -> "MESH:", MIM:/OMIM: -> "OMIM:",

@@ -1,10 +1,10 @@
-#include "services/reasoner/source_lineage.h"
+#include "common/source_lineage.h"
 
 #include <algorithm>
 
 #include "absl/container/inlined_vector.h"
 
-namespace ibgraphrag::reasoner {
+namespace ibgraphrag::common {
 namespace {
 
 struct LineageRule {
@@ -57,4 +57,4 @@ int IndependentSourceCount(const std::vector<std::string>& sources, absl::string
   return static_cast<int>(lineages.size());
 }
 
-}  // namespace ibgraphrag::reasoner
+}  // namespace ibgraphrag::common

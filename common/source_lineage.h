@@ -17,15 +17,15 @@
 // SourceLineage maps a (source, relation) to the primary source it derives from (the source itself
 // when it derives from no other imported source); IndependentSourceCount counts distinct lineages.
 // The displayed sources are unchanged: a caller still sees every source name.
-#ifndef IBGRAPHRAG_SERVICES_REASONER_SOURCE_LINEAGE_H_
-#define IBGRAPHRAG_SERVICES_REASONER_SOURCE_LINEAGE_H_
+#ifndef IBGRAPHRAG_COMMON_SOURCE_LINEAGE_H_
+#define IBGRAPHRAG_COMMON_SOURCE_LINEAGE_H_
 
 #include <string>
 #include <vector>
 
 #include "absl/strings/string_view.h"
 
-namespace ibgraphrag::reasoner {
+namespace ibgraphrag::common {
 
 // The primary source of `source` for a triple of `relation` ("hetionet", "drug causes side
 // effect" -> "sider-side-effects"); `source` itself (the same view) when it is primary or
@@ -35,6 +35,6 @@ absl::string_view SourceLineage(absl::string_view source, absl::string_view rela
 // The number of distinct lineages among `sources` for a triple of `relation`.
 int IndependentSourceCount(const std::vector<std::string>& sources, absl::string_view relation);
 
-}  // namespace ibgraphrag::reasoner
+}  // namespace ibgraphrag::common
 
-#endif  // IBGRAPHRAG_SERVICES_REASONER_SOURCE_LINEAGE_H_
+#endif  // IBGRAPHRAG_COMMON_SOURCE_LINEAGE_H_

@@ -1,8 +1,8 @@
-#include "services/reasoner/source_lineage.h"
+#include "common/source_lineage.h"
 
 #include "gtest/gtest.h"
 
-namespace ibgraphrag::reasoner {
+namespace ibgraphrag::common {
 namespace {
 
 TEST(SourceLineageTest, HetionetEdgesCountAsTheirUpstreamForTheRelationsCompiledFromOne) {
@@ -31,4 +31,4 @@ TEST(SourceLineageTest, CountsDistinctLineages) {
 }
 
 }  // namespace
-}  // namespace ibgraphrag::reasoner
+}  // namespace ibgraphrag::common
