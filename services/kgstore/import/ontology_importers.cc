@@ -1,6 +1,7 @@
 #include "services/kgstore/import/ontology_importers.h"
 
 #include <algorithm>
+#include <optional>
 #include <utility>
 
 #include "absl/cleanup/cleanup.h"
@@ -18,6 +19,7 @@ struct OboTerm {
   std::string name;
   std::string definition;
   std::vector<std::string> synonyms;
+  std::vector<std::string> exact_synonyms;  // the EXACT scope's, also in `synonyms`
   std::vector<std::string> xrefs;
   std::vector<std::string> alt_ids;
   std::vector<std::string> parents;
@@ -117,6 +119,9 @@ absl::Status ReadOboTerms(LineReader& reader, RowContext& ctx, std::vector<OboTe
         continue;
       }
       term.synonyms.push_back(text);
+      if (absl::StartsWith(absl::StripLeadingAsciiWhitespace(rest), "EXACT")) {
+        term.exact_synonyms.push_back(text);
+      }
     } else if (tag == "xref") {
       term.xrefs.emplace_back(value);
     } else if (tag == "alt_id") {
@@ -167,7 +172,20 @@ absl::Status ImportObo(const std::string& path, const OboImportSpec& spec, KgBui
     for (const std::string& xref : t.xrefs) {
       const std::string alias = NormalizeXref(xref);
       if (alias.empty() || alias == t.id || !PrefixAllowed(alias, spec.alias_prefixes)) continue;
-      builder.AddAlias(ids[i], BuilderArg(alias));
+      if (builder.AddAlias(ids[i], BuilderArg(alias))) continue;
+      // Bound to another entity already: one concept in two ontologies, names shared.
+      if (spec.share_names_xref_prefix.empty() ||
+          !absl::StartsWith(alias, absl::StrCat(spec.share_names_xref_prefix, ":"))) {
+        continue;
+      }
+      const std::optional<EntityId> twin = builder.Resolve(BuilderArg(alias));
+      if (!twin || *twin == ids[i] || builder.entity(*twin).type != spec.share_names_with_type) {
+        continue;
+      }
+      AddSynonymIgnoringCase(builder, *twin, t.name);
+      for (const std::string& synonym : t.exact_synonyms) {
+        AddSynonymIgnoringCase(builder, *twin, synonym);
+      }
     }
   }
   for (const OboTerm& t : terms) {
@@ -215,6 +233,10 @@ absl::Status ImportHpoObo(const std::string& path, KgBuilder& builder,
   spec.id_prefix = "HP:";
   spec.is_a_relation = "phenotype is a subtype of phenotype";
   spec.alias_prefixes = {"UMLS", "MESH", "SNOMEDCT", "MEDDRA"};
+  // UMLS only: a MeSH descriptor is coarser than the HPO term citing it ("Facial erythema" cites
+  // rosacea's), a CUI mostly one concept.
+  spec.share_names_xref_prefix = "UMLS";
+  spec.share_names_with_type = "disease";
   return ImportObo(path, spec, builder, options);
 }
 

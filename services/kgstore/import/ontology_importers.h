@@ -29,6 +29,14 @@ struct OboImportSpec {
   // Normalised xref prefixes (see NormalizeXref) registered as aliases of the term, e.g. {"UMLS",
   // "MESH"}. Empty: every xref. A phenotype ontology should not claim disease ids such as ORDO.
   std::vector<std::string> alias_prefixes;
+  // One concept in two ontologies: when a term's xref with this normalised prefix ("UMLS") is
+  // already another entity's, of type `share_names_with_type` ("disease"), the term's name and
+  // EXACT synonyms become that entity's synonyms too (attributed to this source). HPO's "Heart
+  // failure" (HP:0001635, UMLS C0018801/C0018802) thus also names the DO disease "congestive
+  // heart failure" (DOID:6000), which holds those CUIs and the drugs indicated for it. The xref
+  // keeps resolving to the entity that bound it first. Empty: no sharing.
+  std::string share_names_xref_prefix;
+  std::string share_names_with_type;
 };
 
 // Imports the [Term] stanzas of an OBO 1.2 file (plain or gzip): id, name, def, every synonym

@@ -128,6 +128,30 @@ TEST(HpoOboTest, PhenotypesWithSynonymsAliasesAndLaySynonyms) {
   EXPECT_GT(kg.triples.size(), 15'000u);
 }
 
+// One concept in two ontologies: HPO's "Heart failure" (HP:0001635) cites the UMLS CUIs the DO's
+// "congestive heart failure" (DOID:6000) bound first. The disease gains the phenotype's name and
+// EXACT synonyms (a question saying "heart failure" reaches the drugs indicated for it); the CUI
+// keeps resolving to the disease; a term that shares only a MeSH descriptor shares nothing.
+TEST(HpoOboTest, ATermCitingADiseasesUmlsIdLendsItsNamesToTheDisease) {
+  KgBuilder builder;
+  ImportOptions options;
+  ASSERT_OK(ImportDiseaseOntologyObo(DataFile(kDoObo), builder, options));
+  ASSERT_OK(ImportHpoObo(DataFile(kHpObo), builder, options));
+  const std::optional<EntityId> chf = builder.Resolve("DOID:6000");
+  const std::optional<EntityId> phenotype = builder.Resolve("HP:0001635");
+  ASSERT_TRUE(chf.has_value() && phenotype.has_value());
+  EXPECT_THAT(builder.entity(*chf).synonyms, Contains("Heart failure"));
+  EXPECT_THAT(builder.entity(*chf).synonyms, Contains("Cardiac failure"));
+  EXPECT_EQ(builder.Resolve("UMLS:C0018802"), chf);
+  // One way: the phenotype does not take the disease's names.
+  EXPECT_EQ(builder.entity(*phenotype).name, "Congestive heart failure");
+  EXPECT_THAT(builder.entity(*phenotype).synonyms, Not(Contains("Weak heart")));
+  // HP:0000026 "Male hypogonadism" cites only eunuchism's MeSH descriptor (DOID:5003).
+  const std::optional<EntityId> eunuchism = builder.Resolve("DOID:5003");
+  ASSERT_TRUE(eunuchism.has_value());
+  EXPECT_THAT(builder.entity(*eunuchism).synonyms, Not(Contains("Male hypogonadism")));
+}
+
 TEST(HpoOboTest, LaySynonymsFollowTheHpoLicenceFilter) {
   // The lay-synonym file adds synonyms only; the phenotype stays because a kept source's triple
   // touches it, so only the licence of the synonyms' own source can strip them.
