@@ -787,6 +787,14 @@ void RankAnswersByStrength(SubgraphSource& source, absl::Time deadline, const Ca
   });
   std::vector<float> sorted_values = values;
   std::sort(sorted_values.begin(), sorted_values.end(), std::greater<float>());
+  // Equal values would hand the order back to the top-k's tie rule (BFS order): SHORTEST_PATH
+  // gives every answer triple kIntentAnswerPrior, so the strongest were kept only by chance. A tie
+  // steps down one float ulp per rank (0.75 becomes 0.74999994, ...; ~2e-5 over 400 answers).
+  for (size_t rank = 1; rank < n; ++rank) {
+    if (sorted_values[rank] >= sorted_values[rank - 1] && sorted_values[rank - 1] > 0.0f) {
+      sorted_values[rank] = std::nextafter(sorted_values[rank - 1], 0.0f);
+    }
+  }
   for (size_t rank = 0; rank < n; ++rank) {
     (*scores)[answers[order[rank]]] = sorted_values[rank];
   }
