@@ -152,8 +152,7 @@ bool QuestionIntent::AcceptsEnd(absl::string_view relation_name, bool head_end,
     for (const IntentRelation& r : kind.relations) {
       if (relation_name != r.name) continue;
       const absl::string_view declared = head_end ? r.head_type : r.tail_type;
-      if (!declared.empty() && AcceptsType(declared)) return true;
-      return AcceptsType(entity_type);
+      return declared.empty() ? AcceptsType(entity_type) : AcceptsType(declared);
     }
   }
   return AcceptsType(entity_type);

@@ -93,10 +93,11 @@ struct QuestionIntent {
   };
   AnswerEnds AnswerEndsOf(absl::string_view relation_name) const;
   // Whether the entity at one end of a triple of `relation_name` (the head when `head_end`) can be
-  // an answer: the relation's declared type for that end decides when it declares one that
-  // answer_types accepts (the tail of "drug causes side effect" is a side effect whatever node the
-  // KG merged it into: SIDER's Nausea is the HPO phenotype that shares its UMLS id); else, an end
-  // the relation leaves untyped or an unknown relation, the entity's own `entity_type`.
+  // an answer: the relation's declared type for that end decides where it declares one (the tail
+  // of "drug causes side effect" is a side effect whatever node the KG merged it into: SIDER's
+  // Nausea is the HPO phenotype that shares its UMLS id; the head of "drug treats disease" is no
+  // disease answer even if typed so); an end the relation leaves untyped, or a relation no intent
+  // kind lists, takes the entity's own `entity_type`.
   bool AcceptsEnd(absl::string_view relation_name, bool head_end,
                   absl::string_view entity_type) const;
   // "treats -> compound (all_of)", for `ibgr ask` and logs of tests; "none" when empty.

@@ -120,8 +120,9 @@ TEST(QuestionIntentTest, ARelationsDeclaredEndTypeDecidesOverTheEntityType) {
   EXPECT_FALSE(drugs.AcceptsEnd("drug indicated for condition", /*head_end=*/false, "disease"));
   EXPECT_FALSE(drugs.AcceptsEnd("disease resembles disease", /*head_end=*/false, "disease"));
   EXPECT_TRUE(drugs.AcceptsEnd("disease resembles disease", /*head_end=*/false, "compound"));
-  // A declared type the intent does not ask for leaves it to the entity's type.
-  EXPECT_FALSE(drugs.AcceptsEnd("gene interacts with gene", /*head_end=*/false, "gene"));
+  // A declared type the intent does not ask for refuses the end, whatever the entity's type.
+  EXPECT_FALSE(drugs.AcceptsEnd("drug treats disease", /*head_end=*/false, "compound"));
+  EXPECT_TRUE(drugs.AcceptsEnd("drug treats disease", /*head_end=*/true, "disease"));
 }
 
 TEST(QuestionIntentTest, EveryKindHasRelationsAndTypes) {

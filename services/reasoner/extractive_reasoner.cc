@@ -595,11 +595,12 @@ IntentLinks LinkOptionsByIntent(const ReasonRequest& request, const EvidenceGrap
       const auto [head, tail] = graph.ends[t];
       const std::vector<std::string> triple_sources = TripleSources(e);
       const double strength = TripleStrength(graph, e, static_cast<int>(t), triple_sources);
-      for (const auto& [answer, other, ref, allowed] :
-           {std::tuple{tail, head, &e.tail, ends.tail},
-            std::tuple{head, tail, &e.head, ends.head}}) {
+      for (const auto& [answer, other, ref, allowed, head_end] :
+           {std::tuple{tail, head, &e.tail, ends.tail, false},
+            std::tuple{head, tail, &e.head, ends.head, true}}) {
         if (!allowed || answer == other || !reach.anchored[other]) continue;
-        if (!intent.AcceptsType(ref->type)) continue;
+        // As for open questions: the relation's declared end type, else the entity's.
+        if (!intent.AcceptsEnd(e.relation, head_end, ref->type)) continue;
         for (size_t o = 0; o < num_options; ++o) {
           if (matches[o][answer] <= 0.0 || matches[o][other] > 0.0) continue;
           const double value = matches[o][answer] * strength;

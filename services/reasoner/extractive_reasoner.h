@@ -48,16 +48,18 @@
 // Open questions with an intent (the request's, or read from the question: relation kinds and
 // answer types, common/question_intent.h). Candidates are the entities at the other end of a
 // triple whose relation the intent asks about and whose one end is a topic entity or one of its
-// is_a anchors, of an answer type the intent accepts (evidence without types: any). support(e) =
+// is_a anchors, of an answer type the intent accepts: the relation's declared type for that end
+// where it declares one (the tail of "drug causes side effect" is a side effect whatever node the
+// KG merged it into), else the entity's own (evidence without types: any). support(e) =
 // sum over its triples of reach(topic end) * score * (1 + number of independent sources) *
 // (1 + 0.5 * source_score when the source scored it): more independent sources (a compilation and
-// the primary file it copies count once, source_lineage.h), stronger source scores and higher
-// retriever scores rank first. ALL_OF ("both X and Y") keeps only candidates
-// linked to every topic group (none: insufficient evidence, with the closest partial evidence as
-// the rationale). A singular answer noun lists up to max_single_answers within single_answer_share
-// of the best; otherwise up to max_open_answers within list_answer_share. Each answer names its
-// first triple and its sources; `answers` lists the names, `answer_entities` the entities with
-// their triples and sources.
+// the primary file it copies count once, common/source_lineage.h), stronger source scores and
+// higher retriever scores rank first. ALL_OF ("both X and Y") keeps only candidates linked to every
+// topic group (none: insufficient evidence, with the closest partial evidence as the rationale). A
+// singular answer noun lists up to max_single_answers within single_answer_share of the best;
+// otherwise up to max_open_answers within list_answer_share. Each answer names its first triple and
+// its sources; `answers` lists the names, `answer_entities` the entities with their triples and
+// sources.
 //
 // Open questions without an intent, or whose evidence holds no triple of the asked relations:
 // the best reasoning paths (or, without paths, the best triples touching a topic entity)

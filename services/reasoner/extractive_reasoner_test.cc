@@ -537,12 +537,34 @@ TEST(ExtractiveOpenIntentTest, ASideEffectOnAPhenotypeNodeIsStillASideEffect) {
             "Nausea", "phenotype", 0.95, {"sider-side-effects"}),
       Typed("DrugBank:DB00331", "Metformin", "compound", "drug causes side effect", "SE:1",
             "Dysgeusia", "side_effect", 0.90, {"sider-side-effects"}),
-      // A disease the drug is not said to cause is no side effect.
-      Typed("DrugBank:DB00331", "Metformin", "compound", "drug treats disease", "DOID:9352",
-            "type 2 diabetes mellitus", "disease", 0.99, {"pharmacotherapydb"}),
+      // The head end of that relation is a drug, not a side effect, whatever its node's type.
+      Typed("DrugBank:DB00945", "Aspirin", "phenotype", "drug causes side effect",
+            "DrugBank:DB00331", "Metformin", "compound", 0.99, {"sider-side-effects"}),
   };
   const ReasonResult result = ReasonExtractively(request, Task::kOpen, ExtractiveOptions());
   EXPECT_EQ(result.answers, (std::vector<std::string>{"Nausea", "Dysgeusia"}));
+}
+
+// The same rule decides which options the asked relation links in multiple choice: the option
+// "diarrhea" is the HPO phenotype SIDER's Diarrhoea merged into.
+TEST(ExtractiveLookupChoiceTest, AnOptionOnAPhenotypeNodeIsLinkedAsASideEffect) {
+  ReasonRequest request;
+  request.task = Task::kMultipleChoice;
+  request.question = "What are the adverse effects of metformin?";
+  request.options = {"Diarrhea", "Tremor"};
+  request.topic_entities = {{"DrugBank:DB00331", "Metformin", "compound"},
+                            {"HP:0002014", "Diarrhea", "phenotype"},
+                            {"HP:0001337", "Tremor", "phenotype"}};
+  request.evidence = {
+      Typed("DrugBank:DB00331", "Metformin", "compound", "drug causes side effect", "HP:0002014",
+            "Diarrhea", "phenotype", 0.9, {"sider-side-effects"}),
+      Typed("DOID:14330", "Parkinson's disease", "disease", "disease presents symptom",
+            "HP:0001337", "Tremor", "phenotype", 0.95, {"hsdn"}),
+  };
+  const ReasonResult result =
+      ReasonExtractively(request, Task::kMultipleChoice, ExtractiveOptions());
+  EXPECT_EQ(result.option_letter, "A") << result.rationale;
+  EXPECT_EQ(result.signals.linked_options, 1);
 }
 
 TEST(ExtractiveOpenIntentTest, ASingularQuestionListsOnlyTheAnswersNearTheBest) {

@@ -37,7 +37,7 @@ absl::Status ImportSiderIndications(const std::string& path, KgBuilder& builder,
 // else a new side_effect entity; lower-level-term rows repeat a PT and add nothing. Drugs resolve
 // through the STITCH aliases of ImportSiderIndications; others count as unmapped. SIDER gives no
 // per-drug frequency, so each triple's score is the side effect's label base rate: the share of the
-// file's (mapped) drugs whose labels list it (nausea ~0.6, a rare reaction ~0.001), the note
+// file's (mapped) drugs whose labels list it (nausea ~0.87, a rare reaction ~0.001), the note
 // "SIDER labels of N of M drugs list it". It ranks a drug's common reactions before its rare ones
 // as an estimate, not as that drug's own frequency.
 absl::Status ImportSiderSideEffects(const std::string& path, KgBuilder& builder,

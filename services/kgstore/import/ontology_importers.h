@@ -51,7 +51,9 @@ absl::Status ImportObo(const std::string& path, const OboImportSpec& spec, KgBui
 absl::Status ImportDiseaseOntologyObo(const std::string& path, KgBuilder& builder,
                                       const ImportOptions& options);
 // Human Phenotype Ontology (hp.obo): "HP:" terms as type phenotype; UMLS, MeSH, SNOMED CT and
-// MedDRA xrefs become aliases (HPO's ORPHA/DOID xrefs point at diseases and are not taken).
+// MedDRA xrefs become aliases (HPO's ORPHA/DOID xrefs point at diseases and are not taken). A term
+// whose UMLS CUI a disease bound first (the DO, imported before) lends that disease its name and
+// EXACT synonyms, abbreviations such as "CHF" included (OboImportSpec::share_names_xref_prefix).
 absl::Status ImportHpoObo(const std::string& path, KgBuilder& builder,
                           const ImportOptions& options);
 

@@ -146,6 +146,19 @@ TEST(HpoOboTest, ATermCitingADiseasesUmlsIdLendsItsNamesToTheDisease) {
   // One way: the phenotype does not take the disease's names.
   EXPECT_EQ(builder.entity(*phenotype).name, "Congestive heart failure");
   EXPECT_THAT(builder.entity(*phenotype).synonyms, Not(Contains("Weak heart")));
+  // The lent names are HPO's: a build that drops HPO's licence drops them too.
+  LicenseFilter no_hpo;
+  no_hpo.exclude = {"HPO"};
+  {
+    KgBuilder filtered;
+    ASSERT_OK(ImportDiseaseOntologyObo(DataFile(kDoObo), filtered, options));
+    ASSERT_OK(ImportHpoObo(DataFile(kHpObo), filtered, options));
+    const EntityId id = *filtered.Resolve("DOID:6000");
+    const KgData kg = filtered.Finish(no_hpo);
+    EXPECT_EQ(kg.entities.at(id).external_id, "DOID:6000");
+    EXPECT_THAT(kg.entities.at(id).synonyms, Not(Contains("Heart failure")));
+    EXPECT_THAT(kg.entities.at(id).synonyms, Contains("CHF"));  // the DO's own
+  }
   // HP:0000026 "Male hypogonadism" cites only eunuchism's MeSH descriptor (DOID:5003).
   const std::optional<EntityId> eunuchism = builder.Resolve("DOID:5003");
   ASSERT_TRUE(eunuchism.has_value());
