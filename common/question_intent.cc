@@ -132,30 +132,37 @@ bool QuestionIntent::AcceptsType(absl::string_view type) const {
   return std::find(answer_types.begin(), answer_types.end(), type) != answer_types.end();
 }
 
-QuestionIntent::AnswerEnds QuestionIntent::AnswerEndsOf(absl::string_view relation_name) const {
+namespace {
+
+// The declared end types of a KG relation an intent kind lists (the first listing); null for a
+// relation no kind lists.
+const IntentRelation* FindIntentRelation(absl::string_view relation_name) {
   for (const IntentKind& kind : IntentKinds()) {
     for (const IntentRelation& r : kind.relations) {
-      if (relation_name != r.name) continue;
-      AnswerEnds ends{AcceptsType(r.head_type), AcceptsType(r.tail_type)};
-      // A relation whose ends both fit (or neither: the types disagree with the relation) keeps
-      // both ends.
-      if (!ends.head && !ends.tail) return AnswerEnds{};
-      return ends;
+      if (relation_name == r.name) return &r;
     }
   }
-  return AnswerEnds{};
+  return nullptr;
+}
+
+}  // namespace
+
+QuestionIntent::AnswerEnds QuestionIntent::AnswerEndsOf(absl::string_view relation_name) const {
+  const IntentRelation* r = FindIntentRelation(relation_name);
+  if (r == nullptr) return AnswerEnds{};
+  AnswerEnds ends{AcceptsType(r->head_type), AcceptsType(r->tail_type)};
+  // A relation whose ends both fit (or neither: the types disagree with the relation) keeps both
+  // ends.
+  if (!ends.head && !ends.tail) return AnswerEnds{};
+  return ends;
 }
 
 bool QuestionIntent::AcceptsEnd(absl::string_view relation_name, bool head_end,
                                 absl::string_view entity_type) const {
-  for (const IntentKind& kind : IntentKinds()) {
-    for (const IntentRelation& r : kind.relations) {
-      if (relation_name != r.name) continue;
-      const absl::string_view declared = head_end ? r.head_type : r.tail_type;
-      return declared.empty() ? AcceptsType(entity_type) : AcceptsType(declared);
-    }
-  }
-  return AcceptsType(entity_type);
+  const IntentRelation* r = FindIntentRelation(relation_name);
+  const absl::string_view declared =
+      r == nullptr ? absl::string_view() : (head_end ? r->head_type : r->tail_type);
+  return declared.empty() ? AcceptsType(entity_type) : AcceptsType(declared);
 }
 
 std::string QuestionIntent::Summary() const {

@@ -163,6 +163,9 @@ absl::Status ImportObo(const std::string& path, const OboImportSpec& spec, KgBui
     if (t.obsolete || !wanted(t)) continue;
     ids[i] = AddEntityFromSource(builder, t.id, spec.entity_type, t.name, spec.source);
   }
+  // "UMLS:" when names are shared over UMLS xrefs (spec.share_names_xref_prefix), else empty.
+  const std::string share_prefix =
+      spec.share_names_xref_prefix.empty() ? "" : absl::StrCat(spec.share_names_xref_prefix, ":");
   for (size_t i = 0; i < terms.size(); ++i) {
     if (ids[i] == kInvalidEntity) continue;
     const OboTerm& t = terms[i];
@@ -174,10 +177,7 @@ absl::Status ImportObo(const std::string& path, const OboImportSpec& spec, KgBui
       if (alias.empty() || alias == t.id || !PrefixAllowed(alias, spec.alias_prefixes)) continue;
       if (builder.AddAlias(ids[i], BuilderArg(alias))) continue;
       // Bound to another entity already: one concept in two ontologies, names shared.
-      if (spec.share_names_xref_prefix.empty() ||
-          !absl::StartsWith(alias, absl::StrCat(spec.share_names_xref_prefix, ":"))) {
-        continue;
-      }
+      if (share_prefix.empty() || !absl::StartsWith(alias, share_prefix)) continue;
       const std::optional<EntityId> twin = builder.Resolve(BuilderArg(alias));
       if (!twin || *twin == ids[i] || builder.entity(*twin).type != spec.share_names_with_type) {
         continue;
