@@ -13,6 +13,7 @@
 #include "nlohmann/json.hpp"
 #include "services/alignment/alignment_api.h"
 #include "services/alignment/bundle.h"
+#include "services/alignment/calibrated_scores.h"
 #include "services/alignment/testing/test_fixtures.h"
 
 namespace ibgraphrag::alignment {
@@ -158,6 +159,31 @@ TEST_F(AlignerTest, BundleWithoutCalibrationIsFittedWhenLoaded) {
   ASSERT_OK(bundle);
   EXPECT_EQ((*bundle)->manifest.calibration.reference_entries, 3);
   EXPECT_NEAR((*bundle)->manifest.calibration.relatedness_null_mean, 0.40355f, 1e-4);
+}
+
+// The question's null from the reference rows' moments equals the one from its cosine with every
+// reference row.
+TEST_F(AlignerTest, QuestionNullFromTheMomentsEqualsTheCosinesMeanAndSd) {
+  const int dim = bundle_->manifest.dim;
+  const size_t refs = bundle_->reference_enriched.size() / dim;
+  ASSERT_GT(refs, 1u);
+  for (const std::vector<float>& q :
+       {std::vector<float>{0.7071068f, 0.0f, 0.7071068f}, std::vector<float>{1.0f, 0.0f, 0.0f},
+        std::vector<float>{0.2f, -0.9f, 0.3f}}) {
+    ASSERT_EQ(q.size(), static_cast<size_t>(dim));
+    double sum = 0, sum2 = 0;
+    for (size_t r = 0; r < refs; ++r) {
+      double cos = 0;
+      for (int i = 0; i < dim; ++i) cos += bundle_->reference_enriched[r * dim + i] * q[i];
+      sum += cos;
+      sum2 += cos * cos;
+    }
+    const double mean = sum / refs;
+    const double sd = std::sqrt(sum2 / refs - mean * mean);
+    const QuestionNull null = QuestionNullOf(*bundle_, q.data());
+    EXPECT_NEAR(null.mean, mean, 1e-6);
+    EXPECT_NEAR(null.sd, sd, 1e-6);
+  }
 }
 
 TEST_F(AlignerTest, AlignDropsEntitiesBelowTauAndSortsKeptByConsistency) {

@@ -147,6 +147,12 @@ struct AlignmentBundle {
   // manifest.calibration.reference_entries rows of `enriched`, contiguous (entries
   // i * entries / reference_entries), for S calibration.
   std::vector<float> reference_enriched;
+  // The moments of those rows r (R of them), from which a question's null needs dim dot products
+  // of dim instead of R (QuestionNullOf, calibrated_scores.h): the mean row (1/R) sum r, dim
+  // floats, and the second moment (1/R) sum r r^T, dim x dim row-major; both accumulated in
+  // double. Empty when there are no reference rows.
+  std::vector<float> reference_mean;
+  std::vector<float> reference_second_moment;
 
   const float* enriched_row(uint32_t entry) const {
     return enriched.data() + static_cast<size_t>(entry) * manifest.dim;
