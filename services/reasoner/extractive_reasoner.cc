@@ -972,7 +972,16 @@ ExtractiveSignals VerdictSignals(const ReasonRequest& request, const EvidenceGra
   return signals;
 }
 
+// A triple linking two claim entities decides the claim when its relation is the claim's: named
+// by one of the claim's words ("associated"), or, for a yes/no question, the relation its intent
+// asks about (common/question_intent.h: "Can atorvastatin cause rhabdomyolysis?" asks for 'drug
+// causes side effect', "Is tremor a symptom of Parkinson's disease?" for 'disease presents
+// symptom', words the question does not repeat). Only a question asks that: read into a
+// statement, the intent's looser reading supported headlines no relation of the KG decides
+// ("Asthma pill could reduce symptoms in severe sufferers", PubHealth's validation part). Absence
+// of such a triple is never read as REFUTED.
 ReasonResult FactVerification(const ReasonRequest& request, const EvidenceGraph& graph,
+                              const common::QuestionIntent& intent,
                               const ExtractiveOptions& options) {
   ReasonResult result = BaseResult();
   const std::string claim = NormalizeText(request.question);
@@ -980,6 +989,9 @@ ReasonResult FactVerification(const ReasonRequest& request, const EvidenceGraph&
   absl::flat_hash_set<std::string> claim_words = ContentWordSet(request.question);
   if (ClaimSaysIsA(claim_word_list)) claim_words.insert("isa");
   const bool claim_negated = HasNegation(claim_word_list);
+  // A yes/no question ("Can atorvastatin cause rhabdomyolysis?") asks whether its relation links
+  // its entities, and is answered in its own words.
+  const bool yes_no = IsYesNoQuestion(request.question);
 
   std::vector<bool> in_claim(graph.nodes.size(), false);
   for (size_t n = 0; n < graph.nodes.size(); ++n) {
@@ -996,7 +1008,7 @@ ReasonResult FactVerification(const ReasonRequest& request, const EvidenceGraph&
     const EvidenceTriple& triple = request.evidence[t];
     const std::vector<std::string> relation_words = RelationWords(triple.relation);
     const bool relation_negated = HasNegation(Words(triple.relation));
-    bool direct = false;
+    bool direct = yes_no && intent.AsksFor(triple.relation);
     for (const std::string& word : relation_words) direct |= claim_words.contains(word);
     const double s = graph.score[t];
     if (direct) {
@@ -1033,16 +1045,18 @@ ReasonResult FactVerification(const ReasonRequest& request, const EvidenceGraph&
   result.signals = VerdictSignals(request, graph, agree, contradict, agreeing, contradicting);
   if (agree > contradict) {
     result.fact_label = FactLabel::kSupported;
-    result.answer =
-        "SUPPORTED: the retrieved evidence states the relation the claim makes "
-        "(extractive backend; no LLM was used).";
+    result.answer = yes_no ? "SUPPORTED (yes): the retrieved evidence states it "
+                             "(extractive backend; no LLM was used)."
+                           : "SUPPORTED: the retrieved evidence states the relation the claim "
+                             "makes (extractive backend; no LLM was used).";
     take(agreeing);
     take(contradicting);
   } else if (contradict > agree) {
     result.fact_label = FactLabel::kRefuted;
-    result.answer =
-        "REFUTED: the retrieved evidence states the opposite of the claim "
-        "(extractive backend; no LLM was used).";
+    result.answer = yes_no ? "REFUTED (no): the retrieved evidence states the opposite "
+                             "(extractive backend; no LLM was used)."
+                           : "REFUTED: the retrieved evidence states the opposite of the claim "
+                             "(extractive backend; no LLM was used).";
     take(contradicting);
     take(agreeing);
   } else {
@@ -1050,6 +1064,9 @@ ReasonResult FactVerification(const ReasonRequest& request, const EvidenceGraph&
     result.insufficient_evidence = hi <= 0.0;
     result.answer = hi > 0.0 ? "UNKNOWN: the retrieved evidence both supports and contradicts "
                                "the claim equally (extractive backend; no LLM was used)."
+                    : yes_no ? "UNKNOWN: no retrieved evidence states or denies it; "
+                               "what the knowledge graph does not hold is not read as a no "
+                               "(extractive backend; no LLM was used)."
                              : "UNKNOWN: no retrieved evidence states or denies the claim's "
                                "relation between its entities (extractive backend; no LLM was "
                                "used).";
@@ -1293,7 +1310,7 @@ ReasonResult ReasonExtractively(const ReasonRequest& request, Task task,
   ReasonResult result;
   switch (resolved) {
     case Task::kFactVerification:
-      result = FactVerification(request, graph, options);
+      result = FactVerification(request, graph, intent, options);
       break;
     case Task::kOpen:
       result = Open(request, graph, intent, options);

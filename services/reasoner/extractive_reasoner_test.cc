@@ -389,6 +389,37 @@ TEST(ExtractiveFactTest, SaysUnknownWhenTheLinkingRelationIsNotTheClaimed) {
   EXPECT_EQ(result.evidence_used, (std::vector<int>{0}));
 }
 
+// A yes/no question rarely repeats its relation's words ("cause" is not "causes"; "symptom" is
+// an end type, not a relation word): the relation its intent asks about decides it.
+ReasonResult VerifyOneTriple(std::string claim, const EvidenceTriple& triple) {
+  return ReasonExtractively(Claim(std::move(claim), {triple}), Task::kFactVerification,
+                            ExtractiveOptions());
+}
+
+TEST(ExtractiveFactTest, TheRelationTheQuestionAsksAboutDecidesIt) {
+  const EvidenceTriple causes = Triple("DB01076", "Atorvastatin", "drug causes side effect",
+                                       "UMLS:C0035410", "Rhabdomyolysis", 1.0);
+  const EvidenceTriple presents = Triple("DOID:14330", "Parkinson's disease",
+                                         "disease presents symptom", "D014202", "Tremor", 1.0);
+  const ReasonResult side_effect =
+      VerifyOneTriple("Can atorvastatin cause rhabdomyolysis?", causes);
+  EXPECT_EQ(side_effect.fact_label, FactLabel::kSupported);
+  EXPECT_EQ(side_effect.evidence_used, (std::vector<int>{0}));
+  EXPECT_EQ(VerifyOneTriple("Is tremor a symptom of Parkinson's disease?", presents).fact_label,
+            FactLabel::kSupported);
+  // Negated, the same triple contradicts the claim.
+  EXPECT_EQ(VerifyOneTriple("Is tremor not a symptom of Parkinson's disease?", presents).fact_label,
+            FactLabel::kRefuted);
+  // A statement must name its relation itself: the intent read into it decides nothing.
+  EXPECT_EQ(VerifyOneTriple("Tremor is a symptom of Parkinson's disease.", presents).fact_label,
+            FactLabel::kUnknown);
+  // A link through a relation the question does not ask about decides nothing.
+  EvidenceTriple treats = causes;
+  treats.relation = "drug treats disease";
+  EXPECT_EQ(VerifyOneTriple("Can atorvastatin cause rhabdomyolysis?", treats).fact_label,
+            FactLabel::kUnknown);
+}
+
 TEST(ExtractiveOpenTest, RendersTheBestPathsAsChainsFromTheTopic) {
   ReasonRequest request;
   request.task = Task::kOpen;
@@ -821,6 +852,53 @@ TEST(ExtractiveLookupChoiceTest, VignettesAndQuestionsWithoutAnIntentKeepTheReac
   EXPECT_EQ(
       ReasonExtractively(request, Task::kFactVerification, ExtractiveOptions()).question_class,
       "claim");
+}
+
+TEST(ResolveTaskTest, AYesNoQuestionWithoutOptionsIsFactVerification) {
+  ReasonRequest request;
+  for (const char* question :
+       {"Can atorvastatin cause rhabdomyolysis?", "Is tremor a symptom of Parkinson's disease?",
+        "  does omeprazole inhibit the gastric proton pump (ATP4A)? ", "Isn't aspirin an NSAID?"}) {
+    request.question = question;
+    EXPECT_TRUE(IsYesNoQuestion(question)) << question;
+    EXPECT_EQ(ResolveTask(request), Task::kFactVerification) << question;
+  }
+  for (const char* question : {"What drugs treat type 2 diabetes?",
+                               "Is amlodipine a beta blocker or a calcium channel "
+                               "blocker?",
+                               "Metformin treats type 2 diabetes.",
+                               "Is metformin used for diabetes", "", "?", "Issues of aspirin?"}) {
+    request.question = question;
+    EXPECT_FALSE(IsYesNoQuestion(question)) << question;
+    EXPECT_EQ(ResolveTask(request), Task::kOpen) << question;
+  }
+  // Past the word limit it is a vignette, not a yes/no question.
+  std::string long_question = "Is";
+  for (int i = 0; i < kMaxYesNoQuestionWords; ++i) long_question += " word";
+  EXPECT_FALSE(IsYesNoQuestion(long_question + "?"));
+  // Options make it multiple choice; a task given is kept.
+  request.question = "Can atorvastatin cause rhabdomyolysis?";
+  request.options = {"yes", "no"};
+  EXPECT_EQ(ResolveTask(request), Task::kMultipleChoice);
+  request.options.clear();
+  request.task = Task::kOpen;
+  EXPECT_EQ(ResolveTask(request), Task::kOpen);
+}
+
+TEST(ExtractiveFactTest, AYesNoQuestionIsAnsweredYesNoOrUnknown) {
+  const EvidenceTriple causes = Triple("DB01076", "Atorvastatin", "drug causes side effect",
+                                       "UMLS:C0035410", "Rhabdomyolysis", 1.0);
+  EXPECT_THAT(VerifyOneTriple("Can atorvastatin cause rhabdomyolysis?", causes).answer,
+              testing::StartsWith("SUPPORTED (yes):"));
+  EXPECT_THAT(VerifyOneTriple("Can atorvastatin not cause rhabdomyolysis?", causes).answer,
+              testing::StartsWith("REFUTED (no):"));
+  const ReasonResult unknown = VerifyOneTriple("Can atorvastatin cause alopecia?", causes);
+  EXPECT_EQ(unknown.fact_label, FactLabel::kUnknown);
+  EXPECT_THAT(unknown.answer,
+              testing::StartsWith("UNKNOWN: no retrieved evidence states or denies it;"));
+  // A statement keeps the claim wording.
+  EXPECT_THAT(VerifyOneTriple("Atorvastatin causes rhabdomyolysis.", causes).answer,
+              testing::StartsWith("SUPPORTED:"));
 }
 
 }  // namespace

@@ -18,7 +18,8 @@ inline constexpr absl::string_view kExtractiveBackend = "extractive";
 
 // What kind of question is asked; decides the prompt template, the parser and the answer fields.
 enum class Task {
-  // Resolved to kMultipleChoice when options are given, kOpen otherwise (see ResolveTask).
+  // Resolved to kMultipleChoice when options are given; without, kFactVerification for a yes/no
+  // question and kOpen otherwise (see ResolveTask).
   kUnspecified = 0,
   kMultipleChoice = 1,
   kFactVerification = 2,
@@ -276,7 +277,15 @@ QuestionClass ClassifyQuestion(absl::string_view question, const std::vector<std
 absl::string_view TaskName(Task task);
 absl::string_view FactLabelName(FactLabel label);
 
-// kUnspecified becomes kMultipleChoice with options, kOpen without.
+// A yes/no question: one question ending in '?', at most kMaxYesNoQuestionWords words, opening
+// with an auxiliary verb ("Is", "Can", "Does", ...) and offering no alternatives (no "or"):
+// "Can atorvastatin cause rhabdomyolysis?". Answered as fact verification of the statement it asks
+// about (SUPPORTED = yes, REFUTED = no).
+inline constexpr int kMaxYesNoQuestionWords = 40;
+bool IsYesNoQuestion(absl::string_view question);
+
+// kUnspecified becomes kMultipleChoice with options; without options, kFactVerification for a
+// yes/no question (IsYesNoQuestion) and kOpen otherwise.
 Task ResolveTask(const ReasonRequest& request);
 
 // The option letter for a 0-based position ("A" for 0); "" outside 0..25.

@@ -28,7 +28,8 @@ ABSL_FLAG(std::string, gateway, "127.0.0.1:50051", "ask/eval: gateway address ho
 ABSL_FLAG(std::string, option, "",
           "ask: an answer option; repeat the flag for each (--option=A --option=B)");
 ABSL_FLAG(std::string, task, "auto",
-          "ask: auto | mcq | fact | open (auto: mcq with options, open without)");
+          "ask: auto | mcq | fact | open (auto: mcq with options; without, fact for a yes/no "
+          "question such as \"Can atorvastatin cause rhabdomyolysis?\", open otherwise)");
 ABSL_FLAG(bool, ibrp, true, "ask/eval: IBRP scoring on (false = shortest-path prior only)");
 ABSL_FLAG(std::string, scorer, "",
           "ask/eval: retriever scorer variant with IBRP on: residual or plain (the paper's MLP); "
