@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstring>
+#include <iterator>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -445,6 +446,47 @@ void Complete(QuestionIntent* intent) {
 }
 
 }  // namespace
+
+bool IsYesNoQuestion(absl::string_view question) {
+  static constexpr absl::string_view kAuxiliaries[] = {
+      "is",   "are", "was",  "were",  "can",    "could", "does", "do",    "did", "has",
+      "have", "had", "will", "would", "should", "shall", "may",  "might", "must"};
+  static constexpr absl::string_view kNotYesNo[] = {"or",    "which", "what",  "who",  "whom",
+                                                    "whose", "how",   "where", "when", "why"};
+  absl::string_view text = absl::StripAsciiWhitespace(question);
+  // Quotes and brackets around the question ('"Is X a Y?"', "(Is X a Y?)").
+  auto is_wrapper = [](char c) {
+    return c == '"' || c == '\'' || c == '(' || c == '[' || c == ')' || c == ']';
+  };
+  while (!text.empty() && is_wrapper(text.front())) text.remove_prefix(1);
+  while (!text.empty() && is_wrapper(text.back())) text.remove_suffix(1);
+  if (text.empty() || text.back() != '?') return false;
+  // One sentence: no '?', '!' or '.'-then-space before the final '?'.
+  for (size_t i = 0; i + 1 < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '?' || c == '!' || (c == '.' && absl::ascii_isspace(text[i + 1]))) return false;
+  }
+  std::vector<std::string> words;
+  for (absl::string_view w : absl::StrSplit(text, absl::ByAnyChar(" \t\n\r"), absl::SkipEmpty())) {
+    std::string word;
+    for (const char c : w) {
+      if (absl::ascii_isalnum(c)) word.push_back(absl::ascii_tolower(c));
+    }
+    if (!word.empty()) words.push_back(std::move(word));
+  }
+  if (words.size() < 2 || words.size() > static_cast<size_t>(kMaxYesNoQuestionWords)) return false;
+  if (std::find(std::begin(kAuxiliaries), std::end(kAuxiliaries), words[0]) ==
+      std::end(kAuxiliaries)) {
+    return false;
+  }
+  if (words[1] == "you" || words[1] == "we" || words[1] == "i" || words[1] == "there") return false;
+  for (const std::string& word : words) {
+    if (std::find(std::begin(kNotYesNo), std::end(kNotYesNo), word) != std::end(kNotYesNo)) {
+      return false;
+    }
+  }
+  return true;
+}
 
 QuestionIntent ReadQuestionIntent(absl::string_view question) {
   QuestionIntent intent;

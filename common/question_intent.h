@@ -104,6 +104,17 @@ struct QuestionIntent {
   std::string Summary() const;
 };
 
+// A yes/no question: "Can atorvastatin cause rhabdomyolysis?", "Is tremor a symptom of
+// Parkinson's disease?". One sentence of at most kMaxYesNoQuestionWords words ending in '?' (quotes
+// and brackets around it ignored), opening with an auxiliary verb (is, are, was, were, can, could,
+// does, do, did, has, have, had, will, would, should, shall, may, might, must), and none of: a
+// second word "you", "we" or "I" ("Can you list ...?" is a request), "there" after the verb ("Are
+// there drugs for ALS?" asks which), a wh-word, "or" ("Is X a drug or a gene?"). Negative openers
+// ("Isn't ...?") are not read as yes/no questions. Answered as fact verification of the statement
+// it asks about (the reasoner's ResolveTask; the gateway resolves it once for every mode).
+inline constexpr int kMaxYesNoQuestionWords = 40;
+bool IsYesNoQuestion(absl::string_view question);
+
 // Reads `question` (any case, punctuation ignored; in a vignette only its last question sentence,
 // so the history's words are not read as cues). Never fails; an unreadable question gives an
 // empty intent. Options are not read: they name candidate answers, not what is asked.

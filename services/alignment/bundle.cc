@@ -304,39 +304,42 @@ absl::Status CheckBundleFiles(const std::string& dir, const BundleManifest& mani
 
 }  // namespace
 
-namespace {
-
-// reference_mean and reference_second_moment of bundle->reference_enriched (bundle.h): 1,024
-// reference rows of dimension 256 take about 67 million multiply-adds, once per load.
 void ComputeReferenceMoments(AlignmentBundle* bundle) {
-  const size_t dim = static_cast<size_t>(bundle->manifest.dim);
+  const size_t dim = bundle->manifest.dim > 0 ? static_cast<size_t>(bundle->manifest.dim) : 0;
   bundle->reference_mean.clear();
-  bundle->reference_second_moment.clear();
-  if (dim == 0 || bundle->reference_enriched.size() < dim) return;
+  bundle->reference_covariance.clear();
+  if (dim == 0) return;
   const size_t refs = bundle->reference_enriched.size() / dim;
-  std::vector<double> mean(dim, 0.0), second(dim * dim, 0.0);
+  // dim^2 per question against R * dim for the direct loop: worth it only for dim < R (the
+  // trained encoder: 256 against 1,024 rows). Load cost: R * dim^2 / 2 multiply-adds.
+  if (refs == 0 || dim >= refs) return;
+  std::vector<double> mean(dim, 0.0);
   for (size_t r = 0; r < refs; ++r) {
     const float* row = bundle->reference_enriched.data() + r * dim;
+    for (size_t i = 0; i < dim; ++i) mean[i] += row[i];
+  }
+  for (double& m : mean) m /= static_cast<double>(refs);
+  // Centred first, so that a question's variance needs no subtraction of near-equal numbers.
+  std::vector<double> centred(dim), covariance(dim * dim, 0.0);
+  for (size_t r = 0; r < refs; ++r) {
+    const float* row = bundle->reference_enriched.data() + r * dim;
+    for (size_t i = 0; i < dim; ++i) centred[i] = row[i] - mean[i];
     for (size_t i = 0; i < dim; ++i) {
-      const double x = row[i];
-      mean[i] += x;
-      double* out = second.data() + i * dim;
-      for (size_t j = i; j < dim; ++j) out[j] += x * row[j];
+      const double x = centred[i];
+      double* out = covariance.data() + i * dim;
+      for (size_t j = i; j < dim; ++j) out[j] += x * centred[j];
     }
   }
-  bundle->reference_mean.resize(dim);
-  bundle->reference_second_moment.resize(dim * dim);
+  bundle->reference_mean.assign(mean.begin(), mean.end());
+  bundle->reference_covariance.resize(dim * dim);
   for (size_t i = 0; i < dim; ++i) {
-    bundle->reference_mean[i] = static_cast<float>(mean[i] / static_cast<double>(refs));
     for (size_t j = i; j < dim; ++j) {
-      const float v = static_cast<float>(second[i * dim + j] / static_cast<double>(refs));
-      bundle->reference_second_moment[i * dim + j] = v;
-      bundle->reference_second_moment[j * dim + i] = v;
+      const float v = static_cast<float>(covariance[i * dim + j] / static_cast<double>(refs));
+      bundle->reference_covariance[i * dim + j] = v;
+      bundle->reference_covariance[j * dim + i] = v;
     }
   }
 }
-
-}  // namespace
 
 absl::StatusOr<std::shared_ptr<const AlignmentBundle>> LoadAlignmentBundle(
     const std::string& dir, const CandidateIndexOptions& index_options) {

@@ -148,16 +148,20 @@ struct AlignmentBundle {
   // i * entries / reference_entries), for S calibration.
   std::vector<float> reference_enriched;
   // The moments of those rows r (R of them), from which a question's null needs dim dot products
-  // of dim instead of R (QuestionNullOf, calibrated_scores.h): the mean row (1/R) sum r, dim
-  // floats, and the second moment (1/R) sum r r^T, dim x dim row-major; both accumulated in
-  // double. Empty when there are no reference rows.
+  // of dim instead of R (QuestionNullOf, calibrated_scores.h): the mean row m = (1/R) sum r, dim
+  // floats, and the covariance (1/R) sum (r - m)(r - m)^T, dim x dim row-major; both accumulated
+  // in double. Empty when dim >= R (the direct loop is then no more work) or there are no rows.
   std::vector<float> reference_mean;
-  std::vector<float> reference_second_moment;
+  std::vector<float> reference_covariance;
 
   const float* enriched_row(uint32_t entry) const {
     return enriched.data() + static_cast<size_t>(entry) * manifest.dim;
   }
 };
+
+// Fills bundle->reference_mean and reference_covariance from reference_enriched and
+// manifest.dim (cleared when dim >= the number of rows). The loader calls it.
+void ComputeReferenceMoments(AlignmentBundle* bundle);
 
 // Loads and checks a bundle directory: every data file against its SHA-256 in the manifest
 // first (DATA_LOSS naming a damaged file, NOT_FOUND a missing one), then DATA_LOSS for

@@ -12,21 +12,29 @@ QuestionNull QuestionNullOf(const AlignmentBundle& bundle, const float* question
   const int64_t refs = bundle.manifest.calibration.reference_entries;
   const int dim = bundle.manifest.dim;
   QuestionNull null;
-  if (refs <= 0 || dim <= 0 || bundle.reference_mean.size() != static_cast<size_t>(dim) ||
-      bundle.reference_second_moment.size() != static_cast<size_t>(dim) * dim) {
+  if (refs <= 0 || dim <= 0) return null;
+  if (bundle.reference_mean.size() == static_cast<size_t>(dim) &&
+      bundle.reference_covariance.size() == static_cast<size_t>(dim) * dim) {
+    // The cosines q.r of the reference rows have mean q.m and variance q^T C q (m, C: the rows'
+    // mean and covariance, bundle.h): dim dot products of dim instead of refs.
+    null.mean = Dot(bundle.reference_mean.data(), question, dim);
+    double variance = 0;
+    for (int i = 0; i < dim; ++i) {
+      variance +=
+          static_cast<double>(question[i]) *
+          Dot(bundle.reference_covariance.data() + static_cast<size_t>(i) * dim, question, dim);
+    }
+    null.sd = std::sqrt(std::max(0.0, variance));
     return null;
   }
-  // The cosines q.r of the reference rows r have mean q.m and mean square q^T M q (m, M: the
-  // rows' mean and second moment, bundle.h): dim dot products of dim, a quarter of the
-  // multiply-adds and memory of one per reference row.
-  null.mean = Dot(bundle.reference_mean.data(), question, dim);
-  double mean_square = 0;
-  for (int i = 0; i < dim; ++i) {
-    mean_square +=
-        static_cast<double>(question[i]) *
-        Dot(bundle.reference_second_moment.data() + static_cast<size_t>(i) * dim, question, dim);
+  double sum = 0, sum2 = 0;
+  for (int64_t r = 0; r < refs; ++r) {
+    const double cos = Dot(bundle.reference_enriched.data() + r * dim, question, dim);
+    sum += cos;
+    sum2 += cos * cos;
   }
-  null.sd = std::sqrt(std::max(0.0, mean_square - null.mean * null.mean));
+  null.mean = sum / refs;
+  null.sd = std::sqrt(std::max(0.0, sum2 / refs - null.mean * null.mean));
   return null;
 }
 

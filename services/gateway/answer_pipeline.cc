@@ -13,6 +13,7 @@
 #include "absl/time/clock.h"
 #include "common/client.h"
 #include "common/grpc_status.h"
+#include "common/question_intent.h"
 #include "common/question_intent_proto.h"
 #include "common/server_interceptor.h"
 #include "common/topic_rule.h"
@@ -142,9 +143,19 @@ grpc::Status AnswerPipeline::Run(const grpc::ServerContextBase& context,
     return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, std::string(intent.status().message()));
   }
   common::IntentToProto(*intent, response->mutable_intent());
-  const std::string& mode = request.pipeline().mode();
+  // A yes/no question without options is fact verification (common::IsYesNoQuestion), resolved
+  // once here so that every mode's prompt asks for the verdict the reasoner parses.
+  pb::AnswerRequest yes_no_request;
+  if (request.task() == pb::TASK_UNSPECIFIED && request.options_size() == 0 &&
+      common::IsYesNoQuestion(request.question())) {
+    yes_no_request = request;
+    yes_no_request.set_task(pb::TASK_FACT_VERIFICATION);
+  }
+  const pb::AnswerRequest& resolved =
+      yes_no_request.task() == pb::TASK_FACT_VERIFICATION ? yes_no_request : request;
+  const std::string& mode = resolved.pipeline().mode();
   if (mode.empty() || mode == kModeIbGraphRag) {
-    return RunIbGraphRag(context, start, deadline, request, response, sink);
+    return RunIbGraphRag(context, start, deadline, resolved, response, sink);
   }
   auto it = modes_.find(mode);
   if (it == modes_.end()) {
@@ -153,7 +164,7 @@ grpc::Status AnswerPipeline::Run(const grpc::ServerContextBase& context,
         absl::StrCat("pipeline.mode: unknown mode '", mode, "'; allowed: ", ModeNamesList()));
   }
   const grpc::Status status =
-      it->second->Run(ModeCall{context, deadline, request, response, sink}, *this);
+      it->second->Run(ModeCall{context, deadline, resolved, response, sink}, *this);
   if (!status.ok()) return status;
   AddTiming(response, "total", Ms(absl::Now() - start));
   if (Expired(deadline)) return DeadlineExceeded("reason");

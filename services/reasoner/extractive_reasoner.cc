@@ -991,7 +991,7 @@ ReasonResult FactVerification(const ReasonRequest& request, const EvidenceGraph&
   const bool claim_negated = HasNegation(claim_word_list);
   // A yes/no question ("Can atorvastatin cause rhabdomyolysis?") asks whether its relation links
   // its entities, and is answered in its own words.
-  const bool yes_no = IsYesNoQuestion(request.question);
+  const bool yes_no = common::IsYesNoQuestion(request.question);
 
   std::vector<bool> in_claim(graph.nodes.size(), false);
   for (size_t n = 0; n < graph.nodes.size(); ++n) {
@@ -1062,14 +1062,19 @@ ReasonResult FactVerification(const ReasonRequest& request, const EvidenceGraph&
   } else {
     result.fact_label = FactLabel::kUnknown;
     result.insufficient_evidence = hi <= 0.0;
-    result.answer = hi > 0.0 ? "UNKNOWN: the retrieved evidence both supports and contradicts "
-                               "the claim equally (extractive backend; no LLM was used)."
-                    : yes_no ? "UNKNOWN: no retrieved evidence states or denies it; "
-                               "what the knowledge graph does not hold is not read as a no "
+    if (hi > 0.0) {
+      result.answer = yes_no ? "UNKNOWN: the retrieved evidence says yes and no equally "
                                "(extractive backend; no LLM was used)."
+                             : "UNKNOWN: the retrieved evidence both supports and contradicts "
+                               "the claim equally (extractive backend; no LLM was used).";
+    } else {
+      result.answer = yes_no ? "UNKNOWN: no retrieved evidence states or denies it; what the "
+                               "knowledge graph does not hold is not read as a no (extractive "
+                               "backend; no LLM was used)."
                              : "UNKNOWN: no retrieved evidence states or denies the claim's "
                                "relation between its entities (extractive backend; no LLM was "
                                "used).";
+    }
     take(agreeing);
     take(contradicting);
     take(related);

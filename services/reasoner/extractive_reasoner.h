@@ -44,6 +44,11 @@
 // contradicts a positive claim. Score-weighted agreement vs contradiction decides SUPPORTED or
 // REFUTED; neither, or a tie, is UNKNOWN. Absence of evidence is never read as REFUTED. The
 // rule does not understand the claim beyond entity names, relation words and negation cues.
+// A yes/no question (common::IsYesNoQuestion: "Can atorvastatin cause rhabdomyolysis?") is
+// verified as the claim it asks about, with one more way for a relation to be the claim's: a
+// relation its intent asks about ("drug causes side effect"; "cause" is not "causes"). It is
+// answered in its own words: "SUPPORTED (yes)", "REFUTED (no)", or UNKNOWN, where what the KG
+// does not hold is not read as a no. A statement keeps the word rule only.
 //
 // Open questions with an intent (the request's, or read from the question: relation kinds and
 // answer types, common/question_intent.h). Candidates are the entities at the other end of a
@@ -65,8 +70,9 @@
 // the best reasoning paths (or, without paths, the best triples touching a topic entity)
 // rendered as "head -[relation]-> tail" chains.
 //
-// Multiple choice and fact verification with an intent: a triple of an asked relation counts as
-// fully naming the question's relation and weighs intent_relation_weight times more.
+// Multiple choice with an intent: a triple of an asked relation counts as fully naming the
+// question's relation and weighs intent_relation_weight times more (fact verification weighs its
+// triples by their retriever score only).
 //
 // Question class (ClassifyQuestion, reasoner_types.h; reported in question_class and the
 // signals): kg_lookup, clinical_reasoning or claim. KG-lookup multiple choice is decided by the

@@ -858,24 +858,41 @@ TEST(ResolveTaskTest, AYesNoQuestionWithoutOptionsIsFactVerification) {
   ReasonRequest request;
   for (const char* question :
        {"Can atorvastatin cause rhabdomyolysis?", "Is tremor a symptom of Parkinson's disease?",
-        "  does omeprazole inhibit the gastric proton pump (ATP4A)? ", "Isn't aspirin an NSAID?"}) {
+        "  does omeprazole inhibit the gastric proton pump (ATP4A)? ",
+        "\"Is metformin a biguanide?\"", "Is tremor a symptom of Parkinson\u2019s disease?",
+        "Should warfarin be avoided in pregnancy?"}) {
     request.question = question;
-    EXPECT_TRUE(IsYesNoQuestion(question)) << question;
+    EXPECT_TRUE(common::IsYesNoQuestion(question)) << question;
     EXPECT_EQ(ResolveTask(request), Task::kFactVerification) << question;
   }
-  for (const char* question : {"What drugs treat type 2 diabetes?",
-                               "Is amlodipine a beta blocker or a calcium channel "
-                               "blocker?",
-                               "Metformin treats type 2 diabetes.",
-                               "Is metformin used for diabetes", "", "?", "Issues of aspirin?"}) {
+  for (const char* question : {
+           "What drugs treat type 2 diabetes?",
+           "Is amlodipine a beta blocker or a calcium channel blocker?",
+           "Metformin treats type 2 diabetes.",
+           "Is metformin used for diabetes",
+           "",
+           "?",
+           "Is?",
+           "Issues of aspirin?",
+           // Requests, existentials, wh-words and several questions are open questions.
+           "Can you list drugs that treat asthma?",
+           "Do you know which genes are linked to celiac disease?",
+           "Are there any genes associated with autism?",
+           "Is aspirin an NSAID? Which enzyme does it inhibit?",
+           "A 60-year-old man has chest pain. Is aspirin indicated?",
+           "Does metformin, which is a biguanide, cause lactic acidosis?",
+           // Negative openers would flip the verdict's polarity: not read as yes/no.
+           "Isn't aspirin an NSAID?",
+           "Doesn't atorvastatin cause rhabdomyolysis?",
+       }) {
     request.question = question;
-    EXPECT_FALSE(IsYesNoQuestion(question)) << question;
+    EXPECT_FALSE(common::IsYesNoQuestion(question)) << question;
     EXPECT_EQ(ResolveTask(request), Task::kOpen) << question;
   }
   // Past the word limit it is a vignette, not a yes/no question.
   std::string long_question = "Is";
-  for (int i = 0; i < kMaxYesNoQuestionWords; ++i) long_question += " word";
-  EXPECT_FALSE(IsYesNoQuestion(long_question + "?"));
+  for (int i = 0; i < common::kMaxYesNoQuestionWords; ++i) long_question += " word";
+  EXPECT_FALSE(common::IsYesNoQuestion(long_question + "?"));
   // Options make it multiple choice; a task given is kept.
   request.question = "Can atorvastatin cause rhabdomyolysis?";
   request.options = {"yes", "no"};

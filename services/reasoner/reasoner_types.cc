@@ -1,7 +1,6 @@
 #include "services/reasoner/reasoner_types.h"
 
 #include <algorithm>
-#include <iterator>
 #include <string>
 #include <vector>
 
@@ -38,34 +37,10 @@ absl::string_view FactLabelName(FactLabel label) {
   return "UNSPECIFIED";
 }
 
-bool IsYesNoQuestion(absl::string_view question) {
-  static constexpr absl::string_view kAuxiliaries[] = {
-      "is",    "are",  "was",   "were",   "can",     "could", "does",   "do",
-      "did",   "has",  "have",  "had",    "will",    "would", "should", "may",
-      "might", "must", "isn't", "aren't", "doesn't", "don't", "can't",  "cannot"};
-  const absl::string_view text = absl::StripAsciiWhitespace(question);
-  if (text.empty() || text.back() != '?') return false;
-  std::vector<std::string> words;
-  for (absl::string_view w : absl::StrSplit(text, absl::ByAnyChar(" \t\n\r"), absl::SkipEmpty())) {
-    std::string word = absl::AsciiStrToLower(w);
-    while (!word.empty() && !absl::ascii_isalnum(word.back()) && word.back() != '\'') {
-      word.pop_back();
-    }
-    if (!word.empty()) words.push_back(std::move(word));
-  }
-  if (words.empty() || words.size() > static_cast<size_t>(kMaxYesNoQuestionWords)) return false;
-  if (std::find(std::begin(kAuxiliaries), std::end(kAuxiliaries), words.front()) ==
-      std::end(kAuxiliaries)) {
-    return false;
-  }
-  // "Is X a drug or a gene?" asks which one, not whether.
-  return std::find(words.begin(), words.end(), "or") == words.end();
-}
-
 Task ResolveTask(const ReasonRequest& request) {
   if (request.task != Task::kUnspecified) return request.task;
   if (!request.options.empty()) return Task::kMultipleChoice;
-  return IsYesNoQuestion(request.question) ? Task::kFactVerification : Task::kOpen;
+  return common::IsYesNoQuestion(request.question) ? Task::kFactVerification : Task::kOpen;
 }
 
 absl::string_view QuestionClassName(QuestionClass question_class) {

@@ -277,15 +277,9 @@ QuestionClass ClassifyQuestion(absl::string_view question, const std::vector<std
 absl::string_view TaskName(Task task);
 absl::string_view FactLabelName(FactLabel label);
 
-// A yes/no question: one question ending in '?', at most kMaxYesNoQuestionWords words, opening
-// with an auxiliary verb ("Is", "Can", "Does", ...) and offering no alternatives (no "or"):
-// "Can atorvastatin cause rhabdomyolysis?". Answered as fact verification of the statement it asks
-// about (SUPPORTED = yes, REFUTED = no).
-inline constexpr int kMaxYesNoQuestionWords = 40;
-bool IsYesNoQuestion(absl::string_view question);
-
 // kUnspecified becomes kMultipleChoice with options; without options, kFactVerification for a
-// yes/no question (IsYesNoQuestion) and kOpen otherwise.
+// yes/no question (common::IsYesNoQuestion, as the gateway resolves it for its modes) and kOpen
+// otherwise.
 Task ResolveTask(const ReasonRequest& request);
 
 // The option letter for a 0-based position ("A" for 0); "" outside 0..25.

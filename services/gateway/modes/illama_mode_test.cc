@@ -141,6 +141,31 @@ TEST_F(IllamaModeTest, LlmGetsThePapersPromptOverTheRerankedDocuments) {
   }
 }
 
+// A yes/no question sent without a task is fact verification in every mode: the prompt asks for
+// the verdict the reasoner parses (the gateway resolves the task once, common::IsYesNoQuestion).
+TEST_F(IllamaModeTest, AYesNoQuestionWithoutATaskAsksTheLlmForAVerdict) {
+  PublishDocuments(dir_.path());
+  StartSuite();
+  llm_->SetHandler([](const common::test_util::RecordedRequest&) {
+    return FakeResponse::Completion("The context says metformin treats it.\nans: SUPPORTED");
+  });
+  auto stub = pb::GatewayService::NewStub(grpc::CreateChannel(
+      absl::StrCat("127.0.0.1:", suite_->port()), grpc::InsecureChannelCredentials()));
+  pb::AnswerRequest request;
+  request.set_question("Does metformin treat type 2 diabetes mellitus?");
+  request.mutable_pipeline()->set_mode("illama");
+  request.mutable_pipeline()->set_reasoner_backend("fake");
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(20));
+  pb::AnswerResponse response;
+  ASSERT_OK(stub->Answer(&context, request, &response));
+  ASSERT_EQ(llm_->requests().size(), 1u);
+  const auto body = nlohmann::json::parse(llm_->requests()[0].body);
+  const std::string system = body["messages"][0]["content"];
+  EXPECT_THAT(system, HasSubstr("\"ans: SUPPORTED\" or \"ans: REFUTED\""));
+  EXPECT_EQ(response.answer().label(), pb::FACT_LABEL_SUPPORTED);
+}
+
 // The baseline's own re-ranker needs no aligned entity; the "ibrp" hybrid (IBGraphRAG's trained
 // scorer) does, and says so when it has none; an unknown re-ranker is refused, naming the field.
 TEST_F(IllamaModeTest, TheOwnRerankerNeedsNoEntitiesTheHybridDoesAndOthersAreRefused) {
