@@ -145,14 +145,14 @@ grpc::Status AnswerPipeline::Run(const grpc::ServerContextBase& context,
   common::IntentToProto(*intent, response->mutable_intent());
   // A yes/no question without options is fact verification (common::IsYesNoQuestion), resolved
   // once here so that every mode's prompt asks for the verdict the reasoner parses.
+  const bool yes_no = request.task() == pb::TASK_UNSPECIFIED && request.options_size() == 0 &&
+                      common::IsYesNoQuestion(request.question());
   pb::AnswerRequest yes_no_request;
-  if (request.task() == pb::TASK_UNSPECIFIED && request.options_size() == 0 &&
-      common::IsYesNoQuestion(request.question())) {
+  if (yes_no) {
     yes_no_request = request;
     yes_no_request.set_task(pb::TASK_FACT_VERIFICATION);
   }
-  const pb::AnswerRequest& resolved =
-      yes_no_request.task() == pb::TASK_FACT_VERIFICATION ? yes_no_request : request;
+  const pb::AnswerRequest& resolved = yes_no ? yes_no_request : request;
   const std::string& mode = resolved.pipeline().mode();
   if (mode.empty() || mode == kModeIbGraphRag) {
     return RunIbGraphRag(context, start, deadline, resolved, response, sink);
