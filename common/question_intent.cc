@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstring>
+#include <initializer_list>
 #include <iterator>
 #include <string>
 #include <string_view>
@@ -174,6 +175,7 @@ std::string QuestionIntent::Summary() const {
   if (constraint != IntentConstraint::kNone) {
     absl::StrAppend(&out, " (", IntentConstraintName(constraint), ")");
   }
+  if (asks_cause) absl::StrAppend(&out, " (cause)");
   return out;
 }
 
@@ -347,30 +349,12 @@ const std::vector<AnswerNoun>& AnswerNouns() {
 const std::vector<std::pair<const char*, std::vector<const char*>>>& KindCues() {
   static const auto* cues = new std::vector<std::pair<const char*, std::vector<const char*>>>{
       {"treats",
-       {"treat",
-        "treated",
-        "treating",
-        "treatment",
-        "therapy",
-        "used for",
-        "used in",
-        "used to",
-        "prescribed",
-        "prescribe",
-        "indicated",
-        "indication",
-        "manage",
-        "management",
-        "cure",
-        "first line",
-        "drug of choice",
-        "medication for",
-        "for the treatment",
-        "given for",
-        "taken for",
-        "help with",
-        "remedy",
-        "control"}},
+       {"treat",      "treated",        "treating",       "treatment",         "therapy",
+        "used for",   "used in",        "used to",        "prescribed",        "prescribe",
+        "indicated",  "indication",     "manage",         "management",        "cure",
+        "first line", "drug of choice", "medication for", "for the treatment", "given for",
+        "taken for",  "take for",       "medicine for",   "drug for",          "help with",
+        "remedy",     "control"}},
       {"palliates", {"relieve", "relief", "palliate", "palliative", "symptomatic relief", "ease"}},
       {"side_effect",
        {"side effect", "adverse", "toxicity", "toxic", "cause", "induce", "induced", "reaction"}},
@@ -597,7 +581,19 @@ QuestionIntent ReadQuestionIntent(absl::string_view question) {
   for (const std::string& cue : cue_words) AddUnique(cue, &intent.cues);
   Complete(&intent);
 
-  // 4. Constraint.
+  // 4. A cause asked for: "mutated in", "which genes cause", not "risk genes of".
+  if (std::find(intent.kinds.begin(), intent.kinds.end(), "gene") != intent.kinds.end()) {
+    auto said = [&](std::initializer_list<const char*> cues) {
+      return std::any_of(cues.begin(), cues.end(),
+                         [&](const char* cue) { return Find(words, cue) >= 0; });
+    };
+    intent.asks_cause =
+        said({"mutated", "mutation", "mutant", "cause", "caused", "causing", "causative",
+              "responsible", "hereditary", "inherited", "germline"}) &&
+        !said({"risk", "susceptibility", "associated", "association", "linked", "implicated"});
+  }
+
+  // 5. Constraint.
   if (AsksForAll(words)) {
     intent.constraint = IntentConstraint::kAllOf;
   } else if (AsksForException(words)) {

@@ -72,6 +72,13 @@ struct QuestionIntent {
   // The answer noun is singular ("Which gene is mutated in ...", "What is the target of ..."):
   // the question expects one answer, or few; plural or no noun: a list.
   bool single_answer = false;
+  // The question asks for a gene that causes the disease ("Which gene is mutated in sickle cell
+  // anemia?", "Which genes cause ALS?", "... is inherited through"): a gene whose variants cause
+  // it, not one near a risk locus. Set only with the "gene" kind, from a cause word (mutated,
+  // mutation, cause, causative, responsible, hereditary, inherited, germline) where no risk word
+  // (risk, susceptibility, associated, linked, implicated) is said. The extractive backend then
+  // ranks genes whose only evidence is a population association (a GWAS locus) after the others.
+  bool asks_cause = false;
   // The question's words that decided the reading ("drugs", "treat"): patient data, never logged.
   std::vector<std::string> cues;
   // "question" when read from the text, "request" when the caller gave it; "" when empty.

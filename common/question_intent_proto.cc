@@ -25,6 +25,7 @@ void IntentToProto(const QuestionIntent& intent, v1::QuestionIntent* out) {
   }
   out->set_origin(intent.origin);
   out->set_single_answer(intent.single_answer);
+  out->set_asks_cause(intent.asks_cause);
 }
 
 absl::StatusOr<std::optional<QuestionIntent>> RequestedIntent(const v1::QuestionIntent& proto,
@@ -56,6 +57,7 @@ absl::StatusOr<std::optional<QuestionIntent>> RequestedIntent(const v1::Question
   if (!intent.ok()) return intent.status();
   // An intent the gateway read and forwards keeps its reading's details.
   intent->single_answer = proto.single_answer();
+  intent->asks_cause = proto.asks_cause();
   if (proto.origin() == "question") {
     intent->origin = proto.origin();
     intent->cues.assign(proto.cues().begin(), proto.cues().end());

@@ -29,6 +29,33 @@ TEST(QuestionIntentTest, DrugsThatTreatADisease) {
   }
 }
 
+TEST(QuestionIntentTest, EverydayWordingForATreatment) {
+  for (const char* q : {"What can I take for a migraine?", "Is there a medicine for gout?",
+                        "Best drug for an acute asthma attack?"}) {
+    EXPECT_THAT(ReadQuestionIntent(q).kinds, ElementsAre("treats")) << q;
+  }
+}
+
+TEST(QuestionIntentTest, ACausalGeneIsAskedForWithCauseWordsAndNoRiskWords) {
+  for (const char* q :
+       {"Which gene is mutated in sickle cell anemia?", "Which genes cause ALS?",
+        "What gene mutation causes cystic fibrosis?", "Which gene is responsible for Huntington's?",
+        "Which genes are inherited in familial hypercholesterolemia?"}) {
+    const QuestionIntent intent = ReadQuestionIntent(q);
+    EXPECT_THAT(intent.kinds, ElementsAre("gene")) << q;
+    EXPECT_TRUE(intent.asks_cause) << q;
+    EXPECT_THAT(intent.Summary(), ::testing::EndsWith("(cause)")) << q;
+  }
+  for (const char* q :
+       {"What genes are associated with type 2 diabetes?",
+        "Which genes are linked to celiac disease?",
+        "Which genes are implicated in Parkinson's disease?",
+        "Which gene mutations increase the risk of breast cancer?",
+        "What are the side effects of metformin?", "What causes the symptoms of asthma?"}) {
+    EXPECT_FALSE(ReadQuestionIntent(q).asks_cause) << q;
+  }
+}
+
 TEST(QuestionIntentTest, SymptomsSideEffectsGenesTargets) {
   EXPECT_THAT(ReadQuestionIntent("What are the symptoms of asthma?").kinds, ElementsAre("symptom"));
   EXPECT_THAT(ReadQuestionIntent("How does asthma present?").kinds, ElementsAre("symptom"));

@@ -57,4 +57,9 @@ int IndependentSourceCount(const std::vector<std::string>& sources, absl::string
   return static_cast<int>(lineages.size());
 }
 
+bool IsPopulationAssociationSource(absl::string_view source) {
+  return source == "gwas-catalog-2015" || source == "gwas-catalog-curated" ||
+         source == "diseases-experiments";
+}
+
 }  // namespace ibgraphrag::common

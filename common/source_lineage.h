@@ -35,6 +35,13 @@ absl::string_view SourceLineage(absl::string_view source, absl::string_view rela
 // The number of distinct lineages among `sources` for a triple of `relation`.
 int IndependentSourceCount(const std::vector<std::string>& sources, absl::string_view relation);
 
+// Whether `source` asserts gene-disease links only as population associations: the GWAS Catalog
+// (gwas-catalog-2015, gwas-catalog-curated) and the DISEASES experiments channel (GWAS loci).
+// Such a link says variants near the gene change the disease's risk, not that the gene's
+// mutations cause it; a question asking for a causal gene ranks them last
+// (QuestionIntent::asks_cause).
+bool IsPopulationAssociationSource(absl::string_view source);
+
 }  // namespace ibgraphrag::common
 
 #endif  // IBGRAPHRAG_COMMON_SOURCE_LINEAGE_H_

@@ -30,5 +30,16 @@ TEST(SourceLineageTest, CountsDistinctLineages) {
   EXPECT_EQ(IndependentSourceCount({}, "drug treats disease"), 0);
 }
 
+TEST(SourceLineageTest, GwasLociAreThePopulationAssociationSources) {
+  for (const char* source : {"gwas-catalog-2015", "gwas-catalog-curated", "diseases-experiments"}) {
+    EXPECT_TRUE(IsPopulationAssociationSource(source)) << source;
+  }
+  // Curated knowledge, text mining and the multi-resource compilations are not.
+  for (const char* source : {"disgenet", "diseases-knowledge", "diseases-textmining", "hetionet",
+                             "hetionet-dag", "hpo-genes-to-phenotype", ""}) {
+    EXPECT_FALSE(IsPopulationAssociationSource(source)) << source;
+  }
+}
+
 }  // namespace
 }  // namespace ibgraphrag::common

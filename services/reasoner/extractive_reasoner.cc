@@ -1,6 +1,7 @@
 #include "services/reasoner/extractive_reasoner.h"
 
 #include <algorithm>
+#include <iterator>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -1149,6 +1150,9 @@ ReasonResult OpenByIntent(const ReasonRequest& request, const EvidenceGraph& gra
     std::vector<int> triples;
     absl::flat_hash_set<int> groups;
     std::vector<std::string> sources;
+    // Some triple of it has a source beyond population associations (asks_cause ranks these
+    // first).
+    bool beyond_population = false;
   };
   absl::flat_hash_map<int, Candidate> by_node;
   auto near_topic = [&](int n) { return graph.nodes[n].topic || graph.reach.anchored[n]; };
@@ -1164,11 +1168,24 @@ ReasonResult OpenByIntent(const ReasonRequest& request, const EvidenceGraph& gra
       Candidate& c = by_node[answer];
       c.node = answer;
       const std::vector<std::string> sources = TripleSources(e);
-      c.support +=
-          graph.reach.value[other] * TripleStrength(graph, e, static_cast<int>(t), sources);
+      // A causal gene asked for: a GWAS locus is no evidence of a cause, so population
+      // associations do not count as sources of the triple's strength (they stay listed).
+      std::vector<std::string> counted;
+      if (intent.asks_cause) {
+        std::copy_if(
+            sources.begin(), sources.end(), std::back_inserter(counted),
+            [](const std::string& s) { return !common::IsPopulationAssociationSource(s); });
+      }
+      c.support += graph.reach.value[other] * TripleStrength(graph, e, static_cast<int>(t),
+                                                             intent.asks_cause ? counted : sources);
       c.triples.push_back(static_cast<int>(t));
       c.groups.insert(graph.nodes[other].topic ? graph.nodes[other].topic_group : -1);
       c.sources.insert(c.sources.end(), sources.begin(), sources.end());
+      c.beyond_population =
+          c.beyond_population ||
+          std::any_of(sources.begin(), sources.end(), [](const std::string& source) {
+            return !common::IsPopulationAssociationSource(source);
+          });
     }
   }
   // Groups a topic end can be linked to (anchors count with their topic's group only when they
@@ -1183,6 +1200,10 @@ ReasonResult OpenByIntent(const ReasonRequest& request, const EvidenceGraph& gra
   std::sort(ranked.begin(), ranked.end(), [&](const Candidate& a, const Candidate& b) {
     if (intent.constraint == common::IntentConstraint::kAllOf && linked(a) != linked(b)) {
       return linked(a) > linked(b);
+    }
+    // A causal gene asked for: a GWAS locus alone is no answer ahead of curated evidence.
+    if (intent.asks_cause && a.beyond_population != b.beyond_population) {
+      return a.beyond_population;
     }
     if (a.support != b.support) return a.support > b.support;
     return graph.nodes[a.node].display < graph.nodes[b.node].display;
@@ -1209,8 +1230,12 @@ ReasonResult OpenByIntent(const ReasonRequest& request, const EvidenceGraph& gra
   const double floor = ranked.front().support * (intent.single_answer ? options.single_answer_share
                                                                       : options.list_answer_share);
   const int limit = intent.single_answer ? options.max_single_answers : options.max_open_answers;
-  while (static_cast<int>(ranked.size()) > limit) ranked.pop_back();
-  while (ranked.size() > 1 && ranked.back().support < floor) ranked.pop_back();
+  // (The first always stays; with asks_cause the order is not by support alone, so the floor
+  // is a filter rather than a cut at the end.)
+  ranked.erase(std::remove_if(std::next(ranked.begin()), ranked.end(),
+                              [&](const Candidate& c) { return c.support < floor; }),
+               ranked.end());
+  if (static_cast<int>(ranked.size()) > limit) ranked.resize(static_cast<size_t>(limit));
 
   result.answer =
       absl::StrCat(AnswerNoun(intent), " the evidence links to ", absl::StrJoin(intent.kinds, ", "),
@@ -1288,7 +1313,18 @@ ReasonResult Open(const ReasonRequest& request, const EvidenceGraph& graph,
     result.rationale = "No evidence.";
     return result;
   }
-  result.answer = "From the retrieved evidence (extractive backend; no LLM was used):";
+  if (!intent.kinds.empty()) {
+    // The question asks for a relation the evidence does not hold around its entities (the KG
+    // may not hold it: SIDER lists no side effects of warfarin): say so, then what is there.
+    result.insufficient_evidence = true;
+    result.answer =
+        absl::StrCat("Insufficient evidence: no ", absl::AsciiStrToLower(AnswerNoun(intent)),
+                     " in the evidence link to the question's entities through ",
+                     absl::StrJoin(intent.kinds, ", "),
+                     " (extractive backend; no LLM was used). What the evidence holds about them:");
+  } else {
+    result.answer = "From the retrieved evidence (extractive backend; no LLM was used):";
+  }
   absl::flat_hash_set<int> seen;
   for (size_t i = 0; i < chosen.size(); ++i) {
     absl::StrAppend(&result.answer, "\n", i + 1, ". ", RenderPath(request, graph, chosen[i]),

@@ -60,15 +60,21 @@
 // (1 + 0.5 * source_score when the source scored it): more independent sources (a compilation and
 // the primary file it copies count once, common/source_lineage.h), stronger source scores and
 // higher retriever scores rank first. ALL_OF ("both X and Y") keeps only candidates linked to every
-// topic group (none: insufficient evidence, with the closest partial evidence as the rationale). A
-// singular answer noun lists up to max_single_answers within single_answer_share of the best;
-// otherwise up to max_open_answers within list_answer_share. Each answer names its first triple and
-// its sources; `answers` lists the names, `answer_entities` the entities with their triples and
-// sources.
+// topic group (none: insufficient evidence, with the closest partial evidence as the rationale).
+// A question asking for a causal gene (QuestionIntent::asks_cause: "Which gene is mutated in X?")
+// ranks the candidates backed only by population associations (GWAS loci,
+// common::IsPopulationAssociationSource) after the others, whatever their support, and those
+// sources add nothing to any triple's independent-source count (a locus is no evidence of a
+// cause). A singular
+// answer noun lists up to max_single_answers within single_answer_share of the first answer's
+// support; otherwise up to max_open_answers within list_answer_share. Each answer names its first
+// triple and its sources; `answers` lists the names, `answer_entities` the entities with their
+// triples and sources.
 //
-// Open questions without an intent, or whose evidence holds no triple of the asked relations:
-// the best reasoning paths (or, without paths, the best triples touching a topic entity)
-// rendered as "head -[relation]-> tail" chains.
+// Open questions without an intent: the best reasoning paths (or, without paths, the best triples
+// touching a topic entity) rendered as "head -[relation]-> tail" chains. With an intent whose
+// relations no evidence triple around the question's entities holds: insufficient evidence,
+// said as such ("no side effects in the evidence link to ..."), then the same chains.
 //
 // Multiple choice with an intent: a triple of an asked relation counts as fully naming the
 // question's relation and weighs intent_relation_weight times more (fact verification weighs its

@@ -10,6 +10,7 @@ namespace ibgraphrag::reasoner {
 namespace {
 
 using ::testing::Contains;
+using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
@@ -608,6 +609,53 @@ TEST(ExtractiveOpenIntentTest, ASingularQuestionListsOnlyTheAnswersNearTheBest) 
                                    {"gwas"}));
   const ReasonResult result = ReasonExtractively(request, Task::kOpen, ExtractiveOptions());
   EXPECT_EQ(result.answers, (std::vector<std::string>{"TCF7L2", "KCNJ11"}));
+}
+
+// "Which gene is mutated in sickle cell anemia?": the GWAS loci (BCL11A, a fetal-haemoglobin
+// modifier) score above HBB, which DisGeNET's curated sources (ClinVar) back; a causal question
+// names HBB first, an association question keeps the order by support.
+TEST(ExtractiveOpenIntentTest, ACausalGeneQuestionRanksPopulationAssociationsLast) {
+  ReasonRequest request;
+  request.task = Task::kOpen;
+  request.topic_entities = {{"DOID:10923", "sickle cell anemia", "disease"}};
+  request.evidence = {
+      Typed("DOID:10923", "sickle cell anemia", "disease", "disease associated with gene",
+            "Entrez:53335", "BCL11A", "gene", 0.96, {"gwas-catalog-2015"}),
+      Typed("DOID:10923", "sickle cell anemia", "disease", "disease associated with gene",
+            "Entrez:5251", "PHEX", "gene", 0.96, {"gwas-catalog-2015", "diseases-experiments"}),
+      Typed("DOID:10923", "sickle cell anemia", "disease", "disease associated with gene",
+            "Entrez:3043", "HBB", "gene", 0.8, {"disgenet"}),
+  };
+  request.evidence[0].source_score = 1.0;
+  request.evidence[2].source_score = 0.5;
+  request.question = "Which gene is mutated in sickle cell anemia?";
+  const ReasonResult cause = ReasonExtractively(request, Task::kOpen, ExtractiveOptions());
+  ASSERT_FALSE(cause.answers.empty()) << cause.answer;
+  EXPECT_EQ(cause.answers.front(), "HBB") << cause.answer;
+  // A GWAS source counts for nothing here: HBB 0.8 * (1 + 1) * 1.25 = 2.0, BCL11A
+  // 0.96 * (1 + 0) * 1.5 = 1.44 (after HBB, within half of it), PHEX 0.96 (below: dropped).
+  EXPECT_THAT(cause.answers, ElementsAre("HBB", "BCL11A"));
+
+  request.question = "Which genes are associated with sickle cell anemia?";
+  const ReasonResult associated = ReasonExtractively(request, Task::kOpen, ExtractiveOptions());
+  EXPECT_THAT(associated.answers, ElementsAre("BCL11A", "PHEX", "HBB"));
+}
+
+// An open question whose relation the evidence does not hold around its entities says so
+// (SIDER lists no side effects of warfarin) before listing what the evidence does hold.
+TEST(ExtractiveOpenIntentTest, AnAskedRelationTheEvidenceLacksIsInsufficientEvidence) {
+  ReasonRequest request;
+  request.task = Task::kOpen;
+  request.question = "What are the side effects of warfarin?";
+  request.topic_entities = {{"DrugBank:DB00682", "Warfarin", "compound"}};
+  request.evidence = {Typed("DrugBank:DB00682", "Warfarin", "compound", "drug binds gene",
+                            "Entrez:79001", "VKORC1", "gene", 0.76, {"drugbank"})};
+  const ReasonResult result = ReasonExtractively(request, Task::kOpen, ExtractiveOptions());
+  EXPECT_TRUE(result.insufficient_evidence);
+  EXPECT_TRUE(result.answer_entities.empty());
+  EXPECT_THAT(result.answer, HasSubstr("Insufficient evidence: no side effects in the evidence "
+                                       "link to the question's entities through side_effect"));
+  EXPECT_THAT(result.answer, HasSubstr("1. Warfarin -[drug binds gene]-> VKORC1"));
 }
 
 TEST(ExtractiveOpenIntentTest, AllOfKeepsOnlyAnswersLinkedToEveryTopic) {

@@ -727,7 +727,13 @@ void DescribeTripleSources(SubgraphSource& source, absl::Time deadline,
 // triple that decides a multiple-choice question, and by strength alone it lost its place in the
 // top k to the options' own neighbourhoods (the hundreds of drugs that cause diarrhea). One
 // provenance read for those triples; optional (a failed read: timing "intent_strength_skipped";
-// the links between topics still come first, the rest keep their order).
+// the links between topics still come first, the rest keep their order). A question asking for a
+// causal gene (QuestionIntent::asks_cause) then puts the answers that only population
+// associations back (GWAS loci) after the others: BCL11A's locus is no answer to "Which gene is
+// mutated in sickle cell anemia?" ahead of HBB. And a question asking for what its entities share
+// (ALL_OF, "Which drugs treat both hypertension and heart failure?") puts first, after the links
+// between topics, the answers linked to the most topic entities: by strength alone,
+// hypertension's 68 best-sourced drugs filled the top k and heart failure's none.
 void RankAnswersByStrength(SubgraphSource& source, absl::Time deadline, const CandidateSet& cs,
                            std::vector<float>* scores, ProvenanceByTriple* read,
                            RetrieveResult* result) {
@@ -748,6 +754,9 @@ void RankAnswersByStrength(SubgraphSource& source, absl::Time deadline, const Ca
   }
   // Links between topics need no provenance: they come first even when the read fails.
   std::vector<char> between_topics(n, 0);
+  // "Both X and Y" (ALL_OF): per answer triple, how many topic entities its answer end is linked
+  // to by the asked relations; the answers shared by the topics come next.
+  std::vector<int> topics_linked(n, 0);
   if (cs.graph.topics.size() > 1) {
     std::vector<char> is_topic(cs.graph.nodes.size(), 0);
     for (int32_t t : cs.graph.topics) is_topic[t] = 1;
@@ -755,8 +764,28 @@ void RankAnswersByStrength(SubgraphSource& source, absl::Time deadline, const Ca
       between_topics[k] =
           is_topic[cs.graph.heads[answers[k]]] && is_topic[cs.graph.tails[answers[k]]];
     }
+    if (result->intent.constraint == common::IntentConstraint::kAllOf) {
+      absl::flat_hash_map<int32_t, absl::flat_hash_set<int32_t>> topics_of;
+      auto answer_end = [&](size_t k) -> std::pair<int32_t, int32_t> {  // {answer, topic}
+        const int32_t h = cs.graph.heads[answers[k]], t = cs.graph.tails[answers[k]];
+        if (is_topic[h] && !is_topic[t]) return {t, h};
+        if (is_topic[t] && !is_topic[h]) return {h, t};
+        return {-1, -1};
+      };
+      for (size_t k = 0; k < n; ++k) {
+        const auto [answer, topic] = answer_end(k);
+        if (answer >= 0) topics_of[answer].insert(topic);
+      }
+      for (size_t k = 0; k < n; ++k) {
+        const int32_t answer = answer_end(k).first;
+        if (answer >= 0) topics_linked[k] = static_cast<int>(topics_of[answer].size());
+      }
+    }
   }
   std::vector<double> strength(n, 0.0);
+  // A causal gene asked for (QuestionIntent::asks_cause): answers whose every source is a
+  // population association (a GWAS locus) come after the others, as in the extractive backend.
+  std::vector<char> population_only(n, 0);
   std::vector<float> values(n);
   for (size_t k = 0; k < n; ++k) values[k] = (*scores)[answers[k]];
   absl::StatusOr<std::vector<TripleSources>> sources =
@@ -771,6 +800,10 @@ void RankAnswersByStrength(SubgraphSource& source, absl::Time deadline, const Ca
       auto name = relation_name.find(relations[k]);
       strength[k] = AnswerEvidenceStrength(
           s, name == relation_name.end() ? absl::string_view() : name->second);
+      population_only[k] = result->intent.asks_cause && !s.sources.empty() &&
+                           std::all_of(s.sources.begin(), s.sources.end(), [](const auto& source) {
+                             return common::IsPopulationAssociationSource(source);
+                           });
       read->emplace(TripleKeyOf(heads[k], relations[k], tails[k]), s);
     }
   } else {
@@ -782,6 +815,8 @@ void RankAnswersByStrength(SubgraphSource& source, absl::Time deadline, const Ca
   for (size_t k = 0; k < n; ++k) order[k] = k;
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
     if (between_topics[a] != between_topics[b]) return between_topics[a] > between_topics[b];
+    if (topics_linked[a] != topics_linked[b]) return topics_linked[a] > topics_linked[b];
+    if (population_only[a] != population_only[b]) return population_only[a] < population_only[b];
     if (strength[a] != strength[b]) return strength[a] > strength[b];
     return values[a] > values[b];
   });

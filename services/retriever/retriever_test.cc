@@ -28,6 +28,7 @@ using ::testing::Contains;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::Key;
+using ::testing::Not;
 namespace kt = kgstore::testing;
 
 class RetrieverTest : public ::testing::Test {
@@ -649,6 +650,90 @@ TEST_F(RetrieverOntologyTest, AKgWithoutIsAIsNotExpanded) {
   ASSERT_OK(r);
   EXPECT_EQ(r->ontology_anchors, 0);
   EXPECT_EQ(r->subgraph_triples, 10);
+}
+
+// Two diseases and the intent-strength order of their answer triples (RankAnswersByStrength):
+// six drugs treat hypertension with two sources each, one (Carvedilol) treats hypertension and
+// heart failure with one source each; sickle cell anemia has a GWAS locus (BCL11A, GWAS score 1)
+// and the gene whose mutation causes it (HBB, DisGeNET 0.5).
+kgstore::KgData TwoDiseasesKg() {
+  kgstore::KgBuilder b;
+  const kgstore::SourceId pdb = b.AddSource("pharmacotherapydb");
+  const kgstore::SourceId dc = b.AddSource("drugcentral");
+  const kgstore::SourceId gwas = b.AddSource("gwas-catalog-2015");
+  const kgstore::SourceId disgenet = b.AddSource("disgenet");
+  const kgstore::EntityId htn = b.AddEntity("DOID:10763", "disease", "hypertension");
+  const kgstore::EntityId hf = b.AddEntity("DOID:6000", "disease", "congestive heart failure");
+  const kgstore::EntityId scd = b.AddEntity("DOID:10923", "disease", "sickle cell anemia");
+  const kgstore::RelationId treats =
+      b.AddRelation("drug treats disease", "compound", "disease", "The drug treats the disease.");
+  const kgstore::RelationId assoc = b.AddRelation("disease associated with gene", "disease", "gene",
+                                                  "The gene is linked to the disease.");
+  for (int i = 0; i < 6; ++i) {
+    const kgstore::EntityId drug = b.AddEntity(absl::StrCat("DrugBank:DB0000", i), "compound",
+                                               absl::StrCat("Antihypertensive ", i));
+    b.AddTriple(drug, treats, htn, pdb);
+    b.AddTriple(drug, treats, htn, dc);
+  }
+  const kgstore::EntityId carvedilol = b.AddEntity("DrugBank:DB01136", "compound", "Carvedilol");
+  b.AddTriple(carvedilol, treats, htn, pdb);
+  b.AddTriple(carvedilol, treats, hf, dc);
+  const kgstore::EntityId bcl11a = b.AddEntity("Entrez:53335", "gene", "BCL11A");
+  const kgstore::EntityId hbb = b.AddEntity("Entrez:3043", "gene", "HBB");
+  b.AddTriple(scd, assoc, bcl11a, gwas, 1.0f, {});
+  b.AddTriple(scd, assoc, hbb, disgenet, 0.5f, {});
+  return b.Finish();
+}
+
+class RetrieverIntentOrderTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    store_ = kt::WriteAndOpen(TwoDiseasesKg(), dir_.path());
+    ASSERT_NE(store_, nullptr);
+    retriever_ = std::make_unique<Retriever>(
+        Retriever::Options(), std::make_shared<InProcessSubgraphSource>(store_), nullptr, "none");
+  }
+
+  // The answer end of the first `k` evidence triples (their non-topic end's name).
+  std::vector<std::string> FirstAnswers(const std::string& question,
+                                        std::vector<std::string> topics, int k) {
+    RetrieveQuery q;
+    q.question = question;
+    q.topic_external_ids = std::move(topics);
+    q.mode = ScoringMode::kShortestPath;
+    q.top_k = k;
+    auto r = retriever_->Retrieve(q);
+    EXPECT_OK(r);
+    std::vector<std::string> out;
+    if (!r.ok()) return out;
+    for (const ScoredTriple& t : r->triples) {
+      const std::string& head = r->entities.at(t.head).type;
+      out.push_back(r->entities.at(head == "disease" ? t.tail : t.head).name);
+    }
+    return out;
+  }
+
+  kt::ScratchDir dir_;
+  std::shared_ptr<kgstore::KgStore> store_;
+  std::unique_ptr<Retriever> retriever_;
+};
+
+TEST_F(RetrieverIntentOrderTest, BothXAndYPutsTheSharedAnswersFirst) {
+  // By strength alone Carvedilol's one-source triples come after the six two-source drugs.
+  EXPECT_THAT(FirstAnswers("Which drugs treat hypertension and heart failure?",
+                           {"DOID:10763", "DOID:6000"}, 2),
+              Not(Contains("Carvedilol")));
+  EXPECT_THAT(FirstAnswers("Which drugs treat both hypertension and heart failure?",
+                           {"DOID:10763", "DOID:6000"}, 2),
+              ElementsAre("Carvedilol", "Carvedilol"));
+}
+
+TEST_F(RetrieverIntentOrderTest, ACausalGeneQuestionPutsTheGwasLocusLast) {
+  EXPECT_THAT(
+      FirstAnswers("Which genes are associated with sickle cell anemia?", {"DOID:10923"}, 2),
+      ElementsAre("BCL11A", "HBB"));
+  EXPECT_THAT(FirstAnswers("Which gene is mutated in sickle cell anemia?", {"DOID:10923"}, 2),
+              ElementsAre("HBB", "BCL11A"));
 }
 
 }  // namespace

@@ -96,6 +96,7 @@ void AppendIntent(const v1::AnswerResponse& response, std::string* out) {
   if (intent.constraint() == v1::INTENT_CONSTRAINT_ALL_OF) notes.push_back("all of the entities");
   if (intent.constraint() == v1::INTENT_CONSTRAINT_EXCEPT) notes.push_back("the exception");
   if (intent.single_answer()) notes.push_back("one answer expected");
+  if (intent.asks_cause()) notes.push_back("a causal gene: risk loci rank after");
   notes.push_back(intent.origin() == "request"
                       ? std::string("given by the request")
                       : absl::StrCat("from the words: ", absl::StrJoin(intent.cues(), ", ")));

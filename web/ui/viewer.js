@@ -90,6 +90,7 @@
     if (intent.constraint === 'INTENT_CONSTRAINT_ALL_OF') notes.push('all of the entities');
     if (intent.constraint === 'INTENT_CONSTRAINT_EXCEPT') notes.push('the exception');
     if (intent.single_answer) notes.push('one answer expected');
+    if (intent.asks_cause) notes.push('a causal gene: risk loci rank after');
     if (intent.origin === 'request') notes.push('given by the request');
     else if ((intent.cues || []).length) notes.push('from the words: ' + intent.cues.join(', '));
     return (kinds.length ? kinds.join(', ') : 'any relation') + ' -> ' +

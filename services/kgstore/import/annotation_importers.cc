@@ -205,10 +205,23 @@ absl::Status ImportDisGeNet(const std::string& path, KgBuilder& builder,
           ctx.Unmapped();
           return absl::OkStatus();
         }
+        // DisGeNET's score (0..1: curated sources, the number of them, publications) is the
+        // association's strength, with its evidence sources and publication count as the note.
+        // A row without a score column, or with one out of range, keeps no score.
+        float score = kNoTripleScore;
+        std::string note;
+        double parsed = 0;
+        if (f.size() > 5 && absl::SimpleAtod(f[5], &parsed) && std::isfinite(parsed) &&
+            parsed >= 0 && parsed <= 1) {
+          score = static_cast<float>(parsed);
+          note = absl::StrFormat("DisGeNET score %.2f", parsed);
+          if (f.size() > 6 && !f[6].empty()) absl::StrAppend(&note, ", ", f[6], " publications");
+          if (f.size() > 8 && !f[8].empty()) absl::StrAppend(&note, "; evidence: ", f[8]);
+        }
         const EntityId gene =
             AddEntityFromSource(builder, absl::StrCat("Entrez:", f[0]), "gene", f[1], kSource);
         builder.AddEntitySource(*disease, BuilderArg(kSource));
-        builder.AddTriple(*disease, relation, gene, source);
+        builder.AddTriple(*disease, relation, gene, source, score, BuilderArg(note));
         return absl::OkStatus();
       });
 }

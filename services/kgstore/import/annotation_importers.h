@@ -37,6 +37,8 @@ absl::Status ImportHpoGenesToPhenotype(const std::string& path, KgBuilder& build
 // DisGeNET curated_gene_disease_associations (geneId, geneSymbol, geneName, diseaseId "umls:C...",
 // diseaseName, ...): "disease associated with gene" (shared with Hetionet DaG). The UMLS CUI must
 // resolve to a disease entity (through DO xrefs); other rows count as unmapped and are dropped.
+// The row's score (column 6, 0..1) is the triple's score, its publication count and evidence
+// sources (columns 7 and 9) the note: HBB scores 0.50 for sickle cell anemia, CAD 0.21.
 absl::Status ImportDisGeNet(const std::string& path, KgBuilder& builder,
                             const ImportOptions& options);
 

@@ -112,6 +112,18 @@ TEST_F(AnnotationImportersTest, DisGeNetUmlsDiseasesMapOntoDoDiseases) {
   const auto by_source = RelationCountBySource("disease associated with gene");
   EXPECT_EQ(by_source.at("hetionet"), 5'000);
   EXPECT_EQ(by_source.at("disgenet"), report.triples_added);
+  // The row's score is the triple's, its publications and evidence sources the note: HBB in
+  // sickle cell anemia (0.503, ClinVar among its sources) scores above CAD (0.21, CTD alone).
+  const int64_t hbb =
+      testing_util::FindTriple(*kg_, "DOID:10923", "disease associated with gene", "Entrez:3043");
+  const int64_t cad =
+      testing_util::FindTriple(*kg_, "DOID:10923", "disease associated with gene", "Entrez:790");
+  ASSERT_GE(hbb, 0);
+  ASSERT_GE(cad, 0);
+  EXPECT_NEAR(TripleScoreAt(*kg_, hbb), 0.5034, 1e-4);
+  EXPECT_NEAR(TripleScoreAt(*kg_, cad), 0.21, 1e-4);
+  EXPECT_THAT(std::string(TripleNoteAt(*kg_, hbb)),
+              HasSubstr("DisGeNET score 0.50, 128 publications; evidence: BeFree, CLINVAR"));
 }
 
 TEST_F(AnnotationImportersTest, HsdnAndHetionetSymptomsMergeIntoOneRelation) {
