@@ -65,11 +65,10 @@
 // ranks the candidates backed only by population associations (GWAS loci,
 // common::IsPopulationAssociationSource) after the others, whatever their support, and those
 // sources add nothing to any triple's independent-source count (a locus is no evidence of a
-// cause). A singular
-// answer noun lists up to max_single_answers within single_answer_share of the first answer's
-// support; otherwise up to max_open_answers within list_answer_share. Each answer names its first
-// triple and its sources; `answers` lists the names, `answer_entities` the entities with their
-// triples and sources.
+// cause). A singular answer noun lists up to max_single_answers within single_answer_share of the
+// first answer's support; otherwise up to max_open_answers within list_answer_share. Each answer
+// names its first triple and its sources; `answers` lists the names, `answer_entities` the
+// entities with their triples and sources.
 //
 // Open questions without an intent: the best reasoning paths (or, without paths, the best triples
 // touching a topic entity) rendered as "head -[relation]-> tail" chains. With an intent whose

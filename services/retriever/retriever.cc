@@ -729,7 +729,7 @@ void DescribeTripleSources(SubgraphSource& source, absl::Time deadline,
 // provenance read for those triples; optional (a failed read: timing "intent_strength_skipped";
 // the links between topics still come first, the rest keep their order). A question asking for a
 // causal gene (QuestionIntent::asks_cause) then puts the answers that only population
-// associations back (GWAS loci) after the others: BCL11A's locus is no answer to "Which gene is
+// associations (GWAS loci) back after the others: BCL11A's locus is no answer to "Which gene is
 // mutated in sickle cell anemia?" ahead of HBB. And a question asking for what its entities share
 // (ALL_OF, "Which drugs treat both hypertension and heart failure?") puts first, after the links
 // between topics, the answers linked to the most topic entities: by strength alone,
