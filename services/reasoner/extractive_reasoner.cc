@@ -1137,6 +1137,14 @@ std::string AnswerNoun(const common::QuestionIntent& intent) {
   return "Answers";
 }
 
+// "Insufficient evidence: no drugs in the evidence link to <whom> through treats (extractive
+// backend; no LLM was used)." for an open question whose intent no answer satisfies.
+std::string NoAnswerByIntent(const common::QuestionIntent& intent, absl::string_view whom) {
+  return absl::StrCat("Insufficient evidence: no ", absl::AsciiStrToLower(AnswerNoun(intent)),
+                      " in the evidence link to ", whom, " through ",
+                      absl::StrJoin(intent.kinds, ", "), " (extractive backend; no LLM was used).");
+}
+
 // Open questions with an intent: the entities of the answer type linked to a topic entity (or
 // its is_a anchors) through the relations asked about, ranked by evidence strength; for ALL_OF
 // only those linked to every topic group. Empty result (no answer_entities) when the evidence
@@ -1150,8 +1158,8 @@ ReasonResult OpenByIntent(const ReasonRequest& request, const EvidenceGraph& gra
     std::vector<int> triples;
     absl::flat_hash_set<int> groups;
     std::vector<std::string> sources;
-    // Some triple of it has a source beyond population associations (asks_cause ranks these
-    // first).
+    // With asks_cause: some triple of it has a source beyond population associations (these
+    // rank first). Not filled otherwise.
     bool beyond_population = false;
   };
   absl::flat_hash_map<int, Candidate> by_node;
@@ -1181,11 +1189,7 @@ ReasonResult OpenByIntent(const ReasonRequest& request, const EvidenceGraph& gra
       c.triples.push_back(static_cast<int>(t));
       c.groups.insert(graph.nodes[other].topic ? graph.nodes[other].topic_group : -1);
       c.sources.insert(c.sources.end(), sources.begin(), sources.end());
-      c.beyond_population =
-          c.beyond_population ||
-          std::any_of(sources.begin(), sources.end(), [](const std::string& source) {
-            return !common::IsPopulationAssociationSource(source);
-          });
+      c.beyond_population = c.beyond_population || !counted.empty();
     }
   }
   // Groups a topic end can be linked to (anchors count with their topic's group only when they
@@ -1216,10 +1220,7 @@ ReasonResult OpenByIntent(const ReasonRequest& request, const EvidenceGraph& gra
     });
     if (partial == ranked.begin()) {
       result.insufficient_evidence = true;
-      result.answer = absl::StrCat(
-          "Insufficient evidence: no ", absl::AsciiStrToLower(AnswerNoun(intent)),
-          " in the evidence link to every entity of the question through ",
-          absl::StrJoin(intent.kinds, ", "), " (extractive backend; no LLM was used).");
+      result.answer = NoAnswerByIntent(intent, "every entity of the question");
       result.rationale = Rationale(request, ranked.front().triples, "Closest partial evidence:");
       return result;
     }
@@ -1317,11 +1318,8 @@ ReasonResult Open(const ReasonRequest& request, const EvidenceGraph& graph,
     // The question asks for a relation the evidence does not hold around its entities (the KG
     // may not hold it: SIDER lists no side effects of warfarin): say so, then what is there.
     result.insufficient_evidence = true;
-    result.answer =
-        absl::StrCat("Insufficient evidence: no ", absl::AsciiStrToLower(AnswerNoun(intent)),
-                     " in the evidence link to the question's entities through ",
-                     absl::StrJoin(intent.kinds, ", "),
-                     " (extractive backend; no LLM was used). What the evidence holds about them:");
+    result.answer = absl::StrCat(NoAnswerByIntent(intent, "the question's entities"),
+                                 " What the evidence holds about them:");
   } else {
     result.answer = "From the retrieved evidence (extractive backend; no LLM was used):";
   }

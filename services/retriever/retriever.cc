@@ -765,20 +765,19 @@ void RankAnswersByStrength(SubgraphSource& source, absl::Time deadline, const Ca
           is_topic[cs.graph.heads[answers[k]]] && is_topic[cs.graph.tails[answers[k]]];
     }
     if (result->intent.constraint == common::IntentConstraint::kAllOf) {
+      // Per answer triple its answer end (the end that is not a topic; -1 for none or both).
+      std::vector<int32_t> answer_end(n, -1);
       absl::flat_hash_map<int32_t, absl::flat_hash_set<int32_t>> topics_of;
-      auto answer_end = [&](size_t k) -> std::pair<int32_t, int32_t> {  // {answer, topic}
-        const int32_t h = cs.graph.heads[answers[k]], t = cs.graph.tails[answers[k]];
-        if (is_topic[h] && !is_topic[t]) return {t, h};
-        if (is_topic[t] && !is_topic[h]) return {h, t};
-        return {-1, -1};
-      };
       for (size_t k = 0; k < n; ++k) {
-        const auto [answer, topic] = answer_end(k);
-        if (answer >= 0) topics_of[answer].insert(topic);
+        const int32_t h = cs.graph.heads[answers[k]], t = cs.graph.tails[answers[k]];
+        if (is_topic[h] == is_topic[t]) continue;
+        answer_end[k] = is_topic[h] ? t : h;
+        topics_of[answer_end[k]].insert(is_topic[h] ? h : t);
       }
       for (size_t k = 0; k < n; ++k) {
-        const int32_t answer = answer_end(k).first;
-        if (answer >= 0) topics_linked[k] = static_cast<int>(topics_of[answer].size());
+        if (answer_end[k] >= 0) {
+          topics_linked[k] = static_cast<int>(topics_of[answer_end[k]].size());
+        }
       }
     }
   }
