@@ -260,6 +260,9 @@ struct AnswerNoun {
 };
 
 const std::vector<AnswerNoun>& AnswerNouns() {
+  const std::vector<const char*> kDrugKindTypes = {kPharmacologicClass, kCompound};
+  const std::vector<const char*> kDrugKindKinds = {"drug_class", "treats", "palliates", "target",
+                                                   "side_effect"};
   // Multi-word phrases before their single words ("side effect" before "effect", "drug class"
   // before "drug"): at one position the longest phrase wins.
   static const auto* nouns = new std::vector<AnswerNoun>{
@@ -276,6 +279,16 @@ const std::vector<AnswerNoun>& AnswerNouns() {
       {"clinical feature", {kSymptom, kPhenotype}, {"symptom", "side_effect"}, {"symptom"}},
       {"body part", {kAnatomy}, {"anatomy", "expression"}, {"anatomy"}},
       {"part of the body", {kAnatomy}, {"anatomy", "expression"}, {"anatomy"}},
+      // "What type of drug is metoprolol?" asks for its class; "What kind of medication is used
+      // for migraine?" may still ask for the drugs (a verb cue picks).
+      {"type of drug", kDrugKindTypes, kDrugKindKinds, {"drug_class"}},
+      {"kind of drug", kDrugKindTypes, kDrugKindKinds, {"drug_class"}},
+      {"type of medication", kDrugKindTypes, kDrugKindKinds, {"drug_class"}},
+      {"kind of medication", kDrugKindTypes, kDrugKindKinds, {"drug_class"}},
+      {"type of medicine", kDrugKindTypes, kDrugKindKinds, {"drug_class"}},
+      {"kind of medicine", kDrugKindTypes, kDrugKindKinds, {"drug_class"}},
+      {"class of drug", kDrugKindTypes, kDrugKindKinds, {"drug_class"}},
+      {"class of medication", kDrugKindTypes, kDrugKindKinds, {"drug_class"}},
       {"type of", {kDisease, kPhenotype}, {"is_a"}, {"is_a"}},
       {"kind of", {kDisease, kPhenotype}, {"is_a"}, {"is_a"}},
       {"form of", {kDisease, kPhenotype}, {"is_a"}, {"is_a"}},
@@ -527,6 +540,11 @@ QuestionIntent ReadQuestionIntent(absl::string_view question) {
       for (const char* kind : noun->default_kinds) AddUnique(kind, &intent.kinds);
     }
     for (const char* type : noun->types) AddUnique(type, &intent.answer_types);
+    // "What type of drug ...": the class when the class is asked for, else the drugs.
+    if (noun->types == std::vector<const char*>{kPharmacologicClass, kCompound}) {
+      const bool class_only = intent.kinds == std::vector<std::string>{"drug_class"};
+      intent.answer_types = {class_only ? kPharmacologicClass : kCompound};
+    }
     // "Which drugs are statins?": a drug noun followed by "are"/"is" and a name, not by a verb
     // ("are used", "is indicated"), asks for the members of a class.
     const size_t after = static_cast<size_t>(noun_at) + noun_len + 1;

@@ -36,6 +36,24 @@ TEST(QuestionIntentTest, EverydayWordingForATreatment) {
   }
 }
 
+TEST(QuestionIntentTest, TheTypeOfADrugIsItsClass) {
+  for (const char* q :
+       {"What type of drug is metoprolol?", "What kind of medication is sertraline?",
+        "What class of drug is lisinopril?"}) {
+    const QuestionIntent intent = ReadQuestionIntent(q);
+    EXPECT_THAT(intent.kinds, ElementsAre("drug_class")) << q;
+    EXPECT_THAT(intent.answer_types, Contains("pharmacologic_class")) << q;
+  }
+  // A verb still picks the drugs themselves.
+  const QuestionIntent used_for =
+      ReadQuestionIntent("What type of drug is used to treat migraine?");
+  EXPECT_THAT(used_for.kinds, ElementsAre("treats"));
+  EXPECT_THAT(used_for.answer_types, ElementsAre("compound"));
+  // A type of disease stays a subtype.
+  EXPECT_THAT(ReadQuestionIntent("What type of diabetes affects children?").kinds,
+              ElementsAre("is_a"));
+}
+
 TEST(QuestionIntentTest, ACausalGeneIsAskedForWithCauseWordsAndNoRiskWords) {
   for (const char* q :
        {"Which gene is mutated in sickle cell anemia?", "Which genes cause ALS?",

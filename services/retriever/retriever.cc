@@ -615,16 +615,12 @@ PathLimits LimitsOfPaths(const RetrieveLimits& limits, const CandidateSet& cs) {
 void SelectTopTriples(const RetrieveLimits& limits, const CandidateSet& cs,
                       const std::vector<float>& scores, RetrieveResult* result) {
   const absl::Time t0 = absl::Now();
-  const size_t m = cs.size();
-  std::vector<uint32_t> order(m);
-  std::iota(order.begin(), order.end(), 0u);
-  const size_t k = std::min<size_t>(limits.top_k, m);
   auto better = [&](uint32_t a, uint32_t b) {
     if (scores[a] != scores[b]) return scores[a] > scores[b];
     return a < b;  // BFS order: nearer hops first
   };
-  std::partial_sort(order.begin(), order.begin() + k, order.end(), better);
-  order.resize(k);
+  std::vector<uint32_t> order = TopWithAnswerShare(scores, cs.intent_answers, limits.top_k);
+  const size_t k = order.size();
   KeepAnchorChains(cs, &order);
   std::sort(order.begin(), order.end(), better);
   result->triples.reserve(k);
@@ -713,7 +709,8 @@ void DescribeTripleSources(SubgraphSource& source, absl::Time deadline,
 // The evidence strength of the intent's answer triples orders them among themselves: the scorer
 // gives the asked relation's triples near-equal scores (0.98-0.995 for asthma's 150 symptoms), so
 // which of them reach the top k would be arbitrary. strength = ½·min(independent sources, 3)/3 +
-// ½·source score (HSDN tf-idf, DisGeNET, GWAS confidence, SIDER's label base rate; 0 when none).
+// ½·source score (HSDN tf-idf, DisGeNET, GWAS confidence, SIDER's label base rate, a DrugCentral
+// class's specificity; 0 when none).
 // Independent as the extractive reasoner counts them (common/source_lineage.h): Hetionet's
 // side-effect edges are a random 5,000-pair sample of SIDER's, and counting them as a second
 // source put that sample first. The answer triples keep the score
@@ -844,6 +841,43 @@ double AnswerEvidenceStrength(const TripleSources& sources, absl::string_view re
   const double source_score =
       std::isnan(sources.score) ? 0.0 : std::clamp<double>(sources.score, 0.0, 1.0);
   return 0.5 * count + 0.5 * source_score;
+}
+
+std::vector<uint32_t> TopWithAnswerShare(absl::Span<const float> scores,
+                                         absl::Span<const uint32_t> answers, size_t k) {
+  auto better = [&](uint32_t a, uint32_t b) {
+    if (scores[a] != scores[b]) return scores[a] > scores[b];
+    return a < b;
+  };
+  std::vector<uint32_t> top(scores.size());
+  std::iota(top.begin(), top.end(), 0u);
+  k = std::min(k, top.size());
+  std::partial_sort(top.begin(), top.begin() + k, top.end(), better);
+  top.resize(k);
+  std::vector<uint32_t> best;
+  for (uint32_t i : answers) {
+    if (i < scores.size() && scores[i] > 0.0f) best.push_back(i);
+  }
+  std::sort(best.begin(), best.end(), better);
+  best.erase(std::unique(best.begin(), best.end()), best.end());
+  best.resize(std::min(best.size(), k / 2));
+  if (best.empty() || !better(top.back(), best.back())) return top;  // all of them are in
+  const absl::flat_hash_set<uint32_t> is_answer(answers.begin(), answers.end());
+  const absl::flat_hash_set<uint32_t> in_top(top.begin(), top.end());
+  std::vector<uint32_t> missing;  // best first
+  for (uint32_t i : best) {
+    if (!in_top.contains(i)) missing.push_back(i);
+  }
+  // The lowest-scored other triples make room, the best missing answer taking the highest slot.
+  size_t next = 0;
+  std::vector<size_t> slots;
+  for (size_t j = top.size(); j-- > 0 && slots.size() < missing.size();) {
+    if (!is_answer.contains(top[j])) slots.push_back(j);
+  }
+  std::reverse(slots.begin(), slots.end());
+  for (size_t j : slots) top[j] = missing[next++];
+  std::sort(top.begin(), top.end(), better);
+  return top;
 }
 
 absl::StatusOr<RetrieveResult> Retriever::Retrieve(const RetrieveQuery& query) const {

@@ -64,6 +64,16 @@ const char* ScoringModeName(ScoringMode mode);
 // (common/source_lineage.h: a compilation and the file it copies are one source).
 double AnswerEvidenceStrength(const TripleSources& sources, absl::string_view relation);
 
+// The evidence's candidates: the best `k` indices of `scores` (ties: the lower index), best first,
+// of which the best min(k / 2, answers scored above 0) of `answers` (the intent's answer
+// triples) are always some. The scorer decides where the asked relation stands among the other
+// triples, but it was never trained on every relation at every end: for "What class of drug is
+// lisinopril?" it put Lisinopril's 223 side-effect triples above its eight drug-class triples,
+// and the top 100 held no class. The answers let in this way replace the lowest-scored other
+// triples and keep their own scores, so they come last in the evidence.
+std::vector<uint32_t> TopWithAnswerShare(absl::Span<const float> scores,
+                                         absl::Span<const uint32_t> answers, size_t k);
+
 // A loaded model version ready to score: manifest, tables and, per scorer variant, the fused CPU
 // loop over its BLAS-computed projections, or a device backend's scorer (scoring_backend.h).
 class RetrieverModel {

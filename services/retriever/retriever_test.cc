@@ -736,5 +736,25 @@ TEST_F(RetrieverIntentOrderTest, ACausalGeneQuestionPutsTheGwasLocusLast) {
               ElementsAre("HBB", "BCL11A"));
 }
 
+TEST(TopWithAnswerShareTest, TheBestAnswersTakeUpToHalfOfTheTopK) {
+  // Six other triples the scorer prefers, then three answers (7, 8, 9) it scored low.
+  const std::vector<float> scores = {0.9f, 0.8f, 0.7f, 0.6f, 0.5f, 0.4f, 0.3f, 0.1f, 0.2f, 0.05f};
+  const std::vector<uint32_t> answers = {7, 8, 9};
+  // Without answers: the plain top k.
+  EXPECT_THAT(TopWithAnswerShare(scores, {}, 4), ElementsAre(0, 1, 2, 3));
+  // Half of four: the two best answers replace the two lowest other triples, keep their scores
+  // (so come last) and their order.
+  EXPECT_THAT(TopWithAnswerShare(scores, answers, 4), ElementsAre(0, 1, 8, 7));
+  // All three fit in half of eight.
+  EXPECT_THAT(TopWithAnswerShare(scores, answers, 8), ElementsAre(0, 1, 2, 3, 4, 8, 7, 9));
+  // Half of one is none.
+  EXPECT_THAT(TopWithAnswerShare(scores, answers, 1), ElementsAre(0));
+  // Answers the scorer already ranks high are not moved; an unscored answer (0) is never let in.
+  const std::vector<float> high = {0.9f, 0.0f, 0.7f, 0.6f, 0.5f};
+  EXPECT_THAT(TopWithAnswerShare(high, {0, 1}, 4), ElementsAre(0, 2, 3, 4));
+  // k beyond the candidates: all of them.
+  EXPECT_THAT(TopWithAnswerShare(high, {1}, 10), ElementsAre(0, 2, 3, 4, 1));
+}
+
 }  // namespace
 }  // namespace ibgraphrag::retriever

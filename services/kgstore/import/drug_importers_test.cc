@@ -187,7 +187,8 @@ TEST(DrugImportersTest, ClassesAndIndicationsUseHetionetRelations) {
             "drugbank_id\tdrugbank_name\tclass_id\tclass_name\n"
             "DB00014\tGoserelin\tN0000175655\tGnRH Receptor Agonist\n"
             "DB00014\tGoserelin\tCHEBI:35610\tantineoplastic agent\n"
-            "DB00014\tGoserelin\tATC:L02AE03\tGonadotropin releasing hormone analogues\n");
+            "DB00014\tGoserelin\tATC:L02AE03\tGonadotropin releasing hormone analogues\n"
+            "DB00331\tMetformin\tCHEBI:35610\tantineoplastic agent\n");
   const std::string indications = TempPath("indications.tsv");
   WriteFile(indications,
             "doid_id\tdrugbank_id\tdisease\tdrug\tcategory\n"
@@ -203,8 +204,15 @@ TEST(DrugImportersTest, ClassesAndIndicationsUseHetionetRelations) {
   EXPECT_GE(
       FindTriple(kg, "NDFRT:N0000175655", "pharmacologic class includes drug", "DrugBank:DB00014"),
       0);
-  EXPECT_GE(FindTriple(kg, "CHEBI:35610", "pharmacologic class includes drug", "DrugBank:DB00014"),
-            0);
+  const int64_t agonist =
+      FindTriple(kg, "NDFRT:N0000175655", "pharmacologic class includes drug", "DrugBank:DB00014");
+  const int64_t antineoplastic =
+      FindTriple(kg, "CHEBI:35610", "pharmacologic class includes drug", "DrugBank:DB00014");
+  ASSERT_GE(antineoplastic, 0);
+  // A class's score is its specificity, 1 / its drugs: the narrower class first.
+  EXPECT_FLOAT_EQ(TripleScoreAt(kg, agonist), 1.0f);
+  EXPECT_FLOAT_EQ(TripleScoreAt(kg, antineoplastic), 0.5f);
+  EXPECT_EQ(std::string(TripleNoteAt(kg, antineoplastic)), "DrugCentral class of 2 drugs");
   EXPECT_EQ(FindReport(kg, "drugcentral-classes")->rows_skipped, 1);
   EXPECT_GE(FindTriple(kg, "DrugBank:DB00014", "drug treats disease", "DOID:1612"), 0);
   EXPECT_GE(FindTriple(kg, "DrugBank:DB00945", "drug palliates disease", "DOID:1612"), 0);
