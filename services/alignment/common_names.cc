@@ -195,8 +195,130 @@ const std::vector<CommonNameRow>& ClinicalCommonNames() {
        {"acetylcholinesterase inhibitors", "AChE inhibitors", "anticholinesterases"}},
       {"NDFRT:N0000175694", "Benzodiazepine", {"benzos"}},
       {"NDFRT:N0000175777", "Leukotriene Receptor Antagonist", {"LTRA", "LTRAs"}},
+      {"DrugBank:DB00030", "Insulin Regular", {"insulin", "regular insulin", "human insulin"}},
+      // ---- Diseases: the everyday names the Disease Ontology and HPO do not list ("high
+      // cholesterol": DO's hypercholesterolemia is obsolete, so HPO's phenotype).
+      {"DOID:10923", "sickle cell anemia", {"sickle cell disease", "sickle-cell disease"}},
+      {"DOID:10763", "hypertension", {"high blood pressure"}},
+      {"DOID:3083", "chronic obstructive pulmonary disease", {"COPD"}},
+      {"HP:0003124", "Hypercholesterolemia", {"high cholesterol", "high blood cholesterol"}},
+      {"DOID:526",
+       "human immunodeficiency virus infectious disease",
+       {"HIV", "HIV infection", "HIV disease"}},
+      {"DOID:635", "acquired immunodeficiency syndrome", {"AIDS"}},
+      // ---- Genes: the protein (or enzyme, receptor) names clinicians use for the gene, which the
+      // KG names only by its HGNC symbol ("Which drugs inhibit HMG-CoA reductase?": HMGCR).
+      {"Entrez:3630", "INS", {"insulin gene", "proinsulin", "preproinsulin"}},
+      {"Entrez:3156",
+       "HMGCR",
+       {"HMG-CoA reductase", "HMG CoA reductase", "3-hydroxy-3-methylglutaryl-CoA reductase"}},
+      {"Entrez:1756", "DMD", {"dystrophin"}},
+      {"Entrez:2200", "FBN1", {"fibrillin-1", "fibrillin 1", "fibrillin"}},
+      {"Entrez:3064", "HTT", {"huntingtin"}},
+      {"Entrez:1636", "ACE", {"angiotensin-converting enzyme", "angiotensin converting enzyme"}},
+      {"Entrez:5742", "PTGS1", {"cyclooxygenase-1", "cyclooxygenase 1", "COX-1"}},
+      {"Entrez:5743", "PTGS2", {"cyclooxygenase-2", "cyclooxygenase 2", "COX-2"}},
+      {"Entrez:79001", "VKORC1", {"vitamin K epoxide reductase", "VKOR"}},
+      {"Entrez:153",
+       "ADRB1",
+       {"beta-1 adrenergic receptor", "beta1 adrenergic receptor", "beta-1 receptor"}},
+      {"Entrez:154",
+       "ADRB2",
+       {"beta-2 adrenergic receptor", "beta2 adrenergic receptor", "beta-2 receptor"}},
+      {"Entrez:1813", "DRD2", {"dopamine D2 receptor", "D2 receptor"}},
+      {"Entrez:495",
+       "ATP4A",
+       {"proton pump", "gastric proton pump", "H+/K+ ATPase", "hydrogen potassium ATPase"}},
+      {"Entrez:7498", "XDH", {"xanthine oxidase"}},
+      {"Entrez:1956", "EGFR", {"epidermal growth factor receptor"}},
+      {"Entrez:2064", "ERBB2", {"HER2", "HER2/neu"}},
+      {"Entrez:25", "ABL1", {"BCR-ABL", "ABL kinase"}},
+      {"Entrez:7124",
+       "TNF",
+       {"tumor necrosis factor", "tumour necrosis factor", "TNF-alpha", "TNF alpha"}},
+      {"Entrez:1080", "CFTR", {"cystic fibrosis transmembrane conductance regulator"}},
+      {"Entrez:3043", "HBB", {"beta-globin", "hemoglobin beta", "haemoglobin beta"}},
+      {"Entrez:3039", "HBA1", {"alpha-globin"}},
+      {"Entrez:2157", "F8", {"factor VIII", "factor 8"}},
+      {"Entrez:2158", "F9", {"factor IX", "factor 9"}},
+      {"Entrez:2147", "F2", {"prothrombin", "factor II"}},
+      {"Entrez:2159", "F10", {"factor Xa", "factor X"}},
+      {"Entrez:185",
+       "AGTR1",
+       {"angiotensin II receptor", "angiotensin II type 1 receptor", "AT1 receptor"}},
+      {"Entrez:43", "ACHE", {"acetylcholinesterase"}},
+      {"Entrez:4128", "MAOA", {"monoamine oxidase A"}},
+      {"Entrez:4129", "MAOB", {"monoamine oxidase B"}},
+      {"Entrez:6532", "SLC6A4", {"serotonin transporter", "SERT"}},
+      {"Entrez:1803", "DPP4", {"dipeptidyl peptidase-4", "dipeptidyl peptidase 4", "DPP-4"}},
+      {"Entrez:6524", "SLC5A2", {"sodium-glucose cotransporter 2", "SGLT2", "SGLT-2"}},
+      {"Entrez:2740", "GLP1R", {"GLP-1 receptor", "glucagon-like peptide-1 receptor"}},
+      {"Entrez:7157", "TP53", {"p53"}},
+      {"Entrez:6716", "SRD5A2", {"5-alpha reductase", "5-alpha-reductase", "5-alpha reductase 2"}},
+      {"Entrez:6715", "SRD5A1", {"5-alpha reductase 1"}},
+      {"Entrez:2908", "NR3C1", {"glucocorticoid receptor"}},
+      {"Entrez:2099",
+       "ESR1",
+       {"estrogen receptor", "oestrogen receptor", "estrogen receptor alpha"}},
+      {"Entrez:367", "AR", {"androgen receptor"}},
+      {"Entrez:1588", "CYP19A1", {"aromatase"}},
+      {"Entrez:7173", "TPO", {"thyroid peroxidase"}},
+      {"Entrez:1719", "DHFR", {"dihydrofolate reductase"}},
+      {"Entrez:7298", "TYMS", {"thymidylate synthase"}},
+      {"Entrez:7153", "TOP2A", {"topoisomerase II", "topoisomerase 2"}},
+      {"Entrez:7422", "VEGFA", {"VEGF", "vascular endothelial growth factor"}},
+      {"Entrez:5133", "PDCD1", {"PD-1", "programmed cell death protein 1"}},
+      {"Entrez:1493", "CTLA4", {"CTLA-4"}},
+      {"Entrez:931", "MS4A1", {"CD20"}},
+      {"Entrez:3949", "LDLR", {"LDL receptor", "low-density lipoprotein receptor"}},
+      {"Entrez:64805", "P2RY12", {"P2Y12 receptor"}},
+      {"Entrez:3356", "HTR2A", {"5-HT2A receptor", "serotonin 2A receptor"}},
+      {"Entrez:4988", "OPRM1", {"mu opioid receptor", "mu-opioid receptor"}},
+      {"Entrez:5468", "PPARG", {"PPAR-gamma", "PPAR gamma"}},
+      {"Entrez:3717", "JAK2", {"Janus kinase 2"}},
+      {"Entrez:760", "CA2", {"carbonic anhydrase", "carbonic anhydrase II"}},
+      {"Entrez:476",
+       "ATP1A1",
+       {"Na+/K+ ATPase", "sodium-potassium ATPase", "sodium potassium pump"}},
+      {"Entrez:2645", "GCK", {"glucokinase"}},
+      {"Entrez:6557", "SLC12A1", {"NKCC2", "Na-K-2Cl cotransporter"}},
+      {"Entrez:6559",
+       "SLC12A3",
+       {"sodium chloride cotransporter", "thiazide-sensitive cotransporter"}},
+      {"Entrez:8654", "PDE5A", {"phosphodiesterase 5", "phosphodiesterase type 5", "PDE5"}},
+      {"Entrez:3269", "HRH1", {"histamine H1 receptor", "H1 receptor"}},
+      {"Entrez:3274", "HRH2", {"histamine H2 receptor", "H2 receptor"}},
+      {"Entrez:7253", "TSHR", {"TSH receptor", "thyrotropin receptor"}},
+      {"Entrez:7038", "TG", {"thyroglobulin"}},
+      {"Entrez:6606", "SMN1", {"survival motor neuron 1"}},
+      {"Entrez:5053", "PAH", {"phenylalanine hydroxylase"}},
+      {"Entrez:3073", "HEXA", {"hexosaminidase A", "beta-hexosaminidase A"}},
+      {"Entrez:2629", "GBA", {"glucocerebrosidase", "beta-glucocerebrosidase"}},
+      {"Entrez:4000", "LMNA", {"lamin A/C", "lamin A"}},
+      {"Entrez:6647", "SOD1", {"superoxide dismutase 1"}},
+      {"Entrez:351", "APP", {"amyloid precursor protein"}},
+      {"Entrez:5663", "PSEN1", {"presenilin 1", "presenilin-1"}},
+      {"Entrez:2539", "G6PD", {"glucose-6-phosphate dehydrogenase"}},
   };
   return *rows;
+}
+
+std::string CommonNamesTableTag(const std::vector<CommonNameRow>& rows) {
+  uint64_t hash = 14695981039346656037ull;  // FNV-1a, 64-bit
+  auto add = [&hash](absl::string_view text) {
+    for (const char c : text) {
+      hash ^= static_cast<unsigned char>(c);
+      hash *= 1099511628211ull;
+    }
+    hash ^= 0xff;  // a separator no name contains
+    hash *= 1099511628211ull;
+  };
+  for (const CommonNameRow& row : rows) {
+    add(row.external_id);
+    add(row.kg_name);
+    for (const char* name : row.names) add(name);
+  }
+  return absl::StrCat("table-", absl::Hex(hash, absl::kZeroPad16));
 }
 
 CommonNamesReport AddCommonNames(const std::vector<CommonNameRow>& rows, Lexicon* lexicon) {
@@ -227,7 +349,8 @@ CommonNamesReport AddCommonNames(const std::vector<CommonNameRow>& rows, Lexicon
       }
     }
   }
-  absl::StrAppend(&lexicon->source, " + common-names:", report.rows_matched);
+  absl::StrAppend(&lexicon->source, " + common-names:", report.rows_matched, " ",
+                  CommonNamesTableTag(rows));
   return report;
 }
 

@@ -4,13 +4,17 @@
 // "Salbutamol", "Rifampicin"), and imports no synonym list for drugs, so the names clinicians and
 // patients use ("aspirin", "albuterol", "rifampin", "Tylenol") align to nothing and a question
 // about them gets no evidence. Drug classes have the same gap: the KG's classes are NDF-RT and
-// MeSH names ("HMG-CoA Reductase Inhibitor"), not "statins" or "beta blockers".
+// MeSH names ("HMG-CoA Reductase Inhibitor"), not "statins" or "beta blockers". Genes too: the KG
+// names them by HGNC symbol only ("HMGCR"), so "Which drugs inhibit HMG-CoA reductase?" found no
+// entity; and a few diseases go by everyday names neither DO nor HPO lists ("sickle cell
+// disease", "high blood pressure", "COPD", "HIV").
 //
 // The table (common_names.cc) is written from pharmacology references, not read out of the KG:
 // the US / British / international name pairs (USAN vs INN vs BAN), the best-known brand names,
-// and the everyday names of the common drug classes. Each row names the KG entity by external id
-// AND preferred name, so a row whose id no longer means that entity in a newer KG is reported as
-// unmatched instead of adding a wrong synonym.
+// the everyday names of the common drug classes, of common diseases, and the protein names of
+// genes that drugs act on or whose mutation causes a disease. Each row names the KG entity by
+// external id AND preferred name, so a row whose id no longer means that entity in a newer KG is
+// reported as unmatched instead of adding a wrong synonym.
 #ifndef IBGRAPHRAG_SERVICES_ALIGNMENT_COMMON_NAMES_H_
 #define IBGRAPHRAG_SERVICES_ALIGNMENT_COMMON_NAMES_H_
 
@@ -33,7 +37,7 @@ struct CommonNameRow {
   std::vector<const char*> names;
 };
 
-// The built-in table (drugs, then drug classes).
+// The built-in table (drugs, drug classes, diseases, genes).
 const std::vector<CommonNameRow>& ClinicalCommonNames();
 
 struct CommonNamesReport {
@@ -46,8 +50,14 @@ struct CommonNamesReport {
   std::vector<std::string> unmatched;
 };
 
+// A fingerprint of the rows ("table-" and 16 hex digits of a 64-bit FNV-1a over ids, KG names
+// and names): a bundle built from another version of the table is stale (`ibgr artifacts build`
+// rebuilds it, BundleProblem in tools/ibgr/artifacts_commands.cc).
+std::string CommonNamesTableTag(const std::vector<CommonNameRow>& rows);
+
 // Adds the rows' names to the entries they match (by external id and preferred name, both).
-// Appends " + common-names:<rows matched>" to lexicon->source so bundle manifests say so.
+// Appends " + common-names:<rows matched> <CommonNamesTableTag(rows)>" to lexicon->source so
+// bundle manifests say so.
 CommonNamesReport AddCommonNames(const std::vector<CommonNameRow>& rows, Lexicon* lexicon);
 
 }  // namespace ibgraphrag::alignment

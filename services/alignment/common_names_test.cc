@@ -4,6 +4,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -45,7 +46,12 @@ TEST(CommonNamesTest, AddsNamesToTheEntryTheRowNamesByIdAndName) {
   EXPECT_THAT(lexicon.entries[1].synonyms, ElementsAre("SSRIs"));
   EXPECT_EQ(report.synonyms_added, 2);
   EXPECT_EQ(report.abbreviations_added, 1);
-  EXPECT_EQ(lexicon.source, "test + common-names:2");
+  EXPECT_EQ(lexicon.source, absl::StrCat("test + common-names:2 ", CommonNamesTableTag(rows)));
+  // The tag changes with any row's names, so a bundle of another table version is stale.
+  EXPECT_THAT(CommonNamesTableTag(rows), ::testing::MatchesRegex("table-[0-9a-f]{16}"));
+  std::vector<CommonNameRow> edited = rows;
+  edited[1].names.push_back("SSRI antidepressants");
+  EXPECT_NE(CommonNamesTableTag(edited), CommonNamesTableTag(rows));
 }
 
 TEST(CommonNamesTest, ARowWhoseIdNowNamesAnotherEntityIsReportedAndAddsNothing) {

@@ -121,6 +121,12 @@ TEST_F(RealLexiconTest, CommonNamesMatchTheRealKgAndTagTheirEntities) {
               ElementsAre("albuterol=DrugBank:DB01001", "paracetamol=DrugBank:DB00316"));
   EXPECT_THAT(tag("SSRIs and beta blockers"),
               ElementsAre("SSRIs=NDFRT:N0000175696", "beta blockers=NDFRT:N0000175556"));
+  EXPECT_THAT(tag("Which drugs inhibit HMG-CoA reductase?"),
+              ElementsAre("HMG-CoA reductase=Entrez:3156"));
+  EXPECT_THAT(tag("Which gene is mutated in sickle cell disease?"),
+              ElementsAre("sickle cell disease=DOID:10923"));
+  EXPECT_THAT(tag("insulin for high blood pressure"),
+              ElementsAre("insulin=DrugBank:DB00030", "high blood pressure=DOID:10763|HP:0000822"));
   // Without the table none of these names is known.
   EXPECT_THAT(Tag("aspirin, statins, albuterol"), ::testing::IsEmpty());
 }

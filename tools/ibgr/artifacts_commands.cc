@@ -19,6 +19,7 @@
 #include "common/versioned_artifacts.h"
 #include "services/alignment/alignment_setup.h"
 #include "services/alignment/bundle.h"
+#include "services/alignment/common_names.h"
 #include "services/alignment/trained_encoder.h"
 #include "services/kgstore/kg_store.h"
 #include "services/kgstore/snapshot_manifest.h"
@@ -119,10 +120,16 @@ std::optional<std::string> BundleProblem(const std::string& base, const std::str
     return absl::StrCat(*dir, " was built with encoder ", manifest->encoder_id, ", --encoder is ",
                         encoder_id);
   }
-  // Bundles from before the everyday drug and class names (services/alignment/common_names.h)
-  // would leave "aspirin" or "statins" unaligned after an upgrade; a rebuild takes under a minute.
+  // Bundles from before the everyday names (services/alignment/common_names.h), or from another
+  // version of their table, would leave "aspirin", "statins" or "HMG-CoA reductase" unaligned
+  // after an upgrade; a rebuild takes under a minute.
   if (!absl::StrContains(manifest->source, " + common-names:")) {
     return absl::StrCat(*dir, " has no everyday drug and class names (\"aspirin\", \"statins\")");
+  }
+  const std::string table = alignment::CommonNamesTableTag(alignment::ClinicalCommonNames());
+  if (!absl::StrContains(manifest->source, table)) {
+    return absl::StrCat(*dir, " has another version of the everyday names (", table,
+                        " is this build's)");
   }
   return std::nullopt;
 }
