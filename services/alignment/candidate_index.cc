@@ -92,7 +92,16 @@ absl::StatusOr<std::unique_ptr<CandidateIndex>> CandidateIndex::Build(
     } else {
       out->index_ = std::make_unique<faiss::IndexFlatIP>(dim);
     }
-    if (n > 0) out->index_->add(n, embeddings.data());
+    if (n > 0) {
+      // One thread: FAISS inserts HNSW vertices in parallel, in an order that depends on thread
+      // timing, so two builds of the same names gave different graphs (and a few different
+      // candidates). Built on one thread, a bundle is a function of its inputs (this thread's
+      // OpenMP setting only, restored after).
+      const int threads = omp_get_max_threads();
+      if (out->hnsw_) omp_set_num_threads(1);
+      out->index_->add(n, embeddings.data());
+      if (out->hnsw_) omp_set_num_threads(threads);
+    }
   } catch (const std::exception& e) {
     return absl::InternalError(absl::StrCat("FAISS index build failed: ", e.what()));
   }
