@@ -195,6 +195,9 @@ const std::vector<CommonNameRow>& ClinicalCommonNames() {
        {"acetylcholinesterase inhibitors", "AChE inhibitors", "anticholinesterases"}},
       {"NDFRT:N0000175694", "Benzodiazepine", {"benzos"}},
       {"NDFRT:N0000175777", "Leukotriene Receptor Antagonist", {"LTRA", "LTRAs"}},
+      {"MESH:D052246",
+       "Cyclooxygenase 2 Inhibitors",
+       {"COX-2 inhibitor", "COX-2 inhibitors", "coxib", "coxibs"}},
       {"DrugBank:DB00030", "Insulin Regular", {"insulin", "regular insulin", "human insulin"}},
       // ---- Diseases: the everyday names the Disease Ontology and HPO do not list ("high
       // cholesterol": DO's hypercholesterolemia is obsolete, so HPO's phenotype).
@@ -242,7 +245,7 @@ const std::vector<CommonNameRow>& ClinicalCommonNames() {
       {"Entrez:2157", "F8", {"factor VIII", "factor 8"}},
       {"Entrez:2158", "F9", {"factor IX", "factor 9"}},
       {"Entrez:2147", "F2", {"prothrombin", "factor II"}},
-      {"Entrez:2159", "F10", {"factor Xa", "factor X"}},
+      {"Entrez:2159", "F10", {"factor Xa"}},  // not "factor X": "risk factor X"
       {"Entrez:185",
        "AGTR1",
        {"angiotensin II receptor", "angiotensin II type 1 receptor", "AT1 receptor"}},

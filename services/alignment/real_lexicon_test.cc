@@ -123,6 +123,9 @@ TEST_F(RealLexiconTest, CommonNamesMatchTheRealKgAndTagTheirEntities) {
               ElementsAre("SSRIs=NDFRT:N0000175696", "beta blockers=NDFRT:N0000175556"));
   EXPECT_THAT(tag("Which drugs inhibit HMG-CoA reductase?"),
               ElementsAre("HMG-CoA reductase=Entrez:3156"));
+  // The longest name wins: the class, not the gene.
+  EXPECT_THAT(tag("Which COX-2 inhibitors are there?"),
+              ElementsAre("COX-2 inhibitors=MESH:D052246"));
   EXPECT_THAT(tag("Which gene is mutated in sickle cell disease?"),
               ElementsAre("sickle cell disease=DOID:10923"));
   EXPECT_THAT(tag("insulin for high blood pressure"),
