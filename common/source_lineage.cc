@@ -32,6 +32,9 @@ constexpr LineageRule kRules[] = {
     {"hetionet", "anatomy downregulates gene", "bgee-diffex"},
     // The DO's disease-symptom report lists its own "has symptom" axioms.
     {"do-disease-symptom", "", "do-axioms"},
+    // The DO's definitions and its location axioms are one curation ("located_in liver" in the
+    // text, 'disease has location' some liver in the logic).
+    {"do-definitions", "", "do-axioms"},
 };
 
 }  // namespace

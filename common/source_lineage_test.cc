@@ -27,6 +27,10 @@ TEST(SourceLineageTest, CountsDistinctLineages) {
                                    "disease presents symptom"),
             3);
   EXPECT_EQ(IndependentSourceCount({"hetionet", "disgenet"}, "disease associated with gene"), 2);
+  // A location in DO's definition and in its axioms is one curation; Hetionet's is MEDLINE's.
+  EXPECT_EQ(IndependentSourceCount({"do-axioms", "do-definitions", "hetionet"},
+                                   "disease localizes to anatomy"),
+            2);
   EXPECT_EQ(IndependentSourceCount({}, "drug treats disease"), 0);
 }
 

@@ -71,9 +71,12 @@ bool IsCorrect(const QaItem& item, const v1::Answer& answer) {
 
 bool IsAcceptedName(absl::string_view name, const std::vector<std::string>& accepted) {
   // Normalised words, a trailing plural "s" dropped from each, sorted: "lung small cell
-  // carcinoma" and "small cell lung carcinoma" name the same thing.
+  // carcinoma" and "small cell lung carcinoma" name the same thing. UBERON names some organs
+  // "X of body" ("skin of body", "surface of body"): that suffix is dropped too.
   auto words = [](absl::string_view text) {
-    std::vector<std::string> out = absl::StrSplit(NormalizeName(text), ' ', absl::SkipEmpty());
+    std::string normalized = NormalizeName(text);
+    if (absl::EndsWith(normalized, " of body")) normalized.resize(normalized.size() - 8);
+    std::vector<std::string> out = absl::StrSplit(normalized, ' ', absl::SkipEmpty());
     for (std::string& w : out) {
       if (w.size() > 3 && w.back() == 's' && w[w.size() - 2] != 's') w.pop_back();
     }

@@ -353,6 +353,8 @@ TEST(LookupScoreTest, HitPrecisionAndEvidenceRank) {
   // Three of the four answers are accepted ("Glipizides": a plural 's' is ignored).
   EXPECT_TRUE(IsAcceptedName("Lung small cell carcinoma", {"small cell lung carcinoma"}));
   EXPECT_FALSE(IsAcceptedName("lung carcinoma", {"small cell lung carcinoma"}));
+  EXPECT_TRUE(IsAcceptedName("skin of body", {"skin"}));  // UBERON's name for the skin
+  EXPECT_FALSE(IsAcceptedName("skin of body", {"body"}));
   EXPECT_DOUBLE_EQ(o.precision5, 0.75);
   EXPECT_EQ(o.evidence_rank, 2);
   // No relation read: the measure does not apply (-1, left out of the means).

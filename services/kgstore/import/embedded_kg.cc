@@ -143,6 +143,8 @@ absl::Status ImportIssue14Facts(const FileOf& file, KgBuilder& builder,
   IBGR_RETURN_IF_ERROR(ImportUberonTerms(file(kUberonTerms), builder, options, &anatomy_names));
   IBGR_RETURN_IF_ERROR(ImportBgeePresence(file(kBgeePresent), anatomy_names, builder, options));
   IBGR_RETURN_IF_ERROR(ImportBgeeDiffex(file(kBgeeDiffex), anatomy_names, builder, options));
+  // After every importer that adds anatomy (Hetionet, the DO axioms, Bgee's UBERON columns).
+  IBGR_RETURN_IF_ERROR(ImportDoDefinitionLocations(file(kDoObo), anatomy_names, builder, options));
   std::unique_ptr<TraitMapper> mapper;
   if (options.trait_mapper_factory) {
     IBGR_ASSIGN_OR_RETURN(mapper, options.trait_mapper_factory(builder));

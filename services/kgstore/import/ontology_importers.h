@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "services/kgstore/import/expression_importers.h"
 #include "services/kgstore/import/import_common.h"
 #include "services/kgstore/kg_builder.h"
 
@@ -66,6 +67,23 @@ absl::Status ImportDoXrefs(const std::string& path, KgBuilder& builder,
 // lay synonyms of known HP terms; unknown terms count as unmapped.
 absl::Status ImportHpoLaySynonyms(const std::string& path, KgBuilder& builder,
                                   const ImportOptions& options);
+
+// Where the Disease Ontology's definitions put each disease: "disease localizes to anatomy"
+// triples of source "do-definitions" (CC0). DO writes its definitions in a controlled style ("An
+// intestinal disease that involves inflammation located_in intestine."); each "located_in X"
+// whose X (articles dropped; the longest run of up to 8 words that names an anatomy entity of the
+// KG, or else a term of `uberon` (id -> name, uberon-terms.tsv, also matched without spaces),
+// which then becomes an anatomy entity; tried as written, singular, as UBERON's "X of body" and as
+// "X gland") resolves is a location; "located in" in plain words counts too. A
+// disease whose definition names none takes those of its nearest is_a ancestors that have one
+// (glaucoma: "An eye disease ...", and eye disease is "located_in the eye"). Each triple's score
+// is how directly DO says it: 1 for the disease's own definition, 1 / (1 + d) for an ancestor d
+// steps up, less 0.01 for each location found before it in that definition (the main site comes
+// first); its note names the definition it comes from. Run it after every importer that adds
+// anatomy entities. rows_read counts DOID terms; a located_in phrase that names no anatomy entity
+// counts as unmapped.
+absl::Status ImportDoDefinitionLocations(const std::string& path, const AnatomyNames& uberon,
+                                         KgBuilder& builder, const ImportOptions& options);
 
 }  // namespace ibgraphrag::kgstore::import_
 

@@ -86,6 +86,87 @@ TEST_F(DiseaseOntologyTest, IsALinksBecomeSubtypeTriplesAndReportIsFilled) {
   EXPECT_EQ(report.sha256, common::Sha256HexOfFile(DataFile(kDoObo)).value());
 }
 
+// Where DO's definitions put a disease: its own "located_in X", else its nearest ancestor's.
+TEST_F(DiseaseOntologyTest, DefinitionsLocateDiseasesInAnatomy) {
+  const EntityId liver = AddEntityFromSource(builder_, "UBERON:0002107", "anatomy", "liver", "t");
+  const EntityId eye = AddEntityFromSource(builder_, "UBERON:0000970", "anatomy", "eye", "t");
+  const EntityId skin =
+      AddEntityFromSource(builder_, "UBERON:0002097", "anatomy", "skin of body", "t");
+  // A UBERON term no other source made an entity: created when a definition names it.
+  const EntityId lung = AddEntityFromSource(builder_, "UBERON:0002048", "anatomy", "lung", "t");
+  const EntityId pericardium =
+      AddEntityFromSource(builder_, "UBERON:0002407", "anatomy", "pericardium", "t");
+  const AnatomyNames uberon = {{"UBERON:0000160", "intestine"},
+                               {"UBERON:0002107", "liver"},
+                               {"UBERON:0002110", "gall bladder"},
+                               {"UBERON:0002046", "thyroid gland"}};
+  const EntityId hepatitis_b = MustResolve("DOID:2043");  // "inflammation located_in liver"
+  const EntityId glaucoma = MustResolve("DOID:1686");     // is_a eye disease ("located_in the eye")
+  const EntityId psoriasis = MustResolve("DOID:8893");    // is_a skin disease ("located_in skin")
+  const EntityId crohn = MustResolve("DOID:8778");        // "inflammation located_in intestine"
+  const EntityId t2d = MustResolve("DOID:9352");          // no location up its lineage here
+  // "located_in lungs, located_in lymph nodes, located_in pericardium, ...": the first is main.
+  const EntityId tuberculosis = MustResolve("DOID:399");
+  // "an inflammation that is located in the gallbladder": plain words, UBERON's "gall bladder".
+  const EntityId cholecystitis = MustResolve("DOID:1949");
+  // is_a thyroid gland disease, "located_in the thyroid": UBERON's "thyroid gland".
+  const EntityId thyroiditis = MustResolve("DOID:7166");
+  ASSERT_OK(ImportDoDefinitionLocations(DataFile(kDoObo), uberon, builder_, options_));
+  const std::optional<EntityId> intestine = builder_.Resolve("UBERON:0000160");
+  ASSERT_TRUE(intestine.has_value());
+  EXPECT_EQ(builder_.entity(*intestine).type, "anatomy");
+  EXPECT_EQ(builder_.entity(*intestine).name, "intestine");
+  const std::optional<EntityId> gall_bladder = builder_.Resolve("UBERON:0002110");
+  const std::optional<EntityId> thyroid = builder_.Resolve("UBERON:0002046");
+  ASSERT_TRUE(gall_bladder.has_value());
+  ASSERT_TRUE(thyroid.has_value());
+
+  const KgData kg = builder_.Finish();
+  auto find = [&](EntityId head, EntityId tail) -> int {
+    for (size_t i = 0; i < kg.triples.size(); ++i) {
+      const Triple& t = kg.triples[i];
+      if (t.head == head && t.tail == tail &&
+          kg.relations[t.relation].name == "disease localizes to anatomy") {
+        return static_cast<int>(i);
+      }
+    }
+    return -1;
+  };
+  const int own = find(hepatitis_b, liver);
+  ASSERT_GE(own, 0);
+  EXPECT_FLOAT_EQ(TripleScoreAt(kg, own), 1.0f);
+  EXPECT_EQ(std::string(TripleNoteAt(kg, own)), "DO definition: located_in liver");
+  const int inherited = find(glaucoma, eye);
+  ASSERT_GE(inherited, 0);
+  EXPECT_FLOAT_EQ(TripleScoreAt(kg, inherited), 0.5f);  // one is_a step up
+  EXPECT_EQ(std::string(TripleNoteAt(kg, inherited)),
+            "DO definition of eye disease (DOID:5614): located_in eye");
+  EXPECT_GE(find(psoriasis, skin), 0);  // "skin" is UBERON's "skin of body"
+  EXPECT_GE(find(crohn, *intestine), 0);
+  const int main_site = find(tuberculosis, lung);
+  const int later_site = find(tuberculosis, pericardium);
+  ASSERT_GE(main_site, 0);
+  ASSERT_GE(later_site, 0);
+  EXPECT_FLOAT_EQ(TripleScoreAt(kg, main_site), 1.0f);
+  // The second location found (lymph nodes, named between them, are no entity here).
+  EXPECT_FLOAT_EQ(TripleScoreAt(kg, later_site), 0.99f);
+  EXPECT_GE(find(cholecystitis, *gall_bladder), 0);
+  EXPECT_GE(find(thyroiditis, *thyroid), 0);
+  // Only the nearest located level: glaucoma is not also put where eye disease's ancestors are.
+  for (const Triple& t : kg.triples) {
+    if (t.head == glaucoma && kg.relations[t.relation].name == "disease localizes to anatomy") {
+      EXPECT_EQ(t.tail, eye);
+    }
+    if (t.head == t2d) EXPECT_NE(kg.relations[t.relation].name, "disease localizes to anatomy");
+  }
+  const auto report = std::find_if(kg.reports.begin(), kg.reports.end(),
+                                   [](const auto& r) { return r.source == "do-definitions"; });
+  ASSERT_NE(report, kg.reports.end());
+  EXPECT_EQ(report->rows_read, 13'982);  // [Term] stanzas, as for the DO import
+  EXPECT_GT(report->unmapped_ids, 0);    // phrases naming no anatomy given here ("lungs", ...)
+  EXPECT_EQ(kg.sources[kg.provenance[kg.triples[own].provenance][0]].name, "do-definitions");
+}
+
 TEST_F(DiseaseOntologyTest, XrefReportAddsAliasesMissingFromTheObo) {
   EXPECT_FALSE(builder_.Resolve("UMLS:C5680319").has_value());
   const absl::Status status =
