@@ -439,6 +439,17 @@ absl::Status ImportDoDefinitionLocations(const std::string& path, const AnatomyN
     absl::flat_hash_set<size_t> visited = {i};
     for (int step = 0; step <= kMaxAncestorSteps && !level.empty(); ++step) {
       bool found = false;
+      if (step > 0) {
+        // An ancestor's one site is its subtypes' too (eye disease -> eye). Several sites are
+        // alternatives ("located_in lungs, ... or located_in gastrointestinal tract"), of which a
+        // subtype has one, so none is inherited (multidrug-resistant tuberculosis is not put in
+        // the brain).
+        absl::flat_hash_set<EntityId> sites;
+        for (size_t from : level) {
+          for (const Location& l : own[from]) sites.insert(l.anatomy);
+        }
+        if (sites.size() > 1) break;
+      }
       for (size_t from : level) {
         for (size_t k = 0; k < own[from].size(); ++k) {
           const Location& l = own[from][k];

@@ -76,7 +76,8 @@ absl::Status ImportHpoLaySynonyms(const std::string& path, KgBuilder& builder,
 // which then becomes an anatomy entity; tried as written, singular, as UBERON's "X of body" and as
 // "X gland") resolves is a location; "located in" in plain words counts too. A
 // disease whose definition names none takes those of its nearest is_a ancestors that have one
-// (glaucoma: "An eye disease ...", and eye disease is "located_in the eye"). Each triple's score
+// (glaucoma: "An eye disease ...", and eye disease is "located_in the eye") when they name one site
+// (several are alternatives a subtype has one of). Each triple's score
 // is how directly DO says it: 1 for the disease's own definition, 1 / (1 + d) for an ancestor d
 // steps up, less 0.01 for each location found before it in that definition (the main site comes
 // first); its note names the definition it comes from. Run it after every importer that adds
