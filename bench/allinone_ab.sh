@@ -2,11 +2,13 @@
 # Before/after throughput of two or more `ibgraphrag` builds on one machine, alternated so that
 # drifting machine speed hits each build alike: for each round, each binary in turn is started on
 # the same artifacts, warmed up for 3 s, then driven by gateway_loadgen at --clients for --seconds.
-# Prints one line per run (round, binary, answers/s, p50 ms); quote the medians.
+# Prints one line per run (round, binary[@base], answers/s, p50 ms, p99 ms); quote the medians.
 #
 #   bench/allinone_ab.sh --base=artifacts [--rounds=5] [--seconds=8] [--clients=16] BIN_A BIN_B ...
 #
 # Copy each build's build/bin/ibgraphrag aside first (e.g. /tmp/aio_before, /tmp/aio_after).
+# BIN@BASE runs that binary on its own artifacts instead of --base (a change that rebuilds the KG
+# or the model: /tmp/aio_before@/tmp/art_before /tmp/aio_after@/tmp/art_after).
 # Port 57211. Questions and gateway_loadgen as for the other bench/ scripts (bench_common.sh).
 set -euo pipefail
 BASE=artifacts SECONDS_PER_LEVEL=8 CLIENTS=16 ROUNDS=5 BINS=() REST=()
@@ -14,7 +16,8 @@ for arg in "$@"; do
   case "$arg" in
     --rounds=*) ROUNDS="${arg#*=}" ;;
     --*) REST+=("$arg") ;;
-    *) BINS+=("$(realpath "$arg")") ;;  # before the cd below
+    *@*) BINS+=("$(realpath "${arg%%@*}")@$(realpath "${arg#*@}")") ;;  # before the cd below
+    *) BINS+=("$(realpath "$arg")") ;;
   esac
 done
 ((${#BINS[@]} >= 2)) || { echo "allinone_ab: name at least two ibgraphrag binaries" >&2; exit 2; }
@@ -28,8 +31,10 @@ PID=""
 trap '[[ -n "$PID" ]] && kill "$PID" 2>/dev/null; rm -f "$LOG"' EXIT
 
 for round in $(seq "$ROUNDS"); do
-  for bin in "${BINS[@]}"; do
-    "$bin" --base="$BASE" --host=127.0.0.1 --port=57211 --metrics_port=-1 >"$LOG" 2>&1 &
+  for entry in "${BINS[@]}"; do
+    bin="${entry%%@*}" base="$BASE"
+    [[ "$entry" == *@* ]] && base="${entry#*@}"
+    "$bin" --base="$base" --host=127.0.0.1 --port=57211 --metrics_port=-1 >"$LOG" 2>&1 &
     PID=$!
     wait_ready "$LOG" "ibgraphrag: ready" "$PID"
     "$BIN/gateway_loadgen" --target=127.0.0.1:57211 --clients="$CLIENTS" --seconds=3 \
@@ -39,7 +44,7 @@ for round in $(seq "$ROUNDS"); do
       { echo "allinone_ab: gateway_loadgen failed: $out" >&2; exit 1; }
     row=$(grep "^| $CLIENTS |" <<<"$out") || { echo "allinone_ab: no result row: $out" >&2; exit 1; }
     # gateway_loadgen's row: | clients | answers | answers/s | p50 ms | ...
-    echo "$round $bin $(awk -F'|' '{gsub(/ /, ""); print "answers/s", $4, "p50_ms", $5}' <<<"$row")"
+    echo "$round $entry $(awk -F'|' '{gsub(/ /, ""); print "answers/s", $4, "p50_ms", $5, "p99_ms", $7}' <<<"$row")"
     kill "$PID" 2>/dev/null || true
     wait "$PID" 2>/dev/null || true
     PID=""

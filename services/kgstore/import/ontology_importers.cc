@@ -156,40 +156,82 @@ absl::StatusOr<std::vector<OboTerm>> ReadOboFile(const std::string& path, RowCon
   return terms;
 }
 
-// The anatomy entity a "located_in" phrase names: the longest run of its first words (articles
-// dropped, at most 8) for which `find` gives one, tried as written, in the singular, as UBERON's
-// "X of body" ("skin" -> "skin of body") and as "X gland" ("the thyroid" -> "thyroid gland").
-// `matched` receives the words that matched.
-std::optional<EntityId> LocationNamed(
-    absl::string_view phrase,
-    const std::function<std::optional<EntityId>(const std::string&)>& find, std::string* matched) {
-  constexpr size_t kMaxWords = 8;
-  const size_t stop = phrase.find_first_of(",.;:()[]");
-  if (stop != absl::string_view::npos) phrase = phrase.substr(0, stop);
-  std::vector<absl::string_view> words = absl::StrSplit(phrase, ' ', absl::SkipWhitespace());
-  while (!words.empty() && (absl::EqualsIgnoreCase(words.front(), "the") ||
-                            absl::EqualsIgnoreCase(words.front(), "a") ||
-                            absl::EqualsIgnoreCase(words.front(), "an"))) {
-    words.erase(words.begin());
-  }
-  if (words.size() > kMaxWords) words.resize(kMaxWords);
-  for (size_t k = words.size(); k > 0; --k) {
-    const std::string run = absl::StrJoin(words.begin(), words.begin() + k, " ");
-    std::vector<std::string> forms = {run};
-    if (absl::EndsWith(run, "ies"))
-      forms.push_back(absl::StrCat(run.substr(0, run.size() - 3), "y"));
-    if (absl::EndsWith(run, "es")) forms.push_back(run.substr(0, run.size() - 2));
-    if (absl::EndsWith(run, "s")) forms.push_back(run.substr(0, run.size() - 1));
-    forms.push_back(absl::StrCat(run, " of body"));
-    forms.push_back(absl::StrCat(run, " gland"));  // "the thyroid", "the prostate"
-    for (const std::string& form : forms) {
-      if (std::optional<EntityId> id = find(form)) {
-        *matched = run;
-        return id;
-      }
-    }
+// The anatomy entity `words` name, tried as written, in the singular, as UBERON's "X of body"
+// ("skin" -> "skin of body") and as "X gland" ("the thyroid" -> "thyroid gland").
+std::optional<EntityId> AnatomyNamed(
+    const std::string& run,
+    const std::function<std::optional<EntityId>(const std::string&)>& find) {
+  std::vector<std::string> forms = {run};
+  if (absl::EndsWith(run, "ies")) forms.push_back(absl::StrCat(run.substr(0, run.size() - 3), "y"));
+  if (absl::EndsWith(run, "es")) forms.push_back(run.substr(0, run.size() - 2));
+  if (absl::EndsWith(run, "s")) forms.push_back(run.substr(0, run.size() - 1));
+  forms.push_back(absl::StrCat(run, " of body"));
+  forms.push_back(absl::StrCat(run, " gland"));
+  for (const std::string& form : forms) {
+    if (std::optional<EntityId> id = find(form)) return id;
   }
   return std::nullopt;
+}
+
+struct NamedSite {
+  EntityId anatomy;
+  std::string words;  // the definition's words that named it
+};
+
+// The anatomy entities a "located_in" phrase names. The first: the longest run of its first words
+// (articles dropped, at most 8) that AnatomyNamed resolves. Then, while the phrase goes on as a
+// list (", ", " and ", " or "), each next item if all its words name one: "located_in kidney,
+// ureter, bladder and urethra" names the kidney, the ureter and so on, up to the first item that
+// names nothing. The phrase ends at . ; : ( ) [ ].
+std::vector<NamedSite> LocationsNamed(
+    absl::string_view phrase,
+    const std::function<std::optional<EntityId>(const std::string&)>& find) {
+  constexpr size_t kMaxWords = 8;
+  const size_t stop = phrase.find_first_of(".;:()[]");
+  if (stop != absl::string_view::npos) phrase = phrase.substr(0, stop);
+  // Words, with "," as a word of its own.
+  std::vector<std::string> words;
+  for (absl::string_view w : absl::StrSplit(phrase, ' ', absl::SkipWhitespace())) {
+    const bool comma = absl::ConsumeSuffix(&w, ",");
+    if (!w.empty()) words.emplace_back(w);
+    if (comma) words.emplace_back(",");
+  }
+  auto is_article = [](absl::string_view w) {
+    return absl::EqualsIgnoreCase(w, "the") || absl::EqualsIgnoreCase(w, "a") ||
+           absl::EqualsIgnoreCase(w, "an");
+  };
+  auto is_separator = [](absl::string_view w) { return w == "," || w == "and" || w == "or"; };
+  size_t at = 0;
+  while (at < words.size() && is_article(words[at])) ++at;
+  std::vector<NamedSite> out;
+  // The first site: the longest run that names one, not across a comma.
+  size_t end = at;
+  while (end < words.size() && end - at < kMaxWords && words[end] != ",") ++end;
+  for (size_t k = end; k > at; --k) {
+    const std::string run = absl::StrJoin(words.begin() + at, words.begin() + k, " ");
+    if (std::optional<EntityId> id = AnatomyNamed(run, find)) {
+      out.push_back({*id, run});
+      at = k;
+      break;
+    }
+  }
+  if (out.empty()) return out;
+  // The list's further items.
+  while (at < words.size() && is_separator(words[at])) {
+    while (at < words.size() && is_separator(words[at])) ++at;
+    while (at < words.size() && is_article(words[at])) ++at;
+    size_t item_end = at;
+    while (item_end < words.size() && !is_separator(words[item_end]) && item_end - at < kMaxWords) {
+      ++item_end;
+    }
+    if (item_end == at) break;
+    const std::string item = absl::StrJoin(words.begin() + at, words.begin() + item_end, " ");
+    const std::optional<EntityId> id = AnatomyNamed(item, find);
+    if (!id) break;
+    out.push_back({*id, item});
+    at = item_end;
+  }
+  return out;
 }
 
 }  // namespace
@@ -414,16 +456,14 @@ absl::Status ImportDoDefinitionLocations(const std::string& path, const AnatomyN
     }
     std::sort(starts.begin(), starts.end());
     for (const size_t start : starts) {
-      std::string matched;
-      const std::optional<EntityId> anatomy =
-          LocationNamed(absl::string_view(t.definition).substr(start), find, &matched);
-      if (!anatomy) {
-        ctx.Unmapped();
-        continue;
+      std::vector<NamedSite> sites =
+          LocationsNamed(absl::string_view(t.definition).substr(start), find);
+      if (sites.empty()) ctx.Unmapped();
+      for (NamedSite& site : sites) {
+        const bool seen = std::any_of(own[i].begin(), own[i].end(),
+                                      [&](const Location& l) { return l.anatomy == site.anatomy; });
+        if (!seen) own[i].push_back({site.anatomy, std::move(site.words)});
       }
-      const bool seen = std::any_of(own[i].begin(), own[i].end(),
-                                    [&](const Location& l) { return l.anatomy == *anatomy; });
-      if (!seen) own[i].push_back({*anatomy, std::move(matched)});
     }
   }
 

@@ -74,7 +74,9 @@ absl::Status ImportHpoLaySynonyms(const std::string& path, KgBuilder& builder,
 // whose X (articles dropped; the longest run of up to 8 words that names an anatomy entity of the
 // KG, or else a term of `uberon` (id -> name, uberon-terms.tsv, also matched without spaces),
 // which then becomes an anatomy entity; tried as written, singular, as UBERON's "X of body" and as
-// "X gland") resolves is a location; "located in" in plain words counts too. A
+// "X gland") resolves is a location, and so is each further item of a list that follows it
+// ("located_in kidney, ureter, bladder and urethra", up to the first item naming none); "located
+// in" in plain words counts too. A
 // disease whose definition names none takes those of its nearest is_a ancestors that have one
 // (glaucoma: "An eye disease ...", and eye disease is "located_in the eye") when they name one site
 // (several are alternatives a subtype has one of). Each triple's score

@@ -96,6 +96,8 @@ TEST_F(DiseaseOntologyTest, DefinitionsLocateDiseasesInAnatomy) {
   const EntityId lung = AddEntityFromSource(builder_, "UBERON:0002048", "anatomy", "lung", "t");
   const EntityId pericardium =
       AddEntityFromSource(builder_, "UBERON:0002407", "anatomy", "pericardium", "t");
+  const EntityId kidney = AddEntityFromSource(builder_, "UBERON:0002113", "anatomy", "kidney", "t");
+  const EntityId ureter = AddEntityFromSource(builder_, "UBERON:0000056", "anatomy", "ureter", "t");
   const AnatomyNames uberon = {{"UBERON:0000160", "intestine"},
                                {"UBERON:0002107", "liver"},
                                {"UBERON:0002110", "gall bladder"},
@@ -110,6 +112,11 @@ TEST_F(DiseaseOntologyTest, DefinitionsLocateDiseasesInAnatomy) {
   // A tuberculosis without a location of its own: of its parent's several sites it has one, so
   // it inherits none.
   const EntityId mdr_tuberculosis = MustResolve("DOID:401");
+  // "located_in kidney, ureter, bladder and urethra": a list, read up to its first item that
+  // names no entity here ("bladder"). Cystitis (bladder disease, whose "the bladder" names none
+  // here) is under it and inherits none of the several.
+  const EntityId urinary_system_disease = MustResolve("DOID:18");
+  const EntityId cystitis = MustResolve("DOID:1679");
   // "an inflammation that is located in the gallbladder": plain words, UBERON's "gall bladder".
   const EntityId cholecystitis = MustResolve("DOID:1949");
   // is_a thyroid gland disease, "located_in the thyroid": UBERON's "thyroid gland".
@@ -146,6 +153,8 @@ TEST_F(DiseaseOntologyTest, DefinitionsLocateDiseasesInAnatomy) {
             "DO definition of eye disease (DOID:5614): located_in eye");
   EXPECT_GE(find(psoriasis, skin), 0);  // "skin" is UBERON's "skin of body"
   EXPECT_GE(find(crohn, *intestine), 0);
+  EXPECT_GE(find(urinary_system_disease, kidney), 0);
+  EXPECT_GE(find(urinary_system_disease, ureter), 0);
   const int main_site = find(tuberculosis, lung);
   const int later_site = find(tuberculosis, pericardium);
   ASSERT_GE(main_site, 0);
@@ -160,7 +169,7 @@ TEST_F(DiseaseOntologyTest, DefinitionsLocateDiseasesInAnatomy) {
     if (t.head == glaucoma && kg.relations[t.relation].name == "disease localizes to anatomy") {
       EXPECT_EQ(t.tail, eye);
     }
-    if (t.head == t2d || t.head == mdr_tuberculosis) {
+    if (t.head == t2d || t.head == mdr_tuberculosis || t.head == cystitis) {
       EXPECT_NE(kg.relations[t.relation].name, "disease localizes to anatomy");
     }
   }
