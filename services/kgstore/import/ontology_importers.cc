@@ -451,6 +451,10 @@ absl::Status ImportDoDefinitionLocations(const std::string& path, const AnatomyN
          {absl::string_view("located_in "), absl::string_view("located in ")}) {
       for (size_t at = absl::string_view(t.definition).find(marker); at != absl::string_view::npos;
            at = absl::string_view(t.definition).find(marker, at + 1)) {
+        // A word of its own ("dislocated in" is not "located in").
+        if (at > 0 && absl::ascii_isalpha(static_cast<unsigned char>(t.definition[at - 1]))) {
+          continue;
+        }
         starts.push_back(at + marker.size());
       }
     }
@@ -500,8 +504,8 @@ absl::Status ImportDoDefinitionLocations(const std::string& path, const AnatomyN
                                                       terms[from].id, "): located_in ", l.phrase);
           // DO names the main site first (tuberculosis: "located_in lungs, located_in lymph
           // nodes, located_in pericardium, ..."): each later location found scores 0.01 less.
-          builder.AddTriple(*disease, localizes, l.anatomy, source,
-                            static_cast<float>(1.0 / (1 + step) - 0.01 * static_cast<double>(k)),
+          const double score = std::max(1.0 / (1 + step) - 0.01 * static_cast<double>(k), 0.01);
+          builder.AddTriple(*disease, localizes, l.anatomy, source, static_cast<float>(score),
                             BuilderArg(note));
         }
       }
