@@ -10,6 +10,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
+#include "common/status_macros.h"
 #include "services/kgstore/import/import_common.h"
 #include "services/kgstore/kg_builder.h"
 #include "services/kgstore/kg_types.h"
@@ -130,6 +131,15 @@ absl::Status RunImporter(int which, const std::string& path, KgBuilder& builder,
     }
   }
 #elif IBGR_FUZZ_IMPORTERS == 6
+  if ((which & 0x40) != 0) {
+    // The DO's terms, then the sites their definitions name, over a few UBERON names.
+    IBGR_RETURN_IF_ERROR(ImportDiseaseOntologyObo(path, builder, options));
+    static const auto* const uberon = new AnatomyNames{{"UBERON:0002107", "liver"},
+                                                       {"UBERON:0002110", "gall bladder"},
+                                                       {"UBERON:0002097", "skin of body"},
+                                                       {"UBERON:0002046", "thyroid gland"}};
+    return ImportDoDefinitionLocations(path, *uberon, builder, options);
+  }
   switch (which % 4) {
     case 0:
       return ImportDiseaseOntologyObo(path, builder, options);
