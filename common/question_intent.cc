@@ -257,19 +257,20 @@ struct AnswerNoun {
   std::vector<const char*> types;
   std::vector<const char*> kinds;          // kinds the noun is compatible with
   std::vector<const char*> default_kinds;  // when no verb cue picks among them
+  // "What type of drug ...": the class or the drugs, as the verbs decide (ReadQuestionIntent).
+  bool drug_kind = false;
 };
 
-// "What type of drug ...": a class or drugs, as the verbs decide (ReadQuestionIntent).
-bool IsDrugKindNoun(const AnswerNoun& noun) {
-  return noun.types.size() == 2 && noun.types[0] == kPharmacologicClass &&
-         noun.types[1] == kCompound;
+// "type of drug", "class of medication", ...: a drug-kind noun.
+AnswerNoun DrugKindNoun(const char* phrase) {
+  return {phrase,
+          {kPharmacologicClass, kCompound},
+          {"drug_class", "treats", "palliates", "target", "side_effect"},
+          {"drug_class"},
+          /*drug_kind=*/true};
 }
 
 const std::vector<AnswerNoun>& AnswerNouns() {
-  static const auto* const kDrugKindTypes =
-      new std::vector<const char*>{kPharmacologicClass, kCompound};
-  static const auto* const kDrugKindKinds =
-      new std::vector<const char*>{"drug_class", "treats", "palliates", "target", "side_effect"};
   // Multi-word phrases before their single words ("side effect" before "effect", "drug class"
   // before "drug"): at one position the longest phrase wins.
   static const auto* nouns = new std::vector<AnswerNoun>{
@@ -288,14 +289,14 @@ const std::vector<AnswerNoun>& AnswerNouns() {
       {"part of the body", {kAnatomy}, {"anatomy", "expression"}, {"anatomy"}},
       // "What type of drug is metoprolol?" asks for its class; "What kind of medication is used
       // for migraine?" may still ask for the drugs (a verb cue picks).
-      {"type of drug", *kDrugKindTypes, *kDrugKindKinds, {"drug_class"}},
-      {"kind of drug", *kDrugKindTypes, *kDrugKindKinds, {"drug_class"}},
-      {"type of medication", *kDrugKindTypes, *kDrugKindKinds, {"drug_class"}},
-      {"kind of medication", *kDrugKindTypes, *kDrugKindKinds, {"drug_class"}},
-      {"type of medicine", *kDrugKindTypes, *kDrugKindKinds, {"drug_class"}},
-      {"kind of medicine", *kDrugKindTypes, *kDrugKindKinds, {"drug_class"}},
-      {"class of drug", *kDrugKindTypes, *kDrugKindKinds, {"drug_class"}},
-      {"class of medication", *kDrugKindTypes, *kDrugKindKinds, {"drug_class"}},
+      DrugKindNoun("type of drug"),
+      DrugKindNoun("kind of drug"),
+      DrugKindNoun("type of medication"),
+      DrugKindNoun("kind of medication"),
+      DrugKindNoun("type of medicine"),
+      DrugKindNoun("kind of medicine"),
+      DrugKindNoun("class of drug"),
+      DrugKindNoun("class of medication"),
       {"type of", {kDisease, kPhenotype}, {"is_a"}, {"is_a"}},
       {"kind of", {kDisease, kPhenotype}, {"is_a"}, {"is_a"}},
       {"form of", {kDisease, kPhenotype}, {"is_a"}, {"is_a"}},
@@ -548,7 +549,7 @@ QuestionIntent ReadQuestionIntent(absl::string_view question) {
     }
     for (const char* type : noun->types) AddUnique(type, &intent.answer_types);
     // "What type of drug ...": the class when the class is asked for, else the drugs.
-    if (IsDrugKindNoun(*noun)) {
+    if (noun->drug_kind) {
       const bool class_only = intent.kinds == std::vector<std::string>{"drug_class"};
       intent.answer_types = {class_only ? kPharmacologicClass : kCompound};
     }

@@ -397,10 +397,6 @@ absl::Status ImportDoDefinitionLocations(const std::string& path, const AnatomyN
   const size_t triples_before = builder.num_triples();
   const int64_t merges_before = builder.num_merges();
 
-  struct Location {
-    EntityId anatomy;
-    std::string phrase;  // the words of the definition that named it
-  };
   const NameIndex names(builder);
   // UBERON names as normalised, and without spaces ("gallbladder" is UBERON's "gall bladder").
   absl::flat_hash_map<std::string, absl::string_view> uberon_by_name;
@@ -439,7 +435,7 @@ absl::Status ImportDoDefinitionLocations(const std::string& path, const AnatomyN
                                kSource);
   };
   absl::flat_hash_map<absl::string_view, size_t> index_of;
-  std::vector<std::vector<Location>> own(terms.size());
+  std::vector<std::vector<NamedSite>> own(terms.size());  // each term's own sites
   for (size_t i = 0; i < terms.size(); ++i) {
     const OboTerm& t = terms[i];
     if (t.obsolete || !absl::StartsWith(t.id, "DOID:")) continue;
@@ -464,9 +460,10 @@ absl::Status ImportDoDefinitionLocations(const std::string& path, const AnatomyN
           LocationsNamed(absl::string_view(t.definition).substr(start), find);
       if (sites.empty()) ctx.Unmapped();
       for (NamedSite& site : sites) {
-        const bool seen = std::any_of(own[i].begin(), own[i].end(),
-                                      [&](const Location& l) { return l.anatomy == site.anatomy; });
-        if (!seen) own[i].push_back({site.anatomy, std::move(site.words)});
+        const bool seen = std::any_of(own[i].begin(), own[i].end(), [&](const NamedSite& l) {
+          return l.anatomy == site.anatomy;
+        });
+        if (!seen) own[i].push_back(std::move(site));
       }
     }
   }
@@ -490,18 +487,18 @@ absl::Status ImportDoDefinitionLocations(const std::string& path, const AnatomyN
         // the brain).
         absl::flat_hash_set<EntityId> sites;
         for (size_t from : level) {
-          for (const Location& l : own[from]) sites.insert(l.anatomy);
+          for (const NamedSite& l : own[from]) sites.insert(l.anatomy);
         }
         if (sites.size() > 1) break;
       }
       for (size_t from : level) {
         for (size_t k = 0; k < own[from].size(); ++k) {
-          const Location& l = own[from][k];
+          const NamedSite& l = own[from][k];
           found = true;
           const std::string note = step == 0
-                                       ? absl::StrCat("DO definition: located_in ", l.phrase)
+                                       ? absl::StrCat("DO definition: located_in ", l.words)
                                        : absl::StrCat("DO definition of ", terms[from].name, " (",
-                                                      terms[from].id, "): located_in ", l.phrase);
+                                                      terms[from].id, "): located_in ", l.words);
           // DO names the main site first (tuberculosis: "located_in lungs, located_in lymph
           // nodes, located_in pericardium, ..."): each later location found scores 0.01 less.
           const double score = std::max(1.0 / (1 + step) - 0.01 * static_cast<double>(k), 0.01);
