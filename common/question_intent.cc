@@ -57,8 +57,12 @@ const std::vector<IntentKind>& IntentKinds() {
         {"drug used off-label for disease", "compound", "disease"}},
        {kCompound, kDisease},
        "a drug that treats a disease (or relieves it), or the diseases a drug is used for"},
+      // Few diseases have "palliates" edges (PharmacotherapyDB's symptomatic drugs); the labels'
+      // indications (SIDER) name the drugs given for a condition's symptoms too ("indicated for
+      // the relief of symptoms of irritable bowel syndrome").
       {"palliates",
-       {{"drug palliates disease", "compound", "disease"}},
+       {{"drug palliates disease", "compound", "disease"},
+        {"drug indicated for condition", "compound", ""}},
        {kCompound, kDisease},
        "a drug that relieves a disease's symptoms without changing its course"},
       {"side_effect",
@@ -81,6 +85,15 @@ const std::vector<IntentKind>& IntentKinds() {
        {{"drug targets gene", "compound", "gene"}, {"drug binds gene", "compound", "gene"}},
        {kGene, kCompound},
        "the gene or protein a drug acts on, or the drugs acting on a gene"},
+      // DrugBank's enzymes, transporters and carriers of a drug: what happens to the drug, not
+      // what it acts on (a target question does not ask for them).
+      {"metabolism",
+       {{"drug is metabolized by gene", "compound", "gene"},
+        {"drug is transported by gene", "compound", "gene"},
+        {"drug has carrier gene", "compound", "gene"}},
+       {kGene, kCompound},
+       "the enzymes that metabolize a drug (and its transporters and carriers), or the drugs they "
+       "act on"},
       {"is_a",
        {{"disease is a subtype of disease", "disease", "disease"},
         {"phenotype is a subtype of phenotype", "phenotype", "phenotype"},
@@ -303,12 +316,12 @@ const std::vector<AnswerNoun>& AnswerNouns() {
       {"drug",
        {kCompound},
        {"treats", "palliates", "target", "drug_class", "contraindication", "interaction",
-        "side_effect"},
+        "side_effect", "metabolism"},
        {"treats"}},
       {"medication",
        {kCompound},
        {"treats", "palliates", "target", "drug_class", "contraindication", "interaction",
-        "side_effect"},
+        "side_effect", "metabolism"},
        {"treats"}},
       {"medicine", {kCompound}, {"treats", "palliates", "target", "contraindication"}, {"treats"}},
       {"pharmacotherapy", {kCompound}, {"treats"}, {"treats"}},
@@ -330,7 +343,8 @@ const std::vector<AnswerNoun>& AnswerNouns() {
       {"compound", {kCompound}, {"treats", "target", "drug_class", "side_effect"}, {"treats"}},
       {"gene", {kGene}, {"gene", "target", "pathway", "expression", "interaction"}, {"gene"}},
       {"protein", {kGene}, {"gene", "target", "pathway", "expression", "interaction"}, {"target"}},
-      {"enzyme", {kGene}, {"gene", "target", "pathway"}, {"gene", "target"}},
+      {"enzyme", {kGene}, {"gene", "target", "pathway", "metabolism"}, {"gene", "target"}},
+      {"transporter", {kGene}, {"target", "metabolism"}, {"target"}},
       {"kinase", {kGene}, {"gene", "target", "pathway"}, {"target"}},
       {"receptor", {kGene}, {"gene", "target"}, {"target"}},
       {"mutation", {kGene}, {"gene"}, {"gene"}},
@@ -389,6 +403,9 @@ const std::vector<std::pair<const char*, std::vector<const char*>>>& KindCues() 
       {"target",
        {"target", "inhibit", "inhibitor", "bind", "binding", "block", "blocker", "agonist",
         "antagonist", "act on", "acts on", "mechanism", "receptor", "enzyme", "activate"}},
+      {"metabolism",
+       {"metabolize", "metabolizes", "metabolized", "metabolise", "metabolises", "metabolised",
+        "metabolism", "metabolizing", "metabolising", "broken down by", "cleared by"}},
       {"is_a",
        {"subtype", "type of", "kind of", "form of", "is a", "variety", "classified as",
         "category"}},
@@ -587,7 +604,11 @@ QuestionIntent ReadQuestionIntent(absl::string_view question) {
                                                                     "also",
                                                                     "often",
                                                                     "usually",
-                                                                    "generally"};
+                                                                    "generally",
+                                                                    "metabolized",
+                                                                    "metabolised",
+                                                                    "transported",
+                                                                    "cleared"};
       if (std::find(not_a_class->begin(), not_a_class->end(), raw[after + 1]) ==
           not_a_class->end()) {
         AddUnique("drug_class", &intent.kinds);
@@ -603,6 +624,12 @@ QuestionIntent ReadQuestionIntent(absl::string_view question) {
     // No noun: the specific verbs decide; the generic ones ("cause", "associated") only when
     // nothing more specific was said.
     intent.kinds = voted;
+  }
+  // "Which enzymes metabolize warfarin?": the enzyme noun (and its "enzyme" cue) says target too,
+  // but a drug's metabolising enzymes are not what it acts on.
+  if (std::find(intent.kinds.begin(), intent.kinds.end(), "metabolism") != intent.kinds.end()) {
+    intent.kinds.erase(std::remove(intent.kinds.begin(), intent.kinds.end(), "target"),
+                       intent.kinds.end());
   }
   for (const std::string& cue : cue_words) AddUnique(cue, &intent.cues);
   Complete(&intent);

@@ -95,6 +95,30 @@ TEST(QuestionIntentTest, SymptomsSideEffectsGenesTargets) {
               ElementsAre("pharmacologic_class"));
 }
 
+TEST(QuestionIntentTest, MetabolismIsNotATarget) {
+  for (const char* q :
+       {"Which enzymes metabolize warfarin?", "Which enzyme is clopidogrel metabolised by?",
+        "Which drugs are metabolized by CYP3A4?"}) {
+    const QuestionIntent intent = ReadQuestionIntent(q);
+    EXPECT_THAT(intent.kinds, ElementsAre("metabolism")) << q;
+    EXPECT_TRUE(intent.AsksFor("drug is metabolized by gene")) << q;
+    EXPECT_FALSE(intent.AsksFor("drug binds gene")) << q;
+  }
+  // An enzyme a drug inhibits is its target, which DrugBank's enzymes are not.
+  const QuestionIntent target = ReadQuestionIntent("What enzyme does allopurinol inhibit?");
+  EXPECT_THAT(target.kinds, ElementsAre("target"));
+  EXPECT_FALSE(target.AsksFor("drug is metabolized by gene"));
+}
+
+TEST(QuestionIntentTest, SymptomaticReliefIncludesTheLabelsIndications) {
+  const QuestionIntent intent =
+      ReadQuestionIntent("What medications ease the symptoms of irritable bowel syndrome?");
+  EXPECT_THAT(intent.kinds, ElementsAre("palliates"));
+  EXPECT_TRUE(intent.AsksFor("drug palliates disease"));
+  EXPECT_TRUE(intent.AsksFor("drug indicated for condition"));
+  EXPECT_FALSE(intent.AsksFor("drug treats disease"));
+}
+
 TEST(QuestionIntentTest, Constraints) {
   const QuestionIntent both =
       ReadQuestionIntent("Which genes are associated with both psoriasis and Crohn's disease?");

@@ -209,6 +209,14 @@ const std::vector<CommonNameRow>& ClinicalCommonNames() {
        "human immunodeficiency virus infectious disease",
        {"HIV", "HIV infection", "HIV disease"}},
       {"DOID:635", "acquired immunodeficiency syndrome", {"AIDS"}},
+      // "Angina" alone is how clinicians say it; DO has no angina pectoris, HPO's phenotype is the
+      // node SIDER's indications name.
+      {"HP:0001681", "Angina pectoris", {"angina"}},
+      // DO lists "type I diabetes mellitus" but not the Arabic numeral without "mellitus" (it does
+      // for type 2).
+      {"DOID:9744", "type 1 diabetes mellitus", {"type 1 diabetes", "juvenile diabetes"}},
+      {"DOID:8659", "chickenpox", {"chicken pox"}},
+      {"DOID:9256", "colorectal cancer", {"bowel cancer"}},
       // ---- Genes: the protein (or enzyme, receptor) names clinicians use for the gene, which the
       // KG names only by its HGNC symbol ("Which drugs inhibit HMG-CoA reductase?": HMGCR).
       {"Entrez:3630", "INS", {"insulin gene", "proinsulin", "preproinsulin"}},

@@ -179,7 +179,14 @@ absl::Status ImportDrugBankProteins(const std::string& path, KgBuilder& builder,
                                     const ImportOptions& options) {
   constexpr absl::string_view kSource = "drugbank-proteins";
   const SourceId source = builder.AddSource(BuilderArg(kSource), BuilderArg(kDrugBankLicense));
-  const RelationId relation = AddKnownRelation(builder, "drug binds gene");
+  // DrugBank's four roles of a protein for a drug. Only a target is what the drug acts on; the
+  // enzymes that metabolise it, its transporters and carriers are pharmacokinetics, and as "binds"
+  // they answered "What is the target of omeprazole?" with CYP3A4 and ABCB1. (PrimeKG's names for
+  // the same split; Hetionet's CbG merges all four and stays "drug binds gene".)
+  const RelationId target = AddKnownRelation(builder, "drug binds gene");
+  const RelationId enzyme = AddKnownRelation(builder, "drug is metabolized by gene");
+  const RelationId transporter = AddKnownRelation(builder, "drug is transported by gene");
+  const RelationId carrier = AddKnownRelation(builder, "drug has carrier gene");
   TabularSpec spec;
   spec.source = std::string(kSource);
   spec.min_fields = 7;
@@ -189,6 +196,16 @@ absl::Status ImportDrugBankProteins(const std::string& path, KgBuilder& builder,
       path, spec, builder, options,
       [&](const std::vector<absl::string_view>& f, RowContext& ctx) -> absl::Status {
         if (!IsDrugBankId(f[0])) return ctx.Malformed("drugbank_id is not a DrugBank id");
+        RelationId relation = target;
+        if (f[1] == "enzyme") {
+          relation = enzyme;
+        } else if (f[1] == "transporter") {
+          relation = transporter;
+        } else if (f[1] == "carrier") {
+          relation = carrier;
+        } else if (f[1] != "target") {
+          return ctx.Malformed(absl::StrCat("unknown category '", f[1], "'"));
+        }
         const std::optional<EntityId> drug = builder.Resolve(BuilderArg(DrugBankExternalId(f[0])));
         const std::optional<EntityId> gene =
             f[4] == "Human" ? GeneFromEntrez(builder, f[3], "", "") : std::nullopt;

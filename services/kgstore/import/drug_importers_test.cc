@@ -181,6 +181,38 @@ TEST(DrugImportersTest, TargetSourcesMergeIntoOneBindsTripleWithScoresAndNotes) 
   EXPECT_LT(FindTriple(kg, "DrugBank:DB00035", "drug binds gene", "Entrez:554"), 0);
 }
 
+TEST(DrugImportersTest, DrugBankEnzymesTransportersAndCarriersAreNotTargets) {
+  const std::string proteins = TempPath("roles.tsv");
+  WriteFile(proteins,
+            "drugbank_id\tcategory\tuniprot_id\tentrez_gene_id\torganism\tknown_action\tactions\t"
+            "pubmed_ids\n"
+            "DB00014\ttarget\tP00734\t2147\tHuman\tyes\tinhibitor\t1\n"
+            "DB00014\tenzyme\tP08684\t1576\tHuman\tunknown\tsubstrate\t\n"
+            "DB00014\ttransporter\tP08183\t5243\tHuman\tunknown\tsubstrate\t\n"
+            "DB00014\tcarrier\tP02768\t213\tHuman\tunknown\t\t\n"
+            "DB00014\tregulator\tP02768\t213\tHuman\tunknown\t\t\n");
+  KgBuilder builder;
+  AddBackbone(builder);
+  for (const char* gene : {"Entrez:1576", "Entrez:5243", "Entrez:213"}) {
+    builder.AddEntity(gene, "gene", gene);
+  }
+  ASSERT_OK(ImportDrugBankProteins(proteins, builder, ImportOptions()));
+  const KgData kg = builder.Finish();
+  EXPECT_GE(FindTriple(kg, "DrugBank:DB00014", "drug binds gene", "Entrez:2147"), 0);
+  const int64_t enzyme =
+      FindTriple(kg, "DrugBank:DB00014", "drug is metabolized by gene", "Entrez:1576");
+  ASSERT_GE(enzyme, 0);
+  EXPECT_EQ(std::string(TripleNoteAt(kg, enzyme)), "enzyme (substrate)");
+  EXPECT_GE(FindTriple(kg, "DrugBank:DB00014", "drug is transported by gene", "Entrez:5243"), 0);
+  EXPECT_GE(FindTriple(kg, "DrugBank:DB00014", "drug has carrier gene", "Entrez:213"), 0);
+  // None of the three is a "binds" triple: a target question does not see them.
+  for (const char* gene : {"Entrez:1576", "Entrez:5243", "Entrez:213"}) {
+    EXPECT_LT(FindTriple(kg, "DrugBank:DB00014", "drug binds gene", gene), 0) << gene;
+  }
+  // A role DrugBank does not have is a malformed row, not a target.
+  EXPECT_EQ(FindReport(kg, "drugbank-proteins")->rows_skipped, 1);
+}
+
 TEST(DrugImportersTest, ClassesAndIndicationsUseHetionetRelations) {
   const std::string classes = TempPath("classes.tsv");
   WriteFile(classes,

@@ -19,6 +19,7 @@ namespace {
 
 using ::ibgraphrag::common::test_util::StatusIs;
 using ::testing::Contains;
+using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
 class EmbeddedKgTest : public ::testing::Test {
@@ -123,6 +124,12 @@ TEST_F(EmbeddedKgTest, Issue14SourcesJoinGenesAndDrugsAcrossIdSchemes) {
   EXPECT_THAT(TripleSources(*kg_, side_effect), Contains(HasSubstr("sider-side-effects")));
   EXPECT_THAT(TripleSources(*kg_, side_effect), Contains(HasSubstr("hetionet")));
   EXPECT_GE(FindTriple(*kg_, "DrugBank:DB00945", "drug binds gene", "Entrez:5742"), 0);
+  // DrugBank's enzymes are not targets: omeprazole acts on ATP4A and is metabolised by CYP2C19.
+  EXPECT_GE(FindTriple(*kg_, "DrugBank:DB00338", "drug binds gene", "Entrez:495"), 0);
+  const int64_t cyp2c19 =
+      FindTriple(*kg_, "DrugBank:DB00338", "drug is metabolized by gene", "Entrez:1557");
+  ASSERT_GE(cyp2c19, 0);
+  EXPECT_THAT(TripleSources(*kg_, cyp2c19), ElementsAre("drugbank-proteins (CC BY-NC 4.0)"));
   // Free-text GWAS traits reach the DO disease with the mapping on the edge.
   const int64_t gwas = FindTriple(*kg_, "DOID:9352", "disease associated with gene", "Entrez:6934");
   ASSERT_GE(gwas, 0);
