@@ -85,15 +85,13 @@ const std::vector<IntentKind>& IntentKinds() {
        {{"drug targets gene", "compound", "gene"}, {"drug binds gene", "compound", "gene"}},
        {kGene, kCompound},
        "the gene or protein a drug acts on, or the drugs acting on a gene"},
-      // DrugBank's enzymes, transporters and carriers of a drug: what happens to the drug, not
-      // what it acts on (a target question does not ask for them).
+      // DrugBank's enzymes of a drug: what happens to the drug, not what it acts on (a target
+      // question does not ask for them). Its transporters and carriers are no kind's: "Which
+      // enzymes metabolize warfarin?" listed the carrier albumin first when they were this one's.
       {"metabolism",
-       {{"drug is metabolized by gene", "compound", "gene"},
-        {"drug is transported by gene", "compound", "gene"},
-        {"drug has carrier gene", "compound", "gene"}},
+       {{"drug is metabolized by gene", "compound", "gene"}},
        {kGene, kCompound},
-       "the enzymes that metabolize a drug (and its transporters and carriers), or the drugs they "
-       "act on"},
+       "the enzymes that metabolize a drug, or the drugs an enzyme metabolizes"},
       {"is_a",
        {{"disease is a subtype of disease", "disease", "disease"},
         {"phenotype is a subtype of phenotype", "phenotype", "phenotype"},
@@ -344,7 +342,6 @@ const std::vector<AnswerNoun>& AnswerNouns() {
       {"gene", {kGene}, {"gene", "target", "pathway", "expression", "interaction"}, {"gene"}},
       {"protein", {kGene}, {"gene", "target", "pathway", "expression", "interaction"}, {"target"}},
       {"enzyme", {kGene}, {"gene", "target", "pathway", "metabolism"}, {"gene", "target"}},
-      {"transporter", {kGene}, {"target", "metabolism"}, {"target"}},
       {"kinase", {kGene}, {"gene", "target", "pathway"}, {"target"}},
       {"receptor", {kGene}, {"gene", "target"}, {"target"}},
       {"mutation", {kGene}, {"gene"}, {"gene"}},

@@ -103,6 +103,7 @@ TEST(QuestionIntentTest, MetabolismIsNotATarget) {
     EXPECT_THAT(intent.kinds, ElementsAre("metabolism")) << q;
     EXPECT_TRUE(intent.AsksFor("drug is metabolized by gene")) << q;
     EXPECT_FALSE(intent.AsksFor("drug binds gene")) << q;
+    EXPECT_FALSE(intent.AsksFor("drug has carrier gene")) << q;
   }
   // An enzyme a drug inhibits is its target, which DrugBank's enzymes are not.
   const QuestionIntent target = ReadQuestionIntent("What enzyme does allopurinol inhibit?");
