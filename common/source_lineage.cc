@@ -60,6 +60,14 @@ int IndependentSourceCount(const std::vector<std::string>& sources, absl::string
   return static_cast<int>(lineages.size());
 }
 
+bool IsCuratedTargetStatement(absl::string_view relation, const std::vector<std::string>& sources) {
+  if (relation == "drug targets gene") return true;
+  if (relation != "drug binds gene") return false;
+  return std::any_of(sources.begin(), sources.end(), [](const std::string& source) {
+    return source == "drugbank-proteins" || source == "drugcentral-targets";
+  });
+}
+
 bool IsPopulationAssociationSource(absl::string_view source) {
   return source == "gwas-catalog-2015" || source == "gwas-catalog-curated" ||
          source == "diseases-experiments";

@@ -42,6 +42,16 @@ int IndependentSourceCount(const std::vector<std::string>& sources, absl::string
 // (QuestionIntent::asks_cause).
 bool IsPopulationAssociationSource(absl::string_view source);
 
+// Whether a triple of `relation` with `sources` states a drug's target as curated knowledge:
+// "drug targets gene" (PrimeKG's target role), or "drug binds gene" from DrugBank's target role
+// (`drugbank-proteins`: its enzymes, transporters and carriers are other relations) or
+// DrugCentral's targets. BindingDB's measured affinities and Hetionet's "binds" edges (all four
+// DrugBank roles merged upstream) are bindings, not statements of what the drug acts on: a question
+// asking for a drug's target ranks them after the curated ones ("What is the target of
+// omeprazole?": the proton pump, ATP4A/ATP4B, before the transporter ABCB1 that BindingDB and
+// Hetionet list).
+bool IsCuratedTargetStatement(absl::string_view relation, const std::vector<std::string>& sources);
+
 }  // namespace ibgraphrag::common
 
 #endif  // IBGRAPHRAG_COMMON_SOURCE_LINEAGE_H_

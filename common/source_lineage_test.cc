@@ -45,5 +45,15 @@ TEST(SourceLineageTest, GwasLociAreThePopulationAssociationSources) {
   }
 }
 
+TEST(SourceLineageTest, CuratedTargetsAreDrugBankTargetsDrugCentralAndPrimeKgTargets) {
+  EXPECT_TRUE(IsCuratedTargetStatement("drug binds gene", {"bindingdb", "drugbank-proteins"}));
+  EXPECT_TRUE(IsCuratedTargetStatement("drug binds gene", {"drugcentral-targets", "hetionet"}));
+  EXPECT_TRUE(IsCuratedTargetStatement("drug targets gene", {"primekg"}));
+  // Measured binding and Hetionet's merged roles are not; nor is another relation.
+  EXPECT_FALSE(IsCuratedTargetStatement("drug binds gene", {"bindingdb", "hetionet"}));
+  EXPECT_FALSE(IsCuratedTargetStatement("drug binds gene", {}));
+  EXPECT_FALSE(IsCuratedTargetStatement("drug is metabolized by gene", {"drugbank-proteins"}));
+}
+
 }  // namespace
 }  // namespace ibgraphrag::common

@@ -1161,7 +1161,12 @@ ReasonResult OpenByIntent(const ReasonRequest& request, const EvidenceGraph& gra
     // With asks_cause: some triple of it has a source beyond population associations (these
     // rank first). Not filled otherwise.
     bool beyond_population = false;
+    // With a target asked for: some triple of it states the target as curated knowledge
+    // (common::IsCuratedTargetStatement; these rank first). Not filled otherwise.
+    bool curated_target = false;
   };
+  const bool asks_target =
+      std::find(intent.kinds.begin(), intent.kinds.end(), "target") != intent.kinds.end();
   absl::flat_hash_map<int, Candidate> by_node;
   auto near_topic = [&](int n) { return graph.nodes[n].topic || graph.reach.anchored[n]; };
   for (size_t t = 0; t < request.evidence.size(); ++t) {
@@ -1190,6 +1195,8 @@ ReasonResult OpenByIntent(const ReasonRequest& request, const EvidenceGraph& gra
       c.groups.insert(graph.nodes[other].topic ? graph.nodes[other].topic_group : -1);
       c.sources.insert(c.sources.end(), sources.begin(), sources.end());
       c.beyond_population = c.beyond_population || !counted.empty();
+      c.curated_target = c.curated_target ||
+                         (asks_target && common::IsCuratedTargetStatement(e.relation, sources));
     }
   }
   // Groups a topic end can be linked to (anchors count with their topic's group only when they
@@ -1209,6 +1216,8 @@ ReasonResult OpenByIntent(const ReasonRequest& request, const EvidenceGraph& gra
     if (intent.asks_cause && a.beyond_population != b.beyond_population) {
       return a.beyond_population;
     }
+    // A target asked for: a measured binding alone is no answer ahead of a curated target.
+    if (asks_target && a.curated_target != b.curated_target) return a.curated_target;
     if (a.support != b.support) return a.support > b.support;
     return graph.nodes[a.node].display < graph.nodes[b.node].display;
   });
@@ -1231,8 +1240,8 @@ ReasonResult OpenByIntent(const ReasonRequest& request, const EvidenceGraph& gra
   const double floor = ranked.front().support * (intent.single_answer ? options.single_answer_share
                                                                       : options.list_answer_share);
   const int limit = intent.single_answer ? options.max_single_answers : options.max_open_answers;
-  // (The first always stays; with asks_cause the order is not by support alone, so the floor
-  // is a filter rather than a cut at the end.)
+  // (The first always stays; with asks_cause or a target asked for the order is not by support
+  // alone, so the floor is a filter rather than a cut at the end.)
   ranked.erase(std::remove_if(std::next(ranked.begin()), ranked.end(),
                               [&](const Candidate& c) { return c.support < floor; }),
                ranked.end());

@@ -641,6 +641,28 @@ TEST(ExtractiveOpenIntentTest, ACausalGeneQuestionRanksPopulationAssociationsLas
   EXPECT_THAT(associated.answers, ElementsAre("BCL11A", "PHEX", "HBB"));
 }
 
+// "What is the target of omeprazole?": BindingDB and Hetionet list the transporter ABCB1 as a
+// binding (two sources, the higher score); DrugBank and DrugCentral state the proton pump as its
+// target. Asked for the target, the curated statement comes first.
+TEST(ExtractiveOpenIntentTest, ATargetQuestionRanksCuratedTargetsBeforeBindings) {
+  ReasonRequest request;
+  request.task = Task::kOpen;
+  request.topic_entities = {{"DrugBank:DB00338", "Omeprazole", "compound"}};
+  request.evidence = {
+      Typed("DrugBank:DB00338", "Omeprazole", "compound", "drug binds gene", "Entrez:5243", "ABCB1",
+            "gene", 0.95, {"bindingdb", "hetionet"}),
+      Typed("DrugBank:DB00338", "Omeprazole", "compound", "drug binds gene", "Entrez:495", "ATP4A",
+            "gene", 0.9, {"drugbank-proteins"}),
+  };
+  request.question = "What is the target of omeprazole?";
+  const ReasonResult target = ReasonExtractively(request, Task::kOpen, ExtractiveOptions());
+  EXPECT_THAT(target.answers, ElementsAre("ATP4A", "ABCB1")) << target.answer;
+  // Neither curated (ATP4A a BindingDB binding too): by support, ABCB1 first.
+  request.evidence[1].sources = {"bindingdb"};
+  const ReasonResult bindings = ReasonExtractively(request, Task::kOpen, ExtractiveOptions());
+  EXPECT_THAT(bindings.answers, ElementsAre("ABCB1", "ATP4A")) << bindings.answer;
+}
+
 // An open question whose relation the evidence does not hold around its entities says so
 // (SIDER lists no side effects of warfarin) before listing what the evidence does hold.
 TEST(ExtractiveOpenIntentTest, AnAskedRelationTheEvidenceLacksIsInsufficientEvidence) {

@@ -782,6 +782,12 @@ void RankAnswersByStrength(SubgraphSource& source, absl::Time deadline, const Ca
   // A causal gene asked for (QuestionIntent::asks_cause): answers whose every source is a
   // population association (a GWAS locus) come after the others, as in the extractive backend.
   std::vector<char> population_only(n, 0);
+  // A target asked for: answers that only a measured binding or Hetionet's merged roles state
+  // come after the curated targets (common::IsCuratedTargetStatement), as in the extractive
+  // backend.
+  const bool asks_target = std::find(result->intent.kinds.begin(), result->intent.kinds.end(),
+                                     "target") != result->intent.kinds.end();
+  std::vector<char> binding_only(n, 0);
   std::vector<float> values(n);
   for (size_t k = 0; k < n; ++k) values[k] = (*scores)[answers[k]];
   absl::StatusOr<std::vector<TripleSources>> sources =
@@ -794,12 +800,16 @@ void RankAnswersByStrength(SubgraphSource& source, absl::Time deadline, const Ca
     for (size_t k = 0; k < n; ++k) {
       const TripleSources& s = (*sources)[k];
       auto name = relation_name.find(relations[k]);
-      strength[k] = AnswerEvidenceStrength(
-          s, name == relation_name.end() ? absl::string_view() : name->second);
+      const absl::string_view relation =
+          name == relation_name.end() ? absl::string_view() : name->second;
+      strength[k] = AnswerEvidenceStrength(s, relation);
       population_only[k] = result->intent.asks_cause && !s.sources.empty() &&
                            std::all_of(s.sources.begin(), s.sources.end(), [](const auto& source) {
                              return common::IsPopulationAssociationSource(source);
                            });
+      binding_only[k] = asks_target &&
+                        (relation == "drug binds gene" || relation == "drug targets gene") &&
+                        !common::IsCuratedTargetStatement(relation, s.sources);
       read->emplace(TripleKeyOf(heads[k], relations[k], tails[k]), s);
     }
   } else {
@@ -813,6 +823,7 @@ void RankAnswersByStrength(SubgraphSource& source, absl::Time deadline, const Ca
     if (between_topics[a] != between_topics[b]) return between_topics[a] > between_topics[b];
     if (topics_linked[a] != topics_linked[b]) return topics_linked[a] > topics_linked[b];
     if (population_only[a] != population_only[b]) return population_only[a] < population_only[b];
+    if (binding_only[a] != binding_only[b]) return binding_only[a] < binding_only[b];
     if (strength[a] != strength[b]) return strength[a] > strength[b];
     return values[a] > values[b];
   });

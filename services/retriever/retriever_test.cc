@@ -682,6 +682,16 @@ kgstore::KgData TwoDiseasesKg() {
   const kgstore::EntityId hbb = b.AddEntity("Entrez:3043", "gene", "HBB");
   b.AddTriple(scd, assoc, bcl11a, gwas, 1.0f, {});
   b.AddTriple(scd, assoc, hbb, disgenet, 0.5f, {});
+  // Omeprazole: a transporter that BindingDB and Hetionet list as "binds" (two sources) and the
+  // proton pump that DrugBank states as its target (one).
+  const kgstore::RelationId binds =
+      b.AddRelation("drug binds gene", "compound", "gene", "The drug binds the gene's protein.");
+  const kgstore::EntityId omeprazole = b.AddEntity("DrugBank:DB00338", "compound", "Omeprazole");
+  const kgstore::EntityId abcb1 = b.AddEntity("Entrez:5243", "gene", "ABCB1");
+  const kgstore::EntityId atp4a = b.AddEntity("Entrez:495", "gene", "ATP4A");
+  b.AddTriple(omeprazole, binds, abcb1, b.AddSource("bindingdb"));
+  b.AddTriple(omeprazole, binds, abcb1, b.AddSource("hetionet"));
+  b.AddTriple(omeprazole, binds, atp4a, b.AddSource("drugbank-proteins"));
   return b.Finish();
 }
 
@@ -734,6 +744,28 @@ TEST_F(RetrieverIntentOrderTest, ACausalGeneQuestionPutsTheGwasLocusLast) {
       ElementsAre("BCL11A", "HBB"));
   EXPECT_THAT(FirstAnswers("Which gene is mutated in sickle cell anemia?", {"DOID:10923"}, 2),
               ElementsAre("HBB", "BCL11A"));
+}
+
+TEST_F(RetrieverIntentOrderTest, ATargetQuestionPutsCuratedTargetsBeforeBindings) {
+  auto first_gene = [&](const std::string& question,
+                        std::optional<common::QuestionIntent> intent = std::nullopt) {
+    RetrieveQuery q;
+    q.question = question;
+    q.topic_external_ids = {"DrugBank:DB00338"};
+    q.mode = ScoringMode::kShortestPath;
+    q.top_k = 1;
+    q.intent = std::move(intent);
+    auto r = retriever_->Retrieve(q);
+    EXPECT_OK(r);
+    return r.ok() && !r->triples.empty() ? r->entities.at(r->triples[0].tail).name : std::string();
+  };
+  EXPECT_EQ(first_gene("What is the target of omeprazole?"), "ATP4A");
+  EXPECT_EQ(first_gene("Which proteins does omeprazole bind?"), "ATP4A");
+  // The same relation asked for without the target kind: by strength, ABCB1's two sources win.
+  common::QuestionIntent binds_only;
+  binds_only.relations = {"drug binds gene"};
+  binds_only.answer_types = {"gene"};
+  EXPECT_EQ(first_gene("What is the target of omeprazole?", binds_only), "ABCB1");
 }
 
 TEST(TopWithAnswerShareTest, TheBestAnswersTakeUpToHalfOfTheTopK) {
