@@ -270,7 +270,21 @@ struct AnswerNoun {
   std::vector<const char*> default_kinds;  // when no verb cue picks among them
   // "What type of drug ...": the class or the drugs, as the verbs decide (ReadQuestionIntent).
   bool drug_kind = false;
+  // The noun names a drug class ("which ANTIBIOTICS treat tuberculosis"): asked for drugs
+  // through another relation, the answers must also belong to that class (ReadQuestionIntent).
+  bool names_a_class = false;
 };
+
+// "antibiotic", "antidepressant": a noun that names a drug class.
+AnswerNoun ClassNoun(const char* phrase, std::vector<const char*> kinds,
+                     const char* default_kind = "treats") {
+  return {phrase,
+          {kCompound},
+          std::move(kinds),
+          {default_kind},
+          /*drug_kind=*/false,
+          /*names_a_class=*/true};
+}
 
 // "type of drug", "class of medication", ...: a drug-kind noun.
 AnswerNoun DrugKindNoun(const char* phrase) {
@@ -326,17 +340,17 @@ const std::vector<AnswerNoun>& AnswerNouns() {
       {"treatment", {kCompound}, {"treats", "palliates"}, {"treats"}},
       {"therapy", {kCompound}, {"treats", "palliates"}, {"treats"}},
       {"therapeutic", {kCompound}, {"treats"}, {"treats"}},
-      {"antibiotic", {kCompound}, {"treats", "drug_class"}, {"treats"}},
       // Drug-class nouns: "which antidepressants are SSRIs", "which anticoagulant ...".
-      {"antidepressant", {kCompound}, {"treats", "drug_class", "target"}, {"treats"}},
-      {"antihypertensive", {kCompound}, {"treats", "drug_class"}, {"treats"}},
-      {"anticoagulant", {kCompound}, {"treats", "drug_class", "target"}, {"treats"}},
-      {"antipsychotic", {kCompound}, {"treats", "drug_class", "target"}, {"treats"}},
-      {"anticonvulsant", {kCompound}, {"treats", "drug_class"}, {"treats"}},
-      {"antiepileptic", {kCompound}, {"treats", "drug_class"}, {"treats"}},
-      {"analgesic", {kCompound}, {"treats", "palliates", "drug_class"}, {"palliates"}},
-      {"antiviral", {kCompound}, {"treats", "drug_class"}, {"treats"}},
-      {"diuretic", {kCompound}, {"treats", "drug_class"}, {"treats"}},
+      ClassNoun("antibiotic", {"treats", "drug_class", "side_effect"}),
+      ClassNoun("antidepressant", {"treats", "drug_class", "target", "side_effect"}),
+      ClassNoun("antihypertensive", {"treats", "drug_class", "side_effect"}),
+      ClassNoun("anticoagulant", {"treats", "drug_class", "target", "side_effect"}),
+      ClassNoun("antipsychotic", {"treats", "drug_class", "target", "side_effect"}),
+      ClassNoun("anticonvulsant", {"treats", "drug_class", "side_effect"}),
+      ClassNoun("antiepileptic", {"treats", "drug_class", "side_effect"}),
+      ClassNoun("analgesic", {"treats", "palliates", "drug_class"}, "palliates"),
+      ClassNoun("antiviral", {"treats", "drug_class", "side_effect"}),
+      ClassNoun("diuretic", {"treats", "drug_class", "side_effect"}),
       {"agent", {kCompound}, {"treats", "palliates", "target", "drug_class"}, {"treats"}},
       {"compound", {kCompound}, {"treats", "target", "drug_class", "side_effect"}, {"treats"}},
       {"gene", {kGene}, {"gene", "target", "pathway", "expression", "interaction"}, {"gene"}},
@@ -622,6 +636,13 @@ QuestionIntent ReadQuestionIntent(absl::string_view question) {
     // nothing more specific was said.
     intent.kinds = voted;
   }
+  // "Which antibiotics are used to treat tuberculosis?": drugs through the verb's relation that
+  // are also members of the class the noun names (a question entity once aligned): the class's
+  // "includes" relation is asked for too, and the answer must link to every question entity.
+  const bool class_members =
+      noun != nullptr && noun->names_a_class && !intent.kinds.empty() &&
+      std::find(intent.kinds.begin(), intent.kinds.end(), "drug_class") == intent.kinds.end();
+  if (class_members) AddUnique("drug_class", &intent.kinds);
   // "Which enzymes metabolize warfarin?": the enzyme noun (and its "enzyme" cue) says target too,
   // but a drug's metabolising enzymes are not what it acts on.
   if (std::find(intent.kinds.begin(), intent.kinds.end(), "metabolism") != intent.kinds.end()) {
@@ -648,6 +669,8 @@ QuestionIntent ReadQuestionIntent(absl::string_view question) {
     intent.constraint = IntentConstraint::kAllOf;
   } else if (AsksForException(words)) {
     intent.constraint = IntentConstraint::kExcept;
+  } else if (class_members) {
+    intent.constraint = IntentConstraint::kAllOf;
   }
   if (!intent.empty()) intent.origin = "question";
   return intent;

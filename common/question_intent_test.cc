@@ -120,6 +120,25 @@ TEST(QuestionIntentTest, SymptomaticReliefIncludesTheLabelsIndications) {
   EXPECT_FALSE(intent.AsksFor("drug treats disease"));
 }
 
+TEST(QuestionIntentTest, AClassNounAsksForTheClassMembersAmongTheAnswers) {
+  const QuestionIntent tb = ReadQuestionIntent("Which antibiotics are used to treat tuberculosis?");
+  EXPECT_THAT(tb.kinds, ElementsAre("treats", "drug_class"));
+  EXPECT_THAT(tb.answer_types, ElementsAre("compound"));
+  EXPECT_EQ(tb.constraint, IntentConstraint::kAllOf);
+  EXPECT_TRUE(tb.AsksFor("pharmacologic class includes drug"));
+  const QuestionIntent tendons = ReadQuestionIntent("Which antibiotics cause tendon rupture?");
+  EXPECT_THAT(tendons.kinds, ElementsAre("side_effect", "drug_class"));
+  EXPECT_EQ(tendons.constraint, IntentConstraint::kAllOf);
+  // The class asked about itself: no constraint added.
+  const QuestionIntent ssri =
+      ReadQuestionIntent("Which antidepressants are selective serotonin reuptake inhibitors?");
+  EXPECT_THAT(ssri.kinds, Contains("drug_class"));
+  EXPECT_EQ(ssri.constraint, IntentConstraint::kNone);
+  // A plain drug noun is no class.
+  EXPECT_EQ(ReadQuestionIntent("Which drugs are used to treat tuberculosis?").constraint,
+            IntentConstraint::kNone);
+}
+
 TEST(QuestionIntentTest, Constraints) {
   const QuestionIntent both =
       ReadQuestionIntent("Which genes are associated with both psoriasis and Crohn's disease?");

@@ -1247,16 +1247,34 @@ ReasonResult OpenByIntent(const ReasonRequest& request, const EvidenceGraph& gra
                ranked.end());
   if (static_cast<int>(ranked.size()) > limit) ranked.resize(static_cast<size_t>(limit));
 
+  // "Which antibiotics treat tuberculosis?" (a class noun, common/question_intent.h): the drugs
+  // of the verb's relation that the class named includes. Their line shows the verb's triple
+  // (Isoniazid treats tuberculosis), the class membership after it.
+  constexpr absl::string_view kClassIncludes = "pharmacologic class includes drug";
+  const bool class_members =
+      intent.constraint == common::IntentConstraint::kAllOf && intent.kinds.size() > 1 &&
+      std::find(intent.kinds.begin(), intent.kinds.end(), "drug_class") != intent.kinds.end();
+  std::vector<std::string> asked = intent.kinds;
+  if (class_members) {
+    asked.erase(std::remove(asked.begin(), asked.end(), "drug_class"), asked.end());
+  }
   result.answer =
-      absl::StrCat(AnswerNoun(intent), " the evidence links to ", absl::StrJoin(intent.kinds, ", "),
+      absl::StrCat(AnswerNoun(intent), " the evidence links to ", absl::StrJoin(asked, ", "),
+                   class_members ? ", of the class the question names" : "",
                    " (extractive backend; no LLM was used):");
   absl::flat_hash_set<int> seen;
   for (size_t i = 0; i < ranked.size(); ++i) {
     Candidate& c = ranked[i];
     std::sort(c.sources.begin(), c.sources.end());
     c.sources.erase(std::unique(c.sources.begin(), c.sources.end()), c.sources.end());
-    std::stable_sort(c.triples.begin(), c.triples.end(),
-                     [&](int a, int b) { return graph.score[a] > graph.score[b]; });
+    std::stable_sort(c.triples.begin(), c.triples.end(), [&](int a, int b) {
+      if (class_members) {
+        const bool a_class = request.evidence[a].relation == kClassIncludes;
+        const bool b_class = request.evidence[b].relation == kClassIncludes;
+        if (a_class != b_class) return b_class;
+      }
+      return graph.score[a] > graph.score[b];
+    });
     const Node& node = graph.nodes[c.node];
     const EvidenceTriple& first = request.evidence[c.triples.front()];
     AnswerEntity entity;

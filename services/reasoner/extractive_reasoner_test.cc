@@ -710,6 +710,37 @@ TEST(ExtractiveOpenIntentTest, AllOfKeepsOnlyAnswersLinkedToEveryTopic) {
   EXPECT_THAT(none.answer, HasSubstr("no genes in the evidence link to every entity"));
 }
 
+// "Which antidepressants are used to treat anxiety?": the drugs indicated for anxiety that the
+// class the question names includes; the answer line shows the indication, not the membership.
+TEST(ExtractiveOpenIntentTest, AClassNounKeepsTheClassMembersAmongTheAnswers) {
+  ReasonRequest request;
+  request.task = Task::kOpen;
+  request.question = "Which antidepressants are used to treat anxiety?";
+  request.topic_entities = {{"DOID:2030", "anxiety disorder", "disease"},
+                            {"MESH:D000928", "Antidepressive Agents", "pharmacologic_class"}};
+  request.topic_mentions = {0, 1};
+  request.evidence = {
+      Typed("DB:mep", "Meprobamate", "compound", "drug indicated for condition", "DOID:2030",
+            "anxiety disorder", "disease", 0.95, {"sider-indications"}),
+      Typed("DB:cit", "Citalopram", "compound", "drug indicated for condition", "DOID:2030",
+            "anxiety disorder", "disease", 0.9, {"sider-indications"}),
+      Typed("MESH:D000928", "Antidepressive Agents", "pharmacologic_class",
+            "pharmacologic class includes drug", "DB:cit", "Citalopram", "compound", 0.99,
+            {"drugcentral-classes"}),
+  };
+  const ReasonResult result = ReasonExtractively(request, Task::kOpen, ExtractiveOptions());
+  EXPECT_THAT(result.answers, ElementsAre("Citalopram")) << result.answer;
+  EXPECT_THAT(result.answer, HasSubstr("Drugs the evidence links to treats, of the class the "
+                                       "question names"));
+  EXPECT_THAT(result.answer, HasSubstr("1. Citalopram (anxiety disorder <-[drug indicated for "
+                                       "condition]- Citalopram"));
+  // Without the class noun: Meprobamate, the better supported, first.
+  request.question = "Which drugs are used to treat anxiety?";
+  const ReasonResult drugs = ReasonExtractively(request, Task::kOpen, ExtractiveOptions());
+  ASSERT_FALSE(drugs.answers.empty());
+  EXPECT_EQ(drugs.answers.front(), "Meprobamate");
+}
+
 // MSCA keeps two senses of "epilepsy" (the disease and the phenotype) and of "bipolar disorder":
 // by name they are four question entities and no drug links to all four; by mention
 // (topic_mentions, which the gateway sends) they are the two the question names.
