@@ -140,6 +140,14 @@ bool QuestionIntent::AsksFor(absl::string_view relation_name) const {
   return std::find(relations.begin(), relations.end(), relation_name) != relations.end();
 }
 
+bool QuestionIntent::AsksKind(absl::string_view kind) const {
+  return std::find(kinds.begin(), kinds.end(), kind) != kinds.end();
+}
+
+bool QuestionIntent::AsksForClassMembers() const {
+  return constraint == IntentConstraint::kAllOf && kinds.size() > 1 && AsksKind("drug_class");
+}
+
 bool QuestionIntent::AcceptsType(absl::string_view type) const {
   if (answer_types.empty() || type.empty()) return true;
   return std::find(answer_types.begin(), answer_types.end(), type) != answer_types.end();
@@ -467,7 +475,7 @@ void AddUnique(absl::string_view value, std::vector<std::string>* out) {
 void Complete(QuestionIntent* intent) {
   std::vector<std::string> ordered;
   for (const IntentKind& kind : IntentKinds()) {
-    if (std::find(intent->kinds.begin(), intent->kinds.end(), kind.name) == intent->kinds.end()) {
+    if (!intent->AsksKind(kind.name)) {
       continue;
     }
     ordered.emplace_back(kind.name);
@@ -627,8 +635,7 @@ QuestionIntent ReadQuestionIntent(absl::string_view question) {
       }
     }
     // "Which drug causes X" may ask for the drugs of a side effect: their answers are drugs.
-    if (std::find(intent.kinds.begin(), intent.kinds.end(), "side_effect") != intent.kinds.end() &&
-        std::string_view(noun->types.front()) == kSymptom) {
+    if (intent.AsksKind("side_effect") && std::string_view(noun->types.front()) == kSymptom) {
       AddUnique(kSideEffect, &intent.answer_types);
     }
   } else {
@@ -639,13 +646,12 @@ QuestionIntent ReadQuestionIntent(absl::string_view question) {
   // "Which antibiotics are used to treat tuberculosis?": drugs through the verb's relation that
   // are also members of the class the noun names (a question entity once aligned): the class's
   // "includes" relation is asked for too, and the answer must link to every question entity.
-  const bool class_members =
-      noun != nullptr && noun->names_a_class && !intent.kinds.empty() &&
-      std::find(intent.kinds.begin(), intent.kinds.end(), "drug_class") == intent.kinds.end();
+  const bool class_members = noun != nullptr && noun->names_a_class && !intent.kinds.empty() &&
+                             !intent.AsksKind("drug_class");
   if (class_members) AddUnique("drug_class", &intent.kinds);
   // "Which enzymes metabolize warfarin?": the enzyme noun (and its "enzyme" cue) says target too,
   // but a drug's metabolising enzymes are not what it acts on.
-  if (std::find(intent.kinds.begin(), intent.kinds.end(), "metabolism") != intent.kinds.end()) {
+  if (intent.AsksKind("metabolism")) {
     intent.kinds.erase(std::remove(intent.kinds.begin(), intent.kinds.end(), "target"),
                        intent.kinds.end());
   }
@@ -653,7 +659,7 @@ QuestionIntent ReadQuestionIntent(absl::string_view question) {
   Complete(&intent);
 
   // 4. A cause asked for: "mutated in", "which genes cause", not "risk genes of".
-  if (std::find(intent.kinds.begin(), intent.kinds.end(), "gene") != intent.kinds.end()) {
+  if (intent.AsksKind("gene")) {
     auto said = [&](std::initializer_list<const char*> cues) {
       return std::any_of(cues.begin(), cues.end(),
                          [&](const char* cue) { return Find(words, cue) >= 0; });

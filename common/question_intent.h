@@ -87,6 +87,13 @@ struct QuestionIntent {
   bool empty() const { return kinds.empty() && answer_types.empty(); }
   // Whether `relation_name` is one of `relations`.
   bool AsksFor(absl::string_view relation_name) const;
+  // Whether `kind` ("target", "drug_class", ...) is one of `kinds`.
+  bool AsksKind(absl::string_view kind) const;
+  // "Which antibiotics are used to treat tuberculosis?": a noun naming a drug class asked for the
+  // drugs of another relation, so the answers must also be members of that class. The reader
+  // says so with the drug_class kind beside another kind and ALL_OF (ReadQuestionIntent); an
+  // intent that crossed a process boundary (its proto form) says it the same way.
+  bool AsksForClassMembers() const;
   // Whether an entity of `type` can be an answer (any type when answer_types is empty; an empty
   // `type`, unknown, is accepted).
   bool AcceptsType(absl::string_view type) const;

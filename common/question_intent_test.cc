@@ -126,6 +126,7 @@ TEST(QuestionIntentTest, AClassNounAsksForTheClassMembersAmongTheAnswers) {
   EXPECT_THAT(tb.answer_types, ElementsAre("compound"));
   EXPECT_EQ(tb.constraint, IntentConstraint::kAllOf);
   EXPECT_TRUE(tb.AsksFor("pharmacologic class includes drug"));
+  EXPECT_TRUE(tb.AsksForClassMembers());
   const QuestionIntent tendons = ReadQuestionIntent("Which antibiotics cause tendon rupture?");
   EXPECT_THAT(tendons.kinds, ElementsAre("side_effect", "drug_class"));
   EXPECT_EQ(tendons.constraint, IntentConstraint::kAllOf);
@@ -134,6 +135,7 @@ TEST(QuestionIntentTest, AClassNounAsksForTheClassMembersAmongTheAnswers) {
       ReadQuestionIntent("Which antidepressants are selective serotonin reuptake inhibitors?");
   EXPECT_THAT(ssri.kinds, Contains("drug_class"));
   EXPECT_EQ(ssri.constraint, IntentConstraint::kNone);
+  EXPECT_FALSE(ssri.AsksForClassMembers());
   // A plain drug noun is no class.
   EXPECT_EQ(ReadQuestionIntent("Which drugs are used to treat tuberculosis?").constraint,
             IntentConstraint::kNone);

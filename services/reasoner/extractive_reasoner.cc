@@ -1165,8 +1165,7 @@ ReasonResult OpenByIntent(const ReasonRequest& request, const EvidenceGraph& gra
     // (common::IsCuratedTargetStatement; these rank first). Not filled otherwise.
     bool curated_target = false;
   };
-  const bool asks_target =
-      std::find(intent.kinds.begin(), intent.kinds.end(), "target") != intent.kinds.end();
+  const bool asks_target = intent.AsksKind("target");
   absl::flat_hash_map<int, Candidate> by_node;
   auto near_topic = [&](int n) { return graph.nodes[n].topic || graph.reach.anchored[n]; };
   for (size_t t = 0; t < request.evidence.size(); ++t) {
@@ -1251,9 +1250,7 @@ ReasonResult OpenByIntent(const ReasonRequest& request, const EvidenceGraph& gra
   // of the verb's relation that the class named includes. Their line shows the verb's triple
   // (Isoniazid treats tuberculosis), the class membership after it.
   constexpr absl::string_view kClassIncludes = "pharmacologic class includes drug";
-  const bool class_members =
-      intent.constraint == common::IntentConstraint::kAllOf && intent.kinds.size() > 1 &&
-      std::find(intent.kinds.begin(), intent.kinds.end(), "drug_class") != intent.kinds.end();
+  const bool class_members = intent.AsksForClassMembers();
   std::vector<std::string> asked = intent.kinds;
   if (class_members) {
     asked.erase(std::remove(asked.begin(), asked.end(), "drug_class"), asked.end());

@@ -785,8 +785,7 @@ void RankAnswersByStrength(SubgraphSource& source, absl::Time deadline, const Ca
   // A target asked for: answers that only a measured binding or Hetionet's merged roles state
   // come after the curated targets (common::IsCuratedTargetStatement), as in the extractive
   // backend.
-  const bool asks_target = std::find(result->intent.kinds.begin(), result->intent.kinds.end(),
-                                     "target") != result->intent.kinds.end();
+  const bool asks_target = result->intent.AsksKind("target");
   std::vector<char> binding_only(n, 0);
   std::vector<float> values(n);
   for (size_t k = 0; k < n; ++k) values[k] = (*scores)[answers[k]];
