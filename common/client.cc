@@ -131,6 +131,22 @@ absl::StatusOr<std::shared_ptr<grpc::Channel>> MakeChannel(const ChannelOptions&
   return channel;
 }
 
+namespace {
+
+// min(parent's deadline, now + max_budget); budgets beyond a year are "no budget", which also
+// keeps the time_point arithmetic in range.
+std::chrono::system_clock::time_point ChildDeadline(const grpc::ServerContextBase& parent,
+                                                    absl::Duration max_budget) {
+  auto deadline = std::chrono::system_clock::time_point::max();
+  if (max_budget < absl::Hours(24 * 365)) {
+    deadline = std::chrono::system_clock::now() +
+               absl::ToChronoMilliseconds(std::max(max_budget, absl::ZeroDuration()));
+  }
+  return std::min(deadline, parent.deadline());
+}
+
+}  // namespace
+
 std::unique_ptr<grpc::ClientContext> MakeChildContext(const grpc::ServerContextBase& parent,
                                                       absl::Duration max_budget) {
   // FromServerContext links the child call to the parent call: gRPC core then cancels the child
@@ -138,16 +154,20 @@ std::unique_ptr<grpc::ClientContext> MakeChildContext(const grpc::ServerContextB
   std::unique_ptr<grpc::ClientContext> child = grpc::ClientContext::FromServerContext(parent);
   // Also set the deadline explicitly, so it holds (and ClientContext::deadline() reports it)
   // even when the parent is not a live call.
-  const auto now = std::chrono::system_clock::now();
-  auto deadline = std::chrono::system_clock::time_point::max();
-  // Budgets beyond a year are "no budget"; this also keeps the time_point arithmetic in range.
-  if (max_budget < absl::Hours(24 * 365)) {
-    deadline = now + absl::ToChronoMilliseconds(std::max(max_budget, absl::ZeroDuration()));
-  }
-  child->set_deadline(std::min(deadline, parent.deadline()));
+  child->set_deadline(ChildDeadline(parent, max_budget));
   const std::string request_id = RequestIdOf(parent);
   if (!request_id.empty()) child->AddMetadata(kRequestIdMetadataKey, request_id);
   return child;
+}
+
+DirectCall MakeDirectCall(const grpc::ServerContextBase& parent, absl::Duration max_budget) {
+  DirectCall call;
+  const auto deadline = ChildDeadline(parent, max_budget);
+  call.deadline = deadline == std::chrono::system_clock::time_point::max()
+                      ? absl::InfiniteFuture()
+                      : absl::FromChrono(deadline);
+  call.request_id = RequestIdOf(parent);
+  return call;
 }
 
 }  // namespace ibgraphrag::common

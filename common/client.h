@@ -77,6 +77,18 @@ absl::StatusOr<std::shared_ptr<grpc::Channel>> MakeChannel(const ChannelOptions&
 std::unique_ptr<grpc::ClientContext> MakeChildContext(const grpc::ServerContextBase& parent,
                                                       absl::Duration max_budget);
 
+// What a service core needs of a call that reaches it without gRPC (the all-in-one calls the
+// alignment, retriever and reasoner cores in its own process: no serialisation, no thread hop):
+// the deadline and the request id a gRPC call would have carried.
+struct DirectCall {
+  absl::Time deadline = absl::InfiniteFuture();
+  std::string request_id;
+};
+
+// The DirectCall of a downstream call made while handling `parent`, with MakeChildContext's
+// deadline (min(parent's deadline, now + max_budget)) and the parent's request id.
+DirectCall MakeDirectCall(const grpc::ServerContextBase& parent, absl::Duration max_budget);
+
 }  // namespace ibgraphrag::common
 
 #endif  // IBGRAPHRAG_COMMON_CLIENT_H_

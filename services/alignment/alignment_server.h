@@ -79,6 +79,8 @@ class AlignmentServer {
   absl::Status load_status() const { return bundles_->load_status(); }
   common::ServerRunner& runner() { return *runner_; }
   std::shared_ptr<grpc::Channel> InProcessChannel() { return runner_->InProcessChannel(); }
+  // The service behind the RPCs, for direct calls in this process (AlignDirect).
+  const AlignmentServiceImpl& service() const { return *service_; }
 
   // Loads the newest (or pinned) bundle if it differs from the served one; true when swapped.
   // The watcher calls it; do not call it yourself while watch_interval is set.

@@ -89,8 +89,9 @@ grpc::ServerUnaryReactor* AlignmentServiceImpl::Align(grpc::CallbackServerContex
                                                       const grpc::ByteBuffer* request,
                                                       grpc::ByteBuffer* response) {
   return common::RunTypedUnary<pb::AlignRequest, pb::AlignResponse>(
-      context, request, response,
-      [this, context](const auto& typed, auto* out) { return HandleAlign(*context, typed, out); });
+      context, request, response, [this, context](const auto& typed, auto* out) {
+        return HandleAlign(DeadlineOf(*context), typed, out);
+      });
 }
 
 MscaOptions MergeAlignOptions(const pb::AlignOptions& request, const MscaOptions& defaults) {
@@ -196,8 +197,13 @@ grpc::Status AlignmentServiceImpl::HandleLink(const grpc::ServerContextBase& con
   return ToGrpcStatus(status);
 }
 
-grpc::Status AlignmentServiceImpl::HandleAlign(const grpc::ServerContextBase& context,
+grpc::Status AlignmentServiceImpl::AlignDirect(const common::DirectCall& call,
                                                const pb::AlignRequest& request,
+                                               pb::AlignResponse* response) const {
+  return HandleAlign(call.deadline, request, response);
+}
+
+grpc::Status AlignmentServiceImpl::HandleAlign(absl::Time deadline, const pb::AlignRequest& request,
                                                pb::AlignResponse* response) const {
   absl::Status status = [&]() -> absl::Status {
     if (!pb::LlmStep_IsValid(request.options().llm_step())) {
@@ -206,8 +212,7 @@ grpc::Status AlignmentServiceImpl::HandleAlign(const grpc::ServerContextBase& co
     }
     IBGR_ASSIGN_OR_RETURN(std::shared_ptr<const Aligner> aligner, Current());
     const MscaOptions options = MergeAlignOptions(request.options(), aligner->options().defaults);
-    IBGR_ASSIGN_OR_RETURN(AlignResult result,
-                          aligner->Align(request.text(), options, DeadlineOf(context)));
+    IBGR_ASSIGN_OR_RETURN(AlignResult result, aligner->Align(request.text(), options, deadline));
     ToProto(result, aligner->bundle().manifest.source_kg_version, response);
     return absl::OkStatus();
   }();

@@ -11,6 +11,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
+#include "common/client.h"
 #include "common/servable_holder.h"
 #include "ibgraphrag/v1/alignment.grpc.pb.h"
 #include "services/alignment/aligner.h"
@@ -55,6 +56,12 @@ class AlignmentServiceImpl final : public AlignmentRawService {
                                   const grpc::ByteBuffer* request,
                                   grpc::ByteBuffer* response) override;
 
+  // Align without gRPC, for a caller in this process (the all-in-one's gateway): the same
+  // handler as the RPC, on the caller's thread, with the call's deadline.
+  grpc::Status AlignDirect(const common::DirectCall& call,
+                           const ibgraphrag::v1::AlignRequest& request,
+                           ibgraphrag::v1::AlignResponse* response) const;
+
  private:
   // The typed handlers behind the raw methods.
   grpc::Status HandleExtractMentions(const grpc::ServerContextBase& context,
@@ -63,8 +70,7 @@ class AlignmentServiceImpl final : public AlignmentRawService {
   grpc::Status HandleLink(const grpc::ServerContextBase& context,
                           const ibgraphrag::v1::LinkRequest& request,
                           ibgraphrag::v1::LinkResponse* response) const;
-  grpc::Status HandleAlign(const grpc::ServerContextBase& context,
-                           const ibgraphrag::v1::AlignRequest& request,
+  grpc::Status HandleAlign(absl::Time deadline, const ibgraphrag::v1::AlignRequest& request,
                            ibgraphrag::v1::AlignResponse* response) const;
   // The current aligner, or UNAVAILABLE while no bundle is loaded.
   absl::StatusOr<std::shared_ptr<const Aligner>> Current() const;

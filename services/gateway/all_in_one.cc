@@ -146,6 +146,27 @@ absl::StatusOr<std::unique_ptr<AllInOne>> AllInOne::Start(const AllInOneOptions&
   gw.upstreams =
       Upstreams{suite->alignment_->InProcessChannel(), suite->retriever_->InProcessChannel(),
                 suite->reasoner_->InProcessChannel(), suite->kgstore_->InProcessChannel()};
+  if (options.direct_calls) {
+    // The servers outlive the gateway (Shutdown stops it first), so the raw pointers hold.
+    const alignment::AlignmentServiceImpl* align_service = &suite->alignment_->service();
+    retriever::RetrieverServiceImpl* retrieve_service = &suite->retriever_->service();
+    const reasoner::ReasonerServiceImpl* reason_service = &suite->reasoner_->service();
+    gw.upstreams->direct.align = [align_service](const common::DirectCall& call,
+                                                 const v1::AlignRequest& request,
+                                                 v1::AlignResponse* response) {
+      return align_service->AlignDirect(call, request, response);
+    };
+    gw.upstreams->direct.retrieve = [retrieve_service](const common::DirectCall& call,
+                                                       const v1::RetrieveRequest& request,
+                                                       v1::RetrieveResponse* response) {
+      return retrieve_service->RetrieveDirect(call, request, response);
+    };
+    gw.upstreams->direct.reason = [reason_service](const common::DirectCall& call,
+                                                   const v1::ReasonRequest& request,
+                                                   v1::ReasonResponse* response) {
+      return reason_service->ReasonDirect(call, request, response);
+    };
+  }
   IBGR_ASSIGN_OR_RETURN(suite->gateway_, GatewayServer::BuildAndStart(gw));
   return suite;
 }

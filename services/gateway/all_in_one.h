@@ -47,6 +47,12 @@ struct AllInOneOptions {
   // when true (the served model's manifest then decides: train/serve parity); false forces it
   // off, a train/serve mismatch logged at start (for measuring the effect).
   bool ontology_expansion = true;
+  // How the gateway reaches the other services in this process (--inprocess_calls): true
+  // ("direct", the default) calls their handlers on its own thread with the messages as they
+  // are (gateway::DirectCalls); false ("grpc") goes through in-process gRPC channels, which
+  // serialise and parse every message and count each call in the services' ibgr_grpc_* metrics
+  // and access logs. Answers are the same either way (all_in_one_test).
+  bool direct_calls = true;
 };
 
 // Which of the reasoner's backends alignment's LLM selection step uses (see

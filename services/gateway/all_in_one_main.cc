@@ -50,6 +50,11 @@ ABSL_FLAG(bool, ontology_expansion, true,
           "retriever: allow expanding topic entities along Disease Ontology / HPO is_a (subtypes' "
           "facts join the evidence with their is_a chain) when the served model's manifest was "
           "trained with it; false forces it off (a logged train/serve mismatch, for measuring)");
+ABSL_FLAG(std::string, inprocess_calls, "direct",
+          "how the gateway calls alignment, retriever and reasoner in this process: direct (their "
+          "handlers on the gateway's thread, no serialisation) or grpc (in-process gRPC channels: "
+          "every message serialised and parsed, each call in the services' ibgr_grpc_* metrics and "
+          "access logs); answers are the same");
 ABSL_FLAG(std::string, alignment_llm_backend, "",
           "reasoner backend of alignment's MSCA LLM selection step: empty = the reasoner's "
           "default backend, else its first; \"none\" = no LLM step");
@@ -71,6 +76,12 @@ absl::Status Run() {
   options.device = absl::GetFlag(FLAGS_device);
   options.torch_threads = absl::GetFlag(FLAGS_torch_threads);
   options.ontology_expansion = absl::GetFlag(FLAGS_ontology_expansion);
+  const std::string inprocess_calls = absl::GetFlag(FLAGS_inprocess_calls);
+  if (inprocess_calls != "direct" && inprocess_calls != "grpc") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--inprocess_calls: \"", inprocess_calls, "\" is neither direct nor grpc"));
+  }
+  options.direct_calls = inprocess_calls == "direct";
   auto scorer = ibgraphrag::retriever::DefaultScorerVariantFromFlag();
   if (!scorer.ok()) return scorer.status();
   options.retriever_scorer = *scorer;

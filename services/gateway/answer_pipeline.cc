@@ -107,7 +107,8 @@ AnswerPipeline::AnswerPipeline(const PipelineConfig& config, const Upstreams& up
     : config_(config),
       alignment_(pb::AlignmentService::NewStub(upstreams.alignment)),
       retriever_(pb::RetrieverService::NewStub(upstreams.retriever)),
-      reasoner_(pb::ReasonerService::NewStub(upstreams.reasoner)) {
+      reasoner_(pb::ReasonerService::NewStub(upstreams.reasoner)),
+      direct_(upstreams.direct) {
   if (upstreams.kgstore != nullptr) {
     fallback_evidence_ = std::make_unique<ShortestPathEvidence>(upstreams.kgstore);
   }
@@ -266,9 +267,11 @@ grpc::Status AnswerPipeline::Align(const grpc::ServerContextBase& context, absl:
   if (p.has_align_top_k()) o->set_top_k(p.align_top_k());
 
   const absl::Duration budget = StageBudget(deadline, config_.align_share, config_.align_cap);
-  std::unique_ptr<grpc::ClientContext> child = common::MakeChildContext(context, budget);
   pb::AlignResponse aligned;
-  const grpc::Status status = alignment_->Align(child.get(), align, &aligned);
+  const grpc::Status status =
+      direct_.align
+          ? direct_.align(common::MakeDirectCall(context, budget), align, &aligned)
+          : alignment_->Align(common::MakeChildContext(context, budget).get(), align, &aligned);
   if (!status.ok()) {
     if (Expired(deadline)) return DeadlineExceeded("align");
     switch (status.error_code()) {
@@ -326,9 +329,12 @@ grpc::Status AnswerPipeline::Retrieve(const grpc::ServerContextBase& context, ab
   SetIntent(*response, retrieve.mutable_intent(), &retrieve);
 
   const absl::Duration budget = StageBudget(deadline, config_.retrieve_share, config_.retrieve_cap);
-  std::unique_ptr<grpc::ClientContext> child = common::MakeChildContext(context, budget);
   pb::RetrieveResponse retrieved;
-  const grpc::Status status = retriever_->Retrieve(child.get(), retrieve, &retrieved);
+  const grpc::Status status =
+      direct_.retrieve
+          ? direct_.retrieve(common::MakeDirectCall(context, budget), retrieve, &retrieved)
+          : retriever_->Retrieve(common::MakeChildContext(context, budget).get(), retrieve,
+                                 &retrieved);
   if (status.ok()) {
     *response->mutable_evidence() = std::move(*retrieved.mutable_triples());
     *response->mutable_paths() = std::move(*retrieved.mutable_paths());
@@ -410,16 +416,18 @@ grpc::Status AnswerPipeline::Reason(const grpc::ServerContextBase& context, absl
   // Run() caps the deadline (default_deadline), so the time left is always finite.
   const absl::Duration budget = deadline - absl::Now() - config_.reply_reserve;
   if (budget <= absl::ZeroDuration()) return DeadlineExceeded("reason");
-  std::unique_ptr<grpc::ClientContext> child = common::MakeChildContext(context, budget);
   // Evidence and paths, the bulk of the request, are lent to it rather than copied (a deep copy
   // of every triple per answer) and handed back as soon as the call returns.
   reason.mutable_evidence()->Swap(response->mutable_evidence());
   reason.mutable_paths()->Swap(response->mutable_paths());
   pb::ReasonResponse reasoned;
   grpc::Status status;
-  if (sink == nullptr) {
-    status = reasoner_->Reason(child.get(), reason, &reasoned);
+  if (sink == nullptr && direct_.reason) {
+    status = direct_.reason(common::MakeDirectCall(context, budget), reason, &reasoned);
+  } else if (sink == nullptr) {
+    status = reasoner_->Reason(common::MakeChildContext(context, budget).get(), reason, &reasoned);
   } else {
+    std::unique_ptr<grpc::ClientContext> child = common::MakeChildContext(context, budget);
     pb::ReasonStreamRequest stream_request;
     *stream_request.mutable_request() = reason;
     std::unique_ptr<grpc::ClientReader<pb::ReasonStreamResponse>> reader =

@@ -19,12 +19,14 @@
 #include <grpcpp/server_context.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/time/time.h"
+#include "common/client.h"
 #include "ibgraphrag/v1/alignment.grpc.pb.h"
 #include "ibgraphrag/v1/gateway.pb.h"
 #include "ibgraphrag/v1/reasoner.grpc.pb.h"
@@ -43,13 +45,33 @@ namespace ibgraphrag::gateway {
 
 class ShortestPathEvidence;
 
+// The answer flow's three unary calls made on services in this process without gRPC (the
+// all-in-one: AlignmentServiceImpl::AlignDirect, RetrieverServiceImpl::RetrieveDirect,
+// ReasonerServiceImpl::ReasonDirect). Each gets the deadline and request id a gRPC call would
+// carry and returns the status the RPC would; the messages are not serialised, parsed or copied
+// between threads. A function left empty is called over its channel.
+struct DirectCalls {
+  std::function<grpc::Status(const common::DirectCall&, const ibgraphrag::v1::AlignRequest&,
+                             ibgraphrag::v1::AlignResponse*)>
+      align;
+  std::function<grpc::Status(const common::DirectCall&, const ibgraphrag::v1::RetrieveRequest&,
+                             ibgraphrag::v1::RetrieveResponse*)>
+      retrieve;
+  std::function<grpc::Status(const common::DirectCall&, const ibgraphrag::v1::ReasonRequest&,
+                             ibgraphrag::v1::ReasonResponse*)>
+      reason;
+};
+
 // Channels to the four services. kgstore is only used for the degraded evidence path; without
-// it a failed retriever leaves the answer without evidence (still flagged).
+// it a failed retriever leaves the answer without evidence (still flagged). With `direct`, the
+// default flow's Align, Retrieve and (unstreamed) Reason calls skip the channels; streaming and
+// the other modes' calls still use them.
 struct Upstreams {
   std::shared_ptr<grpc::Channel> alignment;
   std::shared_ptr<grpc::Channel> retriever;
   std::shared_ptr<grpc::Channel> reasoner;
   std::shared_ptr<grpc::Channel> kgstore;
+  DirectCalls direct;
 };
 
 struct PipelineConfig {
@@ -146,6 +168,7 @@ class AnswerPipeline final : public PipelineStages {
   std::unique_ptr<ibgraphrag::v1::RetrieverService::Stub> retriever_;
   std::unique_ptr<ibgraphrag::v1::ReasonerService::Stub> reasoner_;
   // Shortest-path evidence from kgstore when the retriever fails (null without kgstore).
+  DirectCalls direct_;
   std::unique_ptr<ShortestPathEvidence> fallback_evidence_;
   // Extractive answers when the reasoner service fails.
   std::unique_ptr<reasoner::Reasoner> fallback_reasoner_;

@@ -11,6 +11,8 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 #include "common/test_util/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -157,6 +159,69 @@ class AnswerPipelineTest : public ::testing::Test {
   FakeReasoner reasoner_;
   std::unique_ptr<grpc::Server> server_;
 };
+
+// The all-in-one's direct calls replace the channels' unary calls: each function gets the
+// request the RPC would have carried and a deadline within the stage's budget, and a failed
+// direct call degrades the answer exactly as a failed RPC does.
+TEST_F(AnswerPipelineTest, DirectCallsReplaceTheChannelsAndDegradeAlike) {
+  Upstreams upstreams;
+  upstreams.alignment = server_->InProcessChannel(grpc::ChannelArguments());
+  upstreams.retriever = upstreams.alignment;
+  upstreams.reasoner = upstreams.alignment;
+  std::vector<std::string> calls;
+  absl::Time retrieve_deadline;
+  pb::ReasonRequest reasoned;
+  upstreams.direct.align = [&](const common::DirectCall&, const pb::AlignRequest& request,
+                               pb::AlignResponse* response) {
+    calls.push_back("align:" + request.text());
+    response->add_kept()->mutable_entity()->set_id(9);
+    return grpc::Status::OK;
+  };
+  grpc::Status retrieve_status = grpc::Status::OK;
+  upstreams.direct.retrieve = [&](const common::DirectCall& call,
+                                  const pb::RetrieveRequest& request,
+                                  pb::RetrieveResponse* response) {
+    calls.push_back(absl::StrCat("retrieve:", request.topic_entity_ids(0)));
+    retrieve_deadline = call.deadline;
+    response->add_triples()->set_relation("direct evidence");
+    return retrieve_status;
+  };
+  upstreams.direct.reason = [&](const common::DirectCall&, const pb::ReasonRequest& request,
+                                pb::ReasonResponse* response) {
+    calls.push_back("reason");
+    reasoned = request;
+    response->mutable_answer()->set_text("from the direct call");
+    return grpc::Status::OK;
+  };
+  PipelineConfig config;
+  config.retrieve_cap = absl::Seconds(2);
+  AnswerPipeline pipeline(config, upstreams);
+  grpc::ServerContext context;
+  pb::AnswerResponse response;
+  const absl::Time start = absl::Now();
+  ASSERT_OK(pipeline.Run(context, Question(), &response, nullptr));
+  EXPECT_THAT(calls,
+              ::testing::ElementsAre("align:type 2 diabetes: which drug?", "retrieve:9", "reason"));
+  EXPECT_GT(retrieve_deadline, start);
+  EXPECT_LE(retrieve_deadline, absl::Now() + absl::Seconds(2));
+  EXPECT_EQ(response.answer().text(), "from the direct call");
+  ASSERT_EQ(reasoned.evidence_size(), 1);  // the retriever's evidence, lent to the reasoner
+  EXPECT_EQ(reasoned.evidence(0).relation(), "direct evidence");
+  ASSERT_EQ(response.evidence_size(), 1);  // and handed back
+  EXPECT_EQ(response.degraded_size(), 0);
+  // Nothing reached the gRPC services.
+  EXPECT_EQ(retriever_.last().question(), "");
+  EXPECT_EQ(reasoner_.last().question(), "");
+
+  // A retriever that fails is degraded as over gRPC: no kgstore here, so no evidence, flagged.
+  retrieve_status = grpc::Status(grpc::StatusCode::UNAVAILABLE, "retriever down");
+  response.Clear();
+  ASSERT_OK(pipeline.Run(context, Question(), &response, nullptr));
+  EXPECT_EQ(response.evidence_size(), 0);
+  ASSERT_EQ(response.degraded_size(), 1);
+  EXPECT_EQ(response.degraded(0).component(), "retriever");
+  EXPECT_THAT(response.degraded(0).reason(), HasSubstr("retriever down"));
+}
 
 TEST_F(AnswerPipelineTest, SendsZeroCandidatesSoTheRetrieverUsesItsTrainedCap) {
   pb::AnswerResponse response;

@@ -53,6 +53,8 @@ class ReasonerServer {
   const Reasoner& reasoner() const { return *reasoner_; }
   // Channel to this server without sockets (all-in-one mode, tests).
   std::shared_ptr<grpc::Channel> InProcessChannel() { return runner_->InProcessChannel(); }
+  // The service behind the RPCs, for direct calls in this process (ReasonDirect).
+  const ReasonerServiceImpl& service() const { return service_; }
 
   // SIGTERM/SIGINT: NOT_SERVING, grace period, drain, return.
   void WaitForTermination();

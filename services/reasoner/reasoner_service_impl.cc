@@ -211,21 +211,28 @@ absl::StatusOr<std::shared_ptr<const Reasoner>> ReasonerServiceImpl::Get() const
   return reasoner_;
 }
 
-absl::StatusOr<ReasonRequest> ReasonerServiceImpl::ToCore(const grpc::ServerContext& context,
+absl::StatusOr<ReasonRequest> ReasonerServiceImpl::ToCore(std::string request_id,
                                                           const pb::ReasonRequest& request) const {
   IBGR_ASSIGN_OR_RETURN(ReasonRequest core, FromProto(request));
   if (core.backend.empty()) core.backend = default_backend_;
-  core.request_id = common::RequestIdOf(context);
+  core.request_id = std::move(request_id);
   return core;
 }
 
 grpc::Status ReasonerServiceImpl::Reason(grpc::ServerContext* context,
                                          const pb::ReasonRequest* request,
                                          pb::ReasonResponse* response) {
+  return ReasonDirect(common::DirectCall{DeadlineOf(*context), common::RequestIdOf(*context)},
+                      *request, response);
+}
+
+grpc::Status ReasonerServiceImpl::ReasonDirect(const common::DirectCall& call,
+                                               const pb::ReasonRequest& request,
+                                               pb::ReasonResponse* response) const {
   absl::Status status = [&]() -> absl::Status {
     IBGR_ASSIGN_OR_RETURN(std::shared_ptr<const Reasoner> reasoner, Get());
-    IBGR_ASSIGN_OR_RETURN(ReasonRequest core, ToCore(*context, *request));
-    IBGR_ASSIGN_OR_RETURN(ReasonResult result, reasoner->Reason(core, DeadlineOf(*context)));
+    IBGR_ASSIGN_OR_RETURN(ReasonRequest core, ToCore(call.request_id, request));
+    IBGR_ASSIGN_OR_RETURN(ReasonResult result, reasoner->Reason(core, call.deadline));
     if (observer_) observer_(core.backend, result);
     ToProto(result, response);
     return absl::OkStatus();
@@ -238,7 +245,8 @@ grpc::Status ReasonerServiceImpl::ReasonStream(
     grpc::ServerWriter<pb::ReasonStreamResponse>* writer) {
   absl::Status status = [&]() -> absl::Status {
     IBGR_ASSIGN_OR_RETURN(std::shared_ptr<const Reasoner> reasoner, Get());
-    IBGR_ASSIGN_OR_RETURN(ReasonRequest core, ToCore(*context, request->request()));
+    IBGR_ASSIGN_OR_RETURN(ReasonRequest core,
+                          ToCore(common::RequestIdOf(*context), request->request()));
     // Tokens arrive on this thread (Reasoner::ReasonStream's contract), so the writer is never
     // used concurrently. One message is reused for every token.
     pb::ReasonStreamResponse token_message;

@@ -15,6 +15,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "common/client.h"
 #include "ibgraphrag/v1/reasoner.grpc.pb.h"
 #include "services/reasoner/reasoner.h"
 #include "services/reasoner/reasoner_types.h"
@@ -49,6 +50,11 @@ class ReasonerServiceImpl final : public ibgraphrag::v1::ReasonerService::Servic
 
   grpc::Status Reason(grpc::ServerContext* context, const ibgraphrag::v1::ReasonRequest* request,
                       ibgraphrag::v1::ReasonResponse* response) override;
+  // Reason without gRPC, for a caller in this process (the all-in-one's gateway): the same
+  // handler as the RPC, on the caller's thread, with the call's deadline and request id.
+  grpc::Status ReasonDirect(const common::DirectCall& call,
+                            const ibgraphrag::v1::ReasonRequest& request,
+                            ibgraphrag::v1::ReasonResponse* response) const;
 
   // Writes one `token` message per piece of LLM output as it arrives, then one `result` message
   // (always the last one). The extractive backend writes only the result. A caller that goes
@@ -61,7 +67,7 @@ class ReasonerServiceImpl final : public ibgraphrag::v1::ReasonerService::Servic
   // The reasoner being served, or UNAVAILABLE before SetReasoner.
   absl::StatusOr<std::shared_ptr<const Reasoner>> Get() const;
   // FromProto plus the default backend and the RPC's request id.
-  absl::StatusOr<ReasonRequest> ToCore(const grpc::ServerContext& context,
+  absl::StatusOr<ReasonRequest> ToCore(std::string request_id,
                                        const ibgraphrag::v1::ReasonRequest& request) const;
 
   const std::string default_backend_;

@@ -95,6 +95,8 @@ class RetrieverServer {
   // FAILED_PRECONDITION); true when swapped.
   absl::StatusOr<bool> ReloadKgIfNewer();
   std::shared_ptr<grpc::Channel> InProcessChannel() { return runner_->InProcessChannel(); }
+  // The service behind the RPCs, for direct calls in this process (RetrieveDirect).
+  RetrieverServiceImpl& service() { return *service_; }
 
   // SIGTERM/SIGINT: NOT_SERVING, grace period, drain, return.
   void WaitForTermination();

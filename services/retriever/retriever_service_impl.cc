@@ -158,7 +158,13 @@ void RetrieverServiceImpl::SetVariantCounters(prometheus::Counter* residual,
 grpc::Status RetrieverServiceImpl::Retrieve(grpc::ServerContext* context,
                                             const pb::RetrieveRequest* request,
                                             pb::RetrieveResponse* response) {
-  absl::StatusOr<RetrieveQuery> query = FromProto(*request, DeadlineOf(*context));
+  return RetrieveDirect(common::DirectCall{DeadlineOf(*context), ""}, *request, response);
+}
+
+grpc::Status RetrieverServiceImpl::RetrieveDirect(const common::DirectCall& call,
+                                                  const pb::RetrieveRequest& request,
+                                                  pb::RetrieveResponse* response) {
+  absl::StatusOr<RetrieveQuery> query = FromProto(request, call.deadline);
   if (!query.ok()) return common::ToGrpcStatus(query.status());
   absl::StatusOr<RetrieveResult> result = retriever_->Retrieve(*query);
   if (!result.ok()) return common::ToGrpcStatus(result.status());

@@ -8,6 +8,7 @@
 #include <atomic>
 
 #include "absl/status/statusor.h"
+#include "common/client.h"
 #include "common/servable_holder.h"
 #include "ibgraphrag/v1/retriever.grpc.pb.h"
 #include "prometheus/counter.h"
@@ -24,6 +25,11 @@ class RetrieverServiceImpl final : public ibgraphrag::v1::RetrieverService::Serv
   grpc::Status Retrieve(grpc::ServerContext* context,
                         const ibgraphrag::v1::RetrieveRequest* request,
                         ibgraphrag::v1::RetrieveResponse* response) override;
+  // Retrieve without gRPC, for a caller in this process (the all-in-one's gateway): the same
+  // handler as the RPC, on the caller's thread, with the call's deadline.
+  grpc::Status RetrieveDirect(const common::DirectCall& call,
+                              const ibgraphrag::v1::RetrieveRequest& request,
+                              ibgraphrag::v1::RetrieveResponse* response);
   grpc::Status ScoreTriples(grpc::ServerContext* context,
                             const ibgraphrag::v1::ScoreTriplesRequest* request,
                             ibgraphrag::v1::ScoreTriplesResponse* response) override;

@@ -1,4 +1,5 @@
-// The deployment forms answer alike: the all-in-one `ibgraphrag`, the distributed suite whose
+// The deployment forms answer alike: the all-in-one `ibgraphrag` (its gateway calling the other
+// services directly, and through in-process gRPC channels), the distributed suite whose
 // retriever asks kgstore for subgraphs over gRPC, and the distributed suite whose retriever reads
 // its own read-only KG replica (issue 30: the form the Kubernetes manifests run). Real binaries on
 // loopback, the same artifacts; every answer, entity, evidence triple (with its score), path and
@@ -122,6 +123,25 @@ TEST(DistributedFormsTest, AllInOneKgstoreAndReplicaFormsAnswerIdentically) {
   // Every form serves the published calibration (the distributed reasoner through --base).
   EXPECT_THAT(want[0], ::testing::HasSubstr("calibration: \"calibration/1\""));
   ASSERT_OK(all_in_one->Stop(SIGTERM, absl::Seconds(30)).status());
+
+  {
+    // The all-in-one's gateway calls the other services' handlers directly by default; through
+    // in-process gRPC channels (serialised messages) the answers are the same.
+    SCOPED_TRACE("all-in-one over in-process gRPC channels");
+    auto over_grpc = Subprocess::Start(
+        {BinDir() + "/ibgraphrag", "--base=" + base, "--host=127.0.0.1", "--port=0",
+         "--metrics_port=-1", "--device=cpu", "--inprocess_calls=grpc"},
+        dir + "/ibgraphrag-grpc.log");
+    ASSERT_OK(over_grpc);
+    auto port = over_grpc->WaitForReadyPort("ibgraphrag", absl::Seconds(90));
+    ASSERT_OK(port);
+    const std::vector<std::string> got = AskAll(*port);
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < want.size(); ++i) {
+      EXPECT_EQ(got[i], want[i]) << Questions()[i].question();
+    }
+    ASSERT_OK(over_grpc->Stop(SIGTERM, absl::Seconds(30)).status());
+  }
 
   for (const bool replica : {false, true}) {
     SCOPED_TRACE(replica ? "retriever with its own KG replica" : "retriever asking kgstore");
