@@ -1,5 +1,6 @@
 #include "services/gateway/all_in_one.h"
 
+#include <exception>
 #include <optional>
 #include <string>
 #include <utility>
@@ -14,6 +15,20 @@
 
 namespace ibgraphrag::gateway {
 namespace {
+
+// A handler called directly fails as it would over gRPC: gRPC's handler wrapper turns an
+// exception into UNKNOWN, which the pipeline degrades like any failed upstream, where an
+// exception escaping into the gateway's worker thread would end the process.
+template <typename Call>
+grpc::Status CatchLikeGrpc(Call call) {
+  try {
+    return call();
+  } catch (const std::exception& e) {
+    return grpc::Status(grpc::StatusCode::UNKNOWN, absl::StrCat("handler threw: ", e.what()));
+  } catch (...) {
+    return grpc::Status(grpc::StatusCode::UNKNOWN, "handler threw");
+  }
+}
 
 // An internal server: no port, no endpoint of its own, the process-wide registry.
 common::ServerRunner::Options Internal(const common::ServerRunner::Options& base,
@@ -154,17 +169,18 @@ absl::StatusOr<std::unique_ptr<AllInOne>> AllInOne::Start(const AllInOneOptions&
     gw.upstreams->direct.align = [align_service](const common::DirectCall& call,
                                                  const v1::AlignRequest& request,
                                                  v1::AlignResponse* response) {
-      return align_service->AlignDirect(call, request, response);
+      return CatchLikeGrpc([&] { return align_service->AlignDirect(call, request, response); });
     };
     gw.upstreams->direct.retrieve = [retrieve_service](const common::DirectCall& call,
                                                        const v1::RetrieveRequest& request,
                                                        v1::RetrieveResponse* response) {
-      return retrieve_service->RetrieveDirect(call, request, response);
+      return CatchLikeGrpc(
+          [&] { return retrieve_service->RetrieveDirect(call, request, response); });
     };
     gw.upstreams->direct.reason = [reason_service](const common::DirectCall& call,
                                                    const v1::ReasonRequest& request,
                                                    v1::ReasonResponse* response) {
-      return reason_service->ReasonDirect(call, request, response);
+      return CatchLikeGrpc([&] { return reason_service->ReasonDirect(call, request, response); });
     };
   }
   IBGR_ASSIGN_OR_RETURN(suite->gateway_, GatewayServer::BuildAndStart(gw));
