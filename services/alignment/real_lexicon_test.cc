@@ -121,6 +121,9 @@ TEST_F(RealLexiconTest, CommonNamesMatchTheRealKgAndTagTheirEntities) {
               ElementsAre("albuterol=DrugBank:DB01001", "paracetamol=DrugBank:DB00316"));
   EXPECT_THAT(tag("SSRIs and beta blockers"),
               ElementsAre("SSRIs=NDFRT:N0000175696", "beta blockers=NDFRT:N0000175556"));
+  // Class nouns the question reader asks the members of (question_intent.cc, ClassNoun).
+  EXPECT_THAT(tag("antivirals and antihypertensives"),
+              ElementsAre("antivirals=MESH:D000998", "antihypertensives=MESH:D000959"));
   EXPECT_THAT(tag("Which drugs inhibit HMG-CoA reductase?"),
               ElementsAre("HMG-CoA reductase=Entrez:3156"));
   // The longest name wins: the class, not the gene.
