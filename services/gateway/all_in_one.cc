@@ -163,25 +163,19 @@ absl::StatusOr<std::unique_ptr<AllInOne>> AllInOne::Start(const AllInOneOptions&
                 suite->reasoner_->InProcessChannel(), suite->kgstore_->InProcessChannel()};
   if (options.direct_calls) {
     // The servers outlive the gateway (Shutdown stops it first), so the raw pointers hold.
-    const alignment::AlignmentServiceImpl* align_service = &suite->alignment_->service();
-    retriever::RetrieverServiceImpl* retrieve_service = &suite->retriever_->service();
-    const reasoner::ReasonerServiceImpl* reason_service = &suite->reasoner_->service();
-    gw.upstreams->direct.align = [align_service](const common::DirectCall& call,
-                                                 const v1::AlignRequest& request,
-                                                 v1::AlignResponse* response) {
-      return CatchLikeGrpc([&] { return align_service->AlignDirect(call, request, response); });
+    auto direct = [](auto* service, auto method) {
+      return
+          [service, method](const common::DirectCall& call, const auto& request, auto* response) {
+            return CatchLikeGrpc([&] { return (service->*method)(call, request, response); });
+          };
     };
-    gw.upstreams->direct.retrieve = [retrieve_service](const common::DirectCall& call,
-                                                       const v1::RetrieveRequest& request,
-                                                       v1::RetrieveResponse* response) {
-      return CatchLikeGrpc(
-          [&] { return retrieve_service->RetrieveDirect(call, request, response); });
-    };
-    gw.upstreams->direct.reason = [reason_service](const common::DirectCall& call,
-                                                   const v1::ReasonRequest& request,
-                                                   v1::ReasonResponse* response) {
-      return CatchLikeGrpc([&] { return reason_service->ReasonDirect(call, request, response); });
-    };
+    DirectCalls& calls = gw.upstreams->direct;
+    calls.align =
+        direct(&suite->alignment_->service(), &alignment::AlignmentServiceImpl::AlignDirect);
+    calls.retrieve =
+        direct(&suite->retriever_->service(), &retriever::RetrieverServiceImpl::RetrieveDirect);
+    calls.reason =
+        direct(&suite->reasoner_->service(), &reasoner::ReasonerServiceImpl::ReasonDirect);
   }
   IBGR_ASSIGN_OR_RETURN(suite->gateway_, GatewayServer::BuildAndStart(gw));
   return suite;

@@ -806,8 +806,7 @@ void RankAnswersByStrength(SubgraphSource& source, absl::Time deadline, const Ca
                            std::all_of(s.sources.begin(), s.sources.end(), [](const auto& source) {
                              return common::IsPopulationAssociationSource(source);
                            });
-      binding_only[k] = asks_target &&
-                        (relation == "drug binds gene" || relation == "drug targets gene") &&
+      binding_only[k] = asks_target && relation == "drug binds gene" &&
                         !common::IsCuratedTargetStatement(relation, s.sources);
       read->emplace(TripleKeyOf(heads[k], relations[k], tails[k]), s);
     }
