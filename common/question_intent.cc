@@ -642,6 +642,16 @@ QuestionIntent ReadQuestionIntent(absl::string_view question) {
     // No noun: the specific verbs decide; the generic ones ("cause", "associated") only when
     // nothing more specific was said.
     intent.kinds = voted;
+    // "How does pulmonary embolism present?", "What are the adverse effects of X?" without an
+    // answer noun still ask for the topic's symptoms or side effects, never for the diseases
+    // that present the topic or the drugs that cause it (asking for those needs a noun: "Which
+    // diseases present with fever?"). Untyped, a phenotype topic answered with the diseases
+    // whose phenotype it is.
+    if (intent.kinds == std::vector<std::string>{"symptom"}) {
+      intent.answer_types = {kSymptom, kPhenotype};
+    } else if (intent.kinds == std::vector<std::string>{"side_effect"}) {
+      intent.answer_types = {kSideEffect};
+    }
   }
   // "Which antibiotics are used to treat tuberculosis?": drugs through the verb's relation that
   // are also members of the class the noun names (a question entity once aligned): the class's

@@ -77,6 +77,17 @@ TEST(QuestionIntentTest, ACausalGeneIsAskedForWithCauseWordsAndNoRiskWords) {
 TEST(QuestionIntentTest, SymptomsSideEffectsGenesTargets) {
   EXPECT_THAT(ReadQuestionIntent("What are the symptoms of asthma?").kinds, ElementsAre("symptom"));
   EXPECT_THAT(ReadQuestionIntent("How does asthma present?").kinds, ElementsAre("symptom"));
+  // Without an answer noun a symptom question still asks for symptoms: "pulmonary embolism" is an
+  // HPO phenotype too, and untyped its answers were the diseases that present it.
+  const QuestionIntent presents = ReadQuestionIntent("How does pulmonary embolism present?");
+  EXPECT_THAT(presents.answer_types, ElementsAre("symptom", "phenotype"));
+  EXPECT_FALSE(presents.AcceptsEnd("disease has phenotype", /*head_end=*/true, "disease"));
+  EXPECT_TRUE(presents.AcceptsEnd("disease has phenotype", /*head_end=*/false, "phenotype"));
+  EXPECT_THAT(ReadQuestionIntent("What features are typical of Cushing's syndrome?").answer_types,
+              ElementsAre("symptom", "phenotype"));
+  // The diseases of a symptom are asked for with a noun, and keep their type.
+  EXPECT_THAT(ReadQuestionIntent("Which diseases present with fever?").answer_types,
+              ElementsAre("disease"));
   const QuestionIntent se = ReadQuestionIntent("What are the adverse effects of metformin?");
   EXPECT_THAT(se.kinds, ElementsAre("side_effect"));
   EXPECT_THAT(se.answer_types, ElementsAre("side_effect"));

@@ -73,10 +73,21 @@ bool IsAcceptedName(absl::string_view name, const std::vector<std::string>& acce
   // Normalised words, a trailing plural "s" dropped from each, sorted: "lung small cell
   // carcinoma" and "small cell lung carcinoma" name the same thing. UBERON names some organs
   // "X of body" ("skin of body", "surface of body"): that suffix is dropped too.
+  // A drug's salt or ester named after it ("Fluticasone Propionate", "Cromolyn sodium",
+  // "Dabigatran etexilate") is the drug the accepted generic name names: trailing salt words are
+  // dropped while a word is left ("Sodium nitroprusside" keeps its leading "sodium").
+  static const auto* salts = new absl::flat_hash_set<std::string>{
+      "acetate",       "acetonide", "besylate",   "bitartrate",   "bromide",     "butyrate",
+      "calcium",       "citrate",   "dihydrate",  "dipropionate", "disodium",    "etexilate",
+      "fumarate",      "furoate",   "gluconate",  "hcl",          "hyclate",     "hydrobromide",
+      "hydrochloride", "lactate",   "maleate",    "mesylate",     "monohydrate", "phosphate",
+      "pivalate",      "potassium", "propionate", "sodium",       "succinate",   "sulfate",
+      "sulphate",      "tartrate",  "trihydrate", "valerate"};
   auto words = [](absl::string_view text) {
     std::string normalized = NormalizeName(text);
     if (absl::EndsWith(normalized, " of body")) normalized.resize(normalized.size() - 8);
     std::vector<std::string> out = absl::StrSplit(normalized, ' ', absl::SkipEmpty());
+    while (out.size() > 1 && salts->contains(out.back())) out.pop_back();
     for (std::string& w : out) {
       if (w.size() > 3 && w.back() == 's' && w[w.size() - 2] != 's') w.pop_back();
     }

@@ -106,7 +106,8 @@ struct ItemOutcome {
 std::vector<std::string> KgTypesOfAnswerType(absl::string_view answer_type);
 
 // Whether `name` names one of `accepted`: the same normalised words in any order, a trailing
-// plural 's' of each ignored ("Lung small cell carcinoma" = "small cell lung carcinomas").
+// plural 's' of each ignored ("Lung small cell carcinoma" = "small cell lung carcinomas"), and a
+// drug's trailing salt or ester words too ("Fluticasone Propionate" = "fluticasone").
 bool IsAcceptedName(absl::string_view name, const std::vector<std::string>& accepted);
 
 // Lower-cases ASCII letters, turns every other ASCII character that is not a letter or a digit

@@ -355,6 +355,13 @@ TEST(LookupScoreTest, HitPrecisionAndEvidenceRank) {
   EXPECT_FALSE(IsAcceptedName("lung carcinoma", {"small cell lung carcinoma"}));
   EXPECT_TRUE(IsAcceptedName("skin of body", {"skin"}));  // UBERON's name for the skin
   EXPECT_FALSE(IsAcceptedName("skin of body", {"body"}));
+  // A salt or ester of an accepted drug is that drug; only trailing salt words go, one word stays.
+  EXPECT_TRUE(IsAcceptedName("Fluticasone Propionate", {"fluticasone"}));
+  EXPECT_TRUE(IsAcceptedName("Dabigatran etexilate", {"dabigatran"}));
+  EXPECT_TRUE(IsAcceptedName("Cromolyn sodium", {"cromoglicic acid", "cromolyn"}));
+  EXPECT_TRUE(IsAcceptedName("Magnesium sulfate", {"magnesium sulfate"}));
+  EXPECT_TRUE(IsAcceptedName("Sodium", {"sodium"}));
+  EXPECT_FALSE(IsAcceptedName("Sodium nitroprusside", {"sodium"}));
   EXPECT_DOUBLE_EQ(o.precision5, 0.75);
   EXPECT_EQ(o.evidence_rank, 2);
   // No relation read: the measure does not apply (-1, left out of the means).
