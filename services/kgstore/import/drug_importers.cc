@@ -95,7 +95,12 @@ absl::Status ImportSiderIndications(const std::string& path, KgBuilder& builder,
                                     const ImportOptions& options) {
   constexpr absl::string_view kSource = "sider-indications";
   const SourceId source = builder.AddSource(BuilderArg(kSource), BuilderArg(kSiderLicense));
-  const RelationId relation = AddKnownRelation(builder, "drug indicated for condition");
+  const RelationId indication = AddKnownRelation(builder, "drug indicated for condition");
+  // SIDER's text_mention rows say only that the label's text names the condition: as a warning
+  // ("use with caution in asthma": betaxolol), a test (methacholine) or in passing (thiamine for
+  // hyperthyroidism) as often as an indication. They are no indication statement, so they are a
+  // relation of their own that no question intent asks for.
+  const RelationId mention = AddKnownRelation(builder, "drug label mentions condition");
   TabularSpec spec;
   spec.source = std::string(kSource);
   spec.min_fields = 10;
@@ -119,8 +124,8 @@ absl::Status ImportSiderIndications(const std::string& path, KgBuilder& builder,
           return absl::OkStatus();
         }
         builder.AddEntitySource(*condition, BuilderArg(kSource));
-        builder.AddTriple(drug, relation, *condition, source, kNoTripleScore,
-                          BuilderArg(absl::StrCat("SIDER ", f[5])));
+        builder.AddTriple(drug, f[5] == "text_mention" ? mention : indication, *condition, source,
+                          kNoTripleScore, BuilderArg(absl::StrCat("SIDER ", f[5])));
         return absl::OkStatus();
       });
 }

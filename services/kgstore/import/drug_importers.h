@@ -26,8 +26,10 @@ absl::Status ImportDrugBankDrugs(const std::string& path, KgBuilder& builder,
 // umls_cui_from_label, method, concept_name, meddra_type, umls_cui_from_meddra, meddra_name):
 // aliases "STITCH:<stitch_id_flat>" and "PubChem:<pubchem_id>" on the DrugBank compound, and
 // "drug indicated for condition" (note = method) to the concept the UMLS CUI resolves to (DO and
-// HPO xrefs, Hetionet side effects); NLP_precondition rows state no indication and add only the
-// aliases. Unresolved CUIs count as unmapped. Licence CC BY-NC-SA 4.0.
+// HPO xrefs, Hetionet side effects) for NLP_indication rows; text_mention rows (the label's text
+// names the condition, as an indication, a warning or in passing) become "drug label mentions
+// condition" instead; NLP_precondition rows state no indication and add only the aliases.
+// Unresolved CUIs count as unmapped. Licence CC BY-NC-SA 4.0.
 absl::Status ImportSiderIndications(const std::string& path, KgBuilder& builder,
                                     const ImportOptions& options);
 

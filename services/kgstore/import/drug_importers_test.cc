@@ -67,7 +67,9 @@ TEST(DrugImportersTest, SiderSideEffectsLandOnDrugBankThroughStitchIds) {
             "DB00014\tGoserelin\t47725\tCID100047725\tC0002871\tNLP_precondition\tAnemia\tPT\t"
             "C0002871\tAnaemia\n"
             "DB00014\tGoserelin\t47725\tCID100047725\tC9999999\ttext_mention\tUnknown\tPT\t"
-            "C9999999\tUnknown\n");
+            "C9999999\tUnknown\n"
+            "DB00014\tGoserelin\t47725\tCID100047725\tC0000737\ttext_mention\tAbdominal pain\t"
+            "PT\tC0000737\tAbdominal pain\n");
   const std::string side_effects = TempPath("se.tsv.gz");
   WriteGzipFile(side_effects,
                 "CID100047725\tCID000047725\tC0000737\tPT\tC0000737\tAbdominal pain\n"
@@ -86,6 +88,10 @@ TEST(DrugImportersTest, SiderSideEffectsLandOnDrugBankThroughStitchIds) {
   ASSERT_GE(indication, 0);
   EXPECT_THAT(TripleSources(kg, indication), ElementsAre("sider-indications (CC BY-NC-SA 4.0)"));
   EXPECT_EQ(FindReport(kg, "sider-indications")->unmapped_ids, 1);  // C9999999
+  // A text_mention row is the label naming the condition, not an indication.
+  EXPECT_LT(FindTriple(kg, "DrugBank:DB00014", "drug indicated for condition", "UMLS:C0000737"), 0);
+  EXPECT_GE(FindTriple(kg, "DrugBank:DB00014", "drug label mentions condition", "UMLS:C0000737"),
+            0);
   // An existing side effect merges; an unknown CUI becomes a new side effect.
   EXPECT_GE(FindTriple(kg, "DrugBank:DB00014", "drug causes side effect", "UMLS:C0000737"), 0);
   EXPECT_GE(FindTriple(kg, "DrugBank:DB00014", "drug causes side effect", "UMLS:C0015967"), 0);

@@ -80,6 +80,9 @@ constexpr RelationSpec kRelationCatalog[] = {
      "The gene is a member of the HGNC gene family (or of one of its sub-families)."},
     {"drug indicated for condition", "compound", "",
      "The drug's label names the disease or condition as an indication."},
+    {"drug label mentions condition", "compound", "",
+     "The drug's label text names the condition: as an indication, a warning or a precaution "
+     "alike (SIDER's text_mention)."},
     // Ontology hierarchies.
     {"disease is a subtype of disease", "disease", "disease",
      "The first disease is a more specific kind of the second disease."},
