@@ -128,6 +128,8 @@ TEST(QuestionIntentTest, SymptomaticReliefIncludesTheLabelsIndications) {
   EXPECT_THAT(intent.kinds, ElementsAre("palliates"));
   EXPECT_TRUE(intent.AsksFor("drug palliates disease"));
   EXPECT_TRUE(intent.AsksFor("drug indicated for condition"));
+  // A label's mere mention of a condition (SIDER text_mention) is no indication.
+  EXPECT_FALSE(intent.AsksFor("drug label mentions condition"));
   EXPECT_FALSE(intent.AsksFor("drug treats disease"));
 }
 

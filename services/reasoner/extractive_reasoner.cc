@@ -1234,6 +1234,16 @@ ReasonResult OpenByIntent(const ReasonRequest& request, const EvidenceGraph& gra
     }
     ranked.erase(partial, ranked.end());
   }
+  // A target asked for: once the evidence states a curated target, a measured binding alone
+  // (BindingDB, Hetionet's merged roles) is no answer at all ("What is the target of omeprazole?"
+  // listed the transporter ABCB1 and CYP3A4 after the proton pump); with no curated statement the
+  // bindings are all there is, and stay.
+  if (asks_target && std::any_of(ranked.begin(), ranked.end(),
+                                 [](const Candidate& c) { return c.curated_target; })) {
+    ranked.erase(std::remove_if(ranked.begin(), ranked.end(),
+                                [](const Candidate& c) { return !c.curated_target; }),
+                 ranked.end());
+  }
   // A single expected answer lists only those near the best; a list, up to max_open_answers
   // whose support is a fair share of the best's.
   const double floor = ranked.front().support * (intent.single_answer ? options.single_answer_share
