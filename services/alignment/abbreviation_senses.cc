@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -10,6 +11,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "common/question_intent.h"
 #include "common/status_macros.h"
 #include "services/alignment/text_encoder.h"
 #include "services/alignment/text_normalize.h"
@@ -144,19 +146,70 @@ std::vector<size_t> SensesTypedByText(const Lexicon& lexicon, absl::string_view 
   return out;
 }
 
+// The entity types a question's topic can have, read from its intent (common/question_intent.h):
+// per asked relation, the declared type of the end opposite the answer ("What drugs treat COPD?":
+// treats asks for a compound, so its topic is a disease; "Which genes are associated with PAH?": a
+// disease or phenotype). A question without answer types (yes/no: "Is PTPN22 associated with
+// RA?") names entities at both ends, so both ends count. Untyped ends are left out; empty when the
+// question has no intent (nothing is excluded then).
+absl::flat_hash_set<std::string> TopicTypesOfQuestion(absl::string_view text) {
+  absl::flat_hash_set<std::string> types;
+  const common::QuestionIntent intent = common::ReadQuestionIntent(text);
+  for (const std::string& kind_name : intent.kinds) {
+    const common::IntentKind* kind = common::FindIntentKind(kind_name);
+    if (kind == nullptr) continue;
+    for (const common::IntentRelation& r : kind->relations) {
+      auto answers = [&](absl::string_view type) {
+        return !intent.answer_types.empty() && !type.empty() && intent.AcceptsType(type);
+      };
+      const bool head = answers(r.head_type), tail = answers(r.tail_type);
+      if (head == tail || !head) types.insert(r.head_type);
+      if (head == tail || !tail) types.insert(r.tail_type);
+    }
+  }
+  types.erase("");
+  return types;
+}
+
+// The senses of the type the question's intent expects of its topic (TopicTypesOfQuestion):
+// "COPD" is both DO's chronic obstructive pulmonary disease and the Entrez record of the COPD
+// locus, and "What drugs treat COPD?" asks about a disease. Empty when no sense, or none of the
+// types, fits.
+std::vector<size_t> SensesTypedByIntent(const Lexicon& lexicon,
+                                        const absl::flat_hash_set<std::string>& types,
+                                        const std::vector<std::vector<uint32_t>>& senses) {
+  std::vector<size_t> out;
+  if (types.empty()) return out;
+  for (size_t s = 0; s < senses.size(); ++s) {
+    for (uint32_t e : senses[s]) {
+      if (types.contains(lexicon.entries[e].type)) {
+        out.push_back(s);
+        break;
+      }
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 void ChooseAbbreviationSenses(const AlignmentBundle& bundle, absl::Span<const float> question,
                               std::vector<Mention>* mentions, absl::string_view text) {
+  std::optional<absl::flat_hash_set<std::string>> topic_types;  // read once, when needed
   for (size_t i = 0; i < mentions->size(); ++i) {
     Mention& m = (*mentions)[i];
     if (m.expanded_from.empty() || m.matches.empty()) continue;
     std::vector<std::vector<uint32_t>> senses = GroupSenses(bundle.lexicon, EntriesOf(m.matches));
     // A sense the text types ("Gene XPA") wins over senses it excludes, whatever the embedding
     // says: the disease XPA abbreviates is named beside it in the same claim, so the question
-    // vector favours the disease.
+    // vector favours the disease. Without such a word, the question's intent types its topic
+    // ("What drugs treat COPD?": a disease, not the gene record of the COPD locus).
     if (senses.size() > 1) {
-      const std::vector<size_t> typed = SensesTypedByText(bundle.lexicon, text, m, senses);
+      std::vector<size_t> typed = SensesTypedByText(bundle.lexicon, text, m, senses);
+      if (typed.empty()) {
+        if (!topic_types) topic_types = TopicTypesOfQuestion(text);
+        typed = SensesTypedByIntent(bundle.lexicon, *topic_types, senses);
+      }
       if (!typed.empty() && typed.size() < senses.size()) {
         std::vector<std::vector<uint32_t>> kept;
         for (size_t s : typed) kept.push_back(senses[s]);

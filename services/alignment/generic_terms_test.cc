@@ -241,39 +241,76 @@ TEST_F(AbbreviationSenseTest, SingleSenseAbbreviationIsExpandedWithoutEncoding) 
   EXPECT_THAT(mentions[0].other_senses, IsEmpty());
 }
 
-// "Gene XPA" names the gene XPA, though the claim's other words fit the disease XPA abbreviates
-// (issue 28: six BiomixQA claims lost their gene this way).
-TEST(AbbreviationSenseTypeTest, TheWordGeneBesideAnAbbreviationChoosesTheGeneSense) {
-  auto encoder = std::make_shared<testing::KeywordEncoder>(
-      std::vector<std::string>{"xeroderma", "pigmentosum", "skin", "repair"});
-  Lexicon lexicon;
-  lexicon.source = "test:xpa";
-  LexiconEntry disease = Entry("DOID:0110849", "xeroderma pigmentosum group A", {}, {"XPA"},
-                               "Xeroderma pigmentosum of the skin.");
-  disease.type = "disease";
-  LexiconEntry gene = Entry("NCBIGene:7507", "XPA", {}, {}, "DNA repair protein.");
-  gene.type = "gene";
-  lexicon.entries = {disease, gene};
-  for (size_t i = 0; i < lexicon.entries.size(); ++i) lexicon.entries[i].kg_id = i;
-  common::test_util::ScratchDir base("align-gene-sense");
-  auto aligner = testing::AlignerOnNewBundle(lexicon, encoder, base.path());
-  ASSERT_OK(aligner);
-  auto sense_of = [&](const std::string& text) -> std::string {
-    auto r = (*aligner)->ExtractMentions(text, false);
+// An aligner over a disease and a gene that share the abbreviation `abbreviation` (the disease
+// carries it as an abbreviation, the gene as its name), and the sense it expands to in a text.
+class TwoSenseAbbreviation {
+ public:
+  TwoSenseAbbreviation(std::string abbreviation, LexiconEntry disease, LexiconEntry gene,
+                       std::vector<std::string> keywords)
+      : abbreviation_(std::move(abbreviation)), base_("align-two-senses") {
+    Lexicon lexicon;
+    lexicon.source = "test:" + abbreviation_;
+    disease.type = "disease";
+    gene.type = "gene";
+    lexicon.entries = {std::move(disease), std::move(gene)};
+    for (size_t i = 0; i < lexicon.entries.size(); ++i) lexicon.entries[i].kg_id = i;
+    aligner_ = testing::AlignerOnNewBundle(
+        lexicon, std::make_shared<testing::KeywordEncoder>(std::move(keywords)), base_.path());
+  }
+  bool ok() const { return aligner_.ok(); }
+  std::string SenseOf(const std::string& text) const {
+    auto r = (*aligner_)->ExtractMentions(text, false);
     EXPECT_OK(r);
     if (!r.ok()) return "error";
     for (const Mention& m : r->mentions) {
-      if (m.expanded_from == "XPA") return m.expansion_id;
+      if (m.expanded_from == abbreviation_) return m.expansion_id;
     }
     return "none";
-  };
+  }
+
+ private:
+  std::string abbreviation_;
+  common::test_util::ScratchDir base_;
+  absl::StatusOr<std::unique_ptr<Aligner>> aligner_;
+};
+
+// "Gene XPA" names the gene XPA, though the claim's other words fit the disease XPA abbreviates
+// (issue 28: six BiomixQA claims lost their gene this way).
+TEST(AbbreviationSenseTypeTest, TheWordGeneBesideAnAbbreviationChoosesTheGeneSense) {
+  const TwoSenseAbbreviation xpa("XPA",
+                                 Entry("DOID:0110849", "xeroderma pigmentosum group A", {}, {"XPA"},
+                                       "Xeroderma pigmentosum of the skin."),
+                                 Entry("NCBIGene:7507", "XPA", {}, {}, "DNA repair protein."),
+                                 {"xeroderma", "pigmentosum", "skin", "repair"});
+  ASSERT_TRUE(xpa.ok());
   // The embedding alone picks the disease: the text is about xeroderma pigmentosum.
-  EXPECT_EQ(sense_of("Xeroderma pigmentosum of the skin associates XPA"), "DOID:0110849");
+  EXPECT_EQ(xpa.SenseOf("Xeroderma pigmentosum of the skin associates XPA"), "DOID:0110849");
   // "Gene" before or "gene" after the symbol types it.
-  EXPECT_EQ(sense_of("Xeroderma pigmentosum of the skin associates Gene XPA"), "NCBIGene:7507");
-  EXPECT_EQ(sense_of("Xeroderma pigmentosum of the skin and the XPA gene"), "NCBIGene:7507");
+  EXPECT_EQ(xpa.SenseOf("Xeroderma pigmentosum of the skin associates Gene XPA"), "NCBIGene:7507");
+  EXPECT_EQ(xpa.SenseOf("Xeroderma pigmentosum of the skin and the XPA gene"), "NCBIGene:7507");
   // Other words beside it do not.
-  EXPECT_EQ(sense_of("Xeroderma pigmentosum of the skin associates Generic XPA"), "DOID:0110849");
+  EXPECT_EQ(xpa.SenseOf("Xeroderma pigmentosum of the skin associates Generic XPA"),
+            "DOID:0110849");
+}
+
+// "COPD" is DO's chronic obstructive pulmonary disease and also the Entrez record of the COPD
+// locus (DisGeNET's gene "COPD"); the embedding favours the locus here. The question's intent
+// types its topic: a drug question asks about a disease, a gene question too.
+TEST(AbbreviationSenseTypeTest, TheQuestionsIntentTypesAnAbbreviationsSense) {
+  const TwoSenseAbbreviation copd(
+      "COPD",
+      Entry("DOID:3083", "chronic obstructive pulmonary disease", {}, {"COPD"}, "A lung disease."),
+      Entry("Entrez:260431", "COPD", {"severe locus of drugs and genes"}, {},
+            "Severe early-onset locus; drugs and genes."),
+      {"locus", "severe", "obstructive", "drugs", "genes"});
+  ASSERT_TRUE(copd.ok());
+  // No intent: the embedding decides (the locus's description shares the text's words).
+  EXPECT_EQ(copd.SenseOf("The severe COPD"), "Entrez:260431");
+  // "What drugs treat X?" and "Which genes are associated with X?" ask about a disease.
+  EXPECT_EQ(copd.SenseOf("What drugs treat severe COPD?"), "DOID:3083");
+  EXPECT_EQ(copd.SenseOf("Which genes are associated with severe COPD?"), "DOID:3083");
+  // "Gene" beside the symbol still types it as the gene.
+  EXPECT_EQ(copd.SenseOf("Which drugs target the COPD gene?"), "Entrez:260431");
 }
 
 }  // namespace
