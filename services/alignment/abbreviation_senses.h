@@ -28,7 +28,9 @@ namespace ibgraphrag::alignment {
 // 0 when there are none); a sense fits as well as its best entry, which becomes the expansion.
 // Ties go to the sense listed first. When `text` (the text the mentions index into) types the
 // mention with the word right before or after it ("Gene NF1", "the XPA gene"), only the senses
-// with an entry of that type compete (when some but not all have one).
+// with an entry of that type compete (when some but not all have one); otherwise, when the text's
+// question intent (common/question_intent.h) types its topic, only the senses of that type do
+// ("What drugs treat COPD?" asks about a disease: DO's COPD, not the COPD locus's gene record).
 void ChooseAbbreviationSenses(const AlignmentBundle& bundle, absl::Span<const float> question,
                               std::vector<Mention>* mentions, absl::string_view text = "");
 
