@@ -186,6 +186,29 @@ bool QuestionIntent::AcceptsEnd(absl::string_view relation_name, bool head_end,
   return declared.empty() ? AcceptsType(entity_type) : AcceptsType(declared);
 }
 
+std::vector<std::string> QuestionIntent::TopicTypes() const {
+  std::vector<std::string> types;
+  auto add = [&](absl::string_view type) {
+    if (!type.empty() && std::find(types.begin(), types.end(), type) == types.end()) {
+      types.emplace_back(type);
+    }
+  };
+  // An end is the answer's when answer types are asked for and name its declared type.
+  auto answers = [&](absl::string_view type) {
+    return !answer_types.empty() && !type.empty() && AcceptsType(type);
+  };
+  for (const std::string& kind_name : kinds) {
+    const IntentKind* kind = FindIntentKind(kind_name);
+    if (kind == nullptr) continue;
+    for (const IntentRelation& r : kind->relations) {
+      const bool head = answers(r.head_type), tail = answers(r.tail_type);
+      if (head == tail || !head) add(r.head_type);
+      if (head == tail || !tail) add(r.tail_type);
+    }
+  }
+  return types;
+}
+
 std::string QuestionIntent::Summary() const {
   if (empty()) return "none";
   std::string out = kinds.empty() ? "any relation" : absl::StrJoin(kinds, ", ");

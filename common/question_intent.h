@@ -114,6 +114,11 @@ struct QuestionIntent {
   // kind lists, takes the entity's own `entity_type`.
   bool AcceptsEnd(absl::string_view relation_name, bool head_end,
                   absl::string_view entity_type) const;
+  // The entity types a topic of the question can have: per asked relation, the declared type of
+  // the end opposite the answer ("What drugs treat COPD?": a compound is asked for, so the topic
+  // is a disease). Without answer types (yes/no: "Is PTPN22 associated with RA?") the question
+  // names entities at both ends, so both count. Untyped ends are left out; empty without kinds.
+  std::vector<std::string> TopicTypes() const;
   // "treats -> compound (all_of)", for `ibgr ask` and logs of tests; "none" when empty.
   std::string Summary() const;
 };

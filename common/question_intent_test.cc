@@ -229,6 +229,16 @@ TEST(QuestionIntentTest, ARelationsDeclaredEndTypeDecidesOverTheEntityType) {
   EXPECT_TRUE(drugs.AcceptsEnd("drug treats disease", /*head_end=*/true, "disease"));
 }
 
+// The types a topic can have: the ends opposite the answer; both ends without answer types.
+TEST(QuestionIntentTest, TopicTypesAreTheEndsOppositeTheAnswer) {
+  EXPECT_THAT(ReadQuestionIntent("What drugs treat COPD?").TopicTypes(), ElementsAre("disease"));
+  EXPECT_THAT(ReadQuestionIntent("Which genes are associated with PAH?").TopicTypes(),
+              ElementsAre("disease", "phenotype"));
+  EXPECT_THAT(ReadQuestionIntent("Is PTPN22 associated with rheumatoid arthritis?").TopicTypes(),
+              ::testing::IsSupersetOf({"disease", "gene", "phenotype"}));
+  EXPECT_THAT(ReadQuestionIntent("Tell me more.").TopicTypes(), IsEmpty());
+}
+
 TEST(QuestionIntentTest, EveryKindHasRelationsAndTypes) {
   for (const IntentKind& kind : IntentKinds()) {
     EXPECT_THAT(kind.relations, Not(IsEmpty())) << kind.name;

@@ -146,43 +146,18 @@ std::vector<size_t> SensesTypedByText(const Lexicon& lexicon, absl::string_view 
   return out;
 }
 
-// The entity types a question's topic can have, read from its intent (common/question_intent.h):
-// per asked relation, the declared type of the end opposite the answer ("What drugs treat COPD?":
-// treats asks for a compound, so its topic is a disease; "Which genes are associated with PAH?": a
-// disease or phenotype). A question without answer types (yes/no: "Is PTPN22 associated with
-// RA?") names entities at both ends, so both ends count. Untyped ends are left out; empty when the
-// question has no intent (nothing is excluded then).
-absl::flat_hash_set<std::string> TopicTypesOfQuestion(absl::string_view text) {
-  absl::flat_hash_set<std::string> types;
-  const common::QuestionIntent intent = common::ReadQuestionIntent(text);
-  for (const std::string& kind_name : intent.kinds) {
-    const common::IntentKind* kind = common::FindIntentKind(kind_name);
-    if (kind == nullptr) continue;
-    for (const common::IntentRelation& r : kind->relations) {
-      auto answers = [&](absl::string_view type) {
-        return !intent.answer_types.empty() && !type.empty() && intent.AcceptsType(type);
-      };
-      const bool head = answers(r.head_type), tail = answers(r.tail_type);
-      if (head == tail || !head) types.insert(r.head_type);
-      if (head == tail || !tail) types.insert(r.tail_type);
-    }
-  }
-  types.erase("");
-  return types;
-}
-
-// The senses of the type the question's intent expects of its topic (TopicTypesOfQuestion):
+// The senses of a type the question's intent expects of its topic (QuestionIntent::TopicTypes):
 // "COPD" is both DO's chronic obstructive pulmonary disease and the Entrez record of the COPD
 // locus, and "What drugs treat COPD?" asks about a disease. Empty when no sense, or none of the
 // types, fits.
 std::vector<size_t> SensesTypedByIntent(const Lexicon& lexicon,
-                                        const absl::flat_hash_set<std::string>& types,
+                                        const std::vector<std::string>& types,
                                         const std::vector<std::vector<uint32_t>>& senses) {
   std::vector<size_t> out;
   if (types.empty()) return out;
   for (size_t s = 0; s < senses.size(); ++s) {
     for (uint32_t e : senses[s]) {
-      if (types.contains(lexicon.entries[e].type)) {
+      if (std::find(types.begin(), types.end(), lexicon.entries[e].type) != types.end()) {
         out.push_back(s);
         break;
       }
@@ -195,7 +170,7 @@ std::vector<size_t> SensesTypedByIntent(const Lexicon& lexicon,
 
 void ChooseAbbreviationSenses(const AlignmentBundle& bundle, absl::Span<const float> question,
                               std::vector<Mention>* mentions, absl::string_view text) {
-  std::optional<absl::flat_hash_set<std::string>> topic_types;  // read once, when needed
+  std::optional<std::vector<std::string>> topic_types;  // read once, when needed
   for (size_t i = 0; i < mentions->size(); ++i) {
     Mention& m = (*mentions)[i];
     if (m.expanded_from.empty() || m.matches.empty()) continue;
@@ -207,7 +182,7 @@ void ChooseAbbreviationSenses(const AlignmentBundle& bundle, absl::Span<const fl
     if (senses.size() > 1) {
       std::vector<size_t> typed = SensesTypedByText(bundle.lexicon, text, m, senses);
       if (typed.empty()) {
-        if (!topic_types) topic_types = TopicTypesOfQuestion(text);
+        if (!topic_types) topic_types = common::ReadQuestionIntent(text).TopicTypes();
         typed = SensesTypedByIntent(bundle.lexicon, *topic_types, senses);
       }
       if (!typed.empty() && typed.size() < senses.size()) {

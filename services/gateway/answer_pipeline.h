@@ -167,8 +167,9 @@ class AnswerPipeline final : public PipelineStages {
   std::unique_ptr<ibgraphrag::v1::AlignmentService::Stub> alignment_;
   std::unique_ptr<ibgraphrag::v1::RetrieverService::Stub> retriever_;
   std::unique_ptr<ibgraphrag::v1::ReasonerService::Stub> reasoner_;
-  // Shortest-path evidence from kgstore when the retriever fails (null without kgstore).
+  // The calls made without gRPC (all-in-one); an empty one goes over its stub above.
   DirectCalls direct_;
+  // Shortest-path evidence from kgstore when the retriever fails (null without kgstore).
   std::unique_ptr<ShortestPathEvidence> fallback_evidence_;
   // Extractive answers when the reasoner service fails.
   std::unique_ptr<reasoner::Reasoner> fallback_reasoner_;
