@@ -41,6 +41,23 @@ std::string GoRelationName(absl::string_view domain) {
   return absl::StrCat("gene participates in ", absl::StrReplaceAll(domain, {{"_", " "}}));
 }
 
+// Gene symbol -> gene, for the symbols that name exactly one gene of the builder (a symbol two
+// genes share names neither).
+absl::flat_hash_map<std::string, EntityId> UniqueGeneSymbols(const KgBuilder& builder) {
+  absl::flat_hash_map<std::string, EntityId> genes;
+  absl::flat_hash_set<std::string> shared;
+  for (size_t i = 0; i < builder.num_entities(); ++i) {
+    const Entity& e = builder.entity(static_cast<EntityId>(i));
+    if (e.type != "gene" || e.name.empty() || shared.contains(e.name)) continue;
+    const auto [it, inserted] = genes.emplace(e.name, static_cast<EntityId>(i));
+    if (!inserted) {
+      genes.erase(it);
+      shared.insert(e.name);
+    }
+  }
+  return genes;
+}
+
 }  // namespace
 
 absl::Status ImportHgncGeneFamilies(const std::string& path, KgBuilder& builder,
@@ -102,6 +119,10 @@ absl::Status ImportDiseasesChannel(const std::string& path, absl::string_view ch
   spec.min_fields = 7;
   spec.has_header = false;
   spec.comment = 0;
+  // The channels name proteins by STRING ids, some newer than the STRING v9.05 -> Entrez map (12 %
+  // of the knowledge rows; PAH's for phenylketonuria among them): such a row's gene symbol still
+  // names its gene when exactly one gene carries it.
+  const absl::flat_hash_map<std::string, EntityId> symbols = UniqueGeneSymbols(builder);
   return ImportTabularFile(
       path, spec, builder, options,
       [&](const std::vector<absl::string_view>& f, RowContext& ctx) -> absl::Status {
@@ -115,8 +136,12 @@ absl::Status ImportDiseasesChannel(const std::string& path, absl::string_view ch
         if (confidence < kMinDiseasesConfidence || IsDoUpperLevelClass(f[2])) {
           return absl::OkStatus();
         }
-        const std::optional<EntityId> gene =
+        std::optional<EntityId> gene =
             builder.Resolve(BuilderArg(absl::StrCat("STRING:9606.", f[0])));
+        if (!gene) {
+          const auto by_symbol = symbols.find(f[1]);
+          if (by_symbol != symbols.end()) gene = by_symbol->second;
+        }
         const std::optional<EntityId> disease =
             absl::StartsWith(f[2], "DOID:") ? builder.Resolve(BuilderArg(f[2])) : std::nullopt;
         if (!gene || !disease) {

@@ -84,7 +84,8 @@ TEST(GeneImportersTest, DiseasesChannelJoinsStringIdsAndSkipsRootsAndLowConfiden
                 "ENSP00000269305\tTP53\tDOID:9352\tT2D\tDistiLD\tp-value = 5e-14\t0\n"
                 "ENSP00000269305\tTP53\tICD10:E11\tICD10:E11\tGHR\tCURATED\t5\n"
                 "ENSP00000000001\tXYZ\tDOID:9352\tT2D\tGHR\tCURATED\t5\n"
-                "ENSP00000269305\tTP53\tDOID:9352\tT2D\tGHR\tCURATED\tseven\n");
+                "ENSP00000269305\tTP53\tDOID:9352\tT2D\tGHR\tCURATED\tseven\n"
+                "ENSP00000777777\tCDK2\tDOID:9352\tT2D\tGHR\tCURATED\t5\n");
   KgBuilder builder;
   AddBackbone(builder);
   ASSERT_OK(ImportStringGeneMap(map_path, builder, ImportOptions()));
@@ -100,11 +101,26 @@ TEST(GeneImportersTest, DiseasesChannelJoinsStringIdsAndSkipsRootsAndLowConfiden
   EXPECT_THAT(TripleSources(kg, i), ElementsAre("diseases-knowledge (CC BY 4.0)"));
   EXPECT_LT(FindTriple(kg, "DOID:4", "disease associated with gene", "Entrez:1017"), 0);
   EXPECT_LT(FindTriple(kg, "DOID:9352", "disease associated with gene", "Entrez:7157"), 0);
+  // A protein id the map does not know still names its gene by its symbol.
+  EXPECT_GE(FindTriple(kg, "DOID:9352", "disease associated with gene", "Entrez:1017"), 0);
   const SourceReport* report = FindReport(kg, "diseases-knowledge");
-  EXPECT_EQ(report->rows_read, 6);
-  EXPECT_EQ(report->unmapped_ids, 2);  // the ICD10 row and the unknown protein
+  EXPECT_EQ(report->rows_read, 7);
+  EXPECT_EQ(report->unmapped_ids, 2);  // the ICD10 row and the unknown protein named XYZ
   EXPECT_EQ(report->rows_skipped, 1);
-  EXPECT_EQ(report->triples_added, 1);
+  EXPECT_EQ(report->triples_added, 2);
+}
+
+TEST(GeneImportersTest, DiseasesChannelIgnoresASymbolTwoGenesShare) {
+  const std::string path = TempPath("shared-symbol-knowledge.tsv.gz");
+  WriteGzipFile(path, "ENSP00000777777\tTP53\tDOID:9352\tT2D\tGHR\tCURATED\t5\n");
+  KgBuilder builder;
+  AddBackbone(builder);
+  builder.AddEntity("Entrez:999999", "gene", "TP53");  // a second gene under the same symbol
+  ASSERT_OK(ImportDiseasesChannel(path, "knowledge", builder, ImportOptions()));
+  const KgData kg = builder.Finish();
+  EXPECT_LT(FindTriple(kg, "DOID:9352", "disease associated with gene", "Entrez:7157"), 0);
+  EXPECT_LT(FindTriple(kg, "DOID:9352", "disease associated with gene", "Entrez:999999"), 0);
+  EXPECT_EQ(FindReport(kg, "diseases-knowledge")->unmapped_ids, 1);
 }
 
 TEST(GeneImportersTest, PpiScoresBySourceCountAndMergesBothDirectionsSeparately) {
