@@ -66,13 +66,14 @@ absl::Status RunImporter(int which, const std::string& path, KgBuilder& builder,
       return ImportAbbreviations(path, builder, options);
   }
 #elif IBGR_FUZZ_IMPORTERS == 2
+  DrugJoin join;
   switch (which % 8) {
     case 0:
-      return ImportDrugBankDrugs(path, builder, options);
+      return ImportDrugBankDrugs(path, builder, options, join);
     case 1:
-      return ImportSiderIndications(path, builder, options);
+      return ImportSiderIndications(path, builder, options, join);
     case 2:
-      return ImportSiderSideEffects(path, builder, options);
+      return ImportSiderSideEffects(path, builder, options, join);
     case 3:
       return ImportDrugBankProteins(path, builder, options);
     case 4:

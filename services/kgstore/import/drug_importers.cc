@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -12,11 +14,13 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "common/delimited_reader.h"
 #include "common/file_util.h"
 #include "common/status_macros.h"
 #include "services/kgstore/import/annotation_importers.h"
+#include "services/kgstore/import/line_reader.h"
 
 namespace ibgraphrag::kgstore::import_ {
 namespace {
@@ -45,7 +49,7 @@ EntityId NamedDrug(KgBuilder& builder, absl::string_view id, absl::string_view n
 
 // One drugbank-drugs.tsv record (already split) into a compound entity.
 absl::Status AddDrugBankRecord(const common::DelimitedRecord& record, KgBuilder& builder,
-                               RowContext& ctx) {
+                               RowContext& ctx, DrugJoin& join) {
   const std::vector<std::string>& f = record.fields;
   if (f.size() < 9) {
     return ctx.MalformedAt(record.line, absl::StrCat("expected at least 9 fields, got ", f.size()));
@@ -56,13 +60,48 @@ absl::Status AddDrugBankRecord(const common::DelimitedRecord& record, KgBuilder&
       AddEntityFromSource(builder, DrugBankExternalId(f[0]), "compound", f[1], ctx.report().source);
   if (!f[6].empty()) builder.AddAlias(drug, BuilderArg(absl::StrCat("InChIKey:", f[6])));
   if (!f[8].empty()) builder.SetDefinition(drug, BuilderArg(f[8]));
+  for (absl::string_view group : absl::StrSplit(f[3], '|')) {
+    if (group == "approved" || group == "withdrawn") {
+      join.marketed.insert(f[0]);
+      break;
+    }
+  }
   return absl::OkStatus();
+}
+
+// SIDER indications' STITCH flat id -> the DrugBank ids its label is about (DrugJoin::stitch's
+// rule), from a first pass over the file. Lines the import proper rejects are skipped here.
+absl::StatusOr<absl::flat_hash_map<std::string, absl::flat_hash_set<std::string>>> SiderLabelDrugs(
+    const std::string& path, const DrugJoin& join) {
+  IBGR_ASSIGN_OR_RETURN(std::unique_ptr<LineReader> reader, LineReader::Open(path));
+  absl::flat_hash_map<std::string, std::vector<std::string>> named;  // first-seen order
+  absl::string_view line;
+  while (reader->Next(&line)) {
+    const std::vector<absl::string_view> f = absl::StrSplit(line, '\t');
+    if (f.size() < 4 || !IsDrugBankId(f[0]) || !absl::StartsWith(f[3], "CID")) continue;
+    std::vector<std::string>& ids = named[f[3]];
+    if (std::find(ids.begin(), ids.end(), f[0]) == ids.end()) ids.emplace_back(f[0]);
+  }
+  IBGR_RETURN_IF_ERROR(reader->status());
+  absl::flat_hash_map<std::string, absl::flat_hash_set<std::string>> out;
+  for (auto& [stitch, ids] : named) {
+    std::vector<std::string> pool;
+    if (ids.size() > 1) {
+      for (const std::string& id : ids) {
+        if (join.marketed.contains(id)) pool.push_back(id);
+      }
+    }
+    if (pool.empty()) pool = std::move(ids);
+    if (pool.size() > DrugJoin::kMaxDrugsPerLabel) continue;
+    out[stitch].insert(pool.begin(), pool.end());
+  }
+  return out;
 }
 
 }  // namespace
 
 absl::Status ImportDrugBankDrugs(const std::string& path, KgBuilder& builder,
-                                 const ImportOptions& options) {
+                                 const ImportOptions& options, DrugJoin& join) {
   constexpr absl::string_view kSource = "drugbank-drugs";
   builder.AddSource(BuilderArg(kSource), BuilderArg(kDrugBankLicense));
   // Descriptions are quoted and span lines, so this small file is parsed whole rather than
@@ -84,7 +123,7 @@ absl::Status ImportDrugBankDrugs(const std::string& path, KgBuilder& builder,
   }
   for (size_t i = 1; i < records.size(); ++i) {
     ++ctx.report().rows_read;
-    IBGR_RETURN_IF_ERROR(AddDrugBankRecord(records[i], builder, ctx));
+    IBGR_RETURN_IF_ERROR(AddDrugBankRecord(records[i], builder, ctx, join));
   }
   ctx.report().sha256 = common::Sha256Hex(text);
   builder.AddReport(std::move(ctx.report()));
@@ -92,7 +131,7 @@ absl::Status ImportDrugBankDrugs(const std::string& path, KgBuilder& builder,
 }
 
 absl::Status ImportSiderIndications(const std::string& path, KgBuilder& builder,
-                                    const ImportOptions& options) {
+                                    const ImportOptions& options, DrugJoin& join) {
   constexpr absl::string_view kSource = "sider-indications";
   const SourceId source = builder.AddSource(BuilderArg(kSource), BuilderArg(kSiderLicense));
   const RelationId indication = AddKnownRelation(builder, "drug indicated for condition");
@@ -107,14 +146,24 @@ absl::Status ImportSiderIndications(const std::string& path, KgBuilder& builder,
   spec.expected_header = {"drugbank_id",    "drugbank_name",       "pubchem_id",
                           "stitch_id_flat", "umls_cui_from_label", "method"};
   spec.comment = 0;
+  IBGR_ASSIGN_OR_RETURN(const auto label_drugs, SiderLabelDrugs(path, join));
   return ImportTabularFile(
       path, spec, builder, options,
       [&](const std::vector<absl::string_view>& f, RowContext& ctx) -> absl::Status {
         if (!IsDrugBankId(f[0])) return ctx.Malformed("drugbank_id is not a DrugBank id");
         if (!absl::StartsWith(f[3], "CID")) return ctx.Malformed("stitch_id_flat is not a CID");
+        const auto about = label_drugs.find(f[3]);
+        if (about == label_drugs.end() || !about->second.contains(f[0])) {
+          ctx.Unmapped();  // another entry of the label's structure, or an ion's fan-out
+          return absl::OkStatus();
+        }
         const EntityId drug = NamedDrug(builder, f[0], f[1], kSource);
-        builder.AddAlias(drug, BuilderArg(absl::StrCat("STITCH:", f[3])));
-        if (IsDigits(f[2])) builder.AddAlias(drug, BuilderArg(absl::StrCat("PubChem:", f[2])));
+        std::vector<EntityId>& joined = join.stitch[f[3]];
+        if (std::find(joined.begin(), joined.end(), drug) == joined.end()) joined.push_back(drug);
+        builder.AddAlias(joined.front(), BuilderArg(absl::StrCat("STITCH:", f[3])));
+        if (IsDigits(f[2])) {
+          builder.AddAlias(joined.front(), BuilderArg(absl::StrCat("PubChem:", f[2])));
+        }
         if (f[5] == "NLP_precondition") return absl::OkStatus();
         std::optional<EntityId> condition =
             builder.Resolve(BuilderArg(absl::StrCat("UMLS:", f[4])));
@@ -131,7 +180,7 @@ absl::Status ImportSiderIndications(const std::string& path, KgBuilder& builder,
 }
 
 absl::Status ImportSiderSideEffects(const std::string& path, KgBuilder& builder,
-                                    const ImportOptions& options) {
+                                    const ImportOptions& options, const DrugJoin& join) {
   constexpr absl::string_view kSource = "sider-side-effects";
   const SourceId source = builder.AddSource(BuilderArg(kSource), BuilderArg(kSiderLicense));
   const RelationId relation = AddKnownRelation(builder, "drug causes side effect");
@@ -148,15 +197,14 @@ absl::Status ImportSiderSideEffects(const std::string& path, KgBuilder& builder,
         if (!absl::StartsWith(f[0], "CID")) return ctx.Malformed("STITCH flat id is not a CID");
         if (f[3] != "PT") return absl::OkStatus();  // LLT rows repeat a preferred term
         if (!absl::StartsWith(f[4], "C")) return ctx.Malformed("MedDRA UMLS CUI is not a CUI");
-        const std::optional<EntityId> drug =
-            builder.Resolve(BuilderArg(absl::StrCat("STITCH:", f[0])));
-        if (!drug) {
+        const auto drugs = join.stitch.find(f[0]);
+        if (drugs == join.stitch.end() || drugs->second.empty()) {
           ctx.Unmapped();
           return absl::OkStatus();
         }
         const EntityId effect =
             AddEntityFromSource(builder, absl::StrCat("UMLS:", f[4]), "side_effect", f[5], kSource);
-        pairs.insert({*drug, effect});
+        for (const EntityId drug : drugs->second) pairs.insert({drug, effect});
         return absl::OkStatus();
       },
       [&](RowContext&) {

@@ -40,7 +40,9 @@ TEST(DrugImportersTest, DrugBankDrugsReadQuotedMultiLineDescriptions) {
             "XX\tBroken\tbiotech\t\t\t\t\t\tx\n");
   KgBuilder builder;
   AddBackbone(builder);
-  ASSERT_OK(ImportDrugBankDrugs(path, builder, ImportOptions()));
+  DrugJoin join;
+  ASSERT_OK(ImportDrugBankDrugs(path, builder, ImportOptions(), join));
+  EXPECT_THAT(join.marketed, UnorderedElementsAre("DB00001", "DB00014"));
   const KgData kg = builder.Finish();
   const Entity* lepirudin = nullptr;
   for (const Entity& e : kg.entities) {
@@ -78,8 +80,9 @@ TEST(DrugImportersTest, SiderSideEffectsLandOnDrugBankThroughStitchIds) {
                 "CID100000001\tCID000000001\tC0015967\tPT\tC0015967\tPyrexia\n");
   KgBuilder builder;
   AddBackbone(builder);
-  ASSERT_OK(ImportSiderIndications(indications, builder, ImportOptions()));
-  ASSERT_OK(ImportSiderSideEffects(side_effects, builder, ImportOptions()));
+  DrugJoin join;
+  ASSERT_OK(ImportSiderIndications(indications, builder, ImportOptions(), join));
+  ASSERT_OK(ImportSiderSideEffects(side_effects, builder, ImportOptions(), join));
   const KgData kg = builder.Finish();
   EXPECT_THAT(kg.entities[0].xrefs, Contains("STITCH:CID100047725"));
   EXPECT_THAT(kg.entities[0].xrefs, Contains("PubChem:47725"));
@@ -125,8 +128,9 @@ TEST(DrugImportersTest, SiderSideEffectsScoreIsTheShareOfDrugsLabelledWithThem) 
                 "CID100000003\tCID000000003\tC0027497\tPT\tC0027497\tNausea\n"
                 "CID100000004\tCID000000004\tC0027497\tPT\tC0027497\tNausea\n");
   KgBuilder builder;
-  ASSERT_OK(ImportSiderIndications(indications, builder, ImportOptions()));
-  ASSERT_OK(ImportSiderSideEffects(side_effects, builder, ImportOptions()));
+  DrugJoin join;
+  ASSERT_OK(ImportSiderIndications(indications, builder, ImportOptions(), join));
+  ASSERT_OK(ImportSiderSideEffects(side_effects, builder, ImportOptions(), join));
   const KgData kg = builder.Finish();
   const int64_t nausea =
       FindTriple(kg, "DrugBank:DB00001", "drug causes side effect", "UMLS:C0027497");
@@ -256,6 +260,65 @@ TEST(DrugImportersTest, ClassesAndIndicationsUseHetionetRelations) {
   EXPECT_GE(FindTriple(kg, "DrugBank:DB00945", "drug palliates disease", "DOID:1612"), 0);
   EXPECT_LT(FindTriple(kg, "DrugBank:DB00331", "drug treats disease", "DOID:1612"), 0);
   EXPECT_EQ(FindReport(kg, "drugcentral-indications")->unmapped_ids, 1);
+}
+
+// SIDER's join names every DrugBank entry of a label's flat structure. The label is about the
+// marketed one when some are (rivaroxaban, not its experimental twin), about each of a few marketed
+// ones (two enantiomers), and about none of an ion's many salts.
+TEST(DrugImportersTest, SiderLabelsLandOnTheMarketedDrugsTheyAreAbout) {
+  const std::string drugs = TempPath("drugs_join.tsv");
+  WriteFile(
+      drugs,
+      "drugbank_id\tname\ttype\tgroups\tatc_codes\tcategories\tinchikey\tinchi\tdescription\n"
+      "DB06228\tRivaroxaban\tsmall molecule\tapproved\t\t\t\t\t\n"
+      "DB08477\t5-chloro-N-(...)thiophene-2-carboxamide\tsmall molecule\texperimental\t\t\t\t\t\n"
+      "DB00215\tCitalopram\tsmall molecule\tapproved\t\t\t\t\t\n"
+      "DB01175\tEscitalopram\tsmall molecule\tapproved|investigational\t\t\t\t\t\n"
+      "DB00411\tCarbachol\tsmall molecule\tapproved\t\t\t\t\t\n"
+      "DB00515\tCisplatin\tsmall molecule\tapproved\t\t\t\t\t\n"
+      "DB00761\tPotassium Chloride\tsmall molecule\tapproved|withdrawn\t\t\t\t\t\n"
+      "DB01164\tCalcium Chloride\tsmall molecule\tapproved\t\t\t\t\t\n");
+  const std::string header =
+      "drugbank_id\tdrugbank_name\tpubchem_id\tstitch_id_flat\tumls_cui_from_label\tmethod\t"
+      "concept_name\tmeddra_type\tumls_cui_from_meddra\tmeddra_name\n";
+  auto row = [](const std::string& drug, const std::string& stitch) {
+    return drug + "\tx\t1\t" + stitch + "\tC0006142\tNLP_indication\tx\tPT\tC0006142\tx\n";
+  };
+  const std::string indications = TempPath("indications_join.tsv");
+  WriteFile(indications, header + row("DB06228", "CID106433119") + row("DB08477", "CID106433119") +
+                             row("DB00215", "CID100002771") + row("DB01175", "CID100002771") +
+                             row("DB00411", "CID100000312") + row("DB00515", "CID100000312") +
+                             row("DB00761", "CID100000312") + row("DB01164", "CID100000312"));
+  const std::string side_effects = TempPath("se_join.tsv.gz");
+  WriteGzipFile(side_effects,
+                "CID106433119\tCID106433119\tC0019080\tPT\tC0019080\tHaemorrhage\n"
+                "CID100002771\tCID100002771\tC0027497\tPT\tC0027497\tNausea\n"
+                "CID100000312\tCID100000312\tC0040822\tPT\tC0040822\tTremor\n");
+  KgBuilder builder;
+  AddBackbone(builder);
+  DrugJoin join;
+  ASSERT_OK(ImportDrugBankDrugs(drugs, builder, ImportOptions(), join));
+  ASSERT_OK(ImportSiderIndications(indications, builder, ImportOptions(), join));
+  ASSERT_OK(ImportSiderSideEffects(side_effects, builder, ImportOptions(), join));
+  const KgData kg = builder.Finish();
+  constexpr char kIndicated[] = "drug indicated for condition";
+  constexpr char kCauses[] = "drug causes side effect";
+  EXPECT_GE(FindTriple(kg, "DrugBank:DB06228", kIndicated, "DOID:1612"), 0);
+  EXPECT_GE(FindTriple(kg, "DrugBank:DB06228", kCauses, "UMLS:C0019080"), 0);
+  EXPECT_LT(FindTriple(kg, "DrugBank:DB08477", kIndicated, "DOID:1612"), 0);
+  EXPECT_LT(FindTriple(kg, "DrugBank:DB08477", kCauses, "UMLS:C0019080"), 0);
+  for (const char* enantiomer : {"DrugBank:DB00215", "DrugBank:DB01175"}) {
+    EXPECT_GE(FindTriple(kg, enantiomer, kIndicated, "DOID:1612"), 0) << enantiomer;
+    EXPECT_GE(FindTriple(kg, enantiomer, kCauses, "UMLS:C0027497"), 0) << enantiomer;
+  }
+  for (const char* salt : {"DrugBank:DB00411", "DrugBank:DB00515", "DrugBank:DB00761"}) {
+    EXPECT_LT(FindTriple(kg, salt, kIndicated, "DOID:1612"), 0) << salt;
+    EXPECT_LT(FindTriple(kg, salt, kCauses, "UMLS:C0040822"), 0) << salt;
+  }
+  // The experimental twin's row and the four salts' rows join nothing.
+  EXPECT_EQ(FindReport(kg, "sider-indications")->unmapped_ids, 5);
+  EXPECT_EQ(FindReport(kg, "sider-side-effects")->unmapped_ids, 1);
+  EXPECT_EQ(join.stitch.count("CID100000312"), 0u);
 }
 
 }  // namespace

@@ -112,25 +112,30 @@ namespace {
 
 using FileOf = std::function<std::string(const char*)>;
 
-// Gene and drug nodes with their cross-reference aliases, which later sources resolve through.
-absl::Status ImportIdBridges(const FileOf& file, KgBuilder& builder, const ImportOptions& options) {
+// Gene and drug nodes with their cross-reference aliases, which later sources resolve through;
+// `drug_join` takes SIDER's labels on to its side-effect file.
+absl::Status ImportIdBridges(const FileOf& file, KgBuilder& builder, const ImportOptions& options,
+                             DrugJoin& drug_join) {
   IBGR_RETURN_IF_ERROR(ImportHgncGeneFamilies(file(kHgncFamilies), builder, options));
   IBGR_RETURN_IF_ERROR(ImportStringGeneMap(file(kStringMap), builder, options));
-  IBGR_RETURN_IF_ERROR(ImportDrugBankDrugs(file(kDrugBankDrugs), builder, options));
-  IBGR_RETURN_IF_ERROR(ImportSiderIndications(file(kSiderIndications), builder, options));
+  IBGR_RETURN_IF_ERROR(ImportDrugBankDrugs(file(kDrugBankDrugs), builder, options, drug_join));
+  IBGR_RETURN_IF_ERROR(
+      ImportSiderIndications(file(kSiderIndications), builder, options, drug_join));
   return ImportDrugBankProteins(file(kDrugBankProteins), builder, options);
 }
 
 // The issue 14 fact tables: drugs, disease-gene associations, gene networks, expression, and
 // the GWAS free-text traits last (their mapper indexes every disease name imported before).
 absl::Status ImportIssue14Facts(const FileOf& file, KgBuilder& builder,
-                                const ImportOptions& options, GwasTraitCounts* gwas_counts) {
+                                const ImportOptions& options, const DrugJoin& drug_join,
+                                GwasTraitCounts* gwas_counts) {
   IBGR_RETURN_IF_ERROR(ImportDrugCentralTargets(file(kDrugCentralTargets), builder, options));
   IBGR_RETURN_IF_ERROR(ImportDrugCentralClasses(file(kDrugCentralClasses), builder, options));
   IBGR_RETURN_IF_ERROR(
       ImportDrugCentralIndications(file(kDrugCentralIndications), builder, options));
   IBGR_RETURN_IF_ERROR(ImportBindingDb(file(kBindingDb), builder, options));
-  IBGR_RETURN_IF_ERROR(ImportSiderSideEffects(file(kSiderSideEffects), builder, options));
+  IBGR_RETURN_IF_ERROR(
+      ImportSiderSideEffects(file(kSiderSideEffects), builder, options, drug_join));
   IBGR_RETURN_IF_ERROR(
       ImportDiseasesChannel(file(kDiseasesKnowledge), "knowledge", builder, options));
   IBGR_RETURN_IF_ERROR(
@@ -172,7 +177,8 @@ absl::StatusOr<KgData> BuildEmbeddedKg(const ImportOptions& options, GwasTraitCo
   IBGR_RETURN_IF_ERROR(
       ImportHetionetEdges(file(kHetionetEdges), file(kHetionetMetaedges), builder, options));
   IBGR_RETURN_IF_ERROR(ImportHetionetDiseaseGene(file(kHetionetDag), builder, options));
-  IBGR_RETURN_IF_ERROR(ImportIdBridges(file, builder, options));
+  DrugJoin drug_join;
+  IBGR_RETURN_IF_ERROR(ImportIdBridges(file, builder, options, drug_join));
   IBGR_RETURN_IF_ERROR(ImportPharmacotherapyDb(file(kPharmacotherapyDb), builder, options));
   IBGR_RETURN_IF_ERROR(ImportHsdnSymptoms(file(kHsdn), builder, options));
   IBGR_RETURN_IF_ERROR(ImportDoDiseaseSymptoms(file(kDoSymptoms), builder, options));
@@ -182,7 +188,7 @@ absl::StatusOr<KgData> BuildEmbeddedKg(const ImportOptions& options, GwasTraitCo
   IBGR_RETURN_IF_ERROR(ImportHpoGenesToPhenotype(file(kHpoGenes), builder, options));
   IBGR_RETURN_IF_ERROR(ImportHpoAnnotations(file(kHpoa), builder, options));
   IBGR_RETURN_IF_ERROR(ImportDisGeNet(file(kDisGeNet), builder, options));
-  IBGR_RETURN_IF_ERROR(ImportIssue14Facts(file, builder, options, gwas_counts));
+  IBGR_RETURN_IF_ERROR(ImportIssue14Facts(file, builder, options, drug_join, gwas_counts));
   IBGR_RETURN_IF_ERROR(ImportAbbreviations(file(kAbbreviations), builder, options));
   return builder.Finish(options.license_filter);
 }

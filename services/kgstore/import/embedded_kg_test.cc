@@ -152,9 +152,11 @@ TEST_F(EmbeddedKgTest, Issue14SourcesJoinGenesAndDrugsAcrossIdSchemes) {
 
 TEST_F(EmbeddedKgTest, Issue14SourcesJoinMostRows) {
   // Unmapped rows are real gaps of the joins (STITCH ids without a DrugBank id, ICD10-keyed
-  // DISEASES rows, GWAS traits that are measurements); these bounds catch a broken join.
+  // DISEASES rows, GWAS traits that are measurements) and SIDER label rows of DrugBank entries the
+  // label is not about (DrugJoin: an experimental twin, an ion's salts; 14 % of the indications);
+  // these bounds catch a broken join.
   const std::map<std::string, double> max_unmapped_fraction = {
-      {"hgnc-families", 0.0},      {"diseases-string-map", 0.01}, {"sider-indications", 0.05},
+      {"hgnc-families", 0.0},      {"diseases-string-map", 0.01}, {"sider-indications", 0.2},
       {"drugbank-proteins", 0.2},  {"drugcentral-classes", 0.0},  {"bindingdb", 0.0},
       {"sider-side-effects", 0.1}, {"diseases-knowledge", 0.6},   {"gwas-catalog-curated", 0.0},
       {"ppi-hetio-ind", 0.01},     {"bgee-present", 0.15},        {"bgee-diffex", 0.15},
