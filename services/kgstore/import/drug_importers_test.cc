@@ -178,8 +178,9 @@ TEST(DrugImportersTest, TargetSourcesMergeIntoOneBindsTripleWithScoresAndNotes) 
   EXPECT_THAT(TripleSources(kg, i),
               UnorderedElementsAre("drugbank-proteins (CC BY-NC 4.0)",
                                    "drugcentral-targets (CC BY 4.0)", "bindingdb (CC BY-SA 3.0)"));
-  EXPECT_FLOAT_EQ(TripleScoreAt(kg, i), 0.6f);  // 100 nM
-  EXPECT_THAT(std::string(TripleNoteAt(kg, i)), HasSubstr("target (inhibitor)"));
+  // DrugBank knows the drug acts through it (score 1), which outranks BindingDB's 100 nM (0.6).
+  EXPECT_FLOAT_EQ(TripleScoreAt(kg, i), 1.0f);
+  EXPECT_THAT(std::string(TripleNoteAt(kg, i)), HasSubstr("target (inhibitor), known action"));
   EXPECT_THAT(std::string(TripleNoteAt(kg, i)), HasSubstr("affinity 100 nM"));
   const int64_t strong = FindTriple(kg, "DrugBank:DB00035", "drug binds gene", "Entrez:552");
   ASSERT_GE(strong, 0);
