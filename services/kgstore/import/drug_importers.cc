@@ -268,8 +268,8 @@ absl::Status ImportDrugBankProteins(const std::string& path, KgBuilder& builder,
         }
         if (!f[2].empty()) builder.AddAlias(*gene, BuilderArg(absl::StrCat("UniProt:", f[2])));
         // known_action "yes": DrugBank states that the drug's pharmacological action goes through
-        // this protein (rituximab's MS4A1), which the protein's other bindings (its Fc receptors
-        // and complement proteins, "unknown") are not; the score ranks it first among them.
+        // this protein (rituximab's MS4A1), which for the drug's other proteins (its Fc receptors
+        // and complement proteins, "unknown") is not known; the score ranks it first among them.
         const bool known_action = f[5] == "yes";
         std::string note = f[6].empty() ? std::string(f[1]) : absl::StrCat(f[1], " (", f[6], ")");
         if (known_action) absl::StrAppend(&note, ", known action");

@@ -71,11 +71,12 @@ absl::Status ImportSiderSideEffects(const std::string& path, KgBuilder& builder,
                                     const ImportOptions& options, const DrugJoin& join);
 
 // drugbank-proteins.tsv (drugbank_id, category, uniprot_id, entrez_gene_id, organism,
-// known_action, actions, pubmed_ids): human rows add "UniProt:<id>" to the gene and "drug binds
-// gene" (Hetionet CbG: target, enzyme, transporter and carrier alike; note = category and
-// actions, then ", known action" when known_action is "yes", which also makes the triple's score
-// 1: the drug is known to act through that protein). Unknown drugs or genes and non-human
-// proteins count as unmapped.
+// known_action, actions, pubmed_ids): human rows add "UniProt:<id>" to the gene and a triple by
+// the protein's role: a target "drug binds gene" (Hetionet CbG), an enzyme "drug is metabolized
+// by gene", a transporter "drug is transported by gene", a carrier "drug has carrier gene"; note
+// = category and actions, then ", known action" when known_action is "yes", which also makes the
+// triple's score 1 (the drug is known to act through that protein). Unknown drugs or genes and
+// non-human proteins count as unmapped; another category is malformed.
 absl::Status ImportDrugBankProteins(const std::string& path, KgBuilder& builder,
                                     const ImportOptions& options);
 
