@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -20,7 +19,6 @@
 #include "common/file_util.h"
 #include "common/status_macros.h"
 #include "services/kgstore/import/annotation_importers.h"
-#include "services/kgstore/import/line_reader.h"
 
 namespace ibgraphrag::kgstore::import_ {
 namespace {
@@ -69,20 +67,23 @@ absl::Status AddDrugBankRecord(const common::DelimitedRecord& record, KgBuilder&
   return absl::OkStatus();
 }
 
-// SIDER indications' STITCH flat id -> the DrugBank ids its label is about (DrugJoin::stitch's
-// rule), from a first pass over the file. Lines the import proper rejects are skipped here.
-absl::StatusOr<absl::flat_hash_map<std::string, absl::flat_hash_set<std::string>>> SiderLabelDrugs(
-    const std::string& path, const DrugJoin& join) {
-  IBGR_ASSIGN_OR_RETURN(std::unique_ptr<LineReader> reader, LineReader::Open(path));
+// One row of SIDER's indications file, kept until the whole file has named each label's drugs.
+struct SiderIndicationRow {
+  std::string drugbank_id, drugbank_name, pubchem_id, stitch_id, cui_from_label, method,
+      cui_from_meddra;
+};
+
+// STITCH flat id -> the DrugBank ids its label is about, by DrugJoin::stitch's rule, from the
+// rows in file order.
+absl::flat_hash_map<std::string, absl::flat_hash_set<std::string>> SiderLabelDrugs(
+    const std::vector<SiderIndicationRow>& rows, const DrugJoin& join) {
   absl::flat_hash_map<std::string, std::vector<std::string>> named;  // first-seen order
-  absl::string_view line;
-  while (reader->Next(&line)) {
-    const std::vector<absl::string_view> f = absl::StrSplit(line, '\t');
-    if (f.size() < 4 || !IsDrugBankId(f[0]) || !absl::StartsWith(f[3], "CID")) continue;
-    std::vector<std::string>& ids = named[f[3]];
-    if (std::find(ids.begin(), ids.end(), f[0]) == ids.end()) ids.emplace_back(f[0]);
+  for (const SiderIndicationRow& r : rows) {
+    std::vector<std::string>& ids = named[r.stitch_id];
+    if (std::find(ids.begin(), ids.end(), r.drugbank_id) == ids.end()) {
+      ids.push_back(r.drugbank_id);
+    }
   }
-  IBGR_RETURN_IF_ERROR(reader->status());
   absl::flat_hash_map<std::string, absl::flat_hash_set<std::string>> out;
   for (auto& [stitch, ids] : named) {
     std::vector<std::string> pool;
@@ -146,35 +147,46 @@ absl::Status ImportSiderIndications(const std::string& path, KgBuilder& builder,
   spec.expected_header = {"drugbank_id",    "drugbank_name",       "pubchem_id",
                           "stitch_id_flat", "umls_cui_from_label", "method"};
   spec.comment = 0;
-  IBGR_ASSIGN_OR_RETURN(const auto label_drugs, SiderLabelDrugs(path, join));
+  // A label's drugs are known only once every row has been read: rows wait in `rows`.
+  std::vector<SiderIndicationRow> rows;
   return ImportTabularFile(
       path, spec, builder, options,
       [&](const std::vector<absl::string_view>& f, RowContext& ctx) -> absl::Status {
         if (!IsDrugBankId(f[0])) return ctx.Malformed("drugbank_id is not a DrugBank id");
         if (!absl::StartsWith(f[3], "CID")) return ctx.Malformed("stitch_id_flat is not a CID");
-        const auto about = label_drugs.find(f[3]);
-        if (about == label_drugs.end() || !about->second.contains(f[0])) {
-          ctx.Unmapped();  // another entry of the label's structure, or an ion's fan-out
-          return absl::OkStatus();
+        rows.push_back({std::string(f[0]), std::string(f[1]), std::string(f[2]), std::string(f[3]),
+                        std::string(f[4]), std::string(f[5]), std::string(f[8])});
+        return absl::OkStatus();
+      },
+      [&](RowContext& ctx) -> absl::Status {
+        const auto label_drugs = SiderLabelDrugs(rows, join);
+        for (const SiderIndicationRow& r : rows) {
+          const auto about = label_drugs.find(r.stitch_id);
+          if (about == label_drugs.end() || !about->second.contains(r.drugbank_id)) {
+            ctx.Unmapped();  // another entry of the label's structure, or an ion's fan-out
+            continue;
+          }
+          const EntityId drug = NamedDrug(builder, r.drugbank_id, r.drugbank_name, kSource);
+          std::vector<EntityId>& joined = join.stitch[r.stitch_id];
+          if (std::find(joined.begin(), joined.end(), drug) == joined.end()) joined.push_back(drug);
+          builder.AddAlias(joined.front(), BuilderArg(absl::StrCat("STITCH:", r.stitch_id)));
+          if (IsDigits(r.pubchem_id)) {
+            builder.AddAlias(joined.front(), BuilderArg(absl::StrCat("PubChem:", r.pubchem_id)));
+          }
+          if (r.method == "NLP_precondition") continue;
+          std::optional<EntityId> condition =
+              builder.Resolve(BuilderArg(absl::StrCat("UMLS:", r.cui_from_label)));
+          if (!condition) {
+            condition = builder.Resolve(BuilderArg(absl::StrCat("UMLS:", r.cui_from_meddra)));
+          }
+          if (!condition || *condition == drug) {
+            ctx.Unmapped();
+            continue;
+          }
+          builder.AddEntitySource(*condition, BuilderArg(kSource));
+          builder.AddTriple(drug, r.method == "text_mention" ? mention : indication, *condition,
+                            source, kNoTripleScore, BuilderArg(absl::StrCat("SIDER ", r.method)));
         }
-        const EntityId drug = NamedDrug(builder, f[0], f[1], kSource);
-        std::vector<EntityId>& joined = join.stitch[f[3]];
-        if (std::find(joined.begin(), joined.end(), drug) == joined.end()) joined.push_back(drug);
-        builder.AddAlias(joined.front(), BuilderArg(absl::StrCat("STITCH:", f[3])));
-        if (IsDigits(f[2])) {
-          builder.AddAlias(joined.front(), BuilderArg(absl::StrCat("PubChem:", f[2])));
-        }
-        if (f[5] == "NLP_precondition") return absl::OkStatus();
-        std::optional<EntityId> condition =
-            builder.Resolve(BuilderArg(absl::StrCat("UMLS:", f[4])));
-        if (!condition) condition = builder.Resolve(BuilderArg(absl::StrCat("UMLS:", f[8])));
-        if (!condition || *condition == drug) {
-          ctx.Unmapped();
-          return absl::OkStatus();
-        }
-        builder.AddEntitySource(*condition, BuilderArg(kSource));
-        builder.AddTriple(drug, f[5] == "text_mention" ? mention : indication, *condition, source,
-                          kNoTripleScore, BuilderArg(absl::StrCat("SIDER ", f[5])));
         return absl::OkStatus();
       });
 }

@@ -30,6 +30,14 @@ void AddBackbone(KgBuilder& builder) {
   builder.AddEntity("UMLS:C0000737", "side_effect", "Abdominal pain");
 }
 
+// SIDER's two files through one DrugJoin, as the embedded build imports them (after DrugBank's
+// drugs, which fill `join.marketed`, when the test has them).
+void ImportSider(const std::string& indications, const std::string& side_effects,
+                 KgBuilder& builder, DrugJoin& join) {
+  ASSERT_OK(ImportSiderIndications(indications, builder, ImportOptions(), join));
+  ASSERT_OK(ImportSiderSideEffects(side_effects, builder, ImportOptions(), join));
+}
+
 TEST(DrugImportersTest, DrugBankDrugsReadQuotedMultiLineDescriptions) {
   const std::string path = TempPath("drugs.tsv");
   WriteFile(path,
@@ -81,8 +89,7 @@ TEST(DrugImportersTest, SiderSideEffectsLandOnDrugBankThroughStitchIds) {
   KgBuilder builder;
   AddBackbone(builder);
   DrugJoin join;
-  ASSERT_OK(ImportSiderIndications(indications, builder, ImportOptions(), join));
-  ASSERT_OK(ImportSiderSideEffects(side_effects, builder, ImportOptions(), join));
+  ASSERT_NO_FATAL_FAILURE(ImportSider(indications, side_effects, builder, join));
   const KgData kg = builder.Finish();
   EXPECT_THAT(kg.entities[0].xrefs, Contains("STITCH:CID100047725"));
   EXPECT_THAT(kg.entities[0].xrefs, Contains("PubChem:47725"));
@@ -129,8 +136,7 @@ TEST(DrugImportersTest, SiderSideEffectsScoreIsTheShareOfDrugsLabelledWithThem) 
                 "CID100000004\tCID000000004\tC0027497\tPT\tC0027497\tNausea\n");
   KgBuilder builder;
   DrugJoin join;
-  ASSERT_OK(ImportSiderIndications(indications, builder, ImportOptions(), join));
-  ASSERT_OK(ImportSiderSideEffects(side_effects, builder, ImportOptions(), join));
+  ASSERT_NO_FATAL_FAILURE(ImportSider(indications, side_effects, builder, join));
   const KgData kg = builder.Finish();
   const int64_t nausea =
       FindTriple(kg, "DrugBank:DB00001", "drug causes side effect", "UMLS:C0027497");
@@ -299,8 +305,7 @@ TEST(DrugImportersTest, SiderLabelsLandOnTheMarketedDrugsTheyAreAbout) {
   AddBackbone(builder);
   DrugJoin join;
   ASSERT_OK(ImportDrugBankDrugs(drugs, builder, ImportOptions(), join));
-  ASSERT_OK(ImportSiderIndications(indications, builder, ImportOptions(), join));
-  ASSERT_OK(ImportSiderSideEffects(side_effects, builder, ImportOptions(), join));
+  ASSERT_NO_FATAL_FAILURE(ImportSider(indications, side_effects, builder, join));
   const KgData kg = builder.Finish();
   constexpr char kIndicated[] = "drug indicated for condition";
   constexpr char kCauses[] = "drug causes side effect";
