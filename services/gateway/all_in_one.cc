@@ -1,6 +1,5 @@
 #include "services/gateway/all_in_one.h"
 
-#include <exception>
 #include <optional>
 #include <string>
 #include <utility>
@@ -11,43 +10,10 @@
 #include "common/logging.h"
 #include "common/status_macros.h"
 #include "services/alignment/alignment_setup.h"
+#include "services/gateway/in_process_services.h"
 #include "services/retriever/model_bundle.h"
 
 namespace ibgraphrag::gateway {
-namespace {
-
-// A handler called directly fails as it would over gRPC: gRPC's handler wrapper turns an
-// exception into UNKNOWN, which the pipeline degrades like any failed upstream, where an
-// exception escaping into the gateway's worker thread would end the process.
-template <typename Call>
-grpc::Status CatchLikeGrpc(Call call) {
-  try {
-    return call();
-  } catch (const std::exception& e) {
-    return grpc::Status(grpc::StatusCode::UNKNOWN, absl::StrCat("handler threw: ", e.what()));
-  } catch (...) {
-    return grpc::Status(grpc::StatusCode::UNKNOWN, "handler threw");
-  }
-}
-
-// An internal server: no port, no endpoint of its own, the process-wide registry.
-common::ServerRunner::Options Internal(const common::ServerRunner::Options& base,
-                                       const std::string& name,
-                                       std::shared_ptr<common::MetricsRegistry> registry) {
-  common::ServerRunner::Options options;
-  options.service_name = name;
-  options.port = common::ServerRunner::kInProcessOnly;
-  options.metrics_port = -1;
-  options.metrics_registry = std::move(registry);
-  options.drain_deadline = base.drain_deadline;
-  options.termination_grace_period = absl::ZeroDuration();
-  options.log_payloads = base.log_payloads;
-  options.max_receive_message_bytes = base.max_receive_message_bytes;
-  options.max_send_message_bytes = base.max_send_message_bytes;
-  return options;
-}
-
-}  // namespace
 
 absl::StatusOr<std::optional<common::OpenAiClientOptions>> AlignmentLlmBackend(
     const reasoner::ReasonerServer::Options& reasoner, const std::string& choice) {
@@ -107,7 +73,7 @@ absl::StatusOr<std::unique_ptr<AllInOne>> AllInOne::Start(const AllInOneOptions&
 
   std::unique_ptr<AllInOne> suite(new AllInOne());
   kgstore::KgStoreServer::Options kg;
-  kg.server = Internal(options.gateway.server, "kgstore", registry);
+  kg.server = InProcessServerOptions(options.gateway.server, "kgstore", registry);
   kg.base_path = options.base_path;
   // Only the gateway is exposed, so nothing ingests: read-only lets several processes (and the
   // artifact builder) share the snapshot.
@@ -115,7 +81,7 @@ absl::StatusOr<std::unique_ptr<AllInOne>> AllInOne::Start(const AllInOneOptions&
   IBGR_ASSIGN_OR_RETURN(suite->kgstore_, kgstore::KgStoreServer::BuildAndStart(kg));
 
   alignment::AlignmentServer::Options align = options.alignment;
-  align.server = Internal(options.gateway.server, "alignment", registry);
+  align.server = InProcessServerOptions(options.gateway.server, "alignment", registry);
   align.base_path = options.base_path;
   if (!align.llm.has_value()) {
     IBGR_ASSIGN_OR_RETURN(align.llm,
@@ -130,11 +96,11 @@ absl::StatusOr<std::unique_ptr<AllInOne>> AllInOne::Start(const AllInOneOptions&
   }
 
   reasoner::ReasonerServer::Options reason = options.reasoner;
-  reason.server = Internal(options.gateway.server, "reasoner", registry);
+  reason.server = InProcessServerOptions(options.gateway.server, "reasoner", registry);
   IBGR_ASSIGN_OR_RETURN(suite->reasoner_, reasoner::ReasonerServer::BuildAndStart(reason));
 
   retriever::RetrieverServer::Options retrieve;
-  retrieve.server = Internal(options.gateway.server, "retriever", registry);
+  retrieve.server = InProcessServerOptions(options.gateway.server, "retriever", registry);
   retrieve.base_path = options.base_path;
   retrieve.kg_store = suite->kgstore_->store();
   retrieve.device = options.device;
@@ -163,19 +129,13 @@ absl::StatusOr<std::unique_ptr<AllInOne>> AllInOne::Start(const AllInOneOptions&
                 suite->reasoner_->InProcessChannel(), suite->kgstore_->InProcessChannel()};
   if (options.direct_calls) {
     // The servers outlive the gateway (Shutdown stops it first), so the raw pointers hold.
-    auto direct = [](auto* service, auto method) {
-      return
-          [service, method](const common::DirectCall& call, const auto& request, auto* response) {
-            return CatchLikeGrpc([&] { return (service->*method)(call, request, response); });
-          };
-    };
     DirectCalls& calls = gw.upstreams->direct;
     calls.align =
-        direct(&suite->alignment_->service(), &alignment::AlignmentServiceImpl::AlignDirect);
-    calls.retrieve =
-        direct(&suite->retriever_->service(), &retriever::RetrieverServiceImpl::RetrieveDirect);
+        DirectHandler(&suite->alignment_->service(), &alignment::AlignmentServiceImpl::AlignDirect);
+    calls.retrieve = DirectHandler(&suite->retriever_->service(),
+                                   &retriever::RetrieverServiceImpl::RetrieveDirect);
     calls.reason =
-        direct(&suite->reasoner_->service(), &reasoner::ReasonerServiceImpl::ReasonDirect);
+        DirectHandler(&suite->reasoner_->service(), &reasoner::ReasonerServiceImpl::ReasonDirect);
   }
   IBGR_ASSIGN_OR_RETURN(suite->gateway_, GatewayServer::BuildAndStart(gw));
   return suite;

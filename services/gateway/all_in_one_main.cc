@@ -23,15 +23,12 @@
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/strings/str_cat.h"
-#include "common/config.h"
 #include "common/logging.h"
 #include "common/server_runner.h"
-#include "ibgraphrag/config/v1/reasoner_config.pb.h"
 #include "services/alignment/alignment_server.h"
 #include "services/alignment/alignment_setup.h"
 #include "services/gateway/all_in_one.h"
 #include "services/gateway/gateway_flags.h"
-#include "services/reasoner/confidence_calibration.h"
 #include "services/reasoner/reasoner_config.h"
 #include "services/retriever/scorer_flag.h"
 
@@ -85,27 +82,10 @@ absl::Status Run() {
   auto scorer = ibgraphrag::retriever::DefaultScorerVariantFromFlag();
   if (!scorer.ok()) return scorer.status();
   options.retriever_scorer = *scorer;
-  ibgraphrag::config::v1::ReasonerConfig reasoner_config;
-  const std::string reasoner_path = absl::GetFlag(FLAGS_reasoner_config);
-  if (!reasoner_path.empty()) {
-    auto loaded = ibgraphrag::common::LoadTextProtoConfig<ibgraphrag::config::v1::ReasonerConfig>(
-        reasoner_path);
-    if (!loaded.ok()) return loaded.status();
-    reasoner_config = *std::move(loaded);
-  }
-  auto reasoner = ibgraphrag::reasoner::ReasonerServerOptionsFromConfig(reasoner_config);
-  if (!reasoner.ok()) {
-    return absl::Status(reasoner.status().code(), absl::StrCat("--reasoner_config ", reasoner_path,
-                                                               ": ", reasoner.status().message()));
-  }
+  auto reasoner = ibgraphrag::reasoner::LoadReasonerOptionsFromFlags(
+      absl::GetFlag(FLAGS_reasoner_config), absl::GetFlag(FLAGS_calibration), options.base_path);
+  if (!reasoner.ok()) return reasoner.status();
   options.reasoner = *std::move(reasoner);
-  auto calibration = ibgraphrag::reasoner::LoadCalibrationSpec(absl::GetFlag(FLAGS_calibration),
-                                                               options.base_path);
-  if (!calibration.ok()) {
-    return absl::Status(calibration.status().code(),
-                        absl::StrCat("--calibration: ", calibration.status().message()));
-  }
-  options.reasoner.reasoner.calibration = *std::move(calibration);
   options.alignment_llm_backend = absl::GetFlag(FLAGS_alignment_llm_backend);
   if (const std::string path = absl::GetFlag(FLAGS_alignment_config); !path.empty()) {
     if (!options.alignment_llm_backend.empty()) {

@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/logging.h"
 #include "common/status_macros.h"
+#include "services/gateway/in_process_services.h"
 #include "web/ui/evidence_viewer_files.h"
 
 namespace ibgraphrag::gateway {
@@ -36,6 +37,24 @@ GatewayServer::~GatewayServer() { Shutdown(); }
 
 absl::StatusOr<std::unique_ptr<GatewayServer>> GatewayServer::BuildAndStart(
     const Options& options) {
+  if (options.rate_limit_qps < 0 || options.rate_limit_burst < 0) {
+    return absl::InvalidArgumentError("rate_limit_qps, rate_limit_burst: must not be negative");
+  }
+  common::ServerRunner::Options runner_options = options.server;
+  if (runner_options.service_name.empty()) runner_options.service_name = "gateway";
+  // The service (and a local reasoner) record into the registry before the runner exists, so the
+  // registry is made here (or given, when several servers share one /metrics endpoint).
+  if (runner_options.metrics_registry == nullptr) {
+    common::MetricsRegistry::Options metrics_options;
+    metrics_options.listen_host = runner_options.listen_host;
+    metrics_options.port = runner_options.metrics_port;
+    IBGR_ASSIGN_OR_RETURN(std::unique_ptr<common::MetricsRegistry> registry,
+                          common::MetricsRegistry::Create(metrics_options));
+    runner_options.metrics_registry = std::move(registry);
+    runner_options.metrics_port = -1;
+  }
+  std::unique_ptr<GatewayServer> server(new GatewayServer());
+
   Upstreams upstreams;
   if (options.upstreams.has_value()) {
     upstreams = *options.upstreams;
@@ -45,17 +64,31 @@ absl::StatusOr<std::unique_ptr<GatewayServer>> GatewayServer::BuildAndStart(
                           Channel("alignment", options.alignment_address, tls, true));
     IBGR_ASSIGN_OR_RETURN(upstreams.retriever,
                           Channel("retriever", options.retriever_address, tls, true));
-    IBGR_ASSIGN_OR_RETURN(upstreams.reasoner,
-                          Channel("reasoner", options.reasoner_address, tls, true));
+    if (!options.local_reasoner.has_value()) {
+      IBGR_ASSIGN_OR_RETURN(upstreams.reasoner,
+                            Channel("reasoner", options.reasoner_address, tls, true));
+    }
     IBGR_ASSIGN_OR_RETURN(upstreams.kgstore,
                           Channel("kgstore", options.kgstore_address, tls, false));
+  }
+  if (options.local_reasoner.has_value()) {
+    reasoner::ReasonerServer::Options local = *options.local_reasoner;
+    local.server =
+        InProcessServerOptions(runner_options, "reasoner", runner_options.metrics_registry);
+    absl::StatusOr<std::unique_ptr<reasoner::ReasonerServer>> reasoner =
+        reasoner::ReasonerServer::BuildAndStart(local);
+    if (!reasoner.ok()) {
+      return absl::Status(reasoner.status().code(),
+                          absl::StrCat("local reasoner: ", reasoner.status().message()));
+    }
+    server->local_reasoner_ = *std::move(reasoner);
+    upstreams.reasoner = server->local_reasoner_->InProcessChannel();
+    upstreams.direct.reason = DirectHandler(&server->local_reasoner_->service(),
+                                            &reasoner::ReasonerServiceImpl::ReasonDirect);
   }
   if (upstreams.alignment == nullptr || upstreams.retriever == nullptr ||
       upstreams.reasoner == nullptr) {
     return absl::InvalidArgumentError("upstreams: alignment, retriever and reasoner are required");
-  }
-  if (options.rate_limit_qps < 0 || options.rate_limit_burst < 0) {
-    return absl::InvalidArgumentError("rate_limit_qps, rate_limit_burst: must not be negative");
   }
   std::unique_ptr<ApiKeyStore> keys;
   if (!options.api_keys_file.empty()) {
@@ -72,20 +105,6 @@ absl::StatusOr<std::unique_ptr<GatewayServer>> GatewayServer::BuildAndStart(
                                                                         : options.rate_limit_qps);
   }
 
-  common::ServerRunner::Options runner_options = options.server;
-  if (runner_options.service_name.empty()) runner_options.service_name = "gateway";
-  // The service records into the registry before the runner exists, so the registry is made
-  // here (or given, when several servers share one /metrics endpoint).
-  if (runner_options.metrics_registry == nullptr) {
-    common::MetricsRegistry::Options metrics_options;
-    metrics_options.listen_host = runner_options.listen_host;
-    metrics_options.port = runner_options.metrics_port;
-    IBGR_ASSIGN_OR_RETURN(std::unique_ptr<common::MetricsRegistry> registry,
-                          common::MetricsRegistry::Create(metrics_options));
-    runner_options.metrics_registry = std::move(registry);
-    runner_options.metrics_port = -1;
-  }
-  std::unique_ptr<GatewayServer> server(new GatewayServer());
   IBGR_ASSIGN_OR_RETURN(
       server->service_,
       GatewayServiceImpl::Create(std::make_unique<AnswerPipeline>(options.pipeline, upstreams),
@@ -115,6 +134,7 @@ void GatewayServer::Shutdown() {
   // HTTP first: its requests in flight finish through the still-running gRPC server.
   if (http_ != nullptr) http_->Shutdown();
   if (runner_ != nullptr) runner_->Shutdown();
+  if (local_reasoner_ != nullptr) local_reasoner_->Shutdown();
 }
 
 }  // namespace ibgraphrag::gateway

@@ -2,7 +2,9 @@
 // round robin, retries on UNAVAILABLE, optional TLS/mTLS), caller authentication, rate limit,
 // and the answer pipeline. The gateway holds no data, so it reports SERVING as soon as it starts;
 // an unreachable service shows up per request (UNAVAILABLE or a degraded answer), not as a dead
-// gateway.
+// gateway. With `local_reasoner` it answers from the evidence itself (`gateway --reasoner=local`):
+// the reasoner runs in this process, so an answer makes two network calls (alignment, retriever)
+// instead of three.
 #ifndef IBGRAPHRAG_SERVICES_GATEWAY_GATEWAY_SERVER_H_
 #define IBGRAPHRAG_SERVICES_GATEWAY_GATEWAY_SERVER_H_
 
@@ -18,6 +20,7 @@
 #include "common/server_runner.h"
 #include "services/gateway/answer_pipeline.h"
 #include "services/gateway/gateway_service_impl.h"
+#include "services/reasoner/reasoner_server.h"
 
 namespace ibgraphrag::gateway {
 
@@ -37,6 +40,14 @@ class GatewayServer {
     std::string retriever_address;
     std::string reasoner_address;
     std::string kgstore_address;
+    // Answer in this process instead of calling reasoner_address (which is then ignored): a
+    // reasoner served in-process only (no port; its metrics join the gateway's /metrics), whose
+    // Reason handler the pipeline calls directly as the all-in-one does; AnswerStream and the
+    // modes reach it through its in-process channel. Its `server` field is replaced. Meant for
+    // the extractive backend, whose work (well under a millisecond) costs less than the network
+    // call it replaces; a ReasonerConfig with LLM backends works too, each gateway pod then
+    // calling the LLM itself.
+    std::optional<reasoner::ReasonerServer::Options> local_reasoner;
     // TLS/mTLS towards the services.
     common::ClientTlsOptions upstream_tls;
     // Channels to use instead of the addresses (the all-in-one binary's in-process channels).
@@ -71,6 +82,9 @@ class GatewayServer {
  private:
   GatewayServer() = default;
 
+  // Declared before the gateway's service and runner so it is destroyed after them: their
+  // requests call into it.
+  std::unique_ptr<reasoner::ReasonerServer> local_reasoner_;
   std::unique_ptr<GatewayServiceImpl> service_;
   std::unique_ptr<common::ServerRunner> runner_;
   // Declared after runner_ so it is destroyed first: its requests call into the runner.

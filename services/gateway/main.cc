@@ -1,6 +1,7 @@
 // gateway: the public IBGraphRAG API (Answer, AnswerStream) in front of the four services.
 //
-//   gateway --alignment=HOST:50053 --retriever=HOST:50054 --reasoner=HOST:50055
+//   gateway --alignment=HOST:50053 --retriever=HOST:50054 --reasoner=HOST:50055|local
+//           [--base=artifacts] [--calibration=auto|none|DIR|FILE] [--reasoner_config=FILE]
 //           [--kgstore=HOST:50052] [--api_keys_file=/etc/ibgr/keys/api_keys]
 //           [--rate_limit_qps=20 --rate_limit_burst=40]
 //           [--upstream_ca=ca.pem [--upstream_cert=c.pem --upstream_key=k.pem]]
@@ -9,6 +10,11 @@
 // Addresses may be dns:///name:port of a headless Service (client-side round robin over its
 // pods). --config is an ibgraphrag.config.v1.ServerConfig (TLS of the public port, drain,
 // logging); IBGR_* / IBGR_GATEWAY_* environment variables override it; flags override both.
+//
+// --reasoner=local answers in this process instead of calling a reasoner service: one network
+// call fewer per answer, for the extractive backend (or the LLM backends of --reasoner_config,
+// each gateway pod then calling the LLM). --base and --calibration then give its extractive
+// confidence calibration as they do to the reasoner (auto: the newest <base>/calibration/<v>).
 #include <cstdio>
 #include <cstdlib>
 
@@ -19,10 +25,21 @@
 #include "common/server_runner.h"
 #include "services/gateway/gateway_flags.h"
 #include "services/gateway/gateway_server.h"
+#include "services/reasoner/reasoner_config.h"
 
 ABSL_FLAG(std::string, alignment, "", "alignment service address (required)");
 ABSL_FLAG(std::string, retriever, "", "retriever service address (required)");
-ABSL_FLAG(std::string, reasoner, "", "reasoner service address (required)");
+ABSL_FLAG(std::string, reasoner, "",
+          "reasoner service address, or \"local\": answer in this process (required)");
+ABSL_FLAG(std::string, reasoner_config, "",
+          "with --reasoner=local: ReasonerConfig text proto (LLM backends, prompts); empty = "
+          "extractive answers");
+ABSL_FLAG(std::string, base, "",
+          "with --reasoner=local: artifact base directory, read for --calibration=auto only");
+ABSL_FLAG(std::string, calibration, "auto",
+          "with --reasoner=local: extractive confidence calibration: auto (the newest "
+          "<base>/calibration/<version>; none without --base or a fitted version), none, a version "
+          "directory or a calibration.json file");
 ABSL_FLAG(std::string, kgstore, "",
           "kgstore address, for shortest-path evidence when the retriever fails (optional)");
 ABSL_FLAG(std::string, upstream_ca, "", "PEM CA of the services' certificates (enables TLS)");
@@ -41,6 +58,18 @@ absl::Status Run() {
   options.alignment_address = absl::GetFlag(FLAGS_alignment);
   options.retriever_address = absl::GetFlag(FLAGS_retriever);
   options.reasoner_address = absl::GetFlag(FLAGS_reasoner);
+  if (options.reasoner_address == "local") {
+    auto local = ibgraphrag::reasoner::LoadReasonerOptionsFromFlags(
+        absl::GetFlag(FLAGS_reasoner_config), absl::GetFlag(FLAGS_calibration),
+        absl::GetFlag(FLAGS_base));
+    if (!local.ok()) return local.status();
+    options.local_reasoner = *std::move(local);
+  } else if (!absl::GetFlag(FLAGS_reasoner_config).empty() || !absl::GetFlag(FLAGS_base).empty() ||
+             absl::GetFlag(FLAGS_calibration) != "auto") {
+    return absl::InvalidArgumentError(
+        "--reasoner_config, --base, --calibration: only with --reasoner=local (a reasoner "
+        "service reads its own)");
+  }
   options.kgstore_address = absl::GetFlag(FLAGS_kgstore);
   if (!absl::GetFlag(FLAGS_upstream_ca).empty()) {
     options.upstream_tls.enabled = true;

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <system_error>
@@ -19,6 +20,7 @@
 #include "common/config.h"
 #include "common/llm_backend_config.h"
 #include "common/status_macros.h"
+#include "services/reasoner/confidence_calibration.h"
 #include "services/reasoner/prompt_templates.h"
 
 namespace ibgraphrag::reasoner {
@@ -311,6 +313,34 @@ absl::StatusOr<ReasonerServer::Options> ReasonerServerOptionsFromConfig(
   reasoner.log_patient_text = config.server().log_payloads();
   ApplyExtractiveConfig(config.extractive(), &reasoner.extractive);
   options.default_backend = config.default_backend();
+  return options;
+}
+
+absl::StatusOr<ReasonerServer::Options> LoadReasonerOptionsFromFlags(
+    const std::string& config_path, const std::string& calibration_spec, const std::string& base) {
+  ibgraphrag::config::v1::ReasonerConfig config;
+  if (!config_path.empty()) {
+    absl::StatusOr<ibgraphrag::config::v1::ReasonerConfig> loaded =
+        common::LoadTextProtoConfig<ibgraphrag::config::v1::ReasonerConfig>(config_path);
+    if (!loaded.ok()) {
+      return absl::Status(loaded.status().code(),
+                          absl::StrCat("--reasoner_config: ", loaded.status().message()));
+    }
+    config = *std::move(loaded);
+  }
+  absl::StatusOr<ReasonerServer::Options> options = ReasonerServerOptionsFromConfig(config);
+  if (!options.ok()) {
+    return absl::Status(options.status().code(), absl::StrCat("--reasoner_config ", config_path,
+                                                              ": ", options.status().message()));
+  }
+  const std::string spec = calibration_spec == "auto" && base.empty() ? "none" : calibration_spec;
+  absl::StatusOr<std::shared_ptr<const CalibrationModel>> calibration =
+      LoadCalibrationSpec(spec, base);
+  if (!calibration.ok()) {
+    return absl::Status(calibration.status().code(),
+                        absl::StrCat("--calibration: ", calibration.status().message()));
+  }
+  options->reasoner.calibration = *std::move(calibration);
   return options;
 }
 

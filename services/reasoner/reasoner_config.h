@@ -5,6 +5,8 @@
 #ifndef IBGRAPHRAG_SERVICES_REASONER_REASONER_CONFIG_H_
 #define IBGRAPHRAG_SERVICES_REASONER_REASONER_CONFIG_H_
 
+#include <string>
+
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "ibgraphrag/config/v1/reasoner_config.pb.h"
@@ -24,6 +26,15 @@ absl::Status ValidateReasonerConfig(const ibgraphrag::config::v1::ReasonerConfig
 // ReasonerOptions::log_patient_text. No side effects besides reading the files named above.
 absl::StatusOr<ReasonerServer::Options> ReasonerServerOptionsFromConfig(
     const ibgraphrag::config::v1::ReasonerConfig& config);
+
+// The reasoner options of a process that serves its own reasoner (the all-in-one,
+// `gateway --reasoner=local`), from its flags: the ReasonerConfig text proto at `config_path`
+// ("" = the defaults, the extractive backend only) mapped as above, and the extractive
+// calibration that `calibration_spec` names (LoadCalibrationSpec against `base`; "auto" without
+// a base is none). Errors start with the flag they come from ("--reasoner_config PATH: ...",
+// "--calibration: ...").
+absl::StatusOr<ReasonerServer::Options> LoadReasonerOptionsFromFlags(
+    const std::string& config_path, const std::string& calibration_spec, const std::string& base);
 
 }  // namespace ibgraphrag::reasoner
 

@@ -1,11 +1,15 @@
 // The deployment forms answer alike: the all-in-one `ibgraphrag` (its gateway calling the other
 // services directly, and through in-process gRPC channels), the distributed suite whose
 // retriever asks kgstore for subgraphs over gRPC, and the distributed suite whose retriever reads
-// its own read-only KG replica (issue 30: the form the Kubernetes manifests run). Real binaries on
+// its own read-only KG replica (issue 30: the form the Kubernetes manifests run), and that form
+// with the gateway answering in its own process (`gateway --reasoner=local`). Real binaries on
 // loopback, the same artifacts; every answer, entity, evidence triple (with its score), path and
 // version must be identical, only timings and request ids differ.
 #include <grpcpp/grpcpp.h>
 
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <memory>
 #include <string>
 #include <vector>
@@ -103,7 +107,26 @@ std::vector<std::string> AskAll(int port) {
   return out;
 }
 
-TEST(DistributedFormsTest, AllInOneKgstoreAndReplicaFormsAnswerIdentically) {
+// The last message of AnswerStream for `request`, canonical; "" when the stream fails.
+std::string StreamedResult(int port, const pb::AnswerRequest& request) {
+  auto stub = pb::GatewayService::NewStub(
+      grpc::CreateChannel(absl::StrCat("127.0.0.1:", port), grpc::InsecureChannelCredentials()));
+  grpc::ClientContext ctx;
+  ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(20));
+  pb::AnswerStreamRequest stream_request;
+  *stream_request.mutable_request() = request;
+  auto reader = stub->AnswerStream(&ctx, stream_request);
+  pb::AnswerStreamResponse message;
+  std::string result;
+  while (reader->Read(&message)) {
+    if (message.has_result()) result = Canonical(message.result());
+  }
+  const grpc::Status status = reader->Finish();
+  EXPECT_TRUE(status.ok()) << status.error_message();
+  return status.ok() ? result : "";
+}
+
+TEST(DistributedFormsTest, EveryFormAnswersIdentically) {
   const std::string dir = MakeTempDir("distributed-forms");
   const std::string base = dir + "/art";
   gateway::testing::PublishSmallSuite(base);
@@ -143,20 +166,64 @@ TEST(DistributedFormsTest, AllInOneKgstoreAndReplicaFormsAnswerIdentically) {
     ASSERT_OK(over_grpc->Stop(SIGTERM, absl::Seconds(30)).status());
   }
 
-  for (const bool replica : {false, true}) {
-    SCOPED_TRACE(replica ? "retriever with its own KG replica" : "retriever asking kgstore");
+  struct Form {
+    const char* name;
+    bool replica;
+    bool gateway_reasons_locally;
+  };
+  for (const Form& form : {Form{"kgstore", false, false}, Form{"replica", true, false},
+                           Form{"replica-local-reasoner", true, true}}) {
+    SCOPED_TRACE(form.name);
     DistributedSuite::Options options;
-    options.dir = absl::StrCat(dir, replica ? "/replica" : "/kgstore");
+    options.dir = absl::StrCat(dir, "/", form.name);
     ASSERT_TRUE(std::filesystem::create_directories(options.dir));
     options.base = base;
-    options.retriever_kg_replica = replica;
+    options.retriever_kg_replica = form.replica;
+    options.gateway_reasons_locally = form.gateway_reasons_locally;
     auto suite = DistributedSuite::Start(options);
     ASSERT_OK(suite);
+    // Four processes when the gateway answers itself.
+    EXPECT_EQ((*suite)->port("reasoner") == 0, form.gateway_reasons_locally);
     const std::vector<std::string> got = AskAll((*suite)->port("gateway"));
     ASSERT_EQ(got.size(), want.size());
     for (size_t i = 0; i < want.size(); ++i) {
       EXPECT_EQ(got[i], want[i]) << Questions()[i].question();
     }
+    // AnswerStream reaches the reasoner through its channel (in process for a local one), not
+    // the direct call: its result is the same answer.
+    EXPECT_EQ(StreamedResult((*suite)->port("gateway"), Questions()[0]), want[0]);
+  }
+}
+
+// The local reasoner's flags are refused where they would be ignored, and a calibration the
+// local reasoner cannot load stops the gateway naming the flag: exit status 1, no server.
+TEST(DistributedFormsTest, GatewayReasonerFlagsAreCheckedAtStart) {
+  const std::string dir = MakeTempDir("gateway-reasoner-flags");
+  const std::vector<std::string> common = {
+      BinDir() + "/gateway", "--host=127.0.0.1",        "--port=0",
+      "--metrics_port=-1",   "--alignment=127.0.0.1:1", "--retriever=127.0.0.1:1"};
+  struct Case {
+    std::vector<std::string> flags;
+    std::string message;
+  };
+  for (const Case& c :
+       {Case{{"--reasoner=127.0.0.1:1", "--base=" + dir},
+             "--reasoner_config, --base, --calibration: only with --reasoner=local"},
+        Case{{"--reasoner=127.0.0.1:1", "--calibration=none"}, "only with --reasoner=local"},
+        Case{{"--reasoner=local", "--calibration=" + dir + "/missing.json"}, "--calibration: "},
+        Case{{"--reasoner=local", "--reasoner_config=" + dir + "/missing.textproto"},
+             "--reasoner_config: "}}) {
+    std::vector<std::string> argv = common;
+    argv.insert(argv.end(), c.flags.begin(), c.flags.end());
+    const std::string log = dir + "/gateway.log";
+    std::filesystem::remove(log);
+    auto code = RunToCompletion(argv, log, absl::Seconds(30));
+    ASSERT_OK(code);
+    EXPECT_EQ(*code, 1) << c.flags.back();
+    std::ifstream in(log);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_THAT(text, ::testing::HasSubstr(c.message)) << c.flags.back();
+    EXPECT_THAT(text, ::testing::Not(::testing::HasSubstr("gateway: ready")));
   }
 }
 

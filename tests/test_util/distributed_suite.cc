@@ -25,14 +25,20 @@ absl::StatusOr<std::unique_ptr<DistributedSuite>> DistributedSuite::Start(const 
     status = suite->Launch("retriever", std::move(retriever), 0);
   }
   // --base: the newest fitted calibration, as the all-in-one server reads it.
-  if (status.ok()) {
+  if (status.ok() && !options.gateway_reasons_locally) {
     status =
         suite->Launch("reasoner", {"--config=" + options.reasoner_config, "--base=" + base}, 0);
   }
   if (!status.ok()) return status;
-  std::vector<std::string> gateway = {
-      "--alignment=" + suite->target("alignment"), "--retriever=" + suite->target("retriever"),
-      "--reasoner=" + suite->target("reasoner"), "--kgstore=" + suite->target("kgstore")};
+  std::vector<std::string> gateway = {"--alignment=" + suite->target("alignment"),
+                                      "--retriever=" + suite->target("retriever"),
+                                      "--kgstore=" + suite->target("kgstore")};
+  if (options.gateway_reasons_locally) {
+    gateway.insert(gateway.end(), {"--reasoner=local", "--base=" + base,
+                                   "--reasoner_config=" + options.reasoner_config});
+  } else {
+    gateway.push_back("--reasoner=" + suite->target("reasoner"));
+  }
   gateway.insert(gateway.end(), options.gateway_flags.begin(), options.gateway_flags.end());
   status = suite->Launch("gateway", std::move(gateway), 0);
   if (!status.ok()) return status;

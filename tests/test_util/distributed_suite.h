@@ -31,11 +31,15 @@ class DistributedSuite {
     // of asking kgstore for subgraphs over gRPC (the gateway still uses kgstore for its
     // degraded path).
     bool retriever_kg_replica = false;
+    // The gateway answers in its own process (`--reasoner=local` with this reasoner_config and
+    // the calibration under `base`): no reasoner process is started.
+    bool gateway_reasons_locally = false;
     // How long each service may take to log "ready".
     absl::Duration ready_timeout = absl::Seconds(60);
   };
 
-  // Starts kgstore (read-only), alignment, retriever, reasoner, then the gateway wired to them.
+  // Starts kgstore (read-only), alignment, retriever, reasoner (unless the gateway reasons
+  // locally), then the gateway wired to them.
   static absl::StatusOr<std::unique_ptr<DistributedSuite>> Start(const Options& options);
 
   // The internal services, in start order (the gateway is not among them).
