@@ -29,15 +29,9 @@
 #include "services/alignment/alignment_setup.h"
 #include "services/gateway/all_in_one.h"
 #include "services/gateway/gateway_flags.h"
-#include "services/reasoner/reasoner_config.h"
 #include "services/retriever/scorer_flag.h"
 
 ABSL_FLAG(std::string, base, "artifacts", "artifact base (kg/, alignment/, retriever/)");
-ABSL_FLAG(std::string, reasoner_config, "",
-          "ReasonerConfig text proto (LLM backends, prompts); empty = extractive answers");
-ABSL_FLAG(std::string, calibration, "auto",
-          "extractive confidence calibration: auto (the newest <base>/calibration/<version>, "
-          "none when there is none), none, a version directory or a calibration.json file");
 ABSL_FLAG(std::string, device, "auto",
           "retriever scoring device: auto or cpu (this binary scores on CPU without LibTorch; "
           "for a GPU run the distributed form with retriever_torch)");
@@ -82,8 +76,7 @@ absl::Status Run() {
   auto scorer = ibgraphrag::retriever::DefaultScorerVariantFromFlag();
   if (!scorer.ok()) return scorer.status();
   options.retriever_scorer = *scorer;
-  auto reasoner = ibgraphrag::reasoner::LoadReasonerOptionsFromFlags(
-      absl::GetFlag(FLAGS_reasoner_config), absl::GetFlag(FLAGS_calibration), options.base_path);
+  auto reasoner = ibgraphrag::gateway::InProcessReasonerOptionsFromFlags(options.base_path);
   if (!reasoner.ok()) return reasoner.status();
   options.reasoner = *std::move(reasoner);
   options.alignment_llm_backend = absl::GetFlag(FLAGS_alignment_llm_backend);

@@ -2,6 +2,7 @@
 
 #include "absl/flags/flag.h"
 #include "common/server_flags.h"
+#include "services/reasoner/reasoner_config.h"
 
 ABSL_FLAG(std::string, config, "",
           "ServerConfig text proto of the public port (TLS, drain, logging)");
@@ -16,6 +17,13 @@ ABSL_FLAG(int, retriever_max_candidates, 0,
 ABSL_FLAG(int, http_port, -1,
           "HTTP/JSON port (POST /v1/answer, /v1/answer:stream, GET /healthz, /readyz) on the "
           "gRPC port's host and TLS; -1 = off, 0 = the OS picks");
+ABSL_FLAG(std::string, reasoner_config, "",
+          "ReasonerConfig text proto of the reasoner in this process (LLM backends, prompts); "
+          "empty = extractive answers. gateway: only with --reasoner=local");
+ABSL_FLAG(std::string, calibration, "auto",
+          "extractive confidence calibration of the reasoner in this process: auto (the newest "
+          "<base>/calibration/<version>; none without a base or a fitted version), none, a "
+          "version directory or a calibration.json file. gateway: only with --reasoner=local");
 
 namespace ibgraphrag::gateway {
 
@@ -47,6 +55,17 @@ absl::StatusOr<GatewayServer::Options> GatewayOptionsFromFlags(const std::string
   }
   options.pipeline.max_candidates = static_cast<uint32_t>(max_candidates);
   return options;
+}
+
+absl::StatusOr<reasoner::ReasonerServer::Options> InProcessReasonerOptionsFromFlags(
+    const std::string& base) {
+  return reasoner::LoadReasonerOptionsFromFlags(absl::GetFlag(FLAGS_reasoner_config),
+                                                absl::GetFlag(FLAGS_calibration), base);
+}
+
+bool InProcessReasonerFlagsGiven() {
+  return !absl::GetFlag(FLAGS_reasoner_config).empty() ||
+         absl::GetFlag(FLAGS_calibration) != "auto";
 }
 
 }  // namespace ibgraphrag::gateway

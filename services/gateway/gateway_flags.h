@@ -1,5 +1,6 @@
 // The flags the `gateway` and `ibgraphrag` binaries share (public port config, caller keys, rate
-// limit, default deadline), defined once.
+// limit, default deadline; the config and calibration of the reasoner they run in process),
+// defined once.
 #ifndef IBGRAPHRAG_SERVICES_GATEWAY_GATEWAY_FLAGS_H_
 #define IBGRAPHRAG_SERVICES_GATEWAY_GATEWAY_FLAGS_H_
 
@@ -7,6 +8,7 @@
 
 #include "absl/status/statusor.h"
 #include "services/gateway/gateway_server.h"
+#include "services/reasoner/reasoner_server.h"
 
 namespace ibgraphrag::gateway {
 
@@ -16,6 +18,14 @@ namespace ibgraphrag::gateway {
 // 50051/9091, the HTTP/JSON port to off (-1); `service_name` names it in logs and metrics.
 // Upstream addresses are left empty.
 absl::StatusOr<GatewayServer::Options> GatewayOptionsFromFlags(const std::string& service_name);
+
+// The reasoner this process runs (the all-in-one's; `gateway --reasoner=local`'s) from
+// --reasoner_config and --calibration, the calibration read against `base`
+// (reasoner::LoadReasonerOptionsFromFlags).
+absl::StatusOr<reasoner::ReasonerServer::Options> InProcessReasonerOptionsFromFlags(
+    const std::string& base);
+// True when --reasoner_config or --calibration was set away from its default.
+bool InProcessReasonerFlagsGiven();
 
 }  // namespace ibgraphrag::gateway
 

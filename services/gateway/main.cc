@@ -25,21 +25,13 @@
 #include "common/server_runner.h"
 #include "services/gateway/gateway_flags.h"
 #include "services/gateway/gateway_server.h"
-#include "services/reasoner/reasoner_config.h"
 
 ABSL_FLAG(std::string, alignment, "", "alignment service address (required)");
 ABSL_FLAG(std::string, retriever, "", "retriever service address (required)");
 ABSL_FLAG(std::string, reasoner, "",
           "reasoner service address, or \"local\": answer in this process (required)");
-ABSL_FLAG(std::string, reasoner_config, "",
-          "with --reasoner=local: ReasonerConfig text proto (LLM backends, prompts); empty = "
-          "extractive answers");
 ABSL_FLAG(std::string, base, "",
           "with --reasoner=local: artifact base directory, read for --calibration=auto only");
-ABSL_FLAG(std::string, calibration, "auto",
-          "with --reasoner=local: extractive confidence calibration: auto (the newest "
-          "<base>/calibration/<version>; none without --base or a fitted version), none, a version "
-          "directory or a calibration.json file");
 ABSL_FLAG(std::string, kgstore, "",
           "kgstore address, for shortest-path evidence when the retriever fails (optional)");
 ABSL_FLAG(std::string, upstream_ca, "", "PEM CA of the services' certificates (enables TLS)");
@@ -59,13 +51,11 @@ absl::Status Run() {
   options.retriever_address = absl::GetFlag(FLAGS_retriever);
   options.reasoner_address = absl::GetFlag(FLAGS_reasoner);
   if (options.reasoner_address == "local") {
-    auto local = ibgraphrag::reasoner::LoadReasonerOptionsFromFlags(
-        absl::GetFlag(FLAGS_reasoner_config), absl::GetFlag(FLAGS_calibration),
-        absl::GetFlag(FLAGS_base));
+    auto local = ibgraphrag::gateway::InProcessReasonerOptionsFromFlags(absl::GetFlag(FLAGS_base));
     if (!local.ok()) return local.status();
     options.local_reasoner = *std::move(local);
-  } else if (!absl::GetFlag(FLAGS_reasoner_config).empty() || !absl::GetFlag(FLAGS_base).empty() ||
-             absl::GetFlag(FLAGS_calibration) != "auto") {
+  } else if (ibgraphrag::gateway::InProcessReasonerFlagsGiven() ||
+             !absl::GetFlag(FLAGS_base).empty()) {
     return absl::InvalidArgumentError(
         "--reasoner_config, --base, --calibration: only with --reasoner=local (a reasoner "
         "service reads its own)");

@@ -25,7 +25,6 @@
 #include "common/server_flags.h"
 #include "common/server_runner.h"
 #include "ibgraphrag/config/v1/reasoner_config.pb.h"
-#include "services/reasoner/confidence_calibration.h"
 #include "services/reasoner/reasoner_config.h"
 #include "services/reasoner/reasoner_server.h"
 
@@ -65,14 +64,9 @@ absl::Status Run() {
                                      ": ", options.status().message()));
   }
 
-  std::string calibration_spec = absl::GetFlag(FLAGS_calibration);
-  if (calibration_spec == "auto" && absl::GetFlag(FLAGS_base).empty()) calibration_spec = "none";
-  auto calibration =
-      ibgraphrag::reasoner::LoadCalibrationSpec(calibration_spec, absl::GetFlag(FLAGS_base));
-  if (!calibration.ok()) {
-    return absl::Status(calibration.status().code(),
-                        absl::StrCat("--calibration: ", calibration.status().message()));
-  }
+  auto calibration = ibgraphrag::reasoner::LoadCalibrationFlag(absl::GetFlag(FLAGS_calibration),
+                                                               absl::GetFlag(FLAGS_base));
+  if (!calibration.ok()) return calibration.status();
   options->reasoner.calibration = *std::move(calibration);
 
   // Signals arriving while the server starts must drain, not kill, the process.

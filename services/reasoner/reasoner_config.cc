@@ -333,6 +333,15 @@ absl::StatusOr<ReasonerServer::Options> LoadReasonerOptionsFromFlags(
     return absl::Status(options.status().code(), absl::StrCat("--reasoner_config ", config_path,
                                                               ": ", options.status().message()));
   }
+  absl::StatusOr<std::shared_ptr<const CalibrationModel>> calibration =
+      LoadCalibrationFlag(calibration_spec, base);
+  if (!calibration.ok()) return calibration.status();
+  options->reasoner.calibration = *std::move(calibration);
+  return options;
+}
+
+absl::StatusOr<std::shared_ptr<const CalibrationModel>> LoadCalibrationFlag(
+    const std::string& calibration_spec, const std::string& base) {
   const std::string spec = calibration_spec == "auto" && base.empty() ? "none" : calibration_spec;
   absl::StatusOr<std::shared_ptr<const CalibrationModel>> calibration =
       LoadCalibrationSpec(spec, base);
@@ -340,8 +349,7 @@ absl::StatusOr<ReasonerServer::Options> LoadReasonerOptionsFromFlags(
     return absl::Status(calibration.status().code(),
                         absl::StrCat("--calibration: ", calibration.status().message()));
   }
-  options->reasoner.calibration = *std::move(calibration);
-  return options;
+  return calibration;
 }
 
 }  // namespace ibgraphrag::reasoner

@@ -5,11 +5,13 @@
 #ifndef IBGRAPHRAG_SERVICES_REASONER_REASONER_CONFIG_H_
 #define IBGRAPHRAG_SERVICES_REASONER_REASONER_CONFIG_H_
 
+#include <memory>
 #include <string>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "ibgraphrag/config/v1/reasoner_config.pb.h"
+#include "services/reasoner/confidence_calibration.h"
 #include "services/reasoner/reasoner_server.h"
 
 namespace ibgraphrag::reasoner {
@@ -35,6 +37,11 @@ absl::StatusOr<ReasonerServer::Options> ReasonerServerOptionsFromConfig(
 // "--calibration: ...").
 absl::StatusOr<ReasonerServer::Options> LoadReasonerOptionsFromFlags(
     const std::string& config_path, const std::string& calibration_spec, const std::string& base);
+
+// The extractive calibration a `--calibration` flag names (LoadCalibrationSpec against `base`;
+// "auto" without a base is none). Errors start with "--calibration: ".
+absl::StatusOr<std::shared_ptr<const CalibrationModel>> LoadCalibrationFlag(
+    const std::string& calibration_spec, const std::string& base);
 
 }  // namespace ibgraphrag::reasoner
 

@@ -217,12 +217,14 @@ function checkRendered(file) {
       if (hp !== undefined && Number(hp) !== want.grpc) fail(where, `IBGR_HEALTH_PORT ${hp}, but ${bin} listens on ${want.grpc}`);
       for (const p of ["startupProbe", "readinessProbe", "livenessProbe"]) checkProbe(where, c, p, want.grpc);
       podsByServer.set(server, { labels, container: c, grpc: want.grpc, metrics: want.metrics });
-      // `gateway --reasoner=local` answers in the gateway's process: it runs the reasoner.
-      if (server === "gateway" && explicit["flag:reasoner"] === "local") {
-        if (!podsByServer.has("reasoner")) podsByServer.set("reasoner", { labels, container: c, grpc: undefined, metrics: undefined, local: true });
+      // `gateway --reasoner=local` answers in the gateway's process: it runs the reasoner, and
+      // "local" is no address.
+      const localReasoner = server === "gateway" && explicit["flag:reasoner"] === "local";
+      if (localReasoner && !podsByServer.has("reasoner")) {
+        podsByServer.set("reasoner", { labels, container: c, grpc: undefined, metrics: undefined });
       }
       for (const flag of Object.keys(ADDRESS_FLAGS)) {
-        if (server === "gateway" && flag === "reasoner" && explicit["flag:reasoner"] === "local") continue;
+        if (localReasoner && flag === "reasoner") continue;
         if (explicit[`flag:${flag}`] !== undefined && bin !== flag) {
           deferred.push(() => checkAddress(where, flag, explicit[`flag:${flag}`], resolveHost));
         }
