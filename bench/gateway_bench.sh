@@ -2,9 +2,10 @@
 # Answer-RPC load on the embedded KG with the extractive backend, in every deployment form, in one
 # sitting: the all-in-one `ibgraphrag`; the five binaries as separate processes on loopback with
 # the retriever reading its own read-only KG replica (the form the manifests run); and the same
-# with the retriever fetching subgraphs from kgstore over gRPC; and the replica form with the
-# gateway answering in its own process (`gateway --reasoner=local`: four processes, two network
-# calls per answer instead of three). Prints one Markdown table per form
+# with the retriever fetching subgraphs from kgstore over gRPC; the replica form with the gateway
+# answering in its own process (`gateway --reasoner=local`: four processes, two network calls per
+# answer instead of three); and with the gateway aligning there too (`--alignment=local`: three
+# processes, the retriever the one call). Prints one Markdown table per form
 # (gateway_loadgen's columns) and the load average. Each form first answers the same 200 questions
 # one by one; the script says whether the distributed forms' answers equal the all-in-one's.
 #
@@ -45,27 +46,32 @@ wait_ready "$LOGS/ibgraphrag.log" "ibgraphrag: ready"
 run_load "all-in-one (ibgraphrag)" 57201 "$LOGS/answers-all-in-one.txt"
 cleanup; PIDS=()
 
-run_distributed() {  # label, answers file, reasoner (service|local), retriever's KG flags...
-  local label="$1" answers="$2" reasoner="$3"
+run_distributed() {  # label, answers file, in the gateway (none|reasoner|both), retriever's KG flags...
+  local label="$1" answers="$2" in_gateway="$3"
   shift 3
   common=(--host=127.0.0.1 --metrics_port=-1)
   "$BIN/kgstore" --base="$BASE" --read_only --port=57302 "${common[@]}" >"$LOGS/kgstore.log" 2>&1 &
   PIDS+=($!)
-  "$BIN/alignment" --base="$BASE" --port=57303 "${common[@]}" >"$LOGS/alignment.log" 2>&1 &
-  PIDS+=($!)
-  local reasoner_flags=(--reasoner=local --base="$BASE")
-  if [[ "$reasoner" == service ]]; then
+  local gateway_flags=(--alignment=127.0.0.1:57303 --reasoner=127.0.0.1:57305)
+  if [[ "$in_gateway" == both ]]; then
+    gateway_flags=(--alignment=local --reasoner=local --base="$BASE")
+  else
+    "$BIN/alignment" --base="$BASE" --port=57303 "${common[@]}" >"$LOGS/alignment.log" 2>&1 &
+    PIDS+=($!)
+  fi
+  if [[ "$in_gateway" == reasoner ]]; then
+    gateway_flags=(--alignment=127.0.0.1:57303 --reasoner=local --base="$BASE")
+  elif [[ "$in_gateway" == none ]]; then
     "$BIN/reasoner" --base="$BASE" --port=57305 "${common[@]}" >"$LOGS/reasoner.log" 2>&1 &
     PIDS+=($!)
-    reasoner_flags=(--reasoner=127.0.0.1:57305)
   fi
   wait_ready "$LOGS/kgstore.log" "kgstore: ready"
   "$BIN/retriever" --base="$BASE" "$@" --port=57304 "${common[@]}" >"$LOGS/retriever.log" 2>&1 &
   PIDS+=($!)
-  wait_ready "$LOGS/alignment.log" "alignment: ready"
-  if [[ "$reasoner" == service ]]; then wait_ready "$LOGS/reasoner.log" "reasoner: ready"; fi
+  if [[ "$in_gateway" != both ]]; then wait_ready "$LOGS/alignment.log" "alignment: ready"; fi
+  if [[ "$in_gateway" == none ]]; then wait_ready "$LOGS/reasoner.log" "reasoner: ready"; fi
   wait_ready "$LOGS/retriever.log" "retriever: ready"
-  "$BIN/gateway" --alignment=127.0.0.1:57303 --retriever=127.0.0.1:57304 "${reasoner_flags[@]}" \
+  "$BIN/gateway" --retriever=127.0.0.1:57304 "${gateway_flags[@]}" \
     --kgstore=127.0.0.1:57302 --port=57301 "${common[@]}" >"$LOGS/gateway.log" 2>&1 &
   PIDS+=($!)
   wait_ready "$LOGS/gateway.log" "gateway: ready"
@@ -75,10 +81,12 @@ run_distributed() {  # label, answers file, reasoner (service|local), retriever'
 }
 
 run_distributed "distributed, retriever with its own KG replica (five processes on loopback)" \
-  "$LOGS/answers-replica.txt" service
+  "$LOGS/answers-replica.txt" none
 run_distributed "distributed, KG replica, the gateway answering itself (--reasoner=local)" \
-  "$LOGS/answers-replica-local.txt" local
+  "$LOGS/answers-replica-local.txt" reasoner
+run_distributed "distributed, KG replica, the gateway aligning and answering (--alignment=local --reasoner=local)" \
+  "$LOGS/answers-replica-local-both.txt" both
 run_distributed "distributed, retriever fetching subgraphs from kgstore over gRPC" \
-  "$LOGS/answers-kgstore.txt" service --kgstore=127.0.0.1:57302
+  "$LOGS/answers-kgstore.txt" none --kgstore=127.0.0.1:57302
 if ((KEEP)); then echo "answers differ: kept in $LOGS (answers-*.txt, one response per line)"
 else rm -rf "$LOGS"; fi

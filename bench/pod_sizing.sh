@@ -2,8 +2,9 @@
 # What each pod needs: resident memory at rest and at its peak under load, and the CPU it burns
 # while the gateway answers `--clients` callers, for the five services as separate processes on
 # loopback (the Kubernetes form: the retriever with its own KG replica; then the same with the
-# gateway answering itself, `--reasoner=local`, the prod-local-reasoner overlay's four pods; then
-# with subgraphs from kgstore over gRPC) and for the all-in-one. Prints one Markdown table per form
+# gateway answering itself, `--reasoner=local`, the prod-local-reasoner overlay's four pods; with
+# the gateway aligning too, `--alignment=local`, the prod-local-pipeline overlay's three; then with
+# subgraphs from kgstore over gRPC) and for the all-in-one. Prints one Markdown table per form
 # (docs/operations.md "Sizing" reads them).
 #
 #   bench/pod_sizing.sh --base=artifacts [--seconds=20] [--clients=16]
@@ -63,30 +64,33 @@ measure() {  # label, gateway port
 }
 
 common=(--host=127.0.0.1 --metrics_port=-1)
-distributed() {  # label, reasoner (service|local), retriever's KG flags...
-  local label=$1 reasoner=$2
+distributed() {  # label, in the gateway (none|reasoner|both), retriever's KG flags...
+  local label=$1 in_gateway=$2
   shift 2
   start kgstore "kgstore: ready" "$BIN/kgstore" --base="$BASE" --read_only --port=57402 "${common[@]}"
-  start alignment "alignment: ready" "$BIN/alignment" --base="$BASE" --port=57403 "${common[@]}"
-  local reasoner_flags=(--reasoner=local --base="$BASE")
-  if [[ "$reasoner" == service ]]; then
+  local gateway_flags=(--alignment=local --reasoner=local --base="$BASE")
+  if [[ "$in_gateway" != both ]]; then
+    start alignment "alignment: ready" "$BIN/alignment" --base="$BASE" --port=57403 "${common[@]}"
+    gateway_flags=(--alignment=127.0.0.1:57403 --reasoner=local --base="$BASE")
+  fi
+  if [[ "$in_gateway" == none ]]; then
     start reasoner "reasoner: ready" "$BIN/reasoner" --base="$BASE" --port=57405 "${common[@]}"
-    reasoner_flags=(--reasoner=127.0.0.1:57405)
+    gateway_flags=(--alignment=127.0.0.1:57403 --reasoner=127.0.0.1:57405)
   fi
   start retriever "retriever: ready" "$BIN/retriever" --base="$BASE" "$@" --port=57404 "${common[@]}"
-  start gateway "gateway: ready" "$BIN/gateway" --alignment=127.0.0.1:57403 \
-    --retriever=127.0.0.1:57404 "${reasoner_flags[@]}" --kgstore=127.0.0.1:57402 \
-    --port=57401 "${common[@]}"
+  start gateway "gateway: ready" "$BIN/gateway" --retriever=127.0.0.1:57404 "${gateway_flags[@]}" \
+    --kgstore=127.0.0.1:57402 --port=57401 "${common[@]}"
   measure "$label" 57401
   cleanup
   PIDS=()
   NAMES=()
 }
 # The manifests' form: the retriever reads its own KG replica; the same with the gateway
-# answering itself; then the retriever over kgstore.
-distributed "distributed, retriever with its own KG replica (five processes on loopback)" service
-distributed "distributed, KG replica, the gateway answering itself (--reasoner=local)" local
-distributed "distributed, retriever fetching subgraphs from kgstore over gRPC" service \
+# answering itself, then aligning too; then the retriever over kgstore.
+distributed "distributed, retriever with its own KG replica (five processes on loopback)" none
+distributed "distributed, KG replica, the gateway answering itself (--reasoner=local)" reasoner
+distributed "distributed, KG replica, the gateway aligning and answering (--alignment=local --reasoner=local)" both
+distributed "distributed, retriever fetching subgraphs from kgstore over gRPC" none \
   --kgstore=127.0.0.1:57402
 
 start ibgraphrag "ibgraphrag: ready" "$BIN/ibgraphrag" --base="$BASE" --host=127.0.0.1 \

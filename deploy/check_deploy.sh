@@ -2,7 +2,8 @@
 # Deployment checks (ctest `deploy_check`, label unit; also runnable by hand):
 #   1. yamllint over deploy/ and docker/;
 #   2. `kubectl kustomize` (kustomize v4+; or a standalone `kustomize build`) renders every overlay
-#      (dev, prod, prod-gpu, prod-local-reasoner); without one the check fails naming what to install;
+#      (dev, prod, prod-gpu, prod-local-reasoner, prod-local-pipeline); without one the check
+#      fails naming what to install;
 #   3. every rendered object validates against the Kubernetes API schemas and the
 #      prometheus-operator / cert-manager CRD schemas (tools/deploy-validate/validate.mjs);
 #   4. promtool checks the alert rules; the PrometheusRule carries the same groups;
@@ -24,7 +25,7 @@ SRC="${IBGR_SOURCE_DIR:-$(cd "$(dirname "$0")/.." && pwd)}"
 BIN="${IBGR_BIN_DIR:-$SRC/build/bin}"
 EXPECT="${IBGR_DEPLOY_EXPECT:-}"
 TOOLS="$SRC/tools/deploy-validate"
-OVERLAYS=(dev prod prod-gpu prod-local-reasoner)
+OVERLAYS=(dev prod prod-gpu prod-local-reasoner prod-local-pipeline)
 WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
 

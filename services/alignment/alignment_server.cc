@@ -193,6 +193,9 @@ void ApplyAlignmentSetup(const AlignmentSetup& setup, AlignmentServer::Options* 
   options->llm = setup.llm;
   options->index = setup.index;
   if (setup.faiss_omp_threads != 0) options->faiss_omp_threads = setup.faiss_omp_threads;
+  if (setup.bundle_version > 0 && !options->pinned_version.has_value()) {
+    options->pinned_version = setup.bundle_version;
+  }
 }
 
 }  // namespace ibgraphrag::alignment

@@ -115,10 +115,11 @@ class AlignmentServer {
   std::unique_ptr<Gauges> gauges_;
 };
 
-// Takes the encoder, MSCA defaults, LLM and its bounds, and FAISS settings of `setup` (an
-// AlignmentConfig, alignment_setup.h) into `options`; trained encoders are looked up under
-// options->base_path, so set it first. retriever_train --alignment_config reads the same file
-// (OpenTrainingAligner), which is what keeps the topics trained on equal to those served.
+// Takes the encoder, MSCA defaults, LLM and its bounds, FAISS settings and bundle version (unless
+// options->pinned_version is already set) of `setup` (an AlignmentConfig, alignment_setup.h) into
+// `options`; trained encoders are looked up under options->base_path, so set it first.
+// retriever_train --alignment_config reads the same file (OpenTrainingAligner), which is what keeps
+// the topics trained on equal to those served.
 void ApplyAlignmentSetup(const AlignmentSetup& setup, AlignmentServer::Options* options);
 
 }  // namespace ibgraphrag::alignment

@@ -138,6 +138,10 @@ absl::StatusOr<AlignmentSetup> AlignmentSetupFromConfig(const cfg::AlignmentConf
     setup.index.hnsw_ef_search = config.index().hnsw_ef_search();
   }
   setup.faiss_omp_threads = config.index().omp_threads();
+  if (config.bundle_version() < 0) {
+    return absl::InvalidArgumentError("bundle_version: must be >= 0 (0 = the newest)");
+  }
+  setup.bundle_version = config.bundle_version();
   return setup;
 }
 

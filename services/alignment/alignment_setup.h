@@ -6,6 +6,7 @@
 #ifndef IBGRAPHRAG_SERVICES_ALIGNMENT_ALIGNMENT_SETUP_H_
 #define IBGRAPHRAG_SERVICES_ALIGNMENT_ALIGNMENT_SETUP_H_
 
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -28,6 +29,8 @@ struct AlignmentSetup {
   CandidateIndexOptions index;
   // `index.omp_threads`; 0 = unset.
   int faiss_omp_threads = 0;
+  // `bundle_version`: serve this bundle version; 0 = the newest.
+  int64_t bundle_version = 0;
 };
 
 // INVALID_ARGUMENT naming the config field for a value out of range or unknown.

@@ -67,11 +67,8 @@ absl::Status Run() {
                                                          : "artifacts";
   auto pinned = ibgraphrag::common::PinnedVersionFromFlag();
   if (!pinned.ok()) return pinned.status();
-  if (pinned->has_value()) {
-    options.pinned_version = *pinned;
-  } else if (config.bundle_version() > 0) {
-    options.pinned_version = config.bundle_version();
-  }
+  // --pin_version, else the config's bundle_version (ApplyAlignmentSetup), else the newest.
+  if (pinned->has_value()) options.pinned_version = *pinned;
   options.bundle_dir = absl::GetFlag(FLAGS_bundle_dir);
   if (absl::GetFlag(FLAGS_watch_seconds) < 0) {
     return absl::InvalidArgumentError("--watch_seconds: must be >= 0");

@@ -25,8 +25,6 @@
 #include "absl/strings/str_cat.h"
 #include "common/logging.h"
 #include "common/server_runner.h"
-#include "services/alignment/alignment_server.h"
-#include "services/alignment/alignment_setup.h"
 #include "services/gateway/all_in_one.h"
 #include "services/gateway/gateway_flags.h"
 #include "services/retriever/scorer_flag.h"
@@ -49,11 +47,6 @@ ABSL_FLAG(std::string, inprocess_calls, "direct",
 ABSL_FLAG(std::string, alignment_llm_backend, "",
           "reasoner backend of alignment's MSCA LLM selection step: empty = the reasoner's "
           "default backend, else its first; \"none\" = no LLM step");
-ABSL_FLAG(std::string, alignment_config, "",
-          "an AlignmentConfig text proto (as the alignment service reads with --config): its MSCA "
-          "defaults, llm block (none when absent) and llm_selection bounds; give the same file "
-          "to retriever_train --alignment_config so the model is trained on the served topics. "
-          "Not together with --alignment_llm_backend");
 
 namespace {
 
@@ -80,19 +73,15 @@ absl::Status Run() {
   if (!reasoner.ok()) return reasoner.status();
   options.reasoner = *std::move(reasoner);
   options.alignment_llm_backend = absl::GetFlag(FLAGS_alignment_llm_backend);
-  if (const std::string path = absl::GetFlag(FLAGS_alignment_config); !path.empty()) {
+  if (ibgraphrag::gateway::InProcessAlignmentConfigGiven()) {
     if (!options.alignment_llm_backend.empty()) {
       return absl::InvalidArgumentError(
           "--alignment_config and --alignment_llm_backend: give one (the file's llm block, or "
           "its absence, decides the LLM of MSCA's step)");
     }
-    auto setup = ibgraphrag::alignment::LoadAlignmentSetup(path);
-    if (!setup.ok()) {
-      return absl::Status(setup.status().code(),
-                          absl::StrCat("--alignment_config ", setup.status().message()));
-    }
-    options.alignment.base_path = options.base_path;
-    ibgraphrag::alignment::ApplyAlignmentSetup(*setup, &options.alignment);
+    auto alignment = ibgraphrag::gateway::InProcessAlignmentOptionsFromFlags(options.base_path);
+    if (!alignment.ok()) return alignment.status();
+    options.alignment = *std::move(alignment);
     // No llm block means no LLM, as in the alignment service and in training.
     if (!options.alignment.llm.has_value()) options.alignment_llm_backend = "none";
   }

@@ -1,7 +1,9 @@
 #include "services/gateway/gateway_flags.h"
 
 #include "absl/flags/flag.h"
+#include "absl/strings/str_cat.h"
 #include "common/server_flags.h"
+#include "services/alignment/alignment_setup.h"
 #include "services/reasoner/reasoner_config.h"
 
 ABSL_FLAG(std::string, config, "",
@@ -24,6 +26,13 @@ ABSL_FLAG(std::string, calibration, "auto",
           "extractive confidence calibration of the reasoner in this process: auto (the newest "
           "<base>/calibration/<version>; none without a base or a fitted version), none, a "
           "version directory or a calibration.json file. gateway: only with --reasoner=local");
+
+ABSL_FLAG(std::string, alignment_config, "",
+          "AlignmentConfig text proto of the alignment in this process (as the alignment service "
+          "reads with --config): encoder, MSCA defaults, llm block (none when absent), LLM-step "
+          "bounds, FAISS settings, bundle_version; give the same file to retriever_train "
+          "--alignment_config so the model is trained on the served topics. gateway: only with "
+          "--alignment=local");
 
 namespace ibgraphrag::gateway {
 
@@ -67,5 +76,23 @@ bool InProcessReasonerFlagsGiven() {
   return !absl::GetFlag(FLAGS_reasoner_config).empty() ||
          absl::GetFlag(FLAGS_calibration) != "auto";
 }
+
+absl::StatusOr<alignment::AlignmentServer::Options> InProcessAlignmentOptionsFromFlags(
+    const std::string& base) {
+  alignment::AlignmentServer::Options options;
+  options.base_path = base;
+  options.encoder.base_path = base;
+  const std::string path = absl::GetFlag(FLAGS_alignment_config);
+  if (path.empty()) return options;
+  absl::StatusOr<alignment::AlignmentSetup> setup = alignment::LoadAlignmentSetup(path);
+  if (!setup.ok()) {
+    return absl::Status(setup.status().code(),
+                        absl::StrCat("--alignment_config: ", setup.status().message()));
+  }
+  alignment::ApplyAlignmentSetup(*setup, &options);
+  return options;
+}
+
+bool InProcessAlignmentConfigGiven() { return !absl::GetFlag(FLAGS_alignment_config).empty(); }
 
 }  // namespace ibgraphrag::gateway

@@ -1,12 +1,13 @@
 // The flags the `gateway` and `ibgraphrag` binaries share (public port config, caller keys, rate
-// limit, default deadline; the config and calibration of the reasoner they run in process),
-// defined once.
+// limit, default deadline; the configs of the alignment and reasoner they run in process and the
+// reasoner's calibration), defined once.
 #ifndef IBGRAPHRAG_SERVICES_GATEWAY_GATEWAY_FLAGS_H_
 #define IBGRAPHRAG_SERVICES_GATEWAY_GATEWAY_FLAGS_H_
 
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "services/alignment/alignment_server.h"
 #include "services/gateway/gateway_server.h"
 #include "services/reasoner/reasoner_server.h"
 
@@ -26,6 +27,16 @@ absl::StatusOr<reasoner::ReasonerServer::Options> InProcessReasonerOptionsFromFl
     const std::string& base);
 // True when --reasoner_config or --calibration was set away from its default.
 bool InProcessReasonerFlagsGiven();
+
+// The alignment this process runs (the all-in-one's; `gateway --alignment=local`'s) over the
+// bundles under `base`: the alignment service's defaults, or --alignment_config's settings when
+// given (an AlignmentConfig, as the alignment service reads with --config: encoder, MSCA
+// defaults, llm block (none when absent), LLM-step bounds, FAISS settings, bundle_version; its
+// server block and base_path are not read). Errors name the flag.
+absl::StatusOr<alignment::AlignmentServer::Options> InProcessAlignmentOptionsFromFlags(
+    const std::string& base);
+// True when --alignment_config was given.
+bool InProcessAlignmentConfigGiven();
 
 }  // namespace ibgraphrag::gateway
 

@@ -60,8 +60,10 @@ absl::StatusOr<std::unique_ptr<GatewayServer>> GatewayServer::BuildAndStart(
     upstreams = *options.upstreams;
   } else {
     const common::ClientTlsOptions& tls = options.upstream_tls;
-    IBGR_ASSIGN_OR_RETURN(upstreams.alignment,
-                          Channel("alignment", options.alignment_address, tls, true));
+    if (!options.local_alignment.has_value()) {
+      IBGR_ASSIGN_OR_RETURN(upstreams.alignment,
+                            Channel("alignment", options.alignment_address, tls, true));
+    }
     IBGR_ASSIGN_OR_RETURN(upstreams.retriever,
                           Channel("retriever", options.retriever_address, tls, true));
     if (!options.local_reasoner.has_value()) {
@@ -70,6 +72,26 @@ absl::StatusOr<std::unique_ptr<GatewayServer>> GatewayServer::BuildAndStart(
     }
     IBGR_ASSIGN_OR_RETURN(upstreams.kgstore,
                           Channel("kgstore", options.kgstore_address, tls, false));
+  }
+  if (options.local_alignment.has_value()) {
+    alignment::AlignmentServer::Options local = *options.local_alignment;
+    local.server =
+        InProcessServerOptions(runner_options, "alignment", runner_options.metrics_registry);
+    local.http_port = -1;
+    absl::StatusOr<std::unique_ptr<alignment::AlignmentServer>> aligner =
+        alignment::AlignmentServer::BuildAndStart(local);
+    if (!aligner.ok()) {
+      return absl::Status(aligner.status().code(),
+                          absl::StrCat("local alignment: ", aligner.status().message()));
+    }
+    if (!(*aligner)->serving()) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("local alignment: ", (*aligner)->load_status().message()));
+    }
+    server->local_alignment_ = *std::move(aligner);
+    upstreams.alignment = server->local_alignment_->InProcessChannel();
+    upstreams.direct.align = DirectHandler(&server->local_alignment_->service(),
+                                           &alignment::AlignmentServiceImpl::AlignDirect);
   }
   if (options.local_reasoner.has_value()) {
     reasoner::ReasonerServer::Options local = *options.local_reasoner;
@@ -135,6 +157,7 @@ void GatewayServer::Shutdown() {
   if (http_ != nullptr) http_->Shutdown();
   if (runner_ != nullptr) runner_->Shutdown();
   if (local_reasoner_ != nullptr) local_reasoner_->Shutdown();
+  if (local_alignment_ != nullptr) local_alignment_->Shutdown();
 }
 
 }  // namespace ibgraphrag::gateway

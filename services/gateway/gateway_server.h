@@ -4,7 +4,8 @@
 // an unreachable service shows up per request (UNAVAILABLE or a degraded answer), not as a dead
 // gateway. With `local_reasoner` it answers from the evidence itself (`gateway --reasoner=local`):
 // the reasoner runs in this process, so an answer makes two network calls (alignment, retriever)
-// instead of three.
+// instead of three. With `local_alignment` too (`--alignment=local`) it also finds the question's
+// entities itself, and the retriever is the one network call left.
 #ifndef IBGRAPHRAG_SERVICES_GATEWAY_GATEWAY_SERVER_H_
 #define IBGRAPHRAG_SERVICES_GATEWAY_GATEWAY_SERVER_H_
 
@@ -18,6 +19,7 @@
 #include "common/http_gateway.h"
 #include "common/metrics.h"
 #include "common/server_runner.h"
+#include "services/alignment/alignment_server.h"
 #include "services/gateway/answer_pipeline.h"
 #include "services/gateway/gateway_service_impl.h"
 #include "services/reasoner/reasoner_server.h"
@@ -48,6 +50,13 @@ class GatewayServer {
     // call it replaces; a ReasonerConfig with LLM backends works too, each gateway pod then
     // calling the LLM itself.
     std::optional<reasoner::ReasonerServer::Options> local_reasoner;
+    // Align in this process instead of calling alignment_address (then ignored): an alignment
+    // server served in-process only, as local_reasoner is, on the bundles under its base_path
+    // (or bundle_dir), following newer versions when its watch_interval is set. Its `server` and
+    // http_port fields are replaced. The bundle must load at start (FAILED_PRECONDITION naming
+    // it otherwise): a gateway that cannot align answers nothing. Costs the bundle's memory
+    // (about 0.5 GiB for the embedded KG) in every gateway pod.
+    std::optional<alignment::AlignmentServer::Options> local_alignment;
     // TLS/mTLS towards the services.
     common::ClientTlsOptions upstream_tls;
     // Channels to use instead of the addresses (the all-in-one binary's in-process channels).
@@ -82,8 +91,9 @@ class GatewayServer {
  private:
   GatewayServer() = default;
 
-  // Declared before the gateway's service and runner so it is destroyed after them: their
-  // requests call into it.
+  // Declared before the gateway's service and runner so they are destroyed after them: their
+  // requests call into them.
+  std::unique_ptr<alignment::AlignmentServer> local_alignment_;
   std::unique_ptr<reasoner::ReasonerServer> local_reasoner_;
   std::unique_ptr<GatewayServiceImpl> service_;
   std::unique_ptr<common::ServerRunner> runner_;

@@ -1,7 +1,8 @@
 // gateway: the public IBGraphRAG API (Answer, AnswerStream) in front of the four services.
 //
-//   gateway --alignment=HOST:50053 --retriever=HOST:50054 --reasoner=HOST:50055|local
+//   gateway --alignment=HOST:50053|local --retriever=HOST:50054 --reasoner=HOST:50055|local
 //           [--base=artifacts] [--calibration=auto|none|DIR|FILE] [--reasoner_config=FILE]
+//           [--alignment_config=FILE] [--alignment_watch_seconds=30]
 //           [--kgstore=HOST:50052] [--api_keys_file=/etc/ibgr/keys/api_keys]
 //           [--rate_limit_qps=20 --rate_limit_burst=40]
 //           [--upstream_ca=ca.pem [--upstream_cert=c.pem --upstream_key=k.pem]]
@@ -15,23 +16,34 @@
 // call fewer per answer, for the extractive backend (or the LLM backends of --reasoner_config,
 // each gateway pod then calling the LLM). --base and --calibration then give its extractive
 // confidence calibration as they do to the reasoner (auto: the newest <base>/calibration/<v>).
+//
+// --alignment=local finds the question's entities in this process too, on the newest alignment
+// bundle under --base (required then; --alignment_config as the alignment service's --config,
+// --alignment_watch_seconds to follow newer bundles): with --reasoner=local the retriever is the
+// only network call of an answer, at the cost of the bundle's memory in every gateway pod.
 #include <cstdio>
 #include <cstdlib>
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
+#include "absl/time/time.h"
 #include "common/logging.h"
 #include "common/server_runner.h"
 #include "services/gateway/gateway_flags.h"
 #include "services/gateway/gateway_server.h"
 
-ABSL_FLAG(std::string, alignment, "", "alignment service address (required)");
+ABSL_FLAG(std::string, alignment, "",
+          "alignment service address, or \"local\": align in this process (required)");
 ABSL_FLAG(std::string, retriever, "", "retriever service address (required)");
 ABSL_FLAG(std::string, reasoner, "",
           "reasoner service address, or \"local\": answer in this process (required)");
 ABSL_FLAG(std::string, base, "",
-          "with --reasoner=local: artifact base directory, read for --calibration=auto only");
+          "artifact base directory: with --alignment=local its alignment bundles (required "
+          "then); with --reasoner=local its calibration for --calibration=auto");
+ABSL_FLAG(int, alignment_watch_seconds, 0,
+          "with --alignment=local: look for a newer alignment bundle this often and swap to it "
+          "(0 = never: the bundle read at start)");
 ABSL_FLAG(std::string, kgstore, "",
           "kgstore address, for shortest-path evidence when the retriever fails (optional)");
 ABSL_FLAG(std::string, upstream_ca, "", "PEM CA of the services' certificates (enables TLS)");
@@ -50,15 +62,42 @@ absl::Status Run() {
   options.alignment_address = absl::GetFlag(FLAGS_alignment);
   options.retriever_address = absl::GetFlag(FLAGS_retriever);
   options.reasoner_address = absl::GetFlag(FLAGS_reasoner);
-  if (options.reasoner_address == "local") {
-    auto local = ibgraphrag::gateway::InProcessReasonerOptionsFromFlags(absl::GetFlag(FLAGS_base));
+  const std::string base = absl::GetFlag(FLAGS_base);
+  const bool local_alignment = options.alignment_address == "local";
+  const bool local_reasoner = options.reasoner_address == "local";
+  // Flags of a local service with a remote one would be ignored: refused instead.
+  if (!local_reasoner && ibgraphrag::gateway::InProcessReasonerFlagsGiven()) {
+    return absl::InvalidArgumentError(
+        "--reasoner_config, --calibration: only with --reasoner=local (a reasoner service reads "
+        "its own)");
+  }
+  if (!local_alignment && (ibgraphrag::gateway::InProcessAlignmentConfigGiven() ||
+                           absl::GetFlag(FLAGS_alignment_watch_seconds) != 0)) {
+    return absl::InvalidArgumentError(
+        "--alignment_config, --alignment_watch_seconds: only with --alignment=local (an "
+        "alignment service reads its own)");
+  }
+  if (!local_alignment && !local_reasoner && !base.empty()) {
+    return absl::InvalidArgumentError(
+        "--base: only with --alignment=local or --reasoner=local (the services read their own)");
+  }
+  if (local_alignment) {
+    if (base.empty()) {
+      return absl::InvalidArgumentError(
+          "--base: required with --alignment=local (the artifact base holding alignment/<v>/)");
+    }
+    if (absl::GetFlag(FLAGS_alignment_watch_seconds) < 0) {
+      return absl::InvalidArgumentError("--alignment_watch_seconds: must be >= 0");
+    }
+    auto local = ibgraphrag::gateway::InProcessAlignmentOptionsFromFlags(base);
+    if (!local.ok()) return local.status();
+    local->watch_interval = absl::Seconds(absl::GetFlag(FLAGS_alignment_watch_seconds));
+    options.local_alignment = *std::move(local);
+  }
+  if (local_reasoner) {
+    auto local = ibgraphrag::gateway::InProcessReasonerOptionsFromFlags(base);
     if (!local.ok()) return local.status();
     options.local_reasoner = *std::move(local);
-  } else if (ibgraphrag::gateway::InProcessReasonerFlagsGiven() ||
-             !absl::GetFlag(FLAGS_base).empty()) {
-    return absl::InvalidArgumentError(
-        "--reasoner_config, --base, --calibration: only with --reasoner=local (a reasoner "
-        "service reads its own)");
   }
   options.kgstore_address = absl::GetFlag(FLAGS_kgstore);
   if (!absl::GetFlag(FLAGS_upstream_ca).empty()) {

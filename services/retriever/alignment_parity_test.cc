@@ -197,6 +197,31 @@ TEST_F(AlignmentParityTest, ABadConfigFileIsRefusedNamingTheField) {
   EXPECT_THAT(alignment::LoadAlignmentSetup(path),
               common::test_util::StatusIs(absl::StatusCode::kInvalidArgument,
                                           ::testing::HasSubstr("defaults.tau: 1.5")));
+  std::ofstream(path) << "bundle_version: -2\n";
+  EXPECT_THAT(alignment::LoadAlignmentSetup(path),
+              common::test_util::StatusIs(absl::StatusCode::kInvalidArgument,
+                                          ::testing::HasSubstr("bundle_version: must be >= 0")));
+}
+
+// The config's bundle_version pins the served bundle, as the alignment service, the all-in-one
+// and `gateway --alignment=local` read it; a version pinned already (--pin_version) wins.
+TEST_F(AlignmentParityTest, TheConfigsBundleVersionPinsUnlessAVersionIsPinnedAlready) {
+  const std::string path = absl::StrCat(base_, "/pinned.textproto");
+  std::ofstream(path) << "bundle_version: 3\n";
+  auto setup = alignment::LoadAlignmentSetup(path);
+  ASSERT_OK(setup);
+  alignment::AlignmentServer::Options options;
+  alignment::ApplyAlignmentSetup(*setup, &options);
+  EXPECT_EQ(options.pinned_version, std::optional<int64_t>(3));
+  options.pinned_version = 7;
+  alignment::ApplyAlignmentSetup(*setup, &options);
+  EXPECT_EQ(options.pinned_version, std::optional<int64_t>(7));
+  alignment::AlignmentServer::Options newest;
+  std::ofstream(path) << "defaults { tau: 0.5 }\n";
+  auto unpinned = alignment::LoadAlignmentSetup(path);
+  ASSERT_OK(unpinned);
+  alignment::ApplyAlignmentSetup(*unpinned, &newest);
+  EXPECT_FALSE(newest.pinned_version.has_value());
 }
 
 }  // namespace

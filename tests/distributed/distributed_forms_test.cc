@@ -1,12 +1,14 @@
 // The deployment forms answer alike: the all-in-one `ibgraphrag` (its gateway calling the other
 // services directly, and through in-process gRPC channels), the distributed suite whose
 // retriever asks kgstore for subgraphs over gRPC, and the distributed suite whose retriever reads
-// its own read-only KG replica (issue 30: the form the Kubernetes manifests run), and that form
-// with the gateway answering in its own process (`gateway --reasoner=local`). Real binaries on
+// its own read-only KG replica (issue 30: the form the Kubernetes manifests run), that form with
+// the gateway answering in its own process (`gateway --reasoner=local`), and with the gateway
+// aligning there too (`--alignment=local`: the retriever its one upstream). Real binaries on
 // loopback, the same artifacts; every answer, entity, evidence triple (with its score), path and
 // version must be identical, only timings and request ids differ.
 #include <grpcpp/grpcpp.h>
 
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -15,6 +17,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "common/test_util/status_matchers.h"
 #include "common/test_util/test_util.h"
 #include "gmock/gmock.h"
@@ -170,9 +174,12 @@ TEST(DistributedFormsTest, EveryFormAnswersIdentically) {
     const char* name;
     bool replica;
     bool gateway_reasons_locally;
+    bool gateway_aligns_locally;
   };
-  for (const Form& form : {Form{"kgstore", false, false}, Form{"replica", true, false},
-                           Form{"replica-local-reasoner", true, true}}) {
+  for (const Form& form :
+       {Form{"kgstore", false, false, false}, Form{"replica", true, false, false},
+        Form{"replica-local-reasoner", true, true, false},
+        Form{"replica-local-alignment-reasoner", true, true, true}}) {
     SCOPED_TRACE(form.name);
     DistributedSuite::Options options;
     options.dir = absl::StrCat(dir, "/", form.name);
@@ -180,39 +187,134 @@ TEST(DistributedFormsTest, EveryFormAnswersIdentically) {
     options.base = base;
     options.retriever_kg_replica = form.replica;
     options.gateway_reasons_locally = form.gateway_reasons_locally;
+    options.gateway_aligns_locally = form.gateway_aligns_locally;
     auto suite = DistributedSuite::Start(options);
     ASSERT_OK(suite);
-    // Four processes when the gateway answers itself.
+    // No process for what the gateway does itself.
     EXPECT_EQ((*suite)->port("reasoner") == 0, form.gateway_reasons_locally);
+    EXPECT_EQ((*suite)->port("alignment") == 0, form.gateway_aligns_locally);
     const std::vector<std::string> got = AskAll((*suite)->port("gateway"));
     ASSERT_EQ(got.size(), want.size());
     for (size_t i = 0; i < want.size(); ++i) {
       EXPECT_EQ(got[i], want[i]) << Questions()[i].question();
     }
-    // AnswerStream reaches the reasoner through its channel (in process for a local one), not
-    // the direct call: its result is the same answer.
+    // AnswerStream reaches alignment and the reasoner through their channels (in process for
+    // local ones), not the direct calls: its result is the same answer.
     EXPECT_EQ(StreamedResult((*suite)->port("gateway"), Questions()[0]), want[0]);
   }
 }
 
-// The local reasoner's flags are refused where they would be ignored, and a calibration the
-// local reasoner cannot load stops the gateway naming the flag: exit status 1, no server.
-TEST(DistributedFormsTest, GatewayReasonerFlagsAreCheckedAtStart) {
-  const std::string dir = MakeTempDir("gateway-reasoner-flags");
-  const std::vector<std::string> common = {
-      BinDir() + "/gateway", "--host=127.0.0.1",        "--port=0",
-      "--metrics_port=-1",   "--alignment=127.0.0.1:1", "--retriever=127.0.0.1:1"};
+// The alignment bundle version of one answer to the small suite's question through `port`.
+std::string AlignmentVersionOfAnAnswer(int port) {
+  auto stub = pb::GatewayService::NewStub(
+      grpc::CreateChannel(absl::StrCat("127.0.0.1:", port), grpc::InsecureChannelCredentials()));
+  grpc::ClientContext ctx;
+  ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(20));
+  pb::AnswerResponse response;
+  const grpc::Status status =
+      stub->Answer(&ctx, gateway::testing::SmallSuiteDiabetesQuestion(), &response);
+  EXPECT_TRUE(status.ok()) << status.error_message();
+  return response.versions().alignment_bundle_version();
+}
+
+// Publishes alignment/<version> under `base` from its kg/1, as PublishSmallSuite built version 1.
+void PublishAlignmentBundle(const std::string& base, int64_t version) {
+  alignment::BundleBuildOptions build;
+  build.base_path = base;
+  build.version = version;
+  auto encoder = alignment::HashNgramEncoder::Create(alignment::HashNgramEncoderOptions());
+  ASSERT_OK(encoder);
+  ASSERT_OK(alignment::BuildAlignmentBundle(
+      alignment::LexiconFromKg(kgstore::testing::SmallKg(), "test"), **encoder, build));
+}
+
+// `gateway --alignment=local` follows new alignment bundles as the alignment pod does
+// (--alignment_watch_seconds), and a bundle_version in --alignment_config pins it as it pins the
+// alignment service.
+TEST(DistributedFormsTest, GatewayAligningLocallyFollowsNewBundlesUnlessPinned) {
+  const std::string dir = MakeTempDir("gateway-local-alignment-swap");
+  const std::string base = dir + "/art";
+  gateway::testing::PublishSmallSuite(base);
+  ASSERT_FALSE(::testing::Test::HasFatalFailure());
+  const std::string pinned_config = dir + "/alignment-pinned.textproto";
+  std::ofstream(pinned_config) << "bundle_version: 1\n";
+
+  struct Case {
+    const char* name;
+    std::vector<std::string> flags;
+    std::string want_after_publishing;
+  };
+  int64_t next_version = 2;
+  for (const Case& c : {Case{"following", {"--alignment_watch_seconds=1"}, "2"},
+                        Case{"pinned",
+                             {"--alignment_watch_seconds=1", "--alignment_config=" + pinned_config},
+                             "1"}}) {
+    SCOPED_TRACE(c.name);
+    DistributedSuite::Options options;
+    options.dir = absl::StrCat(dir, "/", c.name);
+    ASSERT_TRUE(std::filesystem::create_directories(options.dir));
+    options.base = base;
+    options.retriever_kg_replica = true;
+    options.gateway_aligns_locally = true;
+    options.gateway_flags = c.flags;
+    auto suite = DistributedSuite::Start(options);
+    ASSERT_OK(suite);
+    const int port = (*suite)->port("gateway");
+    // Version 1 at start: the only one for the first case; the pinned one for the second, which
+    // starts after the first case has published version 2.
+    const std::string at_start = AlignmentVersionOfAnAnswer(port);
+    EXPECT_EQ(at_start, "1");
+    PublishAlignmentBundle(base, next_version++);
+    ASSERT_FALSE(::testing::Test::HasFatalFailure());
+    // The watcher looks every second; a swap shows within a few.
+    std::string seen = at_start;
+    for (int i = 0; i < 40 && seen != c.want_after_publishing; ++i) {
+      absl::SleepFor(absl::Milliseconds(250));
+      seen = AlignmentVersionOfAnAnswer(port);
+    }
+    if (c.want_after_publishing == "1") {
+      absl::SleepFor(absl::Seconds(3));  // three watch periods: a pinned gateway must not move
+      seen = AlignmentVersionOfAnAnswer(port);
+    }
+    EXPECT_EQ(seen, c.want_after_publishing);
+  }
+}
+
+// The local services' flags are refused where they would be ignored, and a configuration a
+// local service cannot load stops the gateway naming the flag: exit status 1, no server.
+TEST(DistributedFormsTest, GatewayLocalServiceFlagsAreCheckedAtStart) {
+  const std::string dir = MakeTempDir("gateway-local-flags");
+  const std::string empty_base = dir + "/empty";
+  ASSERT_TRUE(std::filesystem::create_directories(empty_base));
+  const std::vector<std::string> common = {BinDir() + "/gateway", "--host=127.0.0.1", "--port=0",
+                                           "--metrics_port=-1", "--retriever=127.0.0.1:1"};
   struct Case {
     std::vector<std::string> flags;
     std::string message;
   };
-  for (const Case& c :
-       {Case{{"--reasoner=127.0.0.1:1", "--base=" + dir},
-             "--reasoner_config, --base, --calibration: only with --reasoner=local"},
-        Case{{"--reasoner=127.0.0.1:1", "--calibration=none"}, "only with --reasoner=local"},
-        Case{{"--reasoner=local", "--calibration=" + dir + "/missing.json"}, "--calibration: "},
-        Case{{"--reasoner=local", "--reasoner_config=" + dir + "/missing.textproto"},
-             "--reasoner_config: "}}) {
+  const std::string remote_alignment = "--alignment=127.0.0.1:1";
+  const std::string remote_reasoner = "--reasoner=127.0.0.1:1";
+  for (const Case& c : {
+           Case{{remote_alignment, remote_reasoner, "--base=" + dir},
+                "--base: only with --alignment=local or --reasoner=local"},
+           Case{{remote_alignment, remote_reasoner, "--calibration=none"},
+                "only with --reasoner=local"},
+           Case{{remote_alignment, "--reasoner=local", "--calibration=" + dir + "/missing.json"},
+                "--calibration: "},
+           Case{{remote_alignment, "--reasoner=local",
+                 "--reasoner_config=" + dir + "/missing.textproto"},
+                "--reasoner_config: "},
+           Case{{remote_alignment, remote_reasoner, "--alignment_config=" + dir + "/a.textproto"},
+                "only with --alignment=local"},
+           Case{{remote_alignment, "--reasoner=local", "--alignment_watch_seconds=30"},
+                "only with --alignment=local"},
+           Case{{"--alignment=local", remote_reasoner}, "--base: required with --alignment=local"},
+           Case{{"--alignment=local", remote_reasoner, "--base=" + dir,
+                 "--alignment_config=" + dir + "/missing.textproto"},
+                "--alignment_config: "},
+           Case{{"--alignment=local", remote_reasoner, "--base=" + empty_base},
+                "local alignment: "},
+       }) {
     std::vector<std::string> argv = common;
     argv.insert(argv.end(), c.flags.begin(), c.flags.end());
     const std::string log = dir + "/gateway.log";

@@ -18,7 +18,9 @@ absl::StatusOr<std::unique_ptr<DistributedSuite>> DistributedSuite::Start(const 
   std::unique_ptr<DistributedSuite> suite(new DistributedSuite(options));
   const std::string& base = options.base;
   absl::Status status = suite->Launch("kgstore", {"--base=" + base, "--read_only"}, 0);
-  if (status.ok()) status = suite->Launch("alignment", {"--base=" + base}, 0);
+  if (status.ok() && !options.gateway_aligns_locally) {
+    status = suite->Launch("alignment", {"--base=" + base}, 0);
+  }
   if (status.ok()) {
     std::vector<std::string> retriever = {"--base=" + base, "--device=cpu"};
     if (!options.retriever_kg_replica) retriever.push_back("--kgstore=" + suite->target("kgstore"));
@@ -30,12 +32,16 @@ absl::StatusOr<std::unique_ptr<DistributedSuite>> DistributedSuite::Start(const 
         suite->Launch("reasoner", {"--config=" + options.reasoner_config, "--base=" + base}, 0);
   }
   if (!status.ok()) return status;
-  std::vector<std::string> gateway = {"--alignment=" + suite->target("alignment"),
-                                      "--retriever=" + suite->target("retriever"),
+  std::vector<std::string> gateway = {"--retriever=" + suite->target("retriever"),
                                       "--kgstore=" + suite->target("kgstore")};
+  if (options.gateway_aligns_locally || options.gateway_reasons_locally) {
+    gateway.push_back("--base=" + base);
+  }
+  gateway.push_back(options.gateway_aligns_locally ? "--alignment=local"
+                                                   : "--alignment=" + suite->target("alignment"));
   if (options.gateway_reasons_locally) {
-    gateway.insert(gateway.end(), {"--reasoner=local", "--base=" + base,
-                                   "--reasoner_config=" + options.reasoner_config});
+    gateway.insert(gateway.end(),
+                   {"--reasoner=local", "--reasoner_config=" + options.reasoner_config});
   } else {
     gateway.push_back("--reasoner=" + suite->target("reasoner"));
   }

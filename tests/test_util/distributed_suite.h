@@ -34,12 +34,15 @@ class DistributedSuite {
     // The gateway answers in its own process (`--reasoner=local` with this reasoner_config and
     // the calibration under `base`): no reasoner process is started.
     bool gateway_reasons_locally = false;
+    // The gateway aligns in its own process (`--alignment=local` on the bundles under `base`): no
+    // alignment process is started.
+    bool gateway_aligns_locally = false;
     // How long each service may take to log "ready".
     absl::Duration ready_timeout = absl::Seconds(60);
   };
 
-  // Starts kgstore (read-only), alignment, retriever, reasoner (unless the gateway reasons
-  // locally), then the gateway wired to them.
+  // Starts kgstore (read-only), alignment (unless the gateway aligns locally), retriever,
+  // reasoner (unless the gateway reasons locally), then the gateway wired to them.
   static absl::StatusOr<std::unique_ptr<DistributedSuite>> Start(const Options& options);
 
   // The internal services, in start order (the gateway is not among them).

@@ -217,14 +217,15 @@ function checkRendered(file) {
       if (hp !== undefined && Number(hp) !== want.grpc) fail(where, `IBGR_HEALTH_PORT ${hp}, but ${bin} listens on ${want.grpc}`);
       for (const p of ["startupProbe", "readinessProbe", "livenessProbe"]) checkProbe(where, c, p, want.grpc);
       podsByServer.set(server, { labels, container: c, grpc: want.grpc, metrics: want.metrics });
-      // `gateway --reasoner=local` answers in the gateway's process: it runs the reasoner, and
-      // "local" is no address.
-      const localReasoner = server === "gateway" && explicit["flag:reasoner"] === "local";
-      if (localReasoner && !podsByServer.has("reasoner")) {
-        podsByServer.set("reasoner", { labels, container: c, grpc: undefined, metrics: undefined });
+      // `gateway --reasoner=local` / `--alignment=local` run that service in the gateway's
+      // process: the gateway pod runs it, and "local" is no address.
+      const local = new Set(["reasoner", "alignment"].filter(
+        (s) => server === "gateway" && explicit[`flag:${s}`] === "local"));
+      for (const s of local) {
+        if (!podsByServer.has(s)) podsByServer.set(s, { labels, container: c, grpc: undefined, metrics: undefined });
       }
       for (const flag of Object.keys(ADDRESS_FLAGS)) {
-        if (localReasoner && flag === "reasoner") continue;
+        if (local.has(flag)) continue;
         if (explicit[`flag:${flag}`] !== undefined && bin !== flag) {
           deferred.push(() => checkAddress(where, flag, explicit[`flag:${flag}`], resolveHost));
         }
