@@ -31,6 +31,21 @@ absl::StatusOr<std::shared_ptr<grpc::Channel>> Channel(absl::string_view field,
   return channel;
 }
 
+// Starts a service this gateway runs itself (`--alignment=local`, `--reasoner=local`): in-process
+// only, its metrics on the gateway's registry; errors name it ("local alignment: ...").
+template <typename Server>
+absl::StatusOr<std::unique_ptr<Server>> StartLocal(typename Server::Options options,
+                                                   const std::string& name,
+                                                   const common::ServerRunner::Options& gateway) {
+  options.server = InProcessServerOptions(gateway, name, gateway.metrics_registry);
+  absl::StatusOr<std::unique_ptr<Server>> started = Server::BuildAndStart(options);
+  if (!started.ok()) {
+    return absl::Status(started.status().code(),
+                        absl::StrCat("local ", name, ": ", started.status().message()));
+  }
+  return started;
+}
+
 }  // namespace
 
 GatewayServer::~GatewayServer() { Shutdown(); }
@@ -42,8 +57,9 @@ absl::StatusOr<std::unique_ptr<GatewayServer>> GatewayServer::BuildAndStart(
   }
   common::ServerRunner::Options runner_options = options.server;
   if (runner_options.service_name.empty()) runner_options.service_name = "gateway";
-  // The service (and a local reasoner) record into the registry before the runner exists, so the
-  // registry is made here (or given, when several servers share one /metrics endpoint).
+  // The service (and a local alignment or reasoner) record into the registry before the runner
+  // exists, so the registry is made here (or given, when several servers share one /metrics
+  // endpoint).
   if (runner_options.metrics_registry == nullptr) {
     common::MetricsRegistry::Options metrics_options;
     metrics_options.listen_host = runner_options.listen_host;
@@ -75,35 +91,22 @@ absl::StatusOr<std::unique_ptr<GatewayServer>> GatewayServer::BuildAndStart(
   }
   if (options.local_alignment.has_value()) {
     alignment::AlignmentServer::Options local = *options.local_alignment;
-    local.server =
-        InProcessServerOptions(runner_options, "alignment", runner_options.metrics_registry);
     local.http_port = -1;
-    absl::StatusOr<std::unique_ptr<alignment::AlignmentServer>> aligner =
-        alignment::AlignmentServer::BuildAndStart(local);
-    if (!aligner.ok()) {
-      return absl::Status(aligner.status().code(),
-                          absl::StrCat("local alignment: ", aligner.status().message()));
-    }
-    if (!(*aligner)->serving()) {
+    IBGR_ASSIGN_OR_RETURN(
+        server->local_alignment_,
+        StartLocal<alignment::AlignmentServer>(std::move(local), "alignment", runner_options));
+    if (!server->local_alignment_->serving()) {
       return absl::FailedPreconditionError(
-          absl::StrCat("local alignment: ", (*aligner)->load_status().message()));
+          absl::StrCat("local alignment: ", server->local_alignment_->load_status().message()));
     }
-    server->local_alignment_ = *std::move(aligner);
     upstreams.alignment = server->local_alignment_->InProcessChannel();
     upstreams.direct.align = DirectHandler(&server->local_alignment_->service(),
                                            &alignment::AlignmentServiceImpl::AlignDirect);
   }
   if (options.local_reasoner.has_value()) {
-    reasoner::ReasonerServer::Options local = *options.local_reasoner;
-    local.server =
-        InProcessServerOptions(runner_options, "reasoner", runner_options.metrics_registry);
-    absl::StatusOr<std::unique_ptr<reasoner::ReasonerServer>> reasoner =
-        reasoner::ReasonerServer::BuildAndStart(local);
-    if (!reasoner.ok()) {
-      return absl::Status(reasoner.status().code(),
-                          absl::StrCat("local reasoner: ", reasoner.status().message()));
-    }
-    server->local_reasoner_ = *std::move(reasoner);
+    IBGR_ASSIGN_OR_RETURN(
+        server->local_reasoner_,
+        StartLocal<reasoner::ReasonerServer>(*options.local_reasoner, "reasoner", runner_options));
     upstreams.reasoner = server->local_reasoner_->InProcessChannel();
     upstreams.direct.reason = DirectHandler(&server->local_reasoner_->service(),
                                             &reasoner::ReasonerServiceImpl::ReasonDirect);

@@ -217,17 +217,6 @@ std::string AlignmentVersionOfAnAnswer(int port) {
   return response.versions().alignment_bundle_version();
 }
 
-// Publishes alignment/<version> under `base` from its kg/1, as PublishSmallSuite built version 1.
-void PublishAlignmentBundle(const std::string& base, int64_t version) {
-  alignment::BundleBuildOptions build;
-  build.base_path = base;
-  build.version = version;
-  auto encoder = alignment::HashNgramEncoder::Create(alignment::HashNgramEncoderOptions());
-  ASSERT_OK(encoder);
-  ASSERT_OK(alignment::BuildAlignmentBundle(
-      alignment::LexiconFromKg(kgstore::testing::SmallKg(), "test"), **encoder, build));
-}
-
 // `gateway --alignment=local` follows new alignment bundles as the alignment pod does
 // (--alignment_watch_seconds), and a bundle_version in --alignment_config pins it as it pins the
 // alignment service.
@@ -264,7 +253,7 @@ TEST(DistributedFormsTest, GatewayAligningLocallyFollowsNewBundlesUnlessPinned) 
     // starts after the first case has published version 2.
     const std::string at_start = AlignmentVersionOfAnAnswer(port);
     EXPECT_EQ(at_start, "1");
-    PublishAlignmentBundle(base, next_version++);
+    gateway::testing::PublishSmallSuiteAlignmentBundle(base, next_version++);
     ASSERT_FALSE(::testing::Test::HasFatalFailure());
     // The watcher looks every second; a swap shows within a few.
     std::string seen = at_start;

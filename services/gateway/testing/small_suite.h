@@ -5,6 +5,7 @@
 #ifndef IBGRAPHRAG_SERVICES_GATEWAY_TESTING_SMALL_SUITE_H_
 #define IBGRAPHRAG_SERVICES_GATEWAY_TESTING_SMALL_SUITE_H_
 
+#include <cstdint>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -36,6 +37,19 @@ inline void PublishSmallSuiteDocuments(const std::string& base) {
   ASSERT_TRUE(built.ok()) << built.status();
 }
 
+// Writes alignment/<version> under `base`: the small KG's lexicon with the hash n-gram encoder
+// (PublishSmallSuite's version 1; a test publishes more to see a swap).
+inline void PublishSmallSuiteAlignmentBundle(const std::string& base, int64_t version) {
+  alignment::BundleBuildOptions build;
+  build.base_path = base;
+  build.version = version;
+  auto encoder = alignment::HashNgramEncoder::Create(alignment::HashNgramEncoderOptions());
+  ASSERT_TRUE(encoder.ok()) << encoder.status();
+  auto bundle = alignment::BuildAlignmentBundle(
+      alignment::LexiconFromKg(kgstore::testing::SmallKg(), "test"), **encoder, build);
+  ASSERT_TRUE(bundle.ok()) << bundle.status();
+}
+
 // Writes kg/1, alignment/1 and retriever/1 under `base`, and documents/1 when `with_documents`
 // (off by default: without it the illama mode answers FAILED_PRECONDITION, which tests check).
 inline void PublishSmallSuite(const std::string& base, bool with_documents = false) {
@@ -43,14 +57,8 @@ inline void PublishSmallSuite(const std::string& base, bool with_documents = fal
   kgstore::SnapshotManifestInfo info;
   info.version = 1;
   ASSERT_TRUE(kgstore::KgStore::WriteSnapshot(kg, info, kgstore::SnapshotDir(base, 1)).ok());
-  alignment::BundleBuildOptions build;
-  build.base_path = base;
-  build.version = 1;
-  auto encoder = alignment::HashNgramEncoder::Create(alignment::HashNgramEncoderOptions());
-  ASSERT_TRUE(encoder.ok()) << encoder.status();
-  auto bundle =
-      alignment::BuildAlignmentBundle(alignment::LexiconFromKg(kg, "test"), **encoder, build);
-  ASSERT_TRUE(bundle.ok()) << bundle.status();
+  PublishSmallSuiteAlignmentBundle(base, 1);
+  if (::testing::Test::HasFatalFailure()) return;
   retriever::testing::PublishTestVersion(base, kg, /*text_dim=*/256, /*hidden=*/32);
   if (with_documents) PublishSmallSuiteDocuments(base);
 }
