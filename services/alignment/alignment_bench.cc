@@ -6,6 +6,8 @@
 // BM_AlignMedQaLength: one Align (defaults: lambda 0.4, tau 0.5, top_k 10, no LLM) of a real
 // 120-180-word clinical vignette (MMLU professional medicine) against the embedded KG's bundle,
 // single-threaded; reports p50/p99 latency counters over all iterations.
+// BM_NameSearch/0 and /1: one mention's name search, FAISS's IndexHNSW::search against the
+// prefetching search the service uses (hnsw_search.h); the same hits.
 // BM_BuildEmbeddedBundle: encoding, FAISS index and writing of the embedded KG's bundle (the
 // embedded KG itself, ~3 s, is built once outside the timing).
 // BM_LoadBundle/1: LoadAlignmentBundle of that bundle as built (every file checked against its
@@ -49,6 +51,7 @@ struct BenchState {
   std::vector<std::string> questions;
   std::string base;
   std::string bundle_dir;
+  std::shared_ptr<const AlignmentBundle> bundle;
 };
 
 BenchState* State() {
@@ -93,6 +96,7 @@ BenchState* State() {
     // Single-threaded figures, as the server runs FAISS (IndexConfig.omp_threads = 1).
     omp_set_num_threads(1);
     auto bundle = LoadAlignmentBundle(dir);
+    s->bundle = *bundle;
     s->aligner = *Aligner::Create(*bundle, s->encoder, nullptr);
     auto sets = eval::ReadQuestionSets(DataDir());
     for (const eval::QuestionSet& set : *sets) {
@@ -138,6 +142,43 @@ void BM_AlignMedQaLength(benchmark::State& state) {
   for (const auto& [stage, total] : stage_ms) state.counters[stage + "_ms"] = total / ms.size();
 }
 BENCHMARK(BM_AlignMedQaLength)->Unit(benchmark::kMillisecond)->MinTime(5.0);
+
+// The name search alone, as Align asks it (top 10 entries, so 40 rows): one- and two-word spans
+// of the vignettes encoded as mention queries, searched one at a time. /1: Search (the
+// prefetching search of hnsw_search.h); /0: SearchThroughFaiss, FAISS's own IndexHNSW::search.
+void BM_NameSearch(benchmark::State& state) {
+  BenchState* s = State();
+  const bool ours = state.range(0) == 1;
+  std::vector<std::string> spans;
+  for (const std::string& q : s->questions) {
+    const std::vector<std::string> words =
+        absl::StrSplit(q, absl::ByAnyChar(" \n\t,.;:?()"), absl::SkipEmpty());
+    for (size_t w = 0; w < words.size() && spans.size() < 4000; ++w) {
+      spans.push_back(words[w]);
+      if (w + 1 < words.size()) spans.push_back(words[w] + " " + words[w + 1]);
+    }
+  }
+  const int dim = s->encoder->dim();
+  std::vector<float> queries(spans.size() * dim);
+  if (!s->encoder->EncodeBatch(spans, absl::MakeSpan(queries)).ok()) {
+    state.SkipWithError("encoding the spans failed");
+    return;
+  }
+  const CandidateIndex& index = *s->bundle->index;
+  size_t i = 0;
+  for (auto _ : state) {
+    const auto query = absl::MakeConstSpan(queries).subspan((i++ % spans.size()) * dim, dim);
+    auto hits = ours ? index.Search(query, 10) : index.SearchThroughFaiss(query, 10);
+    if (!hits.ok()) {
+      state.SkipWithError(hits.status().ToString().c_str());
+      break;
+    }
+    benchmark::DoNotOptimize(hits);
+  }
+  state.counters["index_rows"] = static_cast<double>(index.rows());
+  state.counters["queries"] = static_cast<double>(spans.size());
+}
+BENCHMARK(BM_NameSearch)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond)->MinTime(3.0);
 
 void BM_BuildEmbeddedBundle(benchmark::State& state) {
   BenchState* s = State();

@@ -1,7 +1,7 @@
 #include "services/alignment/candidate_index.h"
 
-#include <faiss/IndexFlat.h>
 #include <faiss/IndexHNSW.h>
+#include <faiss/impl/AuxIndexStructures.h>
 #include <faiss/index_io.h>
 #include <omp.h>
 
@@ -11,56 +11,10 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "services/alignment/hnsw_search.h"
 #include "services/alignment/text_encoder.h"
 
 namespace ibgraphrag::alignment {
-namespace {
-
-// Inner products for the HNSW graph with the suite's SIMD Dot: the Debian FAISS build only has
-// a scalar kernel, which was most of the time of a search and of building the graph. Same
-// vectors, same metric; only the order of float additions differs.
-struct SimdInnerProductComputer final : faiss::FlatCodesDistanceComputer {
-  explicit SimdInnerProductComputer(const faiss::IndexFlat& index)
-      : faiss::FlatCodesDistanceComputer(index.codes.data(), index.code_size),
-        base(index.get_xb()),
-        dim(static_cast<int>(index.d)) {}
-  void set_query(const float* x) override { query = x; }
-  float distance_to_code(const uint8_t* code) override {
-    return Dot(query, reinterpret_cast<const float*>(code), dim);
-  }
-  float symmetric_dis(idx_t i, idx_t j) override {
-    return Dot(base + i * dim, base + j * dim, dim);
-  }
-  const float* base;
-  int dim;
-  const float* query = nullptr;
-};
-
-// IndexFlatIP whose distance computer (what IndexHNSW uses on its storage) is the one above.
-// Serialised exactly as IndexFlatIP, so bundles stay readable by stock FAISS.
-struct SimdIndexFlatIP final : faiss::IndexFlatIP {
-  explicit SimdIndexFlatIP(faiss::Index::idx_t d) : faiss::IndexFlatIP(d) {}
-  faiss::FlatCodesDistanceComputer* get_FlatCodesDistanceComputer() const override {
-    return new SimdInnerProductComputer(*this);
-  }
-};
-
-// Swaps the flat inner-product storage of an HNSW index for SimdIndexFlatIP (moving the codes).
-void UseSimdStorage(faiss::IndexHNSW* hnsw) {
-  auto* flat = dynamic_cast<faiss::IndexFlat*>(hnsw->storage);
-  if (flat == nullptr || flat->metric_type != faiss::METRIC_INNER_PRODUCT ||
-      dynamic_cast<SimdIndexFlatIP*>(flat) != nullptr) {
-    return;
-  }
-  auto* simd = new SimdIndexFlatIP(flat->d);
-  simd->codes = std::move(flat->codes);
-  simd->ntotal = flat->ntotal;
-  if (hnsw->own_fields) delete flat;
-  hnsw->storage = simd;
-  hnsw->own_fields = true;
-}
-
-}  // namespace
 
 CandidateIndex::~CandidateIndex() = default;
 
@@ -87,7 +41,7 @@ absl::StatusOr<std::unique_ptr<CandidateIndex>> CandidateIndex::Build(
           std::make_unique<faiss::IndexHNSWFlat>(dim, options.hnsw_m, faiss::METRIC_INNER_PRODUCT);
       hnsw->hnsw.efConstruction = options.hnsw_ef_construction;
       hnsw->hnsw.efSearch = options.hnsw_ef_search;
-      UseSimdStorage(hnsw.get());
+      UseSimdInnerProductStorage(hnsw.get());
       out->index_ = std::move(hnsw);
     } else {
       out->index_ = std::make_unique<faiss::IndexFlatIP>(dim);
@@ -142,7 +96,7 @@ absl::StatusOr<std::unique_ptr<CandidateIndex>> CandidateIndex::Read(
   if (auto* hnsw = dynamic_cast<faiss::IndexHNSWFlat*>(out->index_.get()); hnsw != nullptr) {
     out->hnsw_ = true;
     hnsw->hnsw.efSearch = options.hnsw_ef_search;
-    UseSimdStorage(hnsw);
+    UseSimdInnerProductStorage(hnsw);
   }
   out->ef_search_ = options.hnsw_ef_search;
   out->search_omp_threads_ = options.search_omp_threads;
@@ -163,6 +117,16 @@ absl::StatusOr<std::unique_ptr<CandidateIndex>> CandidateIndex::Read(
 
 absl::StatusOr<std::vector<std::vector<NameHit>>> CandidateIndex::Search(
     absl::Span<const float> queries, int k) const {
+  return SearchRows(queries, k, /*through_faiss=*/false);
+}
+
+absl::StatusOr<std::vector<std::vector<NameHit>>> CandidateIndex::SearchThroughFaiss(
+    absl::Span<const float> queries, int k) const {
+  return SearchRows(queries, k, /*through_faiss=*/true);
+}
+
+absl::StatusOr<std::vector<std::vector<NameHit>>> CandidateIndex::SearchRows(
+    absl::Span<const float> queries, int k, bool through_faiss) const {
   const int d = dim();
   if (d == 0 || queries.size() % d != 0) {
     return absl::InvalidArgumentError(
@@ -175,19 +139,35 @@ absl::StatusOr<std::vector<std::vector<NameHit>>> CandidateIndex::Search(
   const int64_t fetch = std::min<int64_t>(rows(), std::max<int64_t>(int64_t{k} * 4, 16));
   std::vector<float> distances(nq * fetch);
   std::vector<faiss::Index::idx_t> labels(nq * fetch);
-  if (search_omp_threads_ > 0 && omp_get_max_threads() != search_omp_threads_) {
-    omp_set_num_threads(search_omp_threads_);  // this thread's setting only
-  }
-  try {
-    if (hnsw_) {
-      faiss::SearchParametersHNSW params;
-      params.efSearch = std::max<int>(ef_search_, static_cast<int>(fetch));
-      index_->search(nq, queries.data(), fetch, distances.data(), labels.data(), &params);
-    } else {
-      index_->search(nq, queries.data(), fetch, distances.data(), labels.data());
+  const int ef_search = std::max<int>(ef_search_, static_cast<int>(fetch));
+  const auto* hnsw = dynamic_cast<const faiss::IndexHNSW*>(index_.get());
+  if (hnsw != nullptr && !through_faiss && CanSearchHnswInnerProduct(*hnsw)) {
+    // One visited table per thread, reused across requests (FAISS allocates and clears one of
+    // ntotal bytes per call); hnsw_search.h says why this search and not FAISS's.
+    thread_local std::unique_ptr<faiss::VisitedTable> visited;
+    if (visited == nullptr || visited->visited.size() < static_cast<size_t>(hnsw->ntotal)) {
+      visited = std::make_unique<faiss::VisitedTable>(static_cast<int>(hnsw->ntotal));
     }
-  } catch (const std::exception& e) {
-    return absl::InternalError(absl::StrCat("FAISS search failed: ", e.what()));
+    for (int64_t q = 0; q < nq; ++q) {
+      SearchHnswInnerProduct(*hnsw, queries.data() + q * d, static_cast<int>(fetch), ef_search,
+                             distances.data() + q * fetch, labels.data() + q * fetch,
+                             visited.get());
+    }
+  } else {
+    if (search_omp_threads_ > 0 && omp_get_max_threads() != search_omp_threads_) {
+      omp_set_num_threads(search_omp_threads_);  // this thread's setting only
+    }
+    try {
+      if (hnsw_) {
+        faiss::SearchParametersHNSW params;
+        params.efSearch = ef_search;
+        index_->search(nq, queries.data(), fetch, distances.data(), labels.data(), &params);
+      } else {
+        index_->search(nq, queries.data(), fetch, distances.data(), labels.data());
+      }
+    } catch (const std::exception& e) {
+      return absl::InternalError(absl::StrCat("FAISS search failed: ", e.what()));
+    }
   }
   for (int64_t q = 0; q < nq; ++q) {
     absl::flat_hash_map<uint32_t, size_t> seen;

@@ -71,9 +71,14 @@ class CandidateIndex {
   // faiss::write_index plus the row map (uint32 pairs, little-endian).
   absl::Status Write(const std::string& index_path, const std::string& rows_path) const;
 
-  // Top `k` distinct entries for each of `queries` (n x dim), best first. Thread-safe.
+  // Top `k` distinct entries for each of `queries` (n x dim), best first. Thread-safe. An HNSW
+  // index is searched by SearchHnswInnerProduct (hnsw_search.h), which finds what FAISS's own
+  // search finds, faster.
   absl::StatusOr<std::vector<std::vector<NameHit>>> Search(absl::Span<const float> queries,
                                                            int k) const;
+  // The same through faiss::Index::search: what Search must equal (tests, benchmarks).
+  absl::StatusOr<std::vector<std::vector<NameHit>>> SearchThroughFaiss(
+      absl::Span<const float> queries, int k) const;
 
   int dim() const;
   int64_t rows() const { return static_cast<int64_t>(rows_.size()); }
@@ -84,6 +89,8 @@ class CandidateIndex {
 
  private:
   CandidateIndex() = default;
+  absl::StatusOr<std::vector<std::vector<NameHit>>> SearchRows(absl::Span<const float> queries,
+                                                               int k, bool through_faiss) const;
   std::unique_ptr<faiss::Index> index_;
   std::vector<NameRef> rows_;
   bool hnsw_ = false;

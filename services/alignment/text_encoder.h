@@ -194,6 +194,9 @@ bool EncoderComesFromManifest(const EncoderSpec& spec);
 void L2Normalize(absl::Span<float> v);
 // Inner product of two dim-length vectors (cosine for unit vectors).
 float Dot(const float* a, const float* b, int dim);
+// out[r] = Dot(q, rows[r], dim) for four rows, bit for bit, computed together (faster: the HNSW
+// name search, hnsw_search.h).
+void Dot4(const float* q, const float* const rows[4], int dim, float out[4]);
 
 }  // namespace ibgraphrag::alignment
 
