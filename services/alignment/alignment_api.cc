@@ -55,10 +55,9 @@ absl::StatusOr<std::unique_ptr<Aligner>> OpenLocalAligner(const LocalAlignerOpti
                         LoadAlignmentBundle(dir, options.index));
   EncoderSpec spec = options.encoder;
   if (spec.base_path.empty()) spec.base_path = ArtifactBaseOfVersionDir(dir);
-  IBGR_ASSIGN_OR_RETURN(std::unique_ptr<TextEncoder> encoder,
+  IBGR_ASSIGN_OR_RETURN(std::shared_ptr<const TextEncoder> encoder,
                         EncoderForManifest(spec, bundle->manifest.encoder_id));
-  return Aligner::Create(std::move(bundle), std::shared_ptr<const TextEncoder>(std::move(encoder)),
-                         options.llm, options.aligner);
+  return Aligner::Create(std::move(bundle), std::move(encoder), options.llm, options.aligner);
 }
 
 }  // namespace ibgraphrag::alignment

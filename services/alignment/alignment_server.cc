@@ -159,8 +159,7 @@ absl::StatusOr<std::shared_ptr<const TextEncoder>> AlignmentServer::EncoderFor(
     spec.base_path =
         options_.base_path.empty() ? ArtifactBaseOfVersionDir(bundle.dir) : options_.base_path;
   }
-  IBGR_ASSIGN_OR_RETURN(std::unique_ptr<TextEncoder> encoder, EncoderForManifest(spec, id));
-  bundle_encoder_ = std::move(encoder);
+  IBGR_ASSIGN_OR_RETURN(bundle_encoder_, EncoderForManifest(spec, id));
   return bundle_encoder_;
 }
 

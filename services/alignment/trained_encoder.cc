@@ -8,13 +8,18 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <memory>
+#include <system_error>
 #include <utility>
 
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "common/file_util.h"
@@ -449,9 +454,36 @@ absl::StatusOr<std::unique_ptr<TextEncoder>> OpenEncoderById(const std::string& 
                    "`ibgr artifacts build`"));
 }
 
-absl::StatusOr<std::unique_ptr<TextEncoder>> EncoderForManifest(
+absl::StatusOr<std::shared_ptr<const TextEncoder>> SharedEncoderById(const std::string& base_path,
+                                                                     absl::string_view id) {
+  struct Registry {
+    absl::Mutex mu;
+    absl::flat_hash_map<std::string, std::weak_ptr<const TextEncoder>> open ABSL_GUARDED_BY(mu);
+  };
+  static Registry* const registry = new Registry();
+  // A hashed encoder is rebuilt from its id alone; a trained one is read from under the base.
+  std::string key(id);
+  if (!absl::StartsWith(id, kHashIdPrefix)) {
+    std::error_code ec;
+    const fs::path canonical = fs::weakly_canonical(fs::path(base_path), ec);
+    key = absl::StrCat(ec ? base_path : canonical.string(), "\n", id);
+  }
+  absl::MutexLock lock(&registry->mu);
+  if (auto it = registry->open.find(key); it != registry->open.end()) {
+    if (std::shared_ptr<const TextEncoder> alive = it->second.lock()) return alive;
+  }
+  IBGR_ASSIGN_OR_RETURN(std::unique_ptr<TextEncoder> opened, OpenEncoderById(base_path, id));
+  std::shared_ptr<const TextEncoder> shared(std::move(opened));
+  registry->open[key] = shared;
+  return shared;
+}
+
+absl::StatusOr<std::shared_ptr<const TextEncoder>> EncoderForManifest(
     const EncoderSpec& spec, absl::string_view manifest_encoder_id) {
-  if (!EncoderComesFromManifest(spec)) return CreateTextEncoder(spec);
+  if (!EncoderComesFromManifest(spec)) {
+    IBGR_ASSIGN_OR_RETURN(std::unique_ptr<TextEncoder> created, CreateTextEncoder(spec));
+    return std::shared_ptr<const TextEncoder>(std::move(created));
+  }
   if (!CanOpenEncoderById(manifest_encoder_id)) {
     return absl::FailedPreconditionError(absl::StrCat(
         "the artifact was built with encoder \"", manifest_encoder_id,
@@ -465,7 +497,7 @@ absl::StatusOr<std::unique_ptr<TextEncoder>> EncoderForManifest(
                      "\"; rebuild it with `ibgr artifacts build --encoder=trained` or configure "
                      "that encoder"));
   }
-  return OpenEncoderById(spec.base_path, manifest_encoder_id);
+  return SharedEncoderById(spec.base_path, manifest_encoder_id);
 }
 
 }  // namespace ibgraphrag::alignment

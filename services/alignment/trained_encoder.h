@@ -116,6 +116,14 @@ class TrainedNameEncoder final : public TextEncoder {  // thread-safe, plain C++
 absl::StatusOr<std::unique_ptr<TextEncoder>> OpenEncoderById(const std::string& base_path,
                                                              absl::string_view id);
 
+// OpenEncoderById, but one encoder per (base path, id) in the process while anyone holds it:
+// the all-in-one's alignment and retriever (and the gateway aligning locally beside a retriever
+// in process) name the same trained encoder, a 128 MiB table that was loaded twice, and a
+// question the retriever encodes right after alignment did now reads rows still in cache.
+// Encoders are immutable once open, so sharing one is safe. Opens are serialised.
+absl::StatusOr<std::shared_ptr<const TextEncoder>> SharedEncoderById(const std::string& base_path,
+                                                                     absl::string_view id);
+
 // True for the id families OpenEncoderById can open (hashed n-gram and trained encoders).
 bool CanOpenEncoderById(absl::string_view id);
 
@@ -129,8 +137,8 @@ std::string ArtifactBaseOfVersionDir(const std::string& version_dir);
 // configuration must then name the encoder); "trained" without a dir or version does the same but
 // refuses an id that is not a trained encoder's (FAILED_PRECONDITION naming both); any other spec
 // is created as configured (CreateTextEncoder), and callers compare its id with the manifest's as
-// before.
-absl::StatusOr<std::unique_ptr<TextEncoder>> EncoderForManifest(
+// before. An encoder opened by id is shared (SharedEncoderById).
+absl::StatusOr<std::shared_ptr<const TextEncoder>> EncoderForManifest(
     const EncoderSpec& spec, absl::string_view manifest_encoder_id);
 
 }  // namespace ibgraphrag::alignment

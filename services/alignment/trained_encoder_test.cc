@@ -245,6 +245,47 @@ TEST_F(TrainedEncoderArtifactTest, OpenEncoderByIdFindsTrainedAndRebuildsHash) {
               StatusIs(absl::StatusCode::kInvalidArgument));
 }
 
+// One open encoder per base and id while it is held (the all-in-one's alignment and retriever
+// share the trained table); another id, another base or a released encoder opens anew.
+TEST_F(TrainedEncoderArtifactTest, SharedEncoderByIdOpensEachEncoderOnce) {
+  const std::string first = *PublishTrainedEncoder(base_.path(), weights_, info_);
+  ASSERT_OK(PublishTrainedEncoder(base_.path(), RandomWeights(1024, 8, 0, 3), info_));
+  const std::string id = (*TrainedNameEncoder::Open(first))->id();
+  ASSERT_OK_AND_ASSIGN(std::shared_ptr<const TextEncoder> a, SharedEncoderById(base_.path(), id));
+  ASSERT_OK_AND_ASSIGN(std::shared_ptr<const TextEncoder> b,
+                       SharedEncoderById(base_.path() + "/", id));  // the same base, spelled so
+  EXPECT_EQ(a.get(), b.get());
+  EXPECT_EQ(a->id(), id);
+  EncoderSpec spec;
+  spec.kind = "bundle";
+  spec.base_path = base_.path();
+  ASSERT_OK_AND_ASSIGN(std::shared_ptr<const TextEncoder> for_manifest,
+                       EncoderForManifest(spec, id));
+  EXPECT_EQ(for_manifest.get(), a.get());
+  // The same id under another base is another file: not shared.
+  const common::test_util::ScratchDir other("trained-encoder-other-base");
+  ASSERT_OK(PublishTrainedEncoder(other.path(), weights_, info_));
+  ASSERT_OK_AND_ASSIGN(std::shared_ptr<const TextEncoder> elsewhere,
+                       SharedEncoderById(other.path(), id));
+  EXPECT_NE(elsewhere.get(), a.get());
+  EXPECT_EQ(Encode(*elsewhere, "fever"), Encode(*a, "fever"));
+  // Held by nobody, an encoder is not kept: the next call opens it again.
+  std::weak_ptr<const TextEncoder> released = a;
+  a.reset();
+  b.reset();
+  for_manifest.reset();
+  EXPECT_TRUE(released.expired());
+  ASSERT_OK_AND_ASSIGN(std::shared_ptr<const TextEncoder> again,
+                       SharedEncoderById(base_.path(), id));
+  EXPECT_EQ(again->id(), id);
+  // Hashed encoders are keyed by id alone; errors are OpenEncoderById's.
+  ASSERT_OK_AND_ASSIGN(auto h1, SharedEncoderById("", "hash-ngram-v1-d256"));
+  ASSERT_OK_AND_ASSIGN(auto h2, SharedEncoderById(base_.path(), "hash-ngram-v1-d256"));
+  EXPECT_EQ(h1.get(), h2.get());
+  EXPECT_THAT(SharedEncoderById(base_.path(), "trained-name-v1-d16-000000000000"),
+              StatusIs(absl::StatusCode::kNotFound));
+}
+
 TEST_F(TrainedEncoderArtifactTest, UnknownIdIsNotFoundNamingIdPlaceVersionsAndFix) {
   ASSERT_OK(PublishTrainedEncoder(base_.path(), weights_, info_));
   const absl::Status missing =
@@ -298,7 +339,10 @@ TEST_F(TrainedEncoderArtifactTest, LocalAlignerOpensTheBundlesTrainedEncoderById
   local.encoder = EncoderSpec();  // the hash encoder: the existing refusal
   EXPECT_THAT(OpenLocalAligner(local), StatusIs(absl::StatusCode::kFailedPrecondition));
 
-  fs::remove_all(dir);  // the encoder the bundle names is gone
+  // The encoder the bundle names is gone, and no aligner holds it any more (one that did would
+  // share its loaded copy: SharedEncoderById).
+  aligner->reset();
+  fs::remove_all(dir);
   local.encoder = EncoderSpec{"bundle"};
   const absl::Status gone = OpenLocalAligner(local).status();
   EXPECT_THAT(gone, StatusIs(absl::StatusCode::kNotFound,

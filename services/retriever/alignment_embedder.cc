@@ -54,10 +54,10 @@ absl::StatusOr<TextEmbedder> DefaultTextEmbedder() {
 }
 
 absl::StatusOr<TextEmbedder> EmbedderForId(const std::string& base_path, std::string_view id) {
-  absl::StatusOr<std::unique_ptr<alignment::TextEncoder>> encoder =
-      alignment::OpenEncoderById(base_path, absl::string_view(id.data(), id.size()));
+  absl::StatusOr<std::shared_ptr<const alignment::TextEncoder>> encoder =
+      alignment::SharedEncoderById(base_path, absl::string_view(id.data(), id.size()));
   if (!encoder.ok()) return encoder.status();
-  return EmbedderFromEncoder(std::shared_ptr<const alignment::TextEncoder>(std::move(*encoder)));
+  return EmbedderFromEncoder(*std::move(encoder));
 }
 
 absl::StatusOr<TextEmbedder> EmbedderForSpelling(const std::string& base_path,

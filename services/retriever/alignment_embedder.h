@@ -24,10 +24,11 @@ absl::StatusOr<TextEmbedder> DefaultTextEmbedder();
 // Alignment's hashed n-gram encoder with `dim` dimensions (16..65536) and default n-gram options.
 absl::StatusOr<TextEmbedder> HashNgramEmbedder(int dim);
 
-// The encoder a model manifest names, opened by its id (alignment::OpenEncoderById): hashed
-// n-gram ids are rebuilt, trained ids ("trained-name-v1-...") are loaded from
-// `<base_path>/encoder/<version>/`; NOT_FOUND naming the id and where it looked otherwise
-// (word-vector or remote encoders must be configured and passed in explicitly).
+// The encoder a model manifest names, opened by its id (alignment::SharedEncoderById: one copy
+// per process, which the all-in-one's alignment shares): hashed n-gram ids are rebuilt, trained
+// ids ("trained-name-v1-...") are loaded from `<base_path>/encoder/<version>/`; NOT_FOUND naming
+// the id and where it looked otherwise (word-vector or remote encoders must be configured and
+// passed in explicitly).
 absl::StatusOr<TextEmbedder> EmbedderForId(const std::string& base_path, std::string_view id);
 
 // The encoder an operator names with `--encoder`, spelled as for `ibgr align build --encoder`:

@@ -352,6 +352,9 @@ TEST(RetrieverModelTest, LoadsTheTrainedEncoderItsManifestNamesFromTheBase) {
   ASSERT_OK(model);
   EXPECT_EQ((*model)->embedder().id, id);
 
+  // Gone, and held by nothing (a loaded one would be shared: alignment::SharedEncoderById).
+  embedder = absl::CancelledError("released");
+  model = absl::CancelledError("released");
   std::filesystem::remove_all(encoder_dir);
   const absl::Status gone = RetrieverModel::Load(RetrieverVersionDir(base.path(), 1),
                                                  RetrieverModel::Options{"cpu"}, TextEmbedder())
