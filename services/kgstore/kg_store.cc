@@ -592,9 +592,17 @@ std::vector<std::vector<SourceId>> KgStore::provenance() const {
   return provenance_;
 }
 
-KgStore::ProvenanceTables KgStore::provenance_tables() const {
+void KgStore::VisitProvenanceTables(
+    absl::FunctionRef<void(const std::vector<SourceInfo>&,
+                           const std::vector<std::vector<SourceId>>&)>
+        fn) const {
   absl::ReaderMutexLock lock(&mu_);
-  return ProvenanceTables{sources_, provenance_};
+  fn(sources_, provenance_);
+}
+
+void KgStore::VisitRelations(absl::FunctionRef<void(const Relation&)> fn) const {
+  absl::ReaderMutexLock lock(&mu_);
+  for (const Relation& r : relations_) fn(r);
 }
 
 absl::StatusOr<std::vector<TripleAnnotation>> KgStore::GetTripleAnnotations(

@@ -178,6 +178,31 @@ TEST(KgStoreProvenanceTest, IngestKeepsLicenceScoreAndNoteOfNewTriples) {
     EXPECT_EQ((*annotations)[i].note, "reviewed");
   }
 
+  // The tables lent under the lock are the ones the copying accessors return, after the ingest
+  // appended to both; VisitRelations walks relations() in id order.
+  const std::vector<std::vector<SourceId>> groups = store->provenance();
+  size_t visits = 0;
+  store->VisitProvenanceTables([&](const std::vector<SourceInfo>& lent_sources,
+                                   const std::vector<std::vector<SourceId>>& lent_groups) {
+    ++visits;
+    ASSERT_EQ(lent_sources.size(), 5u);
+    for (size_t i = 0; i < lent_sources.size(); ++i) {
+      EXPECT_EQ(lent_sources[i].name, sources[i].name);
+      EXPECT_EQ(lent_sources[i].license, sources[i].license);
+    }
+    EXPECT_EQ(lent_groups, groups);
+  });
+  EXPECT_EQ(visits, 1u);
+  std::vector<std::string> visited_relations;
+  store->VisitRelations([&](const Relation& r) {
+    EXPECT_EQ(r.id, visited_relations.size());
+    visited_relations.push_back(r.name);
+  });
+  std::vector<std::string> relation_names;
+  for (const Relation& r : store->relations()) relation_names.push_back(r.name);
+  EXPECT_FALSE(relation_names.empty());
+  EXPECT_EQ(visited_relations, relation_names);
+
   // Reopening replays the ingest log with the same provenance.
   store.reset();
   const std::unique_ptr<KgStore> reopened = Reopen(tmp.path());

@@ -138,15 +138,10 @@ struct ProvenanceFields {
 // Triple::provenance of a requested triple the KG lacks: it gets an empty group, not group 0's.
 constexpr ProvenanceId kNoProvenance = std::numeric_limits<ProvenanceId>::max();
 
-// Fills, for `triples` in column order: the first source and the provenance group of each
-// triple, every source with its licence, and the groups used (renumbered densely in first-use
-// order so a response carries only what it refers to). Triples with kNoProvenance (or a group
-// the tables lack) point at one empty group, with source 0.
-void AddSources(const KgStore& store, absl::Span<const Triple> triples,
-                const ProvenanceFields& out) {
-  const KgStore::ProvenanceTables tables = store.provenance_tables();
-  const std::vector<SourceInfo>& sources = tables.sources;
-  const std::vector<std::vector<SourceId>>& provenance = tables.groups;
+// AddSources with the store's tables in hand.
+void AddSourcesFrom(const std::vector<SourceInfo>& sources,
+                    const std::vector<std::vector<SourceId>>& provenance,
+                    absl::Span<const Triple> triples, const ProvenanceFields& out) {
   for (const SourceInfo& s : sources) {
     *out.source_names->Add() = s.name;
     pb::SourceRef* ref = out.source_refs->Add();
@@ -178,6 +173,18 @@ void AddSources(const KgStore& store, absl::Span<const Triple> triples,
     first->Add(provenance[t.provenance].empty() ? 0 : provenance[t.provenance].front());
     group->Add(static_cast<uint32_t>(g));
   }
+}
+
+// Fills, for `triples` in column order: the first source and the provenance group of each
+// triple, every source with its licence, and the groups used (renumbered densely in first-use
+// order so a response carries only what it refers to). Triples with kNoProvenance (or a group
+// the tables lack) point at one empty group, with source 0. Both tables are read under one lock.
+void AddSources(const KgStore& store, absl::Span<const Triple> triples,
+                const ProvenanceFields& out) {
+  store.VisitProvenanceTables([&](const std::vector<SourceInfo>& sources,
+                                  const std::vector<std::vector<SourceId>>& provenance) {
+    AddSourcesFrom(sources, provenance, triples, out);
+  });
 }
 
 // Scores (NaN = none) and notes of `triples`, read in one batch.

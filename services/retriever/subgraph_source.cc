@@ -51,10 +51,11 @@ absl::StatusOr<CandidateSubgraph> InProcessSubgraphSource::Extract(const Subgrap
     if (t.triple.relation >= used.size()) used.resize(t.triple.relation + 1, false);
     used[t.triple.relation] = true;
   }
-  for (const kgstore::Relation& r : store_->relations()) {
-    if (r.id < used.size() && used[r.id])
+  store_->VisitRelations([&](const kgstore::Relation& r) {
+    if (r.id < used.size() && used[r.id]) {
       out.relation_info.push_back({r.id, r.name, r.description});
-  }
+    }
+  });
   out.resolved_seeds = query.seeds;
   out.truncated = sg.truncated;
   out.kg_version = absl::StrCat(store_->manifest().version);
@@ -93,24 +94,24 @@ absl::StatusOr<std::vector<TripleSources>> InProcessSubgraphSource::DescribeTrip
   }
   IBGR_ASSIGN_OR_RETURN(std::vector<kgstore::TripleAnnotation> annotations,
                         store_->GetTripleAnnotations(triples));
-  // One lock for both tables: separate copies could disagree after a concurrent ingest.
-  const kgstore::KgStore::ProvenanceTables tables = store_->provenance_tables();
-  const std::vector<kgstore::SourceInfo>& sources = tables.sources;
-  const std::vector<std::vector<kgstore::SourceId>>& groups = tables.groups;
   std::vector<TripleSources> out(heads.size());
-  for (size_t i = 0; i < annotations.size(); ++i) {
-    kgstore::TripleAnnotation& a = annotations[i];
-    if (!a.found) continue;
-    out[i].found = true;
-    if (a.provenance >= groups.size()) continue;
-    for (kgstore::SourceId s : groups[a.provenance]) {
-      if (s >= sources.size()) continue;  // a validated store never has one
-      out[i].sources.push_back(sources[s].name);
-      out[i].licenses.push_back(sources[s].license);
+  // One lock for both tables: read apart, they could disagree after a concurrent ingest.
+  store_->VisitProvenanceTables([&](const std::vector<kgstore::SourceInfo>& sources,
+                                    const std::vector<std::vector<kgstore::SourceId>>& groups) {
+    for (size_t i = 0; i < annotations.size(); ++i) {
+      kgstore::TripleAnnotation& a = annotations[i];
+      if (!a.found) continue;
+      out[i].found = true;
+      if (a.provenance >= groups.size()) continue;
+      for (kgstore::SourceId s : groups[a.provenance]) {
+        if (s >= sources.size()) continue;  // a validated store never has one
+        out[i].sources.push_back(sources[s].name);
+        out[i].licenses.push_back(sources[s].license);
+      }
+      out[i].score = a.score;
+      out[i].note = std::move(a.note);
     }
-    out[i].score = a.score;
-    out[i].note = std::move(a.note);
-  }
+  });
   return out;
 }
 
