@@ -4,7 +4,6 @@
 #include <faiss/IndexHNSW.h>
 #include <faiss/impl/HNSW.h>
 #include <faiss/utils/Heap.h>
-#include <xmmintrin.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -65,7 +64,7 @@ class Rows {
   void Prefetch(StorageId id) const {
     const char* p = reinterpret_cast<const char*>(Row(id));
     const size_t bytes = static_cast<size_t>(dim_) * sizeof(float);
-    for (size_t at = 0; at < bytes; at += 64) _mm_prefetch(p + at, _MM_HINT_T0);
+    for (size_t at = 0; at < bytes; at += 64) __builtin_prefetch(p + at, 0, 3);
   }
 
  private:
