@@ -54,21 +54,28 @@ class Rows {
  public:
   Rows(const float* base, int dim, const float* query) : base_(base), dim_(dim), query_(query) {}
   float Distance(StorageId id) const { return -Dot(query_, Row(id), dim_); }
-  // Distance of four rows at once (Dot4: the same floats as four Distance calls).
-  void Distance4(const StorageId* ids, float out[4]) const {
-    const float* const r[4] = {Row(ids[0]), Row(ids[1]), Row(ids[2]), Row(ids[3])};
-    Dot4(query_, r, dim_, out);
-    for (int i = 0; i < 4; ++i) out[i] = -out[i];
+  // The Distance of each of `n` rows into `out`, the same floats as n Distance calls: every row
+  // is prefetched first, so their cache misses overlap, then they are scored four at a time
+  // (Dot4) and the rest one by one.
+  void Distances(const StorageId* ids, int n, float* out) const {
+    for (int i = 0; i < n; ++i) Prefetch(ids[i]);
+    int i = 0;
+    for (; i + 4 <= n; i += 4) {
+      const float* const r[4] = {Row(ids[i]), Row(ids[i + 1]), Row(ids[i + 2]), Row(ids[i + 3])};
+      Dot4(query_, r, dim_, out + i);
+      for (int j = i; j < i + 4; ++j) out[j] = -out[j];
+    }
+    for (; i < n; ++i) out[i] = Distance(ids[i]);
   }
-  // Asks for a row's cache lines ahead of its Distance.
+
+ private:
+  const float* Row(StorageId id) const { return base_ + static_cast<size_t>(id) * dim_; }
+  // Asks for a row's cache lines ahead of its distance.
   void Prefetch(StorageId id) const {
     const char* p = reinterpret_cast<const char*>(Row(id));
     const size_t bytes = static_cast<size_t>(dim_) * sizeof(float);
     for (size_t at = 0; at < bytes; at += 64) __builtin_prefetch(p + at, 0, 3);
   }
-
- private:
-  const float* Row(StorageId id) const { return base_ + static_cast<size_t>(id) * dim_; }
   const float* base_;
   int dim_;
   const float* query_;
@@ -93,14 +100,12 @@ void GreedyUpdateNearest(const faiss::HNSW& hnsw, const Rows& rows, int level, S
     const StorageId previous = *nearest;
     const StorageId* list = nullptr;
     const int n = Neighbours(hnsw, *nearest, level, &list);
-    for (int i = 0; i < n; ++i) rows.Prefetch(list[i]);
-    float d4[4];
+    float d[kMaxNeighbours];
+    rows.Distances(list, n, d);
     for (int i = 0; i < n; ++i) {
-      if (i % 4 == 0 && i + 4 <= n) rows.Distance4(list + i, d4);
-      const float d = i < (n & ~3) ? d4[i % 4] : rows.Distance(list[i]);
-      if (d < *d_nearest) {
+      if (d[i] < *d_nearest) {
         *nearest = list[i];
-        *d_nearest = d;
+        *d_nearest = d[i];
       }
     }
     if (*nearest == previous) return;
@@ -108,8 +113,8 @@ void GreedyUpdateNearest(const faiss::HNSW& hnsw, const Rows& rows, int level, S
 }
 
 // FAISS's search_from_candidates at level 0 with check_relative_distance: the same visits in the
-// same order; only the unvisited neighbours of the node being expanded are gathered (and their
-// rows prefetched) before their distances are computed.
+// same order; only the unvisited neighbours of the node being expanded are gathered, and their
+// distances computed together (Rows::Distances), before they join the heaps in order.
 size_t SearchLevelZero(const faiss::HNSW& hnsw, const Rows& rows, int k, int ef_search,
                        faiss::HNSW::MinimaxHeap* candidates, float* D, faiss::Index::idx_t* I,
                        faiss::VisitedTable* vt) {
@@ -137,20 +142,17 @@ size_t SearchLevelZero(const faiss::HNSW& hnsw, const Rows& rows, int k, int ef_
       const StorageId v1 = list[j];
       if (vt->get(v1)) continue;
       vt->set(v1);
-      rows.Prefetch(v1);
       fresh[m++] = v1;
     }
-    float d4[4];
+    float d[kMaxNeighbours];
+    rows.Distances(fresh, m, d);
     for (int j = 0; j < m; ++j) {
-      const StorageId v1 = fresh[j];
-      if (j % 4 == 0 && j + 4 <= m) rows.Distance4(fresh + j, d4);
-      const float d = j < (m & ~3) ? d4[j % 4] : rows.Distance(v1);
       if (nres < k) {
-        faiss::maxheap_push(++nres, D, I, d, v1);
-      } else if (d < D[0]) {
-        faiss::maxheap_replace_top(nres, D, I, d, v1);
+        faiss::maxheap_push(++nres, D, I, d[j], fresh[j]);
+      } else if (d[j] < D[0]) {
+        faiss::maxheap_replace_top(nres, D, I, d[j], fresh[j]);
       }
-      candidates->push(v1, d);
+      candidates->push(fresh[j], d[j]);
     }
     computed += m;
   }

@@ -57,6 +57,16 @@ float DotPortable(const float* a, const float* b, int dim) {
 }
 
 #if defined(__x86_64__)
+// The horizontal sum of two accumulators, in one fixed order (DotAvx2 and Dot4Avx2 share it, so
+// both give the same float for the same row).
+__attribute__((target("avx2,fma"))) inline float SumLanes(__m256 acc0, __m256 acc1) {
+  acc0 = _mm256_add_ps(acc0, acc1);
+  __m128 sum = _mm_add_ps(_mm256_castps256_ps128(acc0), _mm256_extractf128_ps(acc0, 1));
+  sum = _mm_add_ps(sum, _mm_movehl_ps(sum, sum));
+  sum = _mm_add_ss(sum, _mm_shuffle_ps(sum, sum, 1));
+  return _mm_cvtss_f32(sum);
+}
+
 __attribute__((target("avx2,fma"))) float DotAvx2(const float* a, const float* b, int dim) {
   __m256 acc0 = _mm256_setzero_ps();
   __m256 acc1 = _mm256_setzero_ps();
@@ -68,22 +78,9 @@ __attribute__((target("avx2,fma"))) float DotAvx2(const float* a, const float* b
   for (; i + 8 <= dim; i += 8) {
     acc0 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i), _mm256_loadu_ps(b + i), acc0);
   }
-  acc0 = _mm256_add_ps(acc0, acc1);
-  __m128 sum = _mm_add_ps(_mm256_castps256_ps128(acc0), _mm256_extractf128_ps(acc0, 1));
-  sum = _mm_add_ps(sum, _mm_movehl_ps(sum, sum));
-  sum = _mm_add_ss(sum, _mm_shuffle_ps(sum, sum, 1));
-  float s = _mm_cvtss_f32(sum);
+  float s = SumLanes(acc0, acc1);
   for (; i < dim; ++i) s += a[i] * b[i];
   return s;
-}
-
-// The horizontal sum DotAvx2 ends with, in the same order.
-__attribute__((target("avx2,fma"))) inline float SumLanes(__m256 acc0, __m256 acc1) {
-  acc0 = _mm256_add_ps(acc0, acc1);
-  __m128 sum = _mm_add_ps(_mm256_castps256_ps128(acc0), _mm256_extractf128_ps(acc0, 1));
-  sum = _mm_add_ps(sum, _mm_movehl_ps(sum, sum));
-  sum = _mm_add_ss(sum, _mm_shuffle_ps(sum, sum, 1));
-  return _mm_cvtss_f32(sum);
 }
 
 // DotAvx2 of one query with four rows at once, for dim a multiple of 16: each row's sum is built
