@@ -69,6 +69,13 @@ void BlockingCallPool::Worker() {
   mu_.Unlock();
 }
 
+google::protobuf::ArenaOptions HandlerArenaOptions() {
+  google::protobuf::ArenaOptions options;
+  options.start_block_size = 64 << 10;
+  options.max_block_size = 1 << 20;
+  return options;
+}
+
 grpc::ServerUnaryReactor* RunBlockingUnary(grpc::CallbackServerContext* context,
                                            std::function<grpc::Status()> handler) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();

@@ -11,6 +11,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "common/arena_message.h"
 #include "common/client.h"
 #include "common/grpc_status.h"
 #include "common/question_intent.h"
@@ -267,7 +268,8 @@ grpc::Status AnswerPipeline::Align(const grpc::ServerContextBase& context, absl:
   if (p.has_align_top_k()) o->set_top_k(p.align_top_k());
 
   const absl::Duration budget = StageBudget(deadline, config_.align_share, config_.align_cap);
-  pb::AlignResponse aligned;
+  common::ArenaMessage<pb::AlignResponse> arena_aligned(response->GetArena());
+  pb::AlignResponse& aligned = *arena_aligned;
   const grpc::Status status =
       direct_.align
           ? direct_.align(common::MakeDirectCall(context, budget), align, &aligned)
@@ -329,7 +331,8 @@ grpc::Status AnswerPipeline::Retrieve(const grpc::ServerContextBase& context, ab
   SetIntent(*response, retrieve.mutable_intent(), &retrieve);
 
   const absl::Duration budget = StageBudget(deadline, config_.retrieve_share, config_.retrieve_cap);
-  pb::RetrieveResponse retrieved;
+  common::ArenaMessage<pb::RetrieveResponse> arena_retrieved(response->GetArena());
+  pb::RetrieveResponse& retrieved = *arena_retrieved;
   const grpc::Status status =
       direct_.retrieve
           ? direct_.retrieve(common::MakeDirectCall(context, budget), retrieve, &retrieved)
@@ -392,7 +395,9 @@ grpc::Status AnswerPipeline::Reason(const grpc::ServerContextBase& context, absl
                                     const pb::AnswerRequest& request, pb::AnswerResponse* response,
                                     PipelineSink* sink,
                                     const pb::CallerPrompt* caller_prompt) const {
-  pb::ReasonRequest reason;
+  // On the response's arena: the evidence is swapped in and back out (pointer swaps there).
+  common::ArenaMessage<pb::ReasonRequest> arena_reason(response->GetArena());
+  pb::ReasonRequest& reason = *arena_reason;
   if (caller_prompt != nullptr) *reason.mutable_caller_prompt() = *caller_prompt;
   reason.set_task(request.task());
   reason.set_question(request.question());
@@ -420,7 +425,8 @@ grpc::Status AnswerPipeline::Reason(const grpc::ServerContextBase& context, absl
   // of every triple per answer) and handed back as soon as the call returns.
   reason.mutable_evidence()->Swap(response->mutable_evidence());
   reason.mutable_paths()->Swap(response->mutable_paths());
-  pb::ReasonResponse reasoned;
+  common::ArenaMessage<pb::ReasonResponse> arena_reasoned(response->GetArena());
+  pb::ReasonResponse& reasoned = *arena_reasoned;
   grpc::Status status;
   if (sink == nullptr && direct_.reason) {
     status = direct_.reason(common::MakeDirectCall(context, budget), reason, &reasoned);

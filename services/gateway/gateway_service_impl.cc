@@ -179,20 +179,23 @@ grpc::ServerUnaryReactor* GatewayServiceImpl::Answer(grpc::CallbackServerContext
 grpc::Status GatewayServiceImpl::RunAnswer(const grpc::ServerContextBase& context,
                                            const grpc::ByteBuffer& bytes,
                                            grpc::ByteBuffer* response_bytes) {
-  pb::AnswerRequest request;
-  grpc::Status status = ParseRequest(context, "Answer", bytes, &request);
+  // One arena for the call: the response's evidence (parsed from the retriever, or built in
+  // process) and the pipeline's scratch messages (common/arena_message.h) live and die together.
+  google::protobuf::Arena arena(common::HandlerArenaOptions());
+  auto* request = google::protobuf::Arena::CreateMessage<pb::AnswerRequest>(&arena);
+  grpc::Status status = ParseRequest(context, "Answer", bytes, request);
   if (!status.ok()) return status;
   const absl::Time start = absl::Now();
   std::string caller;
-  pb::AnswerResponse response;
-  status = Admit(context, request, &caller);
+  auto* response = google::protobuf::Arena::CreateMessage<pb::AnswerResponse>(&arena);
+  status = Admit(context, *request, &caller);
   if (status.ok()) {
-    response.set_request_id(common::RequestIdOf(context));
-    status = pipeline_->Run(context, request, &response, nullptr);
+    response->set_request_id(common::RequestIdOf(context));
+    status = pipeline_->Run(context, *request, response, nullptr);
   }
-  Audit(context, "Answer", caller, status, response,
+  Audit(context, "Answer", caller, status, *response,
         absl::ToDoubleMilliseconds(absl::Now() - start));
-  if (status.ok()) common::SerializeToByteBuffer(response, response_bytes);
+  if (status.ok()) common::SerializeToByteBuffer(*response, response_bytes);
   return status;
 }
 

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
+#include "common/blocking_reactor.h"
 #include "common/grpc_status.h"
 #include "common/question_intent_proto.h"
 #include "common/status_macros.h"
@@ -14,7 +15,7 @@ namespace {
 
 namespace pb = ::ibgraphrag::v1;
 
-absl::Time DeadlineOf(const grpc::ServerContext& context) {
+absl::Time DeadlineOf(const grpc::ServerContextBase& context) {
   const auto deadline = context.deadline();
   if (deadline == std::chrono::system_clock::time_point::max()) return absl::InfiniteFuture();
   return absl::FromChrono(deadline);
@@ -155,10 +156,14 @@ void RetrieverServiceImpl::SetVariantCounters(prometheus::Counter* residual,
   variant_counters_[1].store(plain);
 }
 
-grpc::Status RetrieverServiceImpl::Retrieve(grpc::ServerContext* context,
-                                            const pb::RetrieveRequest* request,
-                                            pb::RetrieveResponse* response) {
-  return RetrieveDirect(common::DirectCall{DeadlineOf(*context), ""}, *request, response);
+grpc::ServerUnaryReactor* RetrieverServiceImpl::Retrieve(grpc::CallbackServerContext* context,
+                                                         const grpc::ByteBuffer* request,
+                                                         grpc::ByteBuffer* response) {
+  return common::RunTypedUnary<pb::RetrieveRequest, pb::RetrieveResponse>(
+      context, request, response,
+      [this, context](const pb::RetrieveRequest& typed, pb::RetrieveResponse* out) {
+        return RetrieveDirect(common::DirectCall{DeadlineOf(*context), ""}, typed, out);
+      });
 }
 
 grpc::Status RetrieverServiceImpl::RetrieveDirect(const common::DirectCall& call,

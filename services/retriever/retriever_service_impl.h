@@ -17,14 +17,21 @@
 
 namespace ibgraphrag::retriever {
 
-class RetrieverServiceImpl final : public ibgraphrag::v1::RetrieverService::Service {
+// Retrieve is a raw callback method (common/blocking_reactor.h): its request and response live
+// on one arena per call, so the ~100 evidence triples it builds are not allocated and freed one
+// by one, and a `question` that is not UTF-8 is INVALID_ARGUMENT naming it. The other methods
+// are plain sync methods.
+using RetrieverRawService = ibgraphrag::v1::RetrieverService::WithRawCallbackMethod_Retrieve<
+    ibgraphrag::v1::RetrieverService::Service>;
+
+class RetrieverServiceImpl final : public RetrieverRawService {
  public:
   // `retriever` must outlive the service.
   explicit RetrieverServiceImpl(const Retriever* retriever) : retriever_(retriever) {}
 
-  grpc::Status Retrieve(grpc::ServerContext* context,
-                        const ibgraphrag::v1::RetrieveRequest* request,
-                        ibgraphrag::v1::RetrieveResponse* response) override;
+  grpc::ServerUnaryReactor* Retrieve(grpc::CallbackServerContext* context,
+                                     const grpc::ByteBuffer* request,
+                                     grpc::ByteBuffer* response) override;
   // Retrieve without gRPC, for a caller in this process (the all-in-one's gateway): the same
   // handler as the RPC, on the caller's thread, with the call's deadline.
   grpc::Status RetrieveDirect(const common::DirectCall& call,

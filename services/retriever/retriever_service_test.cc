@@ -16,6 +16,7 @@
 #include "services/kgstore/kg_store_test_util.h"
 #include "services/retriever/alignment_embedder.h"
 #include "services/retriever/retriever_server.h"
+#include "services/retriever/retriever_service_impl.h"
 #include "services/retriever/retriever_test_util.h"
 
 namespace ibgraphrag::retriever {
@@ -44,6 +45,13 @@ void WriteKg(const std::string& base) {
   kgstore::SnapshotManifestInfo info;
   info.version = 1;
   ASSERT_OK(kgstore::KgStore::WriteSnapshot(kt::SmallKg(), info, kgstore::SnapshotDir(base, 1)));
+}
+
+// A retriever serving SmallKg and a test model published under `base`.
+absl::StatusOr<std::unique_ptr<RetrieverServer>> StartServedSmallKg(const std::string& base) {
+  WriteKg(base);
+  testing::PublishTestVersion(base, kt::SmallKg());
+  return RetrieverServer::BuildAndStart(ServerOptions(base));
 }
 
 std::unique_ptr<pb::RetrieverService::Stub> Stub(int port) {
@@ -78,9 +86,7 @@ grpc::health::v1::HealthCheckResponse::ServingStatus Health(int port) {
 
 TEST(RetrieverServiceTest, RetrieveAndScoreTriplesOverGrpc) {
   kt::ScratchDir dir;
-  WriteKg(dir.path());
-  testing::PublishTestVersion(dir.path(), kt::SmallKg());
-  auto server = RetrieverServer::BuildAndStart(ServerOptions(dir.path()));
+  auto server = StartServedSmallKg(dir.path());
   ASSERT_OK(server);
   EXPECT_EQ(Health((*server)->port()), grpc::health::v1::HealthCheckResponse::SERVING);
   auto stub = Stub((*server)->port());
@@ -127,9 +133,7 @@ TEST(RetrieverServiceTest, RetrieveAndScoreTriplesOverGrpc) {
 
 TEST(RetrieverServiceTest, BadRequestsGetPreciseCodes) {
   kt::ScratchDir dir;
-  WriteKg(dir.path());
-  testing::PublishTestVersion(dir.path(), kt::SmallKg());
-  auto server = RetrieverServer::BuildAndStart(ServerOptions(dir.path()));
+  auto server = StartServedSmallKg(dir.path());
   ASSERT_OK(server);
   auto stub = Stub((*server)->port());
   auto call = [&](const pb::RetrieveRequest& req) {
@@ -154,6 +158,40 @@ TEST(RetrieverServiceTest, BadRequestsGetPreciseCodes) {
   req.add_topic_entity_ids(4242);
   s = call(req);
   EXPECT_THAT(s, StatusIs(grpc::StatusCode::NOT_FOUND, HasSubstr("4242")));
+}
+
+TEST(RetrieverServiceTest, RetrieveOnItsArenaEqualsTheDirectCall) {
+  // Over gRPC the request and response live on one arena per call (RunTypedUnary); in process
+  // (RetrieveDirect, the all-in-one) on the caller's heap. Same response either way, and a
+  // question that is not UTF-8 is refused naming the field rather than as INTERNAL.
+  kt::ScratchDir dir;
+  auto server = StartServedSmallKg(dir.path());
+  ASSERT_OK(server);
+  auto stub = Stub((*server)->port());
+  RetrieverServiceImpl direct(&(*server)->retriever());
+  pb::RetrieveRequest req = DiabetesRequest();
+  req.set_top_k(10);
+  for (int call = 0; call < 3; ++call) {
+    grpc::ClientContext ctx;
+    SetDeadline(&ctx);
+    pb::RetrieveResponse over_grpc;
+    ASSERT_OK(stub->Retrieve(&ctx, req, &over_grpc));
+    pb::RetrieveResponse in_process;
+    ASSERT_OK(direct.RetrieveDirect(common::DirectCall{}, req, &in_process));
+    ASSERT_GT(over_grpc.triples_size(), 0);
+    over_grpc.clear_timings();
+    in_process.clear_timings();
+    EXPECT_EQ(over_grpc.SerializeAsString(), in_process.SerializeAsString())
+        << over_grpc.DebugString() << "\n---\n"
+        << in_process.DebugString();
+  }
+
+  req.set_question("Which drug treats \xFF diabetes?");
+  grpc::ClientContext ctx;
+  SetDeadline(&ctx);
+  pb::RetrieveResponse resp;
+  EXPECT_THAT(stub->Retrieve(&ctx, req, &resp),
+              StatusIs(grpc::StatusCode::INVALID_ARGUMENT, "question: not valid UTF-8"));
 }
 
 TEST(RetrieverServiceTest, MissingOrCorruptModelStaysNotServing) {

@@ -102,9 +102,9 @@ void CheckRetrieveAnswer(const pb::RetrieveRequest& request, const pb::RetrieveR
 void FuzzRetrieve(Service& service, const uint8_t* data, size_t size) {
   pb::RetrieveRequest request;
   if (!request.ParseFromArray(data, static_cast<int>(size))) return;
-  grpc::ServerContext context;
   pb::RetrieveResponse response;
-  const grpc::Status status = service.impl->Retrieve(&context, &request, &response);
+  const grpc::Status status =
+      service.impl->RetrieveDirect(ibgraphrag::common::DirectCall{}, request, &response);
   if (!status.ok()) return CheckRefusal(status, "Retrieve");
   CheckRetrieveAnswer(request, response);
 }
