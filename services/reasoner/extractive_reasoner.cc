@@ -17,6 +17,7 @@
 #include "absl/strings/str_split.h"
 #include "common/question_intent.h"
 #include "common/source_lineage.h"
+#include "common/text_words.h"
 #include "services/reasoner/prompt_builder.h"
 #include "services/reasoner/text_util.h"
 
@@ -1145,6 +1146,21 @@ std::string NoAnswerByIntent(const common::QuestionIntent& intent, absl::string_
                       absl::StrJoin(intent.kinds, ", "), " (extractive backend; no LLM was used).");
 }
 
+// Whether `text` holds `word` as a whole word, ignoring case ("Regulation of TP53 Activity" holds
+// "tp53"; "TP53BP1 interactions" does not).
+bool HoldsWord(absl::string_view text, absl::string_view word) {
+  if (word.empty()) return false;
+  for (size_t at = 0; at + word.size() <= text.size(); ++at) {
+    if (!absl::EqualsIgnoreCase(text.substr(at, word.size()), word)) continue;
+    const bool starts = at == 0 || !common::IsWordByte(static_cast<unsigned char>(text[at - 1]));
+    const size_t end = at + word.size();
+    const bool ends =
+        end == text.size() || !common::IsWordByte(static_cast<unsigned char>(text[end]));
+    if (starts && ends) return true;
+  }
+  return false;
+}
+
 // Open questions with an intent: the entities of the answer type linked to a topic entity (or
 // its is_a anchors) through the relations asked about, ranked by evidence strength; for ALL_OF
 // only those linked to every topic group. Empty result (no answer_entities) when the evidence
@@ -1164,8 +1180,13 @@ ReasonResult OpenByIntent(const ReasonRequest& request, const EvidenceGraph& gra
     // With a target asked for: some triple of it states the target as curated knowledge
     // (common::IsCuratedTargetStatement; these rank first). Not filled otherwise.
     bool curated_target = false;
+    // With pathways asked for: its name names the topic entity it is linked to ("Signaling by
+    // EGFR", "Regulation of TP53 Activity"): a pathway about that gene, ranked first. Not filled
+    // otherwise.
+    bool names_topic = false;
   };
   const bool asks_target = intent.AsksKind("target");
+  const bool asks_pathway = intent.AsksKind("pathway");
   absl::flat_hash_map<int, Candidate> by_node;
   auto near_topic = [&](int n) { return graph.nodes[n].topic || graph.reach.anchored[n]; };
   for (size_t t = 0; t < request.evidence.size(); ++t) {
@@ -1196,6 +1217,9 @@ ReasonResult OpenByIntent(const ReasonRequest& request, const EvidenceGraph& gra
       c.beyond_population = c.beyond_population || !counted.empty();
       c.curated_target = c.curated_target ||
                          (asks_target && common::IsCuratedTargetStatement(e.relation, sources));
+      c.names_topic =
+          c.names_topic || (asks_pathway && graph.nodes[other].topic &&
+                            HoldsWord(graph.nodes[answer].display, graph.nodes[other].display));
     }
   }
   // Groups a topic end can be linked to (anchors count with their topic's group only when they
@@ -1217,6 +1241,10 @@ ReasonResult OpenByIntent(const ReasonRequest& request, const EvidenceGraph& gra
     }
     // A target asked for: a measured binding alone is no answer ahead of a curated target.
     if (asks_target && a.curated_target != b.curated_target) return a.curated_target;
+    // Pathways asked for: those named after the gene come first ("Which signaling pathways
+    // involve EGFR?": "Signaling by EGFR" before "Signaling by GPCR", which every source lists
+    // with the same strength).
+    if (asks_pathway && a.names_topic != b.names_topic) return a.names_topic;
     if (a.support != b.support) return a.support > b.support;
     return graph.nodes[a.node].display < graph.nodes[b.node].display;
   });
@@ -1249,8 +1277,8 @@ ReasonResult OpenByIntent(const ReasonRequest& request, const EvidenceGraph& gra
   const double floor = ranked.front().support * (intent.single_answer ? options.single_answer_share
                                                                       : options.list_answer_share);
   const int limit = intent.single_answer ? options.max_single_answers : options.max_open_answers;
-  // (The first always stays; with asks_cause or a target asked for the order is not by support
-  // alone, so the floor is a filter rather than a cut at the end.)
+  // (The first always stays; with asks_cause, a target or pathways asked for the order is not
+  // by support alone, so the floor is a filter rather than a cut at the end.)
   ranked.erase(std::remove_if(std::next(ranked.begin()), ranked.end(),
                               [&](const Candidate& c) { return c.support < floor; }),
                ranked.end());

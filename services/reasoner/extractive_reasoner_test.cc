@@ -665,6 +665,33 @@ TEST(ExtractiveOpenIntentTest, ATargetQuestionAnswersCuratedTargetsOverBindings)
   EXPECT_THAT(bindings.answers, ElementsAre("ABCB1", "ATP4A")) << bindings.answer;
 }
 
+// "Which signaling pathways involve EGFR?": Reactome and PID list EGFR in dozens of pathways with
+// the same strength (two sources each), so the scorer's order decided and "Signaling by GPCR"
+// could come before "Signaling by EGFR". A pathway named after the gene is about it and comes
+// first; the word must be whole ("TP53BP1" is not "TP53") and any case.
+TEST(ExtractiveOpenIntentTest, APathwayQuestionNamesThePathwaysOfTheGeneFirst) {
+  ReasonRequest request;
+  request.task = Task::kOpen;
+  request.topic_entities = {{"Entrez:1956", "EGFR", "gene"}};
+  auto pathway = [](const char* id, const char* name, float score) {
+    return Typed("Entrez:1956", "EGFR", "gene", "gene participates in pathway", id, name, "pathway",
+                 score, {"hetionet", "pathways-reactome"});
+  };
+  request.evidence = {
+      pathway("R-HSA-372790", "Signaling by GPCR", 0.99),
+      pathway("PC7_1", "EGFRvIII signaling", 0.98),
+      pathway("R-HSA-177929", "Signaling by egfr", 0.9),
+      pathway("R-HSA-1227986", "Signaling by ERBB2", 0.97),
+      pathway("R-HSA-180292", "GRB2 events in EGFR signaling", 0.8),
+  };
+  request.question = "Which signaling pathways involve EGFR?";
+  const ReasonResult result = ReasonExtractively(request, Task::kOpen, ExtractiveOptions());
+  EXPECT_THAT(result.answers,
+              ElementsAre("Signaling by egfr", "GRB2 events in EGFR signaling", "Signaling by GPCR",
+                          "EGFRvIII signaling", "Signaling by ERBB2"))
+      << result.answer;
+}
+
 // An open question whose relation the evidence does not hold around its entities says so
 // (SIDER lists no side effects of warfarin) before listing what the evidence does hold.
 TEST(ExtractiveOpenIntentTest, AnAskedRelationTheEvidenceLacksIsInsufficientEvidence) {
