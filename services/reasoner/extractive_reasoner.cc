@@ -17,7 +17,6 @@
 #include "absl/strings/str_split.h"
 #include "common/question_intent.h"
 #include "common/source_lineage.h"
-#include "common/text_words.h"
 #include "services/reasoner/prompt_builder.h"
 #include "services/reasoner/text_util.h"
 
@@ -1146,21 +1145,6 @@ std::string NoAnswerByIntent(const common::QuestionIntent& intent, absl::string_
                       absl::StrJoin(intent.kinds, ", "), " (extractive backend; no LLM was used).");
 }
 
-// Whether `text` holds `word` as a whole word, ignoring case ("Regulation of TP53 Activity" holds
-// "tp53"; "TP53BP1 interactions" does not).
-bool HoldsWord(absl::string_view text, absl::string_view word) {
-  if (word.empty()) return false;
-  for (size_t at = 0; at + word.size() <= text.size(); ++at) {
-    if (!absl::EqualsIgnoreCase(text.substr(at, word.size()), word)) continue;
-    const bool starts = at == 0 || !common::IsWordByte(static_cast<unsigned char>(text[at - 1]));
-    const size_t end = at + word.size();
-    const bool ends =
-        end == text.size() || !common::IsWordByte(static_cast<unsigned char>(text[end]));
-    if (starts && ends) return true;
-  }
-  return false;
-}
-
 // Open questions with an intent: the entities of the answer type linked to a topic entity (or
 // its is_a anchors) through the relations asked about, ranked by evidence strength; for ALL_OF
 // only those linked to every topic group. Empty result (no answer_entities) when the evidence
@@ -1217,9 +1201,9 @@ ReasonResult OpenByIntent(const ReasonRequest& request, const EvidenceGraph& gra
       c.beyond_population = c.beyond_population || !counted.empty();
       c.curated_target = c.curated_target ||
                          (asks_target && common::IsCuratedTargetStatement(e.relation, sources));
-      c.names_topic =
-          c.names_topic || (asks_pathway && graph.nodes[other].topic &&
-                            HoldsWord(graph.nodes[answer].display, graph.nodes[other].display));
+      c.names_topic = c.names_topic ||
+                      (asks_pathway && graph.nodes[other].topic &&
+                       ContainsPhrase(graph.nodes[answer].name.norm, graph.nodes[other].name.norm));
     }
   }
   // Groups a topic end can be linked to (anchors count with their topic's group only when they
