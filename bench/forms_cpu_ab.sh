@@ -18,12 +18,14 @@ for arg in "$@"; do
   case "$arg" in
     --rounds=*) ROUNDS="${arg#*=}" ;;
     --*) REST+=("$arg") ;;
-    *) BUILDS+=("$arg") ;;
+    *) BUILDS+=("$(realpath "$arg")") ;;  # before the cd below
   esac
 done
+CALLER_DIR="$PWD"
 cd "$(dirname "$0")/.."
 source bench/bench_common.sh
 parse_bench_args "${REST[@]+"${REST[@]}"}"
+[[ "$BASE" == /* ]] || BASE="$CALLER_DIR/$BASE"
 if ((${#BUILDS[@]} < 2 || ${#BUILDS[@]} > 9)); then
   echo "usage: $0 --base=DIR [--rounds=N] [--seconds=S] [--clients=C] BIN_A BIN_B ..." >&2
   exit 2
@@ -35,6 +37,7 @@ trap 'cleanup; rm -rf "$LOGS"' EXIT
 
 common=(--host=127.0.0.1 --metrics_port=-1)
 declare -A RETRIEVER_PID GATEWAY_PID
+port_of() { echo $((57700 + 10 * $1 + $2)); }  # build, 2 kgstore / 4 retriever / 5 gateway
 start() {  # log name, ready message, command...; sets STARTED to the pid
   local name=$1 message=$2
   shift 2
@@ -44,17 +47,17 @@ start() {  # log name, ready message, command...; sets STARTED to the pid
   wait_ready "$LOGS/$name.log" "$message" "$STARTED"
 }
 for i in "${!BUILDS[@]}"; do
-  dir=${BUILDS[$i]} port=$((57700 + 10 * i))
-  start "kgstore$i" "kgstore: ready" "$dir/kgstore" --base="$BASE" --read_only \
-    --port=$((port + 2)) "${common[@]}"
-  start "retriever$i" "retriever: ready" "$dir/retriever" --base="$BASE" --port=$((port + 4)) \
+  dir=${BUILDS[$i]} kg=$(port_of "$i" 2) ret=$(port_of "$i" 4) gw=$(port_of "$i" 5)
+  start "kgstore$i" "kgstore: ready" "$dir/kgstore" --base="$BASE" --read_only --port="$kg" \
+    "${common[@]}"
+  start "retriever$i" "retriever: ready" "$dir/retriever" --base="$BASE" --port="$ret" \
     "${common[@]}"
   RETRIEVER_PID[$i]=$STARTED
   start "gateway$i" "gateway: ready" "$dir/gateway" --alignment=local --reasoner=local \
-    --base="$BASE" --retriever=127.0.0.1:$((port + 4)) --kgstore=127.0.0.1:$((port + 2)) \
-    --port=$((port + 5)) "${common[@]}"
+    --base="$BASE" --retriever="127.0.0.1:$ret" --kgstore="127.0.0.1:$kg" --port="$gw" \
+    "${common[@]}"
   GATEWAY_PID[$i]=$STARTED
-  "$BIN/gateway_loadgen" --target=127.0.0.1:$((port + 5)) --clients="$CLIENTS" --seconds=3 \
+  "$BIN/gateway_loadgen" --target="127.0.0.1:$gw" --clients="$CLIENTS" --seconds=3 \
     --questions="$QUESTIONS" >/dev/null  # warm-up
 done
 
@@ -67,7 +70,7 @@ for round in $(seq 1 "$ROUNDS"); do
   ((round % 2)) || order=$(seq $((${#BUILDS[@]} - 1)) -1 0)
   for i in $order; do
     r0=$(ticks "${RETRIEVER_PID[$i]}") g0=$(ticks "${GATEWAY_PID[$i]}")
-    row=$("$BIN/gateway_loadgen" --target=127.0.0.1:$((57705 + 10 * i)) --clients="$CLIENTS" \
+    row=$("$BIN/gateway_loadgen" --target="127.0.0.1:$(port_of "$i" 5)" --clients="$CLIENTS" \
       --seconds="$SECONDS_PER_LEVEL" --questions="$QUESTIONS" | grep -E "^\| $CLIENTS \|")
     r1=$(ticks "${RETRIEVER_PID[$i]}") g1=$(ticks "${GATEWAY_PID[$i]}")
     awk -F'|' -v r="$round" -v b="${BUILDS[$i]}" -v dr=$((r1 - r0)) -v dg=$((g1 - g0)) -v hz="$hz" \
