@@ -224,6 +224,79 @@ absl::StatusOr<int64_t> AddIntentFacts(SubgraphSource& source, const CandidateSe
   return added;
 }
 
+// Step 1c: the anchors of every topic that `sg` holds no triple of an asked relation for (at the
+// relation's answer end), parents first, then subtypes by depth; empty when every topic has one.
+std::vector<uint32_t> LendingAnchors(const CandidateSubgraph& sg,
+                                     const CandidateSetOptions& options,
+                                     const OntologyExpansion& ontology) {
+  if (options.intent_relations.empty() || ontology.anchors.empty()) return {};
+  const IntentRelationIds ids = IntentIds(sg.relation_info, options.intent_relations);
+  absl::flat_hash_map<uint32_t, int> answers;  // per topic
+  for (uint32_t topic : sg.resolved_seeds) answers.emplace(topic, 0);
+  for (size_t i = 0; i < sg.heads.size(); ++i) {
+    const auto it = ids.find(sg.relations[i]);
+    if (it == ids.end()) continue;
+    if (it->second.head) {
+      if (auto t = answers.find(sg.tails[i]); t != answers.end()) ++t->second;
+    }
+    if (it->second.tail) {
+      if (auto h = answers.find(sg.heads[i]); h != answers.end()) ++h->second;
+    }
+  }
+  std::vector<const OntologyAnchor*> lending;
+  for (const OntologyAnchor& a : ontology.anchors) {
+    const auto it = answers.find(a.topic);
+    if (it != answers.end() && it->second == 0) lending.push_back(&a);
+  }
+  std::stable_sort(lending.begin(), lending.end(),
+                   [](const OntologyAnchor* a, const OntologyAnchor* b) {
+                     if (a->subtype != b->subtype) return !a->subtype;
+                     return a->depth < b->depth;
+                   });
+  std::vector<uint32_t> out;
+  absl::flat_hash_set<uint32_t> seen;
+  for (const OntologyAnchor* a : lending) {
+    if (out.size() >= static_cast<size_t>(kgstore::kMaxSubgraphSeeds)) break;
+    if (seen.insert(a->id).second) out.push_back(a->id);
+  }
+  return out;
+}
+
+// Step 1c's call: the asked relations' triples at `anchors`, hop 1 (a parent's answers were two
+// hops out, behind its is_a link), appended when `sg` lacks them (its failure leaves `sg`
+// untouched). Returns how many were added.
+absl::StatusOr<int64_t> AddLentFacts(SubgraphSource& source, const CandidateSetOptions& options,
+                                     const std::vector<uint32_t>& anchors, CandidateSubgraph* sg) {
+  if (anchors.empty() || options.intent_budget <= 0) return 0;
+  std::vector<std::string> names;
+  for (const CandidateSetOptions::AskedRelation& r : options.intent_relations) {
+    names.push_back(r.name);
+  }
+  IBGR_ASSIGN_OR_RETURN(std::vector<std::string> known,
+                        source.KnownRelations(names, options.deadline));
+  if (known.empty()) return 0;
+  SubgraphRequest request;
+  request.seed_ids = anchors;
+  request.max_hops = 1;
+  request.max_triples = options.intent_budget;
+  request.max_fanout_per_node = 0;
+  request.allow_relations = std::move(known);
+  request.deadline = options.deadline;
+  IBGR_ASSIGN_OR_RETURN(CandidateSubgraph facts, source.Extract(request));
+  std::vector<TripleKey> candidates;
+  candidates.reserve(facts.heads.size());
+  for (size_t i = 0; i < facts.heads.size(); ++i) {
+    candidates.emplace_back(facts.heads[i], facts.relations[i], facts.tails[i]);
+  }
+  const absl::flat_hash_set<TripleKey> lent(candidates.begin(), candidates.end());
+  for (size_t i = 0; i < sg->heads.size(); ++i) {
+    if (lent.contains(TripleKey{sg->heads[i], sg->relations[i], sg->tails[i]})) sg->hops[i] = 1;
+  }
+  const int64_t added = AppendMissingHopOne(candidates, sg);
+  MergeRelationInfo(facts.relation_info, sg);
+  return added;
+}
+
 // Per anchor, its is_a chain as indices into the subgraph's triples (AnchorChain).
 std::vector<std::vector<uint32_t>> ChainsInSubgraph(const OntologyExpansion& ontology,
                                                     const CandidateSubgraph& sg) {
@@ -305,7 +378,8 @@ std::vector<uint32_t> TopByPrior(absl::Span<const float> prior_scores, int max_s
 
 absl::StatusOr<CandidateSet> CandidateSetFromSubgraph(CandidateSubgraph sg,
                                                       const CandidateSetOptions& options,
-                                                      const OntologyExpansion* ontology) {
+                                                      const OntologyExpansion* ontology,
+                                                      absl::Span<const uint32_t> lending_anchors) {
   if (options.max_scored < 0) {
     return absl::InvalidArgumentError(
         absl::StrCat("max_scored: ", options.max_scored, ", must be >= 0 (0 = no pruning)"));
@@ -335,13 +409,22 @@ absl::StatusOr<CandidateSet> CandidateSetFromSubgraph(CandidateSubgraph sg,
   set.truncated = sg.truncated;
   set.kg_version = std::move(sg.kg_version);
   const IntentRelationIds intent_ids = IntentIds(set.relation_info, options.intent_relations);
+  // Step 1c's anchors, as local nodes: their answer triples are the answerless topics' own.
+  std::vector<int32_t> lenders;
+  for (uint32_t id : lending_anchors) {
+    if (auto it = set.graph.index.find(id); it != set.graph.index.end()) {
+      lenders.push_back(it->second);
+    }
+  }
+  set.lending_anchors.assign(lending_anchors.begin(), lending_anchors.end());
   if (options.max_scored > 0 && set.size() > static_cast<size_t>(options.max_scored)) {
-    const std::vector<uint32_t> answers = IntentAnswerTriples(set.graph, set.relations, intent_ids);
+    const std::vector<uint32_t> answers =
+        IntentAnswerTriples(set.graph, set.relations, intent_ids, lenders);
     Prune(KeepWithChains(set.prior_scores, options.max_scored, answers, &set.anchor_chains), &set);
   }
   // The intent features of the kept candidates (their local nodes are the whole subgraph's).
   set.intent_answers = MarkIntentFeatures(set.graph, set.relations, intent_ids,
-                                          absl::MakeSpan(set.structure_features));
+                                          absl::MakeSpan(set.structure_features), lenders);
   set.intent_triples = static_cast<int64_t>(set.intent_answers.size());
   set.features_ms = MsSince(t0);
   return set;
@@ -411,9 +494,18 @@ absl::StatusOr<CandidateSet> BuildCandidateSet(SubgraphSource& source,
   if (!links_truncated.empty()) {
     absl::StrAppend(&intent_skipped, intent_skipped.empty() ? "" : "; ", links_truncated);
   }
+  // Step 1c, optional too: a failed call serves the topics' own answers alone.
+  std::vector<uint32_t> lenders = LendingAnchors(sg, options, ontology);
+  if (absl::StatusOr<int64_t> lent = AddLentFacts(source, options, lenders, &sg); lent.ok()) {
+    intent_added += *lent;
+  } else {
+    lenders.clear();
+    absl::StrAppend(&intent_skipped, intent_skipped.empty() ? "" : "; ",
+                    "anchors' answers: ", lent.status().ToString());
+  }
   const double extract_ms = MsSince(t0);
   IBGR_ASSIGN_OR_RETURN(CandidateSet set,
-                        CandidateSetFromSubgraph(std::move(sg), options, &ontology));
+                        CandidateSetFromSubgraph(std::move(sg), options, &ontology, lenders));
   set.extract_ms = extract_ms;
   set.ontology_skipped = std::move(skipped);
   set.intent_added = intent_added;

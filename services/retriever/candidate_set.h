@@ -19,6 +19,13 @@
 //      of them, and the answer must be among the candidates to be retrieved; and every triple of
 //      an asked relation between two topic entities (a question entity and an option), probed
 //      by one provenance read, since the budgeted call samples a hub's edges
+//   1c. a topic the asked relations do not reach borrows from its is_a anchors: a topic with no
+//      triple of an asked relation at its answer end after 1b ("Which gene causes hemochromatosis
+//      type 1?": the KG files HFE, TFR2, HJV under hemochromatosis, the parent, and no gene
+//      under type 1) gets its anchors' triples of those relations (one more subgraph call, 1 hop,
+//      at most intent_budget), joined as hop-1 triples; those anchors then count as topics for
+//      the intent's answer triples (kept through pruning, feature 7). A topic with answers of its
+//      own does not borrow: hemophilia A's F8 is its answer, and its parent's F9 and F5 are not
 //   4. prune: keep only the `max_scored` triples the prior ranks best (ties: BFS order), so the
 //      MLP scores fewer candidates; pruned triples are dropped, not scored (the anchors' is_a
 //      chains and the intent's answer triples (relation asked for, touching a topic) are always
@@ -111,16 +118,20 @@ struct CandidateSet {
   // chain, topic end first (empty when the chain is not whole in the subgraph).
   std::vector<uint32_t> anchors;
   std::vector<std::vector<uint32_t>> anchor_chains;
-  // Kept candidates of the intent's relations that touch a topic entity (feature 7): their
-  // indices, ascending, and how many.
+  // Step 1c's anchors (global ids) that lent their answers to a topic the asked relations do
+  // not reach; empty when every topic had answers of its own (or no anchor, or no intent).
+  std::vector<uint32_t> lending_anchors;
+  // Kept candidates of the intent's relations that touch a topic entity or a lending anchor
+  // (feature 7): their indices, ascending, and how many.
   std::vector<uint32_t> intent_answers;
   int64_t intent_triples = 0;
-  // Step 1b's triples that the topic subgraph lacked (added before pruning): the intent's call's
-  // and the topic-link probe's together.
+  // Step 1b's and 1c's triples that the topic subgraph lacked (added before pruning): the
+  // intent's call's, the topic-link probe's and the lending anchors' together.
   int64_t intent_added = 0;
-  // What step 1b left out, as text; empty when nothing: the intent's call's status when it
-  // failed, "topic links: <status>" when the probe failed, "topic links: N of M topic pairs not
-  // probed ..." when there were more pairs than kMaxTopicLinkProbes allows ("; " between).
+  // What steps 1b and 1c left out, as text; empty when nothing: the intent's call's status when
+  // it failed, "topic links: <status>" when the probe failed, "topic links: N of M topic pairs
+  // not probed ..." when there were more pairs than kMaxTopicLinkProbes allows, "anchors'
+  // answers: <status>" when step 1c's call failed ("; " between).
   std::string intent_skipped;
   int64_t subgraph_triples = 0;  // extracted, before pruning
   bool truncated = false;        // the subgraph hit max_candidates
@@ -144,10 +155,11 @@ absl::StatusOr<CandidateSet> BuildCandidateSet(SubgraphSource& source,
                                                const CandidateSetOptions& options);
 
 // Steps 2-4 for a subgraph already extracted (consumed), with step 0's anchors when given
-// (their chains and facts already in `subgraph`).
-absl::StatusOr<CandidateSet> CandidateSetFromSubgraph(CandidateSubgraph subgraph,
-                                                      const CandidateSetOptions& options,
-                                                      const OntologyExpansion* ontology = nullptr);
+// (their chains and facts already in `subgraph`) and step 1c's lending anchors (global ids;
+// their answer triples already in `subgraph`).
+absl::StatusOr<CandidateSet> CandidateSetFromSubgraph(
+    CandidateSubgraph subgraph, const CandidateSetOptions& options,
+    const OntologyExpansion* ontology = nullptr, absl::Span<const uint32_t> lending_anchors = {});
 
 // The relations of `intent` with their answer ends (QuestionIntent::AnswerEndsOf), for
 // CandidateSetOptions::intent_relations.

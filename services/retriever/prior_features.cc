@@ -159,10 +159,12 @@ StructurePrior ComputeStructurePrior(const LocalGraph& g, absl::Span<const uint3
 }
 
 std::vector<uint32_t> IntentAnswerTriples(const LocalGraph& g, absl::Span<const uint32_t> relations,
-                                          const IntentRelationIds& intent_relations) {
+                                          const IntentRelationIds& intent_relations,
+                                          absl::Span<const int32_t> lenders) {
   std::vector<uint32_t> out;
   if (intent_relations.empty()) return out;
-  const absl::flat_hash_set<int32_t> topics(g.topics.begin(), g.topics.end());
+  absl::flat_hash_set<int32_t> topics(g.topics.begin(), g.topics.end());
+  topics.insert(lenders.begin(), lenders.end());
   for (size_t i = 0; i < relations.size(); ++i) {
     auto it = intent_relations.find(relations[i]);
     if (it == intent_relations.end()) continue;
@@ -177,8 +179,9 @@ std::vector<uint32_t> IntentAnswerTriples(const LocalGraph& g, absl::Span<const 
 
 std::vector<uint32_t> MarkIntentFeatures(const LocalGraph& g, absl::Span<const uint32_t> relations,
                                          const IntentRelationIds& intent_relations,
-                                         absl::Span<float> features) {
-  std::vector<uint32_t> answers = IntentAnswerTriples(g, relations, intent_relations);
+                                         absl::Span<float> features,
+                                         absl::Span<const int32_t> lenders) {
+  std::vector<uint32_t> answers = IntentAnswerTriples(g, relations, intent_relations, lenders);
   // Without feature rows (a scorer without structure features) only the rows are returned.
   if (intent_relations.empty() || features.size() < relations.size() * kPriorFeatureDim) {
     return answers;

@@ -73,18 +73,22 @@ using IntentRelationIds = absl::flat_hash_map<uint32_t, AnswerEnds>;
 //   6  the triple's relation is one the question asks about (`intent_relations`;
 //      common::QuestionIntent's relations resolved in the KG)
 //   7  it is, and a topic entity is at one end with an answer end at the other: it names a
-//      direct answer
+//      direct answer. `lenders` (local nodes) count as topic entities here: the is_a anchors
+//      that lend their answers to a topic the asked relations do not reach (candidate_set.h,
+//      step 1c)
 // A model conditioned on these learns to prefer the relation the question names over the
 // topic's other facts. Returns the triples feature 7 marks (IntentAnswerTriples), ascending;
 // `features` too short for the triples (none asked for) marks nothing and returns them still.
 std::vector<uint32_t> MarkIntentFeatures(const LocalGraph& graph,
                                          absl::Span<const uint32_t> relations,
                                          const IntentRelationIds& intent_relations,
-                                         absl::Span<float> features);
+                                         absl::Span<float> features,
+                                         absl::Span<const int32_t> lenders = {});
 // Indices of the triples that feature 7 marks, ascending.
 std::vector<uint32_t> IntentAnswerTriples(const LocalGraph& graph,
                                           absl::Span<const uint32_t> relations,
-                                          const IntentRelationIds& intent_relations);
+                                          const IntentRelationIds& intent_relations,
+                                          absl::Span<const int32_t> lenders = {});
 
 }  // namespace ibgraphrag::retriever
 

@@ -513,6 +513,142 @@ TEST_F(RetrieverOntologyTest, TheServerOptionForcesExpansionOffForAModelTrainedW
   EXPECT_FALSE(HasEntity(*r, "HNF1A"));
 }
 
+// Step 1c (candidate_set.h): a topic the asked relation does not reach borrows its is_a
+// anchors' answers. The KG files hemochromatosis's genes under the parent, none under type 1,
+// and one under type 3:
+//   hemochromatosis type 1 -is a subtype of-> hemochromatosis <-is a subtype of- type 3
+//   hemochromatosis -associated with-> HFE, HJV, HAMP, TFR2     type 3 -associated with-> TFR2
+//   type 1 -has phenotype-> three phenotypes
+kgstore::KgData HemochromatosisKg() {
+  kgstore::KgBuilder b;
+  const kgstore::SourceId doid = b.AddSource("doid");
+  const kgstore::EntityId parent = b.AddEntity("DOID:2352", "disease", "hemochromatosis");
+  const kgstore::EntityId type1 = b.AddEntity("DOID:0111029", "disease", "hemochromatosis type 1");
+  const kgstore::EntityId type3 = b.AddEntity("DOID:0111031", "disease", "hemochromatosis type 3");
+  const kgstore::RelationId is_a = b.AddRelation("disease is a subtype of disease", "disease",
+                                                 "disease", "One disease is a subtype of another.");
+  const kgstore::RelationId gene = b.AddRelation("disease associated with gene", "disease", "gene",
+                                                 "The disease is associated with the gene.");
+  const kgstore::RelationId phenotype = b.AddRelation(
+      "disease has phenotype", "disease", "phenotype", "The disease presents the phenotype.");
+  b.AddTriple(type1, is_a, parent, doid);
+  b.AddTriple(type3, is_a, parent, doid);
+  for (const char* symbol : {"HFE", "HJV", "HAMP", "TFR2"}) {
+    b.AddTriple(parent, gene, b.AddEntity(absl::StrCat("Symbol:", symbol), "gene", symbol), doid);
+  }
+  b.AddTriple(type3, gene, b.AddEntity("Symbol:TFR2", "gene", "TFR2"), doid);
+  for (const char* name : {"Hepatomegaly", "Arthralgia", "Diabetes"}) {
+    b.AddTriple(type1, phenotype, b.AddEntity(absl::StrCat("HP:", name), "phenotype", name), doid);
+  }
+  return b.Finish();
+}
+
+class SparseTopicTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    store_ = kt::WriteAndOpen(HemochromatosisKg(), dir_.path());
+    ASSERT_NE(store_, nullptr);
+    source_ = std::make_shared<InProcessSubgraphSource>(store_);
+  }
+  uint32_t Id(const std::string& external_id) const {
+    return store_->ResolveExternalId(external_id).value();
+  }
+  std::string Name(uint32_t id) const { return store_->GetEntity(id).value().name; }
+  // The answer ends of the intent's answer triples (feature 7), by name.
+  std::vector<std::string> Answers(const CandidateSet& set) const {
+    std::vector<std::string> names;
+    for (uint32_t i : set.intent_answers) names.push_back(Name(set.tails[i]));
+    std::sort(names.begin(), names.end());
+    return names;
+  }
+  static CandidateSetOptions GeneQuestion() {
+    CandidateSetOptions options;
+    options.max_scored = 1;  // pruning keeps only the protected triples beside the best one
+    options.intent_relations =
+        IntentRelations(common::ReadQuestionIntent("Which genes cause hemochromatosis type 1?"));
+    return options;
+  }
+
+  kt::ScratchDir dir_;
+  std::shared_ptr<kgstore::KgStore> store_;
+  std::shared_ptr<InProcessSubgraphSource> source_;
+};
+
+TEST_F(SparseTopicTest, ATopicWithoutTheAskedRelationBorrowsItsParentsAnswers) {
+  const CandidateSetOptions options = GeneQuestion();
+  ASSERT_FALSE(options.intent_relations.empty());
+  absl::StatusOr<CandidateSet> set = BuildCandidateSet(*source_, {Id("DOID:0111029")}, {}, options);
+  ASSERT_OK(set);
+  // The parent lends (nearest first); type 1 has no subtypes.
+  EXPECT_EQ(set->lending_anchors, std::vector<uint32_t>{Id("DOID:2352")});
+  EXPECT_TRUE(set->intent_skipped.empty()) << set->intent_skipped;
+  // The parent's four genes are the topic's answers now: marked and kept through pruning, and
+  // they sit one hop from the topic's anchor.
+  EXPECT_EQ(Answers(*set), (std::vector<std::string>{"HAMP", "HFE", "HJV", "TFR2"}));
+  for (uint32_t i : set->intent_answers) {
+    EXPECT_EQ(set->structure_features[i * kPriorFeatureDim + 7], 1.0f);
+    EXPECT_EQ(set->hops[i], 1u);
+  }
+}
+
+TEST_F(SparseTopicTest, ATopicWithAnswersOfItsOwnBorrowsNothing) {
+  // The parent has four genes: its subtypes lend nothing, and type 3's TFR2 is no answer of it.
+  absl::StatusOr<CandidateSet> set =
+      BuildCandidateSet(*source_, {Id("DOID:2352")}, {}, GeneQuestion());
+  ASSERT_OK(set);
+  EXPECT_TRUE(set->lending_anchors.empty());
+  EXPECT_EQ(Answers(*set), (std::vector<std::string>{"HAMP", "HFE", "HJV", "TFR2"}));
+  for (uint32_t i : set->intent_answers) EXPECT_EQ(Name(set->heads[i]), "hemochromatosis");
+  // Type 3 has one gene of its own: that is its answer, and its parent's three others are not.
+  set = BuildCandidateSet(*source_, {Id("DOID:0111031")}, {}, GeneQuestion());
+  ASSERT_OK(set);
+  EXPECT_TRUE(set->lending_anchors.empty());
+  EXPECT_EQ(Answers(*set), std::vector<std::string>{"TFR2"});
+}
+
+TEST_F(SparseTopicTest, NoIntentOrNoExpansionMeansNoBorrowing) {
+  CandidateSetOptions no_intent = GeneQuestion();
+  no_intent.intent_relations.clear();
+  absl::StatusOr<CandidateSet> set =
+      BuildCandidateSet(*source_, {Id("DOID:0111029")}, {}, no_intent);
+  ASSERT_OK(set);
+  EXPECT_TRUE(set->lending_anchors.empty());
+  EXPECT_TRUE(set->intent_answers.empty());
+
+  CandidateSetOptions no_expansion = GeneQuestion();
+  no_expansion.ontology.enabled = false;
+  set = BuildCandidateSet(*source_, {Id("DOID:0111029")}, {}, no_expansion);
+  ASSERT_OK(set);
+  EXPECT_TRUE(set->lending_anchors.empty());
+  EXPECT_TRUE(set->intent_answers.empty());  // type 1 has no gene of its own
+}
+
+// A failed borrowing call serves the topic's own candidates and says why.
+class LendingCallFails : public InProcessSubgraphSource {
+ public:
+  using InProcessSubgraphSource::InProcessSubgraphSource;
+  absl::StatusOr<CandidateSubgraph> Extract(const SubgraphRequest& request) override {
+    // The intent's own call is seeded with the topic; step 1c's with the anchors.
+    if (!request.allow_relations.empty() && !request.seed_ids.empty() &&
+        request.seed_ids.front() == parent) {
+      return absl::UnavailableError("kgstore gone for the anchors");
+    }
+    return InProcessSubgraphSource::Extract(request);
+  }
+  uint32_t parent = 0;
+};
+
+TEST_F(SparseTopicTest, AFailedBorrowingCallIsSkippedNotFatal) {
+  LendingCallFails source(store_);
+  source.parent = Id("DOID:2352");
+  absl::StatusOr<CandidateSet> set =
+      BuildCandidateSet(source, {Id("DOID:0111029")}, {}, GeneQuestion());
+  ASSERT_OK(set);
+  EXPECT_TRUE(set->lending_anchors.empty());
+  EXPECT_THAT(set->intent_skipped, HasSubstr("anchors' answers"));
+  EXPECT_THAT(set->intent_skipped, HasSubstr("kgstore gone for the anchors"));
+}
+
 // The KG in process, with the optional reads failing on demand: the is_a walk (the only
 // Extract calls restricted to relations), the subtypes' facts (the unrestricted Extract after
 // the topic subgraph's) and the triples' provenance.
