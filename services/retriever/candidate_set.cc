@@ -188,6 +188,40 @@ absl::StatusOr<int64_t> AddTopicLinks(SubgraphSource& source, const CandidateSet
   return AppendMissingHopOne(links, sg);
 }
 
+// The triples of the intent's relations 1 hop from `seeds` (at most kgstore::kMaxSubgraphSeeds of
+// them, at most intent_budget triples), as (head, relation, tail) keys; none when the KG has none
+// of the relations. Their relations are merged into `sg`'s.
+absl::StatusOr<std::vector<TripleKey>> ReadAskedTriples(SubgraphSource& source,
+                                                        const CandidateSetOptions& options,
+                                                        absl::Span<const uint32_t> seeds,
+                                                        CandidateSubgraph* sg) {
+  std::vector<std::string> names;
+  for (const CandidateSetOptions::AskedRelation& r : options.intent_relations) {
+    names.push_back(r.name);
+  }
+  IBGR_ASSIGN_OR_RETURN(std::vector<std::string> known,
+                        source.KnownRelations(names, options.deadline));
+  if (known.empty()) return std::vector<TripleKey>();
+  SubgraphRequest request;
+  request.seed_ids.assign(
+      seeds.begin(),
+      seeds.begin() +
+          std::min<size_t>(seeds.size(), static_cast<size_t>(kgstore::kMaxSubgraphSeeds)));
+  request.max_hops = 1;
+  request.max_triples = options.intent_budget;
+  request.max_fanout_per_node = 0;
+  request.allow_relations = std::move(known);
+  request.deadline = options.deadline;
+  IBGR_ASSIGN_OR_RETURN(CandidateSubgraph facts, source.Extract(request));
+  std::vector<TripleKey> triples;
+  triples.reserve(facts.heads.size());
+  for (size_t i = 0; i < facts.heads.size(); ++i) {
+    triples.emplace_back(facts.heads[i], facts.relations[i], facts.tails[i]);
+  }
+  MergeRelationInfo(facts.relation_info, sg);
+  return triples;
+}
+
 // Step 1b: the triples of the intent's relations at the topic entities that `sg` lacks, appended
 // as hop-1 triples (one call; its failure leaves `sg` untouched). Returns how many were added.
 absl::StatusOr<int64_t> AddIntentFacts(SubgraphSource& source, const CandidateSetOptions& options,
@@ -196,32 +230,9 @@ absl::StatusOr<int64_t> AddIntentFacts(SubgraphSource& source, const CandidateSe
       sg->resolved_seeds.empty()) {
     return 0;
   }
-  std::vector<std::string> names;
-  for (const CandidateSetOptions::AskedRelation& r : options.intent_relations) {
-    names.push_back(r.name);
-  }
-  IBGR_ASSIGN_OR_RETURN(std::vector<std::string> known,
-                        source.KnownRelations(names, options.deadline));
-  if (known.empty()) return 0;
-  SubgraphRequest request;
-  request.seed_ids.assign(sg->resolved_seeds.begin(),
-                          sg->resolved_seeds.begin() +
-                              std::min<size_t>(sg->resolved_seeds.size(),
-                                               static_cast<size_t>(kgstore::kMaxSubgraphSeeds)));
-  request.max_hops = 1;
-  request.max_triples = options.intent_budget;
-  request.max_fanout_per_node = 0;
-  request.allow_relations = std::move(known);
-  request.deadline = options.deadline;
-  IBGR_ASSIGN_OR_RETURN(CandidateSubgraph facts, source.Extract(request));
-  std::vector<TripleKey> candidates;
-  candidates.reserve(facts.heads.size());
-  for (size_t i = 0; i < facts.heads.size(); ++i) {
-    candidates.emplace_back(facts.heads[i], facts.relations[i], facts.tails[i]);
-  }
-  const int64_t added = AppendMissingHopOne(candidates, sg);
-  MergeRelationInfo(facts.relation_info, sg);
-  return added;
+  IBGR_ASSIGN_OR_RETURN(const std::vector<TripleKey> triples,
+                        ReadAskedTriples(source, options, sg->resolved_seeds, sg));
+  return AppendMissingHopOne(triples, sg);
 }
 
 // Step 1c: the anchors of every topic that `sg` holds no triple of an asked relation for (at the
@@ -268,33 +279,13 @@ std::vector<uint32_t> LendingAnchors(const CandidateSubgraph& sg,
 absl::StatusOr<int64_t> AddLentFacts(SubgraphSource& source, const CandidateSetOptions& options,
                                      const std::vector<uint32_t>& anchors, CandidateSubgraph* sg) {
   if (anchors.empty() || options.intent_budget <= 0) return 0;
-  std::vector<std::string> names;
-  for (const CandidateSetOptions::AskedRelation& r : options.intent_relations) {
-    names.push_back(r.name);
-  }
-  IBGR_ASSIGN_OR_RETURN(std::vector<std::string> known,
-                        source.KnownRelations(names, options.deadline));
-  if (known.empty()) return 0;
-  SubgraphRequest request;
-  request.seed_ids = anchors;
-  request.max_hops = 1;
-  request.max_triples = options.intent_budget;
-  request.max_fanout_per_node = 0;
-  request.allow_relations = std::move(known);
-  request.deadline = options.deadline;
-  IBGR_ASSIGN_OR_RETURN(CandidateSubgraph facts, source.Extract(request));
-  std::vector<TripleKey> candidates;
-  candidates.reserve(facts.heads.size());
-  for (size_t i = 0; i < facts.heads.size(); ++i) {
-    candidates.emplace_back(facts.heads[i], facts.relations[i], facts.tails[i]);
-  }
-  const absl::flat_hash_set<TripleKey> lent(candidates.begin(), candidates.end());
+  IBGR_ASSIGN_OR_RETURN(const std::vector<TripleKey> triples,
+                        ReadAskedTriples(source, options, anchors, sg));
+  const absl::flat_hash_set<TripleKey> lent(triples.begin(), triples.end());
   for (size_t i = 0; i < sg->heads.size(); ++i) {
     if (lent.contains(TripleKey{sg->heads[i], sg->relations[i], sg->tails[i]})) sg->hops[i] = 1;
   }
-  const int64_t added = AppendMissingHopOne(candidates, sg);
-  MergeRelationInfo(facts.relation_info, sg);
-  return added;
+  return AppendMissingHopOne(triples, sg);
 }
 
 // Per anchor, its is_a chain as indices into the subgraph's triples (AnchorChain).
