@@ -25,7 +25,8 @@
 //      under type 1) gets its anchors' triples of those relations (one more subgraph call, 1 hop,
 //      at most intent_budget), joined as hop-1 triples; those anchors then count as topics for
 //      the intent's answer triples (kept through pruning, feature 7). A topic with answers of its
-//      own does not borrow: hemophilia A's F8 is its answer, and its parent's F9 and F5 are not
+//      own does not borrow: hemophilia A's F8 is its answer, and its parent's SERPINC1 and F5 are
+//      not
 //   4. prune: keep only the `max_scored` triples the prior ranks best (ties: BFS order), so the
 //      MLP scores fewer candidates; pruned triples are dropped, not scored (the anchors' is_a
 //      chains and the intent's answer triples (relation asked for, touching a topic) are always

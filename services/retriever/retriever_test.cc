@@ -543,7 +543,7 @@ kgstore::KgData HemochromatosisKg() {
   return b.Finish();
 }
 
-class SparseTopicTest : public ::testing::Test {
+class TopicWithoutAnswersTest : public ::testing::Test {
  protected:
   void SetUp() override {
     store_ = kt::WriteAndOpen(HemochromatosisKg(), dir_.path());
@@ -574,7 +574,7 @@ class SparseTopicTest : public ::testing::Test {
   std::shared_ptr<InProcessSubgraphSource> source_;
 };
 
-TEST_F(SparseTopicTest, ATopicWithoutTheAskedRelationBorrowsItsParentsAnswers) {
+TEST_F(TopicWithoutAnswersTest, ATopicWithoutTheAskedRelationBorrowsItsParentsAnswers) {
   const CandidateSetOptions options = GeneQuestion();
   ASSERT_FALSE(options.intent_relations.empty());
   absl::StatusOr<CandidateSet> set = BuildCandidateSet(*source_, {Id("DOID:0111029")}, {}, options);
@@ -591,7 +591,7 @@ TEST_F(SparseTopicTest, ATopicWithoutTheAskedRelationBorrowsItsParentsAnswers) {
   }
 }
 
-TEST_F(SparseTopicTest, ATopicWithAnswersOfItsOwnBorrowsNothing) {
+TEST_F(TopicWithoutAnswersTest, ATopicWithAnswersOfItsOwnBorrowsNothing) {
   // The parent has four genes: its subtypes lend nothing, and type 3's TFR2 is no answer of it.
   absl::StatusOr<CandidateSet> set =
       BuildCandidateSet(*source_, {Id("DOID:2352")}, {}, GeneQuestion());
@@ -606,7 +606,7 @@ TEST_F(SparseTopicTest, ATopicWithAnswersOfItsOwnBorrowsNothing) {
   EXPECT_EQ(Answers(*set), std::vector<std::string>{"TFR2"});
 }
 
-TEST_F(SparseTopicTest, NoIntentOrNoExpansionMeansNoBorrowing) {
+TEST_F(TopicWithoutAnswersTest, NoIntentOrNoExpansionMeansNoBorrowing) {
   CandidateSetOptions no_intent = GeneQuestion();
   no_intent.intent_relations.clear();
   absl::StatusOr<CandidateSet> set =
@@ -638,7 +638,7 @@ class LendingCallFails : public InProcessSubgraphSource {
   uint32_t parent = 0;
 };
 
-TEST_F(SparseTopicTest, AFailedBorrowingCallIsSkippedNotFatal) {
+TEST_F(TopicWithoutAnswersTest, AFailedBorrowingCallIsSkippedNotFatal) {
   LendingCallFails source(store_);
   source.parent = Id("DOID:2352");
   absl::StatusOr<CandidateSet> set =
