@@ -119,8 +119,9 @@ struct CandidateSet {
   // chain, topic end first (empty when the chain is not whole in the subgraph).
   std::vector<uint32_t> anchors;
   std::vector<std::vector<uint32_t>> anchor_chains;
-  // Step 1c's anchors (global ids) that lent their answers to a topic the asked relations do
-  // not reach; empty when every topic had answers of its own (or no anchor, or no intent).
+  // Step 1c's anchors (global ids): those of the topics the asked relations do not reach, whose
+  // triples of those relations were read (none may exist); empty when every topic had answers of
+  // its own, when there was no anchor or no intent, or when the read failed.
   std::vector<uint32_t> lending_anchors;
   // Kept candidates of the intent's relations that touch a topic entity or a lending anchor
   // (feature 7): their indices, ascending, and how many.
