@@ -14,6 +14,7 @@
 #include "common/arena_message.h"
 #include "common/client.h"
 #include "common/grpc_status.h"
+#include "common/interned_evidence.h"
 #include "common/question_intent.h"
 #include "common/question_intent_proto.h"
 #include "common/server_interceptor.h"
@@ -330,14 +331,24 @@ grpc::Status AnswerPipeline::Retrieve(const grpc::ServerContextBase& context, ab
   if (ibrp) retrieve.set_scorer_variant(p.scorer_variant());
   SetIntent(*response, retrieve.mutable_intent(), &retrieve);
 
+  // Over the network the evidence comes interned (each entity, relation and source once) and is
+  // expanded here; in process it is built as triples and moved.
+  if (!direct_.retrieve) retrieve.set_evidence_layout(pb::EVIDENCE_LAYOUT_INTERNED);
+
   const absl::Duration budget = StageBudget(deadline, config_.retrieve_share, config_.retrieve_cap);
   common::ArenaMessage<pb::RetrieveResponse> arena_retrieved(response->GetArena());
   pb::RetrieveResponse& retrieved = *arena_retrieved;
-  const grpc::Status status =
+  grpc::Status status =
       direct_.retrieve
           ? direct_.retrieve(common::MakeDirectCall(context, budget), retrieve, &retrieved)
           : retriever_->Retrieve(common::MakeChildContext(context, budget).get(), retrieve,
                                  &retrieved);
+  if (status.ok() && retrieved.has_interned_evidence()) {
+    // A retriever that predates the layout answers with `triples`, which are used as they are.
+    const absl::Status expanded =
+        common::ExpandInternedEvidence(retrieved.interned_evidence(), retrieved.mutable_triples());
+    if (!expanded.ok()) status = common::ToGrpcStatus(expanded);
+  }
   if (status.ok()) {
     *response->mutable_evidence() = std::move(*retrieved.mutable_triples());
     *response->mutable_paths() = std::move(*retrieved.mutable_paths());

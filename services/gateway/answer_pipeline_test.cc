@@ -67,12 +67,19 @@ class FakeAlignment final : public pb::AlignmentService::Service {
 };
 
 // Records the last request; serves only the residual scorer, as a version without the plain
-// one would.
+// one would. Answers with whole triples (as a retriever that predates the interned layout does)
+// unless told to answer in the interned layout, well formed or not.
 class FakeRetriever final : public pb::RetrieverService::Service {
  public:
+  enum class Layout { kTriples, kInterned, kInternedOutOfRange };
+
   pb::RetrieveRequest last() {
     std::lock_guard<std::mutex> lock(mu_);
     return last_;
+  }
+  void set_layout(Layout layout) {
+    std::lock_guard<std::mutex> lock(mu_);
+    layout_ = layout;
   }
 
  private:
@@ -87,11 +94,33 @@ class FakeRetriever final : public pb::RetrieverService::Service {
           grpc::StatusCode::FAILED_PRECONDITION,
           "scorer_variant: model version 1 has no plain scorer (it holds residual)");
     }
-    pb::EvidenceTriple* t = response->add_triples();
-    t->mutable_head()->set_name("metformin");
-    t->set_relation("drug treats disease");
-    t->mutable_tail()->set_name("type 2 diabetes mellitus");
-    t->set_score(0.9f);
+    Layout layout;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      layout = layout_;
+    }
+    if (layout == Layout::kTriples) {
+      pb::EvidenceTriple* t = response->add_triples();
+      t->mutable_head()->set_name("metformin");
+      t->set_relation("drug treats disease");
+      t->mutable_tail()->set_name("type 2 diabetes mellitus");
+      t->set_score(0.9f);
+    } else {
+      pb::InternedEvidence* evidence = response->mutable_interned_evidence();
+      evidence->add_entities()->set_name("metformin");
+      evidence->add_entities()->set_name("type 2 diabetes mellitus");
+      evidence->add_relations("drug treats disease");
+      evidence->add_relation_descriptions("");
+      evidence->add_sources("hetionet");
+      evidence->add_licenses("CC0");
+      for (int i = 0; i < 2; ++i) {
+        pb::InternedTriple* t = evidence->add_triples();
+        t->set_head(layout == Layout::kInternedOutOfRange && i == 1 ? 5 : 0);
+        t->set_tail(1);
+        t->add_sources(0);
+        t->set_score(0.9f - 0.1f * static_cast<float>(i));
+      }
+    }
     response->set_model_version("1");
     if (request->mode() == pb::SCORING_MODE_IBRP) {
       response->set_scorer_variant(pb::SCORER_VARIANT_RESIDUAL);
@@ -101,6 +130,7 @@ class FakeRetriever final : public pb::RetrieverService::Service {
 
   std::mutex mu_;
   pb::RetrieveRequest last_;
+  Layout layout_ = Layout::kTriples;
 };
 
 class FakeReasoner final : public pb::ReasonerService::Service {
@@ -182,6 +212,8 @@ TEST_F(AnswerPipelineTest, DirectCallsReplaceTheChannelsAndDegradeAlike) {
                                   const pb::RetrieveRequest& request,
                                   pb::RetrieveResponse* response) {
     calls.push_back(absl::StrCat("retrieve:", request.topic_entity_ids(0)));
+    // In process the triples are built whole and moved: nothing to intern.
+    EXPECT_EQ(request.evidence_layout(), pb::EVIDENCE_LAYOUT_UNSPECIFIED);
     retrieve_deadline = call.deadline;
     response->add_triples()->set_relation("direct evidence");
     return retrieve_status;
@@ -221,6 +253,41 @@ TEST_F(AnswerPipelineTest, DirectCallsReplaceTheChannelsAndDegradeAlike) {
   ASSERT_EQ(response.degraded_size(), 1);
   EXPECT_EQ(response.degraded(0).component(), "retriever");
   EXPECT_THAT(response.degraded(0).reason(), HasSubstr("retriever down"));
+}
+
+// Over the network the gateway asks for the interned layout and expands it; a retriever that
+// answers with whole triples (one that predates the layout) is used as it is; a malformed
+// interned answer is a failed retriever call, degraded and explained, never a crash.
+TEST_F(AnswerPipelineTest, AsksARemoteRetrieverForInternedEvidenceAndExpandsIt) {
+  pb::AnswerResponse response;
+  ASSERT_OK(Answer(PipelineConfig(), Question(), &response));
+  EXPECT_EQ(retriever_.last().evidence_layout(), pb::EVIDENCE_LAYOUT_INTERNED);
+  ASSERT_EQ(response.evidence_size(), 1);  // the old layout, as sent
+  EXPECT_EQ(response.evidence(0).head().name(), "metformin");
+
+  retriever_.set_layout(FakeRetriever::Layout::kInterned);
+  response.Clear();
+  ASSERT_OK(Answer(PipelineConfig(), Question(), &response));
+  ASSERT_EQ(response.evidence_size(), 2);
+  for (const pb::EvidenceTriple& t : response.evidence()) {
+    EXPECT_EQ(t.head().name(), "metformin");
+    EXPECT_EQ(t.relation(), "drug treats disease");
+    EXPECT_EQ(t.tail().name(), "type 2 diabetes mellitus");
+    EXPECT_EQ(t.source(), "hetionet");
+    EXPECT_THAT(t.licenses(), ::testing::ElementsAre("CC0"));
+  }
+  EXPECT_FLOAT_EQ(response.evidence(1).score(), 0.8f);
+  EXPECT_EQ(response.degraded_size(), 0);
+  EXPECT_EQ(reasoner_.last().evidence_size(), 2);  // the reasoner read the expanded triples
+
+  retriever_.set_layout(FakeRetriever::Layout::kInternedOutOfRange);
+  response.Clear();
+  ASSERT_OK(Answer(PipelineConfig(), Question(), &response));
+  EXPECT_EQ(response.evidence_size(), 0);  // no kgstore here for the shortest-path fallback
+  ASSERT_EQ(response.degraded_size(), 1);
+  EXPECT_EQ(response.degraded(0).component(), "retriever");
+  EXPECT_THAT(response.degraded(0).reason(),
+              HasSubstr("interned_evidence.triples[1].head: 5 is out of range (2 entities)"));
 }
 
 TEST_F(AnswerPipelineTest, SendsZeroCandidatesSoTheRetrieverUsesItsTrainedCap) {

@@ -7,6 +7,7 @@
 #include "absl/time/time.h"
 #include "common/blocking_reactor.h"
 #include "common/grpc_status.h"
+#include "common/interned_evidence.h"
 #include "common/question_intent_proto.h"
 #include "common/status_macros.h"
 
@@ -107,8 +108,7 @@ void FillSources(const TripleSources& from, pb::EvidenceTriple* e) {
   e->set_source_note(from.note);
 }
 
-void ToProto(const RetrieveResult& result, const std::string& device,
-             pb::RetrieveResponse* response) {
+void AddTriples(const RetrieveResult& result, pb::RetrieveResponse* response) {
   response->mutable_triples()->Reserve(static_cast<int>(result.triples.size()));
   for (size_t i = 0; i < result.triples.size(); ++i) {
     const ScoredTriple& t = result.triples[i];
@@ -123,6 +123,46 @@ void ToProto(const RetrieveResult& result, const std::string& device,
     }
     e->set_score(t.score);
     e->set_hop(t.hop);
+  }
+}
+
+// The same triples as AddTriples, each entity, relation and (source, licence) pair once
+// (EVIDENCE_LAYOUT_INTERNED; common::ExpandInternedEvidence gives AddTriples' triples back).
+void AddInternedTriples(const RetrieveResult& result, pb::InternedEvidence* out) {
+  common::EvidenceInterner interner(out);
+  out->mutable_triples()->Reserve(static_cast<int>(result.triples.size()));
+  const auto entity = [&](uint32_t id) {
+    return interner.Entity(id, [&](pb::EntityRef* ref) { FillRef(result, id, ref); });
+  };
+  static const RelationInfo kUnknownRelation;
+  for (size_t i = 0; i < result.triples.size(); ++i) {
+    const ScoredTriple& t = result.triples[i];
+    pb::InternedTriple* e = interner.AddTriple();
+    if (i < result.triple_sources.size()) {
+      const TripleSources& from = result.triple_sources[i];
+      for (size_t s = 0; s < from.sources.size(); ++s) {
+        e->add_sources(interner.Source(
+            from.sources[s], s < from.licenses.size() ? from.licenses[s] : absl::string_view()));
+      }
+      if (!std::isnan(from.score)) e->set_source_score(from.score);
+      e->set_source_note(from.note);
+    }
+    e->set_head(entity(t.head));
+    e->set_tail(entity(t.tail));
+    auto rel = result.relations.find(t.relation);
+    const RelationInfo& info = rel == result.relations.end() ? kUnknownRelation : rel->second;
+    e->set_relation(interner.Relation(t.relation, info.name, info.description));
+    e->set_score(t.score);
+    e->set_hop(t.hop);
+  }
+}
+
+void ToProto(const RetrieveResult& result, const std::string& device, pb::EvidenceLayout layout,
+             pb::RetrieveResponse* response) {
+  if (layout == pb::EVIDENCE_LAYOUT_INTERNED) {
+    AddInternedTriples(result, response->mutable_interned_evidence());
+  } else {
+    AddTriples(result, response);
   }
   for (const ScoredPath& p : result.paths) {
     pb::ReasoningPath* out = response->add_paths();
@@ -180,7 +220,7 @@ grpc::Status RetrieverServiceImpl::RetrieveDirect(const common::DirectCall& call
   }
   std::shared_ptr<const RetrieverModel> model = retriever_->model();
   const std::string device = model == nullptr ? "cpu" : model->device();
-  ToProto(*result, device, response);
+  ToProto(*result, device, request.evidence_layout(), response);
   return grpc::Status::OK;
 }
 

@@ -7,6 +7,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/interned_evidence.h"
 #include "common/test_util/status_matchers.h"
 #include "gmock/gmock.h"
 #include "grpc/health/v1/health.grpc.pb.h"
@@ -428,6 +429,40 @@ std::vector<float> Scores(const pb::RetrieveResponse& resp) {
   std::vector<float> out;
   for (const pb::EvidenceTriple& t : resp.triples()) out.push_back(t.score());
   return out;
+}
+
+TEST(RetrieverServiceTest, InternedEvidenceExpandsToTheSameTriples) {
+  // EVIDENCE_LAYOUT_INTERNED (what the gateway asks for over the network) carries each entity,
+  // relation and source once; expanded, it is exactly the default layout's evidence.
+  kt::ScratchDir dir;
+  auto server = StartServedSmallKg(dir.path());
+  ASSERT_OK(server);
+  auto stub = Stub((*server)->port());
+  pb::RetrieveRequest req = DiabetesRequest();
+  req.set_top_k(20);
+  auto full = CallRetrieve(*stub, req);
+  req.set_evidence_layout(pb::EVIDENCE_LAYOUT_INTERNED);
+  auto interned = CallRetrieve(*stub, req);
+  ASSERT_OK(full);
+  ASSERT_OK(interned);
+  ASSERT_GT(full->triples_size(), 5);
+  EXPECT_FALSE(full->has_interned_evidence());
+  EXPECT_EQ(interned->triples_size(), 0);
+  const pb::InternedEvidence& evidence = interned->interned_evidence();
+  ASSERT_EQ(evidence.triples_size(), full->triples_size());
+  // Every entity once: fewer than the two slots per triple (the topic is in many of them).
+  EXPECT_LT(evidence.entities_size(), 2 * evidence.triples_size());
+  EXPECT_LT(evidence.relations_size(), evidence.triples_size());
+  EXPECT_GT(evidence.sources_size(), 0);
+
+  pb::RetrieveResponse expanded = *interned;
+  ASSERT_OK(common::ExpandInternedEvidence(evidence, expanded.mutable_triples()));
+  expanded.clear_interned_evidence();
+  expanded.clear_timings();
+  full->clear_timings();
+  EXPECT_EQ(expanded.SerializeAsString(), full->SerializeAsString())
+      << expanded.DebugString() << "\n---\n"
+      << full->DebugString();
 }
 
 TEST(RetrieverServiceTest, ServesEitherScorerVariantPerRequest) {

@@ -14,33 +14,39 @@ _sym_db = _symbol_database.Default()
 from ibgraphrag.v1 import common_pb2 as ibgraphrag_dot_v1_dot_common__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1dibgraphrag/v1/retriever.proto\x12\ribgraphrag.v1\x1a\x1aibgraphrag/v1/common.proto\"\x85\x03\n\x0fRetrieveRequest\x12\x10\n\x08question\x18\x01 \x01(\t\x12\x18\n\x10topic_entity_ids\x18\x02 \x03(\r\x12\x1a\n\x12topic_external_ids\x18\x03 \x03(\t\x12\r\n\x05top_k\x18\x04 \x01(\r\x12\x10\n\x08max_hops\x18\x05 \x01(\r\x12\x16\n\x0emax_candidates\x18\x06 \x01(\r\x12(\n\x04mode\x18\x07 \x01(\x0e\x32\x1a.ibgraphrag.v1.ScoringMode\x12\x11\n\tmax_paths\x18\x08 \x01(\r\x12\x34\n\x0escorer_variant\x18\t \x01(\x0e\x32\x1c.ibgraphrag.v1.ScorerVariant\x12\x1f\n\x12ontology_expansion\x18\n \x01(\x08H\x00\x88\x01\x01\x12-\n\x06intent\x18\x0b \x01(\x0b\x32\x1d.ibgraphrag.v1.QuestionIntent\x12\x17\n\x0fintent_disabled\x18\x0c \x01(\x08\x42\x15\n\x13_ontology_expansion\"\x88\x04\n\x10RetrieveResponse\x12.\n\x07triples\x18\x01 \x03(\x0b\x32\x1d.ibgraphrag.v1.EvidenceTriple\x12+\n\x05paths\x18\x02 \x03(\x0b\x32\x1c.ibgraphrag.v1.ReasoningPath\x12\x18\n\x10subgraph_triples\x18\x03 \x01(\r\x12\x19\n\x11subgraph_entities\x18\x04 \x01(\r\x12\x1a\n\x12subgraph_truncated\x18\x05 \x01(\x08\x12+\n\x07timings\x18\x06 \x03(\x0b\x32\x1a.ibgraphrag.v1.StageTiming\x12\x15\n\rmodel_version\x18\x07 \x01(\t\x12\x12\n\nkg_version\x18\x08 \x01(\t\x12(\n\x04mode\x18\t \x01(\x0e\x32\x1a.ibgraphrag.v1.ScoringMode\x12\x18\n\x10topic_entity_ids\x18\n \x03(\r\x12\x1d\n\x15unembedded_candidates\x18\x0b \x01(\r\x12\x0e\n\x06\x64\x65vice\x18\x0c \x01(\t\x12\x34\n\x0escorer_variant\x18\r \x01(\x0e\x32\x1c.ibgraphrag.v1.ScorerVariant\x12\x16\n\x0emax_candidates\x18\x0e \x01(\r\x12-\n\x06intent\x18\x0f \x01(\x0b\x32\x1d.ibgraphrag.v1.QuestionIntent\"9\n\tTripleRef\x12\x0c\n\x04head\x18\x01 \x01(\r\x12\x10\n\x08relation\x18\x02 \x01(\r\x12\x0c\n\x04tail\x18\x03 \x01(\r\"l\n\x13ScoreTriplesRequest\x12\x10\n\x08question\x18\x01 \x01(\t\x12\x18\n\x10topic_entity_ids\x18\x02 \x03(\r\x12)\n\x07triples\x18\x03 \x03(\x0b\x32\x18.ibgraphrag.v1.TripleRef\"=\n\x14ScoreTriplesResponse\x12\x0e\n\x06scores\x18\x01 \x03(\x02\x12\x15\n\rmodel_version\x18\x02 \x01(\t\"y\n\x18RetrieveDocumentsRequest\x12\x10\n\x08question\x18\x01 \x01(\t\x12\r\n\x05top_n\x18\x02 \x01(\r\x12\x10\n\x08rerank_k\x18\x03 \x01(\r\x12\x18\n\x10topic_entity_ids\x18\x04 \x03(\r\x12\x10\n\x08reranker\x18\x05 \x01(\t\"\x8a\x01\n\x10SubgraphDocument\x12\r\n\x05index\x18\x01 \x01(\r\x12\x0c\n\x04text\x18\x02 \x01(\t\x12.\n\x07triples\x18\x03 \x03(\x0b\x32\x1d.ibgraphrag.v1.EvidenceTriple\x12\x13\n\x0b\x64\x65nse_score\x18\x04 \x01(\x02\x12\x14\n\x0crerank_score\x18\x05 \x01(\x02\"\xbe\x01\n\x19RetrieveDocumentsResponse\x12\x32\n\tdocuments\x18\x01 \x03(\x0b\x32\x1f.ibgraphrag.v1.SubgraphDocument\x12\x19\n\x11\x64ocuments_version\x18\x02 \x01(\t\x12\x12\n\nkg_version\x18\x03 \x01(\t\x12\x12\n\nencoder_id\x18\x04 \x01(\t\x12\x13\n\x0breranked_by\x18\x05 \x01(\t\x12\x15\n\rmodel_version\x18\x06 \x01(\t*{\n\x0bScoringMode\x12\x1c\n\x18SCORING_MODE_UNSPECIFIED\x10\x00\x12\x15\n\x11SCORING_MODE_IBRP\x10\x01\x12\x1e\n\x1aSCORING_MODE_SHORTEST_PATH\x10\x02\x12\x17\n\x13SCORING_MODE_COSINE\x10\x03*f\n\rScorerVariant\x12\x1e\n\x1aSCORER_VARIANT_UNSPECIFIED\x10\x00\x12\x1b\n\x17SCORER_VARIANT_RESIDUAL\x10\x01\x12\x18\n\x14SCORER_VARIANT_PLAIN\x10\x02\x32\xa0\x02\n\x10RetrieverService\x12K\n\x08Retrieve\x12\x1e.ibgraphrag.v1.RetrieveRequest\x1a\x1f.ibgraphrag.v1.RetrieveResponse\x12W\n\x0cScoreTriples\x12\".ibgraphrag.v1.ScoreTriplesRequest\x1a#.ibgraphrag.v1.ScoreTriplesResponse\x12\x66\n\x11RetrieveDocuments\x12\'.ibgraphrag.v1.RetrieveDocumentsRequest\x1a(.ibgraphrag.v1.RetrieveDocumentsResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1dibgraphrag/v1/retriever.proto\x12\ribgraphrag.v1\x1a\x1aibgraphrag/v1/common.proto\"\xbd\x03\n\x0fRetrieveRequest\x12\x10\n\x08question\x18\x01 \x01(\t\x12\x18\n\x10topic_entity_ids\x18\x02 \x03(\r\x12\x1a\n\x12topic_external_ids\x18\x03 \x03(\t\x12\r\n\x05top_k\x18\x04 \x01(\r\x12\x10\n\x08max_hops\x18\x05 \x01(\r\x12\x16\n\x0emax_candidates\x18\x06 \x01(\r\x12(\n\x04mode\x18\x07 \x01(\x0e\x32\x1a.ibgraphrag.v1.ScoringMode\x12\x11\n\tmax_paths\x18\x08 \x01(\r\x12\x34\n\x0escorer_variant\x18\t \x01(\x0e\x32\x1c.ibgraphrag.v1.ScorerVariant\x12\x1f\n\x12ontology_expansion\x18\n \x01(\x08H\x00\x88\x01\x01\x12-\n\x06intent\x18\x0b \x01(\x0b\x32\x1d.ibgraphrag.v1.QuestionIntent\x12\x17\n\x0fintent_disabled\x18\x0c \x01(\x08\x12\x36\n\x0f\x65vidence_layout\x18\r \x01(\x0e\x32\x1d.ibgraphrag.v1.EvidenceLayoutB\x15\n\x13_ontology_expansion\"\xc3\x01\n\x10InternedEvidence\x12*\n\x08\x65ntities\x18\x01 \x03(\x0b\x32\x18.ibgraphrag.v1.EntityRef\x12\x11\n\trelations\x18\x02 \x03(\t\x12\x1d\n\x15relation_descriptions\x18\x03 \x03(\t\x12\x0f\n\x07sources\x18\x04 \x03(\t\x12\x10\n\x08licenses\x18\x05 \x03(\t\x12.\n\x07triples\x18\x06 \x03(\x0b\x32\x1d.ibgraphrag.v1.InternedTriple\"\xac\x01\n\x0eInternedTriple\x12\x0c\n\x04head\x18\x01 \x01(\r\x12\x0c\n\x04tail\x18\x02 \x01(\r\x12\x10\n\x08relation\x18\x03 \x01(\r\x12\r\n\x05score\x18\x04 \x01(\x02\x12\x0b\n\x03hop\x18\x05 \x01(\r\x12\x0f\n\x07sources\x18\x06 \x03(\r\x12\x19\n\x0csource_score\x18\x07 \x01(\x02H\x00\x88\x01\x01\x12\x13\n\x0bsource_note\x18\x08 \x01(\tB\x0f\n\r_source_score\"\xc4\x04\n\x10RetrieveResponse\x12.\n\x07triples\x18\x01 \x03(\x0b\x32\x1d.ibgraphrag.v1.EvidenceTriple\x12+\n\x05paths\x18\x02 \x03(\x0b\x32\x1c.ibgraphrag.v1.ReasoningPath\x12\x18\n\x10subgraph_triples\x18\x03 \x01(\r\x12\x19\n\x11subgraph_entities\x18\x04 \x01(\r\x12\x1a\n\x12subgraph_truncated\x18\x05 \x01(\x08\x12+\n\x07timings\x18\x06 \x03(\x0b\x32\x1a.ibgraphrag.v1.StageTiming\x12\x15\n\rmodel_version\x18\x07 \x01(\t\x12\x12\n\nkg_version\x18\x08 \x01(\t\x12(\n\x04mode\x18\t \x01(\x0e\x32\x1a.ibgraphrag.v1.ScoringMode\x12\x18\n\x10topic_entity_ids\x18\n \x03(\r\x12\x1d\n\x15unembedded_candidates\x18\x0b \x01(\r\x12\x0e\n\x06\x64\x65vice\x18\x0c \x01(\t\x12\x34\n\x0escorer_variant\x18\r \x01(\x0e\x32\x1c.ibgraphrag.v1.ScorerVariant\x12\x16\n\x0emax_candidates\x18\x0e \x01(\r\x12-\n\x06intent\x18\x0f \x01(\x0b\x32\x1d.ibgraphrag.v1.QuestionIntent\x12:\n\x11interned_evidence\x18\x10 \x01(\x0b\x32\x1f.ibgraphrag.v1.InternedEvidence\"9\n\tTripleRef\x12\x0c\n\x04head\x18\x01 \x01(\r\x12\x10\n\x08relation\x18\x02 \x01(\r\x12\x0c\n\x04tail\x18\x03 \x01(\r\"l\n\x13ScoreTriplesRequest\x12\x10\n\x08question\x18\x01 \x01(\t\x12\x18\n\x10topic_entity_ids\x18\x02 \x03(\r\x12)\n\x07triples\x18\x03 \x03(\x0b\x32\x18.ibgraphrag.v1.TripleRef\"=\n\x14ScoreTriplesResponse\x12\x0e\n\x06scores\x18\x01 \x03(\x02\x12\x15\n\rmodel_version\x18\x02 \x01(\t\"y\n\x18RetrieveDocumentsRequest\x12\x10\n\x08question\x18\x01 \x01(\t\x12\r\n\x05top_n\x18\x02 \x01(\r\x12\x10\n\x08rerank_k\x18\x03 \x01(\r\x12\x18\n\x10topic_entity_ids\x18\x04 \x03(\r\x12\x10\n\x08reranker\x18\x05 \x01(\t\"\x8a\x01\n\x10SubgraphDocument\x12\r\n\x05index\x18\x01 \x01(\r\x12\x0c\n\x04text\x18\x02 \x01(\t\x12.\n\x07triples\x18\x03 \x03(\x0b\x32\x1d.ibgraphrag.v1.EvidenceTriple\x12\x13\n\x0b\x64\x65nse_score\x18\x04 \x01(\x02\x12\x14\n\x0crerank_score\x18\x05 \x01(\x02\"\xbe\x01\n\x19RetrieveDocumentsResponse\x12\x32\n\tdocuments\x18\x01 \x03(\x0b\x32\x1f.ibgraphrag.v1.SubgraphDocument\x12\x19\n\x11\x64ocuments_version\x18\x02 \x01(\t\x12\x12\n\nkg_version\x18\x03 \x01(\t\x12\x12\n\nencoder_id\x18\x04 \x01(\t\x12\x13\n\x0breranked_by\x18\x05 \x01(\t\x12\x15\n\rmodel_version\x18\x06 \x01(\t*{\n\x0bScoringMode\x12\x1c\n\x18SCORING_MODE_UNSPECIFIED\x10\x00\x12\x15\n\x11SCORING_MODE_IBRP\x10\x01\x12\x1e\n\x1aSCORING_MODE_SHORTEST_PATH\x10\x02\x12\x17\n\x13SCORING_MODE_COSINE\x10\x03*f\n\rScorerVariant\x12\x1e\n\x1aSCORER_VARIANT_UNSPECIFIED\x10\x00\x12\x1b\n\x17SCORER_VARIANT_RESIDUAL\x10\x01\x12\x18\n\x14SCORER_VARIANT_PLAIN\x10\x02*O\n\x0e\x45videnceLayout\x12\x1f\n\x1b\x45VIDENCE_LAYOUT_UNSPECIFIED\x10\x00\x12\x1c\n\x18\x45VIDENCE_LAYOUT_INTERNED\x10\x01\x32\xa0\x02\n\x10RetrieverService\x12K\n\x08Retrieve\x12\x1e.ibgraphrag.v1.RetrieveRequest\x1a\x1f.ibgraphrag.v1.RetrieveResponse\x12W\n\x0cScoreTriples\x12\".ibgraphrag.v1.ScoreTriplesRequest\x1a#.ibgraphrag.v1.ScoreTriplesResponse\x12\x66\n\x11RetrieveDocuments\x12\'.ibgraphrag.v1.RetrieveDocumentsRequest\x1a(.ibgraphrag.v1.RetrieveDocumentsResponseb\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'ibgraphrag.v1.retriever_pb2', globals())
 if _descriptor._USE_C_DESCRIPTORS == False:
 
   DESCRIPTOR._options = None
-  _SCORINGMODE._serialized_start=1680
-  _SCORINGMODE._serialized_end=1803
-  _SCORERVARIANT._serialized_start=1805
-  _SCORERVARIANT._serialized_end=1907
+  _SCORINGMODE._serialized_start=2169
+  _SCORINGMODE._serialized_end=2292
+  _SCORERVARIANT._serialized_start=2294
+  _SCORERVARIANT._serialized_end=2396
+  _EVIDENCELAYOUT._serialized_start=2398
+  _EVIDENCELAYOUT._serialized_end=2477
   _RETRIEVEREQUEST._serialized_start=77
-  _RETRIEVEREQUEST._serialized_end=466
-  _RETRIEVERESPONSE._serialized_start=469
-  _RETRIEVERESPONSE._serialized_end=989
-  _TRIPLEREF._serialized_start=991
-  _TRIPLEREF._serialized_end=1048
-  _SCORETRIPLESREQUEST._serialized_start=1050
-  _SCORETRIPLESREQUEST._serialized_end=1158
-  _SCORETRIPLESRESPONSE._serialized_start=1160
-  _SCORETRIPLESRESPONSE._serialized_end=1221
-  _RETRIEVEDOCUMENTSREQUEST._serialized_start=1223
-  _RETRIEVEDOCUMENTSREQUEST._serialized_end=1344
-  _SUBGRAPHDOCUMENT._serialized_start=1347
-  _SUBGRAPHDOCUMENT._serialized_end=1485
-  _RETRIEVEDOCUMENTSRESPONSE._serialized_start=1488
-  _RETRIEVEDOCUMENTSRESPONSE._serialized_end=1678
-  _RETRIEVERSERVICE._serialized_start=1910
-  _RETRIEVERSERVICE._serialized_end=2198
+  _RETRIEVEREQUEST._serialized_end=522
+  _INTERNEDEVIDENCE._serialized_start=525
+  _INTERNEDEVIDENCE._serialized_end=720
+  _INTERNEDTRIPLE._serialized_start=723
+  _INTERNEDTRIPLE._serialized_end=895
+  _RETRIEVERESPONSE._serialized_start=898
+  _RETRIEVERESPONSE._serialized_end=1478
+  _TRIPLEREF._serialized_start=1480
+  _TRIPLEREF._serialized_end=1537
+  _SCORETRIPLESREQUEST._serialized_start=1539
+  _SCORETRIPLESREQUEST._serialized_end=1647
+  _SCORETRIPLESRESPONSE._serialized_start=1649
+  _SCORETRIPLESRESPONSE._serialized_end=1710
+  _RETRIEVEDOCUMENTSREQUEST._serialized_start=1712
+  _RETRIEVEDOCUMENTSREQUEST._serialized_end=1833
+  _SUBGRAPHDOCUMENT._serialized_start=1836
+  _SUBGRAPHDOCUMENT._serialized_end=1974
+  _RETRIEVEDOCUMENTSRESPONSE._serialized_start=1977
+  _RETRIEVEDOCUMENTSRESPONSE._serialized_end=2167
+  _RETRIEVERSERVICE._serialized_start=2480
+  _RETRIEVERSERVICE._serialized_end=2768
 # @@protoc_insertion_point(module_scope)
