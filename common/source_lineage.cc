@@ -23,6 +23,9 @@ constexpr LineageRule kRules[] = {
     {"hetionet", "drug treats disease", "pharmacotherapydb"},
     {"hetionet", "drug palliates disease", "pharmacotherapydb"},
     {"hetionet", "pharmacologic class includes drug", "drugcentral-classes"},
+    // DrugBank's categories join only classes DrugCentral named, and both take MeSH's
+    // pharmacological actions from MeSH.
+    {"drugbank-categories", "pharmacologic class includes drug", "drugcentral-classes"},
     {"hetionet", "gene interacts with gene", "ppi-hetio-ind"},
     {"hetionet", "gene participates in biological process", "go-annotations"},
     {"hetionet", "gene participates in cellular component", "go-annotations"},

@@ -10,6 +10,7 @@
 #include "absl/cleanup/cleanup.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -63,6 +64,9 @@ absl::Status AddDrugBankRecord(const common::DelimitedRecord& record, KgBuilder&
       join.marketed.insert(f[0]);
       break;
     }
+  }
+  for (absl::string_view category : absl::StrSplit(f[5], '|', absl::SkipWhitespace())) {
+    join.categories[f[0]].emplace_back(absl::StripAsciiWhitespace(category));
   }
   return absl::OkStatus();
 }
@@ -127,6 +131,8 @@ absl::Status ImportDrugBankDrugs(const std::string& path, KgBuilder& builder,
     IBGR_RETURN_IF_ERROR(AddDrugBankRecord(records[i], builder, ctx, join));
   }
   ctx.report().sha256 = common::Sha256Hex(text);
+  join.drugbank_drugs_path = path;
+  join.drugbank_drugs_sha256 = ctx.report().sha256;
   builder.AddReport(std::move(ctx.report()));
   return absl::OkStatus();
 }
@@ -368,6 +374,57 @@ absl::Status ImportDrugCentralClasses(const std::string& path, KgBuilder& builde
         }
         return absl::OkStatus();
       });
+}
+
+absl::Status ImportDrugBankCategories(KgBuilder& builder, const DrugJoin& join) {
+  constexpr absl::string_view kSource = "drugbank-categories";
+  const SourceId source = builder.AddSource(BuilderArg(kSource), BuilderArg(kDrugBankLicense));
+  const RelationId relation = AddKnownRelation(builder, "pharmacologic class includes drug");
+  SourceReport report;
+  report.source = std::string(kSource);
+  report.path = join.drugbank_drugs_path;  // read again, from DrugJoin
+  report.sha256 = join.drugbank_drugs_sha256;
+  // The classes by lower-case name; a name two classes share (an NDF-RT and a MeSH entry) names
+  // both.
+  absl::flat_hash_map<std::string, std::vector<EntityId>> classes;
+  for (size_t id = 0; id < builder.num_entities(); ++id) {
+    const Entity& e = builder.entity(static_cast<EntityId>(id));
+    if (e.type == "pharmacologic_class") {
+      classes[absl::AsciiStrToLower(e.name)].push_back(static_cast<EntityId>(id));
+    }
+  }
+  // (class, drug) pairs in a stable order, then each class's size as DrugBank draws it.
+  std::vector<std::pair<EntityId, EntityId>> pairs;
+  std::vector<std::string> ids;
+  for (const auto& [id, categories] : join.categories) ids.push_back(id);
+  std::sort(ids.begin(), ids.end());
+  for (const std::string& id : ids) {
+    const std::optional<EntityId> drug = builder.Resolve(BuilderArg(DrugBankExternalId(id)));
+    for (const std::string& category : join.categories.at(id)) {
+      ++report.rows_read;
+      const auto named = classes.find(absl::AsciiStrToLower(category));
+      if (!drug.has_value() || named == classes.end()) {
+        ++report.unmapped_ids;
+        continue;
+      }
+      for (EntityId pharmacologic_class : named->second) {
+        pairs.emplace_back(pharmacologic_class, *drug);
+      }
+    }
+  }
+  std::sort(pairs.begin(), pairs.end());
+  pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
+  absl::flat_hash_map<EntityId, int> members;
+  for (const auto& [pharmacologic_class, drug] : pairs) ++members[pharmacologic_class];
+  for (const auto& [pharmacologic_class, drug] : pairs) {
+    const int n = members[pharmacologic_class];
+    const bool added =
+        builder.AddTriple(pharmacologic_class, relation, drug, source, static_cast<float>(1.0 / n),
+                          BuilderArg(absl::StrCat("DrugBank category of ", n, " drugs")));
+    ++(added ? report.triples_added : report.triples_merged);
+  }
+  builder.AddReport(std::move(report));
+  return absl::OkStatus();
 }
 
 absl::Status ImportDrugCentralIndications(const std::string& path, KgBuilder& builder,

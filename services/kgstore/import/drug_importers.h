@@ -36,12 +36,17 @@ struct DrugJoin {
   // names, or its marketed entries when it names several (all of them when none is marketed), and
   // none when that leaves more than kMaxDrugsPerLabel.
   absl::flat_hash_map<std::string, std::vector<EntityId>> stitch;
+  // DrugBank id -> its categories in drugbank-drugs.tsv (MeSH pharmacological actions and
+  // DrugBank's own groupings), for ImportDrugBankCategories.
+  absl::flat_hash_map<std::string, std::vector<std::string>> categories;
+  // The file they came from and its SHA-256, for ImportDrugBankCategories' report.
+  std::string drugbank_drugs_path, drugbank_drugs_sha256;
 };
 
 // drugbank-drugs.tsv (drugbank_id, name, type, groups, atc_codes, categories, inchikey, inchi,
 // description; RFC 4180 quoting, descriptions span lines): one compound per drug, the description
-// as definition, "InChIKey:<key>" as alias; marketed drugs into `join.marketed`. Licence CC BY-NC
-// 4.0. No triples.
+// as definition, "InChIKey:<key>" as alias; marketed drugs into `join.marketed`, categories into
+// `join.categories`. Licence CC BY-NC 4.0. No triples.
 absl::Status ImportDrugBankDrugs(const std::string& path, KgBuilder& builder,
                                  const ImportOptions& options, DrugJoin& join);
 
@@ -90,6 +95,18 @@ absl::Status ImportDrugCentralTargets(const std::string& path, KgBuilder& builde
 // (MeSH pharmacological actions), CHEBI:... kept.
 absl::Status ImportDrugCentralClasses(const std::string& path, KgBuilder& builder,
                                       const ImportOptions& options);
+
+// DrugBank's categories of a drug (`join.categories`, from ImportDrugBankDrugs) as "pharmacologic
+// class includes drug" (source drugbank-categories), for the categories that name a pharmacologic
+// class already in the KG (case-insensitively: "Anticoagulants" is DrugCentral's MeSH class
+// MESH:D000925). DrugCentral's class file leaves many marketed drugs with no class at all
+// (heparin among them, whose categories are Fibrinolytic Agents, Anticoagulants and Heparins).
+// Categories that name no class ("Heparins", DrugBank's own groupings such as "Cytochrome P-450
+// CYP3A Substrates") add nothing and count as unmapped. Score: the class's specificity as
+// DrugBank draws it, 1 / the drugs it puts in the category. Both files take their MeSH classes
+// from MeSH, so the two sources count as one lineage (common/source_lineage.h). Run after
+// ImportDrugCentralClasses. Licence CC BY-NC 4.0.
+absl::Status ImportDrugBankCategories(KgBuilder& builder, const DrugJoin& join);
 
 // drugcentral-indications.tsv (doid_id, drugbank_id, disease, drug, category; PharmacotherapyDB's
 // layout, read by ImportDrugDiseaseIndications): DM -> "drug treats disease", SYM -> "drug

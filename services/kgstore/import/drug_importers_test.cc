@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "common/source_lineage.h"
 #include "common/test_util/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -267,6 +268,52 @@ TEST(DrugImportersTest, ClassesAndIndicationsUseHetionetRelations) {
   EXPECT_GE(FindTriple(kg, "DrugBank:DB00945", "drug palliates disease", "DOID:1612"), 0);
   EXPECT_LT(FindTriple(kg, "DrugBank:DB00331", "drug treats disease", "DOID:1612"), 0);
   EXPECT_EQ(FindReport(kg, "drugcentral-indications")->unmapped_ids, 1);
+}
+
+// DrugBank's categories join the classes DrugCentral named (case-insensitively), with their own
+// specificity; categories that name no class add nothing and count as unmapped; a pair DrugCentral
+// already has gains the source but no independent evidence.
+TEST(DrugImportersTest, DrugBankCategoriesJoinTheClassesDrugCentralNamed) {
+  const std::string drugs = TempPath("drugs_categories.tsv");
+  WriteFile(drugs,
+            "drugbank_id\tname\ttype\tgroups\tatc_codes\tcategories\tinchikey\tinchi\tdescription\n"
+            "DB01109\tHeparin\tsmall molecule\tapproved\tB01AB01\t"
+            "Fibrinolytic Agents|anticoagulants|Heparins\t\t\t\n"
+            "DB00682\tWarfarin\tsmall molecule\tapproved\tB01AA03\tAnticoagulants|"
+            "Cytochrome P-450 CYP2C9 Substrates\t\t\t\n"
+            "DB00331\tMetformin\tsmall molecule\tapproved\tA10BA02\t\t\t\t\n");
+  const std::string classes = TempPath("classes_categories.tsv");
+  WriteFile(classes,
+            "drugbank_id\tdrugbank_name\tclass_id\tclass_name\n"
+            "DB00682\tWarfarin\tD000925\tAnticoagulants\n"
+            "DB00331\tMetformin\tD007004\tHypoglycemic Agents\n");
+  KgBuilder builder;
+  DrugJoin join;
+  ASSERT_OK(ImportDrugBankDrugs(drugs, builder, ImportOptions(), join));
+  EXPECT_THAT(join.categories.at("DB01109"),
+              ::testing::ElementsAre("Fibrinolytic Agents", "anticoagulants", "Heparins"));
+  EXPECT_FALSE(join.categories.contains("DB00331"));  // no categories
+  ASSERT_OK(ImportDrugCentralClasses(classes, builder, ImportOptions()));
+  ASSERT_OK(ImportDrugBankCategories(builder, join));
+  const KgData kg = builder.Finish();
+  const int64_t heparin =
+      FindTriple(kg, "MESH:D000925", "pharmacologic class includes drug", "DrugBank:DB01109");
+  ASSERT_GE(heparin, 0);  // heparin had no class from DrugCentral
+  // Two drugs in DrugBank's "Anticoagulants": specificity 1/2.
+  EXPECT_FLOAT_EQ(TripleScoreAt(kg, heparin), 0.5f);
+  EXPECT_EQ(std::string(TripleNoteAt(kg, heparin)), "DrugBank category of 2 drugs");
+  const SourceReport* report = FindReport(kg, "drugbank-categories");
+  ASSERT_NE(report, nullptr);
+  EXPECT_EQ(report->rows_read, 5);
+  EXPECT_EQ(report->path, drugs);  // the categories are drugbank-drugs.tsv's, read once
+  EXPECT_EQ(report->sha256, FindReport(kg, "drugbank-drugs")->sha256);
+  // Fibrinolytic Agents and Heparins (no such class in the KG), the CYP2C9 substrates.
+  EXPECT_EQ(report->unmapped_ids, 3);
+  EXPECT_EQ(report->triples_added, 1);   // heparin
+  EXPECT_EQ(report->triples_merged, 1);  // warfarin, which DrugCentral had
+  EXPECT_EQ(common::IndependentSourceCount({"drugcentral-classes", "drugbank-categories"},
+                                           "pharmacologic class includes drug"),
+            1);
 }
 
 // SIDER's join names every DrugBank entry of a label's flat structure. The label is about the

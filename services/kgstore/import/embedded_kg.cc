@@ -131,6 +131,7 @@ absl::Status ImportIssue14Facts(const FileOf& file, KgBuilder& builder,
                                 GwasTraitCounts* gwas_counts) {
   IBGR_RETURN_IF_ERROR(ImportDrugCentralTargets(file(kDrugCentralTargets), builder, options));
   IBGR_RETURN_IF_ERROR(ImportDrugCentralClasses(file(kDrugCentralClasses), builder, options));
+  IBGR_RETURN_IF_ERROR(ImportDrugBankCategories(builder, drug_join));
   IBGR_RETURN_IF_ERROR(
       ImportDrugCentralIndications(file(kDrugCentralIndications), builder, options));
   IBGR_RETURN_IF_ERROR(ImportBindingDb(file(kBindingDb), builder, options));

@@ -86,8 +86,9 @@ TEST_F(EmbeddedKgTest, OneNodePerConceptAcrossSources) {
 
 TEST_F(EmbeddedKgTest, EveryFileHasAReportWithItsDigest) {
   // One report per file read; the DO obo is read twice (its terms, then its definitions'
-  // locations once every anatomy source is in).
-  ASSERT_EQ(kg_->reports.size(), EmbeddedKgSourceFiles().size() + 1);
+  // locations once every anatomy source is in), DrugBank's drugs once more for their categories
+  // (after DrugCentral's classes).
+  ASSERT_EQ(kg_->reports.size(), EmbeddedKgSourceFiles().size() + 2);
   std::set<std::string> read;
   for (const SourceReport& r : kg_->reports) read.insert(r.path.substr(r.path.rfind('/') + 1));
   for (const std::string& file : EmbeddedKgSourceFiles()) {
@@ -95,6 +96,9 @@ TEST_F(EmbeddedKgTest, EveryFileHasAReportWithItsDigest) {
   }
   EXPECT_EQ(std::count_if(kg_->reports.begin(), kg_->reports.end(),
                           [](const SourceReport& r) { return r.source == "do-definitions"; }),
+            1);
+  EXPECT_EQ(std::count_if(kg_->reports.begin(), kg_->reports.end(),
+                          [](const SourceReport& r) { return r.source == "drugbank-categories"; }),
             1);
   for (const SourceReport& r : kg_->reports) {
     EXPECT_GT(r.rows_read, 0) << r.source;
@@ -160,7 +164,7 @@ TEST_F(EmbeddedKgTest, Issue14SourcesJoinMostRows) {
       {"drugbank-proteins", 0.2},  {"drugcentral-classes", 0.0},  {"bindingdb", 0.0},
       {"sider-side-effects", 0.1}, {"diseases-knowledge", 0.6},   {"gwas-catalog-curated", 0.0},
       {"ppi-hetio-ind", 0.01},     {"bgee-present", 0.15},        {"bgee-diffex", 0.15},
-      {"gwas-catalog-2015", 0.95}};
+      {"gwas-catalog-2015", 0.95}, {"drugbank-categories", 0.25}};
   for (const auto& [source, bound] : max_unmapped_fraction) {
     const SourceReport* r = testing_util::FindReport(*kg_, source);
     ASSERT_NE(r, nullptr) << source;
@@ -169,6 +173,10 @@ TEST_F(EmbeddedKgTest, Issue14SourcesJoinMostRows) {
       EXPECT_GT(r->triples_added + r->triples_merged, 0) << source;
     }
   }
+  // DrugCentral gives heparin no class; DrugBank's categories give it MeSH's Anticoagulants.
+  EXPECT_GE(testing_util::FindTriple(*kg_, "MESH:D000925", "pharmacologic class includes drug",
+                                     "DrugBank:DB01109"),
+            0);
 }
 
 TEST_F(EmbeddedKgTest, SummaryListsTypesRelationsAndSources) {
