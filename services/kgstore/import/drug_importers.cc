@@ -418,9 +418,16 @@ absl::Status ImportDrugBankCategories(KgBuilder& builder, const DrugJoin& join) 
   for (const auto& [pharmacologic_class, drug] : pairs) ++members[pharmacologic_class];
   for (const auto& [pharmacologic_class, drug] : pairs) {
     const int n = members[pharmacologic_class];
-    const bool added =
-        builder.AddTriple(pharmacologic_class, relation, drug, source, static_cast<float>(1.0 / n),
-                          BuilderArg(absl::StrCat("DrugBank category of ", n, " drugs")));
+    const std::string note = absl::StrCat("DrugBank category of ", n, " drugs");
+    // A pair DrugCentral has keeps DrugCentral's score: the same MeSH class read from a second
+    // file is no stronger (one lineage), and max-merging two files' specificities would rank a
+    // class by which file counted fewer drugs in it. A new pair takes DrugBank's specificity.
+    const bool added = builder.AddTriple(pharmacologic_class, relation, drug, source,
+                                         kNoTripleScore, BuilderArg(note));
+    if (added) {
+      builder.AddTriple(pharmacologic_class, relation, drug, source, static_cast<float>(1.0 / n),
+                        {});
+    }
     ++(added ? report.triples_added : report.triples_merged);
   }
   builder.AddReport(std::move(report));

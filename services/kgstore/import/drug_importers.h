@@ -102,9 +102,10 @@ absl::Status ImportDrugCentralClasses(const std::string& path, KgBuilder& builde
 // MESH:D000925). DrugCentral's class file leaves many marketed drugs with no class at all
 // (heparin among them, whose categories are Fibrinolytic Agents, Anticoagulants and Heparins).
 // Categories that name no class ("Heparins", DrugBank's own groupings such as "Cytochrome P-450
-// CYP3A Substrates") add nothing and count as unmapped. Score: the class's specificity as
-// DrugBank draws it, 1 / the drugs it puts in the category. Both files take their MeSH classes
-// from MeSH, so the two sources count as one lineage (common/source_lineage.h). Run after
+// CYP3A Substrates") add nothing and count as unmapped. Both files take their MeSH classes from
+// MeSH, so the two sources count as one lineage (common/source_lineage.h), and a pair DrugCentral
+// already has gains the source and its note but keeps DrugCentral's score; a new pair's score is
+// the class's specificity as DrugBank draws it, 1 / the drugs it puts in the category. Run after
 // ImportDrugCentralClasses. Licence CC BY-NC 4.0.
 absl::Status ImportDrugBankCategories(KgBuilder& builder, const DrugJoin& join);
 

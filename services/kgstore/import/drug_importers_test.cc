@@ -311,6 +311,13 @@ TEST(DrugImportersTest, DrugBankCategoriesJoinTheClassesDrugCentralNamed) {
   EXPECT_EQ(report->unmapped_ids, 3);
   EXPECT_EQ(report->triples_added, 1);   // heparin
   EXPECT_EQ(report->triples_merged, 1);  // warfarin, which DrugCentral had
+  // ... and which keeps DrugCentral's score (its only Anticoagulant there), not DrugBank's 1/2.
+  const int64_t warfarin =
+      FindTriple(kg, "MESH:D000925", "pharmacologic class includes drug", "DrugBank:DB00682");
+  ASSERT_GE(warfarin, 0);
+  EXPECT_FLOAT_EQ(TripleScoreAt(kg, warfarin), 1.0f);
+  EXPECT_EQ(std::string(TripleNoteAt(kg, warfarin)),
+            "DrugCentral class of 1 drugs; DrugBank category of 2 drugs");
   EXPECT_EQ(common::IndependentSourceCount({"drugcentral-classes", "drugbank-categories"},
                                            "pharmacologic class includes drug"),
             1);
