@@ -344,9 +344,13 @@ grpc::Status AnswerPipeline::Retrieve(const grpc::ServerContextBase& context, ab
           : retriever_->Retrieve(common::MakeChildContext(context, budget).get(), retrieve,
                                  &retrieved);
   if (status.ok() && retrieved.has_interned_evidence()) {
-    // A retriever that predates the layout answers with `triples`, which are used as they are.
+    // A retriever that predates the layout answers with `triples`, which are used as they are;
+    // one that sends both could not say which the paths index.
     const absl::Status expanded =
-        common::ExpandInternedEvidence(retrieved.interned_evidence(), retrieved.mutable_triples());
+        retrieved.triples_size() > 0
+            ? absl::InvalidArgumentError("retriever sent both triples and interned_evidence")
+            : common::ExpandInternedEvidence(retrieved.interned_evidence(),
+                                             retrieved.mutable_triples());
     if (!expanded.ok()) status = common::ToGrpcStatus(expanded);
   }
   if (status.ok()) {

@@ -68,10 +68,11 @@ class FakeAlignment final : public pb::AlignmentService::Service {
 
 // Records the last request; serves only the residual scorer, as a version without the plain
 // one would. Answers with whole triples (as a retriever that predates the interned layout does)
-// unless told to answer in the interned layout, well formed or not.
+// unless told to answer in the interned layout: well formed, with an index out of range, or
+// beside whole triples.
 class FakeRetriever final : public pb::RetrieverService::Service {
  public:
-  enum class Layout { kTriples, kInterned, kInternedOutOfRange };
+  enum class Layout { kTriples, kInterned, kInternedOutOfRange, kBoth };
 
   pb::RetrieveRequest last() {
     std::lock_guard<std::mutex> lock(mu_);
@@ -99,13 +100,14 @@ class FakeRetriever final : public pb::RetrieverService::Service {
       std::lock_guard<std::mutex> lock(mu_);
       layout = layout_;
     }
-    if (layout == Layout::kTriples) {
+    if (layout == Layout::kTriples || layout == Layout::kBoth) {
       pb::EvidenceTriple* t = response->add_triples();
       t->mutable_head()->set_name("metformin");
       t->set_relation("drug treats disease");
       t->mutable_tail()->set_name("type 2 diabetes mellitus");
       t->set_score(0.9f);
-    } else {
+    }
+    if (layout != Layout::kTriples) {
       pb::InternedEvidence* evidence = response->mutable_interned_evidence();
       evidence->add_entities()->set_name("metformin");
       evidence->add_entities()->set_name("type 2 diabetes mellitus");
@@ -257,7 +259,8 @@ TEST_F(AnswerPipelineTest, DirectCallsReplaceTheChannelsAndDegradeAlike) {
 
 // Over the network the gateway asks for the interned layout and expands it; a retriever that
 // answers with whole triples (one that predates the layout) is used as it is; a malformed
-// interned answer is a failed retriever call, degraded and explained, never a crash.
+// interned answer, or one with whole triples too, is a failed retriever call, degraded and
+// explained, never a crash.
 TEST_F(AnswerPipelineTest, AsksARemoteRetrieverForInternedEvidenceAndExpandsIt) {
   pb::AnswerResponse response;
   ASSERT_OK(Answer(PipelineConfig(), Question(), &response));
@@ -288,6 +291,14 @@ TEST_F(AnswerPipelineTest, AsksARemoteRetrieverForInternedEvidenceAndExpandsIt) 
   EXPECT_EQ(response.degraded(0).component(), "retriever");
   EXPECT_THAT(response.degraded(0).reason(),
               HasSubstr("interned_evidence.triples[1].head: 5 is out of range (2 entities)"));
+
+  retriever_.set_layout(FakeRetriever::Layout::kBoth);
+  response.Clear();
+  ASSERT_OK(Answer(PipelineConfig(), Question(), &response));
+  EXPECT_EQ(response.evidence_size(), 0);
+  ASSERT_EQ(response.degraded_size(), 1);
+  EXPECT_THAT(response.degraded(0).reason(),
+              HasSubstr("retriever sent both triples and interned_evidence"));
 }
 
 TEST_F(AnswerPipelineTest, SendsZeroCandidatesSoTheRetrieverUsesItsTrainedCap) {

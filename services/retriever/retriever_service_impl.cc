@@ -134,7 +134,6 @@ void AddInternedTriples(const RetrieveResult& result, pb::InternedEvidence* out)
   const auto entity = [&](uint32_t id) {
     return interner.Entity(id, [&](pb::EntityRef* ref) { FillRef(result, id, ref); });
   };
-  static const RelationInfo kUnknownRelation;
   for (size_t i = 0; i < result.triples.size(); ++i) {
     const ScoredTriple& t = result.triples[i];
     pb::InternedTriple* e = interner.AddTriple();
@@ -149,9 +148,12 @@ void AddInternedTriples(const RetrieveResult& result, pb::InternedEvidence* out)
     }
     e->set_head(entity(t.head));
     e->set_tail(entity(t.tail));
-    auto rel = result.relations.find(t.relation);
-    const RelationInfo& info = rel == result.relations.end() ? kUnknownRelation : rel->second;
-    e->set_relation(interner.Relation(t.relation, info.name, info.description));
+    absl::string_view name, description;  // a relation the result lacks: "", as AddTriples
+    if (auto rel = result.relations.find(t.relation); rel != result.relations.end()) {
+      name = rel->second.name;
+      description = rel->second.description;
+    }
+    e->set_relation(interner.Relation(t.relation, name, description));
     e->set_score(t.score);
     e->set_hop(t.hop);
   }
