@@ -34,10 +34,12 @@ absl::Status Validate(const pb::InternedEvidence& in) {
   const uint32_t entities = static_cast<uint32_t>(in.entities_size());
   for (int i = 0; i < in.triples_size(); ++i) {
     const pb::InternedTriple& t = in.triples(i);
-    if (t.head() >= entities)
+    if (t.head() >= entities) {
       return OutOfRange(i, "head", t.head(), in.entities_size(), "entities");
-    if (t.tail() >= entities)
+    }
+    if (t.tail() >= entities) {
       return OutOfRange(i, "tail", t.tail(), in.entities_size(), "entities");
+    }
     if (t.relation() >= static_cast<uint32_t>(in.relations_size())) {
       return OutOfRange(i, "relation", t.relation(), in.relations_size(), "relations");
     }
