@@ -3,9 +3,9 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "common/config.h"
 #include "common/test_util/status_matchers.h"
 #include "gmock/gmock.h"
-#include "google/protobuf/text_format.h"
 #include "google/protobuf/util/message_differencer.h"
 #include "gtest/gtest.h"
 
@@ -18,7 +18,7 @@ using ::testing::HasSubstr;
 
 pb::EvidenceTriple Parse(const std::string& text) {
   pb::EvidenceTriple t;
-  EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &t)) << text;
+  EXPECT_OK(ParseTextProto(text, "expected triple", &t));
   return t;
 }
 

@@ -242,22 +242,17 @@ std::vector<uint32_t> LendingAnchors(const CandidateSubgraph& sg,
                                      const OntologyExpansion& ontology) {
   if (options.intent_relations.empty() || ontology.anchors.empty()) return {};
   const IntentRelationIds ids = IntentIds(sg.relation_info, options.intent_relations);
-  absl::flat_hash_map<uint32_t, int> answers;  // per topic
-  for (uint32_t topic : sg.resolved_seeds) answers.emplace(topic, 0);
+  const absl::flat_hash_set<uint32_t> topics(sg.resolved_seeds.begin(), sg.resolved_seeds.end());
+  absl::flat_hash_set<uint32_t> answered;  // topics with a triple of an asked relation
   for (size_t i = 0; i < sg.heads.size(); ++i) {
     const auto it = ids.find(sg.relations[i]);
     if (it == ids.end()) continue;
-    if (it->second.head) {
-      if (auto t = answers.find(sg.tails[i]); t != answers.end()) ++t->second;
-    }
-    if (it->second.tail) {
-      if (auto h = answers.find(sg.heads[i]); h != answers.end()) ++h->second;
-    }
+    if (it->second.head && topics.contains(sg.tails[i])) answered.insert(sg.tails[i]);
+    if (it->second.tail && topics.contains(sg.heads[i])) answered.insert(sg.heads[i]);
   }
   std::vector<const OntologyAnchor*> lending;
   for (const OntologyAnchor& a : ontology.anchors) {
-    const auto it = answers.find(a.topic);
-    if (it != answers.end() && it->second == 0) lending.push_back(&a);
+    if (topics.contains(a.topic) && !answered.contains(a.topic)) lending.push_back(&a);
   }
   std::stable_sort(lending.begin(), lending.end(),
                    [](const OntologyAnchor* a, const OntologyAnchor* b) {
